@@ -66,12 +66,12 @@ class BootstrapConfig:
     transform_noise: tuple[float, ...] = (0.0, 0.2, 0.4)
     repeat_noise: tuple[float, ...] = (0.0, 0.0, 0.0, 0.2)
     vocab_size: int = 1024
-    hidden_size: int = 128
+    hidden_size: int = 96
     layers: int = 4
     heads: int = 4
     kv_heads: int = 2
-    intermediate_size: int = 384
-    steps: int = 2400
+    intermediate_size: int = 256
+    steps: int = 2600
     batch_size: int = 16
     lr: float = 2e-3
     min_lr_ratio: float = 0.05

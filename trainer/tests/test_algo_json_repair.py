@@ -193,3 +193,15 @@ def test_round_trip_of_arbitrary_skill_text():
 def test_a_placeholder_skill_is_invalid(placeholder):
     result = parse_skill_reply(json.dumps({"episode_summary": "...", "episode_skill": placeholder}))
     assert not result.valid and "no words" in result.reason
+
+
+def test_a_stuttered_key_is_collapsed():
+    reply = '{"episode_summary": "Lost.", "episode_skill": "episode_skill": "episode_skill": "Open closed drawers."}'
+    parsed = parse_skill_reply(reply)
+    assert parsed.valid and parsed.skill == "Open closed drawers." and parsed.summary == "Lost."
+    assert parse_skill_reply('{"episode_skill": "episode_summary": "Heat it first."}').valid is False  # other key
+
+
+def test_a_skill_that_is_only_a_field_name_is_invalid():
+    parsed = parse_skill_reply('{"episode_summary": "x", "episode_skill": "episode_skill"}')
+    assert not parsed.valid and "field name" in parsed.reason

@@ -88,3 +88,20 @@ def test_a_saved_tiny_tokenizer_encodes_like_the_trained_one(tmp_path):
     loaded = AutoTokenizer.from_pretrained(tmp_path)
     for text in texts[0].split("<") + ["go to countertop 1", "x\n\n  y 2026"]:
         assert loaded.encode(text, add_special_tokens=False) == tokenizer.encode(text, add_special_tokens=False), text
+
+
+def test_the_committed_checkpoint_is_the_default_recipe_and_small():
+    """The committed policy is what `python -m seed_trainer.bootstrap` rebuilds with its defaults (docs say so)."""
+    from dataclasses import asdict
+    from pathlib import Path
+
+    import seed_trainer
+
+    folder = Path(seed_trainer.__file__).parent / "assets" / "household-tiny"
+    report = json.loads((folder / "bootstrap.json").read_text())
+    recipe = {k: v for k, v in asdict(BootstrapConfig()).items() if k != "threads"}
+    recorded = {k: (tuple(v) if isinstance(v, list) else v) for k, v in report["config"].items() if k != "threads"}
+    assert recorded == recipe
+    assert (folder / "model.safetensors").stat().st_size <= 5 * 1024 * 1024
+    assert 0.15 <= report["eval"]["valid_seen"]["success"] <= 0.45  # the base-success band RL needs
+    assert AutoModelForCausalLM.from_pretrained(folder).config.model_type == "qwen2"

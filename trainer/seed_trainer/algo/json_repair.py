@@ -3,7 +3,8 @@
 Analyzers (an external LLM, or the policy itself early in training) wrap their JSON in prose, in ``` fences, leave
 trailing commas, or use typographic quotes. We look, in order, at:
 1. each fenced block, then the whole reply, parsed as JSON as-is, then with trailing commas removed, then with
-   typographic double quotes straightened;
+   typographic double quotes straightened, then with a stuttered key collapsed (`"episode_skill": "episode_skill":
+   "…"`, a small policy's usual slip under greedy decoding);
 2. every balanced {...} span of the reply (string-aware brace matching, so braces inside strings do not count),
    innermost first, that contains the text `episode_skill`, with the same repairs.
 The first object holding an `episode_skill` string that is non-empty after strip makes the reply valid (DESIGN §2).
@@ -34,6 +35,7 @@ _FENCE_LANGUAGE = re.compile(r"\s*[A-Za-z]+")
 _TRAILING_COMMA = re.compile(r",\s*([}\]])")
 _SMART_DOUBLE_QUOTES = str.maketrans({"\u201c": '"', "\u201d": '"', "\u201e": '"', "\u201f": '"', "\u2033": '"'})
 _STRUCTURE = re.compile(r'[{}"\\]')
+_STUTTERED_KEY = re.compile(rf'("({SKILL_KEY}|{SUMMARY_KEY})"\s*:\s*)(?:"\2"\s*:\s*)+')
 
 
 @dataclass(frozen=True)
@@ -122,6 +124,9 @@ def _variants(text: str) -> Iterator[str]:
     straight = no_commas.translate(_SMART_DOUBLE_QUOTES)
     if straight != no_commas:
         yield straight
+    collapsed = _STUTTERED_KEY.sub(r"\1", straight)
+    if collapsed != straight:
+        yield collapsed
 
 
 def _fenced_blocks(reply: str) -> list[str]:
@@ -190,6 +195,8 @@ def _from_holder(holder: dict) -> SkillParse:
     if not any(ch.isalnum() for ch in skill):
         # "..." or "…": the prompt's own placeholder echoed back (the reference code rejects it too)
         return _invalid(f'"{SKILL_KEY}" holds no words (a placeholder such as "...")')
+    if skill.strip() in (SKILL_KEY, SUMMARY_KEY):
+        return _invalid(f'"{SKILL_KEY}" holds only a field name')
     summary = holder.get(SUMMARY_KEY)
     return SkillParse(
         valid=True, skill=skill.strip(), summary=summary.strip() if isinstance(summary, str) else "", reason=""

@@ -1,0 +1,401 @@
+"""Learning benchmark on the embedded default: SEED vs GRPO vs SDAR-style static skills vs GRPO+OPSD (β = 0).
+
+Every algorithm starts from the same bootstrapped tiny policy (trainer/seed_trainer/assets/household-tiny, or
+--model) and gets the same Stage-2 update budget, rollout settings and learning rate; several seeds each. SEED and
+GRPO+OPSD write their own skills, so they first go through Stage 1 like the paper's SEED (collect with the oracle
+analyzer, SFT on the analyses) and start from that SFT model; GRPO and SDAR start from the bootstrap itself. Held-out
+success is measured by the trainer's periodic evaluation (plain prompt, `eval.tasks` tasks per split, sampled at
+`eval.temperature`) on valid_seen and valid_unseen; update 0 is an `eval` run of the starting model.
+
+Writes bench/results/learning.json — per algorithm and seed: success vs update on both splits, final success,
+updates needed to reach GRPO's final mean success, invalid-action rate, and the OPD diagnostics (gate statistics,
+parse rate, Δ quantiles, sample self-written skills) — and bench/results/learning.png (mean with 95 % bands).
+Runs go to bench/results/runs/ (git-ignored); finished runs are reused, so an interrupted benchmark continues where it
+stopped. Not part of `npm test`. Needs matplotlib for the figure (bench/requirements-learning.txt).
+
+    .venv/bin/python bench/learning.py [--updates 40] [--seeds 0 1 2] [--jobs 1]
+    .venv/bin/python bench/learning.py --report-only     # rebuild the JSON and the figure from the runs
+
+It takes hours on 2 CPU cores; run it in the background: `nice -n 10 .venv/bin/python bench/learning.py &`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import yaml
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "trainer"))
+
+from seed_trainer.runlog import RunReader, decode_float32  # noqa: E402
+
+DEFAULT_MODEL = REPO / "trainer" / "seed_trainer" / "assets" / "household-tiny"
+ALGORITHMS = ("grpo", "seed", "sdar", "grpo_opsd")
+NEEDS_STAGE1 = {"seed", "grpo_opsd"}  # algorithms that analyze with the policy itself start from the Stage-1 model
+SPLITS = ("valid_seen", "valid_unseen")
+T_975 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262}
+
+
+# --- experiment files ------------------------------------------------------------------------------------------
+
+
+def shared_settings(args) -> dict:
+    """What every algorithm shares: rollouts, evaluation, optimiser, loss coefficients (paper's λ and β)."""
+    return {
+        "updates": args.updates,
+        "environment": {"name": "household", "options": {"max_steps": args.max_steps}},
+        "rollout": {
+            "tasks_per_update": args.tasks_per_update, "group_size": args.group_size, "max_steps": args.max_steps,
+            "history": args.history, "max_prompt_tokens": 1024, "max_response_tokens": 48, "temperature": 1.0,
+        },
+        "analyzer": {"kind": "oracle", "max_tokens": 192},
+        "rl": {"lr": args.lr, "kl_coef": 0.01, "entropy_coef": 0.001, "mini_batch_size": 256, "micro_batch_size": 16},
+        "opd": {"lambda": args.opd_lambda, "beta": args.opd_beta},
+        # Stage 1 collects at the actor's temperature: the tiny analyzer learns to read only the kind of episode it
+        # is shown, and in Stage 2 it reads temperature-1.0 rollouts (the paper's 0.4 suits a pretrained LLM)
+        "collect": {"tasks_per_type": args.collect_tasks, "rollouts_per_task": 4, "tasks_per_batch": 12,
+                    "temperature": 1.0},
+        "sft": {"epochs": args.sft_epochs, "lr": args.sft_lr, "batch_size": 8, "micro_batch_size": 8,
+                "max_length": 2048},
+        "eval": {"tasks": args.eval_tasks, "temperature": 0.4, "every": args.eval_every, "splits": list(SPLITS)},
+        "checkpoint": {"every": args.eval_every, "keep_last": 1},
+    }
+
+
+def write_experiment(folder: Path, name: str, algorithm: str, seed: int, model: Path, args) -> Path:
+    data = {"name": name, "seed": seed, "algorithm": algorithm, "runs_dir": ".", "model": {"path": str(model), "device": "cpu"},
+            **shared_settings(args)}
+    if algorithm == "sdar":
+        data["sdar"] = {"skill_bank": str(REPO / "examples" / "household-skills")}
+    path = folder / f"{name}.seed.yaml"
+    path.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
+    return path
+
+
+# --- running stages --------------------------------------------------------------------------------------------
+
+
+def trainer(args_list: list[str], log: Path, threads: int) -> None:
+    env = {**os.environ, "OMP_NUM_THREADS": str(threads), "MKL_NUM_THREADS": str(threads), "TQDM_DISABLE": "1",
+           "PYTHONPATH": str(REPO / "trainer")}
+    with log.open("a", encoding="utf-8") as out:
+        out.write(f"$ python -m seed_trainer {' '.join(args_list)}\n")
+        out.flush()
+        done = subprocess.run([sys.executable, "-m", "seed_trainer", *args_list], stdout=out, stderr=subprocess.STDOUT,
+                              env=env, cwd=REPO)
+    if done.returncode != 0:
+        raise RuntimeError(f"python -m seed_trainer {' '.join(args_list)} failed ({done.returncode}); see {log}")
+
+
+def status_of(run_dir: Path) -> str | None:
+    try:
+        return json.loads((run_dir / "run.json").read_text(encoding="utf-8"))["status"]
+    except (OSError, ValueError, KeyError):
+        return None
+
+
+def ensure_run(command: str, experiment: Path, run_dir: Path, log: Path, threads: int, extra: list[str] = ()) -> Path:
+    """Runs a stage into `run_dir` unless it completed before; resumes an interrupted `train` run."""
+    status = status_of(run_dir)
+    if status == "completed":
+        return run_dir
+    if command == "train" and status in ("running", "stopping", "stopped", "failed") and (run_dir / "checkpoints").is_dir():
+        trainer(["resume", str(run_dir)], log, threads)
+        return run_dir
+    if run_dir.exists():
+        shutil.rmtree(run_dir)
+    trainer([command, str(experiment), "--run-dir", str(run_dir), *extra], log, threads)
+    return run_dir
+
+
+def run_seed(algorithm: str, seed: int, args, root: Path) -> dict:
+    """Stage 1 when needed, the base evaluation and the Stage-2 run of one (algorithm, seed)."""
+    folder = root / f"seed-{seed}"
+    folder.mkdir(parents=True, exist_ok=True)
+    log = folder / f"{algorithm}.log"
+    threads = args.threads
+    start_model = Path(args.model).resolve()
+    runs: dict[str, str] = {}
+    if algorithm in NEEDS_STAGE1:
+        stage1 = write_experiment(folder, f"stage1-s{seed}", "seed", seed, start_model, args)
+        with _stage1_lock(folder):
+            collect = ensure_run("collect", stage1, folder / "stage1-collect", folder / "stage1.log", threads)
+            sft = ensure_run("sft", stage1, folder / "stage1-sft", folder / "stage1.log", threads, ["--data", str(collect)])
+        start_model = sft / "model"
+        runs.update(collect=str(collect), sft=str(sft))
+    label = "sft" if algorithm in NEEDS_STAGE1 else "base"
+    for split in SPLITS:
+        base_exp = write_experiment(folder, f"{label}-eval-s{seed}", "grpo", seed, start_model, args)
+        with _stage1_lock(folder):
+            base = ensure_run("eval", base_exp, folder / f"{label}-eval-{split}", folder / f"{label}-eval.log", threads,
+                              ["--split", split])
+        runs[f"start_{split}"] = str(base)
+    experiment = write_experiment(folder, f"{algorithm}-s{seed}", algorithm, seed, start_model, args)
+    started = time.time()
+    train_run = ensure_run("train", experiment, folder / algorithm, log, threads)
+    runs["train"] = str(train_run)
+    print(f"[bench] {algorithm} seed {seed}: done ({time.time() - started:.0f} s)", flush=True)
+    return runs
+
+
+_LOCKS: dict[str, object] = {}
+
+
+def _stage1_lock(folder: Path):
+    import threading
+
+    key = str(folder)
+    if key not in _LOCKS:
+        _LOCKS[key] = threading.Lock()
+    return _LOCKS[key]
+
+
+# --- reading results -------------------------------------------------------------------------------------------
+
+
+def eval_success(run_dir: Path, split: str) -> tuple[float, int] | None:
+    path = run_dir / "eval" / f"{split}.json"
+    if not path.is_file():
+        return None
+    report = json.loads(path.read_text(encoding="utf-8"))
+    return report["overall"]["success"], report["overall"]["n"]
+
+
+def curve(train_run: Path, start: dict[str, tuple[float, int] | None]) -> dict[str, list[list[float]]]:
+    """Success vs update per split: update 0 from the starting model's eval run, then the train run's eval rows."""
+    out = {split: ([[0, start[split][0]]] if start.get(split) else []) for split in SPLITS}
+    for row in RunReader(train_run).metrics():
+        if row.get("kind") == "eval" and row.get("split") in out and row.get("success/overall") is not None:
+            out[row["split"]].append([row["step"], row["success/overall"]])
+    return out
+
+
+def update_rows(train_run: Path) -> list[dict]:
+    return [r for r in RunReader(train_run).metrics() if r.get("kind") == "update"]
+
+
+def diagnostics(train_run: Path, rows: list[dict]) -> dict:
+    """Gate statistics, parse rate, Δ quantiles and sample skills of a run with a teacher pass."""
+    names = ("gate/mean", "gate/frac_gt_half", "delta/mean", "opd/active_ratio", "skill/parse_rate", "loss/opd",
+             "loss/pg", "loss/kl", "loss/entropy")
+    series = {n: [r.get(n) for r in rows] for n in names}
+    summary = {n: _mean([v for v in values if v is not None]) for n, values in series.items()}
+    last_third = rows[len(rows) * 2 // 3:]
+    summary["last_third"] = {n: _mean([r.get(n) for r in last_third if r.get(n) is not None]) for n in names}
+    reader = RunReader(train_run)
+    index = reader.trajectory_index()
+    deltas, skills = [], []
+    last_update = max((row.get("update") or 0 for row in index if row.get("phase") == "train"), default=0)
+    for row in index:
+        if row.get("phase") != "train" or row.get("update") != last_update:
+            continue
+        trajectory = reader.trajectory(row["id"])
+        skill = trajectory.get("skill")
+        if skill and len(skills) < 6:
+            skills.append({"success": trajectory["success"], "valid": skill.get("valid"),
+                           "skill": (skill.get("text") or "")[:400], "reason": skill.get("reason")})
+        for step in trajectory["steps"]:
+            tokens = step.get("tokens") or {}
+            if tokens.get("delta"):
+                deltas.extend(decode_float32(tokens["delta"]))
+    if deltas:
+        ordered = sorted(deltas)
+        summary["delta_quantiles_last_update"] = {
+            q: ordered[min(len(ordered) - 1, int(q * len(ordered)))] for q in (0.05, 0.25, 0.5, 0.75, 0.95)
+        }
+        summary["delta_positive_share_last_update"] = sum(d > 0 for d in deltas) / len(deltas)
+    summary["sample_skills_last_update"] = skills
+    return summary
+
+
+def _mean(values):
+    values = [v for v in values if v is not None]
+    return sum(values) / len(values) if values else None
+
+
+def interval(values: list[float]) -> dict:
+    """Mean and 95 % t-interval across seeds."""
+    n = len(values)
+    mean = sum(values) / n
+    if n < 2:
+        return {"mean": mean, "lo": None, "hi": None, "n": n}
+    half = T_975.get(n - 1, 1.96) * statistics.stdev(values) / math.sqrt(n)
+    return {"mean": mean, "lo": mean - half, "hi": mean + half, "n": n}
+
+
+def wilson(successes: float, n: int) -> dict:
+    """95 % Wilson interval of a pooled success count (episode-level sampling error only)."""
+    if n == 0:
+        return {"p": None, "lo": None, "hi": None, "n": 0}
+    z, p = 1.96, successes / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return {"p": p, "lo": centre - half, "hi": centre + half, "n": n}
+
+
+def report(args, root: Path, seeds: list[int], algorithms: list[str]) -> dict:
+    results: dict = {"settings": {**shared_settings(args), "model": str(Path(args.model)), "seeds": seeds,
+                                  "stage1_for": sorted(NEEDS_STAGE1 & set(algorithms))},
+                     "algorithms": {}, "summary": {}}
+    for algorithm in algorithms:
+        per_seed = {}
+        for seed in seeds:
+            folder = root / f"seed-{seed}"
+            train_run = folder / algorithm
+            if status_of(train_run) != "completed":
+                continue
+            label = "sft" if algorithm in NEEDS_STAGE1 else "base"
+            start = {split: eval_success(folder / f"{label}-eval-{split}", split) for split in SPLITS}
+            rows = update_rows(train_run)
+            entry = {
+                "run": str(train_run.relative_to(REPO)) if train_run.is_relative_to(REPO) else str(train_run),
+                "curve": curve(train_run, start),
+                "final": {split: eval_success(train_run, split) for split in SPLITS},
+                "start": start,
+                "invalid_action_rate_train_last5": _mean([1 - r["episode/valid_action_ratio"] for r in rows[-5:]]),
+                "train_success_last5": _mean([r["success/overall"] for r in rows[-5:]]),
+                "seconds_per_update": _mean([r.get("time/total") for r in rows]),
+            }
+            eval_rows = [r for r in RunReader(train_run).metrics() if r.get("kind") == "eval"]
+            final_eval = [r for r in eval_rows if r["step"] == max(x["step"] for x in eval_rows)] if eval_rows else []
+            entry["invalid_action_rate_eval_final"] = _mean(
+                [1 - r["episode/valid_action_ratio"] for r in final_eval if r.get("episode/valid_action_ratio") is not None])
+            if algorithm != "grpo":
+                entry["diagnostics"] = diagnostics(train_run, rows)
+            per_seed[str(seed)] = entry
+        results["algorithms"][algorithm] = per_seed
+    # summary: final success with intervals, and updates to reach GRPO's final mean
+    grpo_final = {}
+    for algorithm, per_seed in results["algorithms"].items():
+        summary = {}
+        for split in SPLITS:
+            finals = [e["final"][split] for e in per_seed.values() if e["final"][split]]
+            if not finals:
+                continue
+            summary[split] = {
+                "final_across_seeds": interval([f[0] for f in finals]),
+                "final_pooled_episodes": wilson(sum(f[0] * f[1] for f in finals), sum(f[1] for f in finals)),
+                "start_mean": _mean([e["start"][split][0] for e in per_seed.values() if e["start"].get(split)]),
+            }
+            if algorithm == "grpo":
+                grpo_final[split] = summary[split]["final_across_seeds"]["mean"]
+        summary["invalid_action_rate_eval_final"] = _mean([e["invalid_action_rate_eval_final"] for e in per_seed.values()])
+        results["summary"][algorithm] = summary
+    for algorithm, per_seed in results["algorithms"].items():
+        for split in SPLITS:
+            if split not in grpo_final:
+                continue
+            reached = []
+            for entry in per_seed.values():
+                hit = next((u for u, s in entry["curve"][split] if u > 0 and s >= grpo_final[split]), None)
+                entry.setdefault("updates_to_grpo_final", {})[split] = hit
+                reached.append(hit)
+            if split in results["summary"].get(algorithm, {}):
+                results["summary"][algorithm][split]["updates_to_grpo_final"] = reached
+    return results
+
+
+def plot(results: dict, path: Path) -> bool:
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("[bench] matplotlib is not installed (pip install -r bench/requirements-learning.txt): no figure", flush=True)
+        return False
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4.2), sharey=True)
+    colours = {"seed": "#d62728", "grpo": "#1f77b4", "sdar": "#2ca02c", "grpo_opsd": "#9467bd"}
+    for ax, split in zip(axes, SPLITS):
+        for algorithm, per_seed in results["algorithms"].items():
+            curves = [e["curve"][split] for e in per_seed.values() if e["curve"][split]]
+            if not curves:
+                continue
+            updates = sorted({u for c in curves for u, _ in c})
+            means, los, his = [], [], []
+            for u in updates:
+                values = [s for c in curves for x, s in c if x == u]
+                stats = interval(values)
+                means.append(stats["mean"])
+                los.append(stats["lo"] if stats["lo"] is not None else stats["mean"])
+                his.append(stats["hi"] if stats["hi"] is not None else stats["mean"])
+            colour = colours.get(algorithm)
+            ax.plot(updates, means, label=f"{algorithm} (n={len(curves)})", color=colour, marker="o", ms=3)
+            ax.fill_between(updates, [max(0, x) for x in los], [min(1, x) for x in his], color=colour, alpha=0.15)
+        ax.set_title(f"{split} (plain prompt)")
+        ax.set_xlabel("Stage-2 update")
+        ax.grid(alpha=0.3)
+    axes[0].set_ylabel("success rate")
+    axes[0].legend(loc="upper left", fontsize=8)
+    fig.suptitle("Household embedded default: held-out success, mean over seeds with 95 % t-interval bands", fontsize=10)
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=120)
+    return True
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--model", default=str(DEFAULT_MODEL), help="the bootstrapped starting policy")
+    parser.add_argument("--algorithms", nargs="+", default=list(ALGORITHMS), choices=ALGORITHMS)
+    parser.add_argument("--seeds", nargs="+", type=int, default=[0, 1, 2])
+    parser.add_argument("--updates", type=int, default=20)
+    parser.add_argument("--eval-every", type=int, default=5)
+    parser.add_argument("--eval-tasks", type=int, default=60)
+    parser.add_argument("--tasks-per-update", type=int, default=4)
+    parser.add_argument("--group-size", type=int, default=8)
+    parser.add_argument("--max-steps", type=int, default=20)
+    parser.add_argument("--history", type=int, default=3)
+    parser.add_argument("--lr", type=float, default=3e-4)
+    parser.add_argument("--opd-lambda", type=float, default=0.01)
+    parser.add_argument("--opd-beta", type=float, default=5.0)
+    parser.add_argument("--collect-tasks", type=int, default=16, help="Stage-1 tasks per task type (4 rollouts each)")
+    parser.add_argument("--sft-epochs", type=int, default=3)
+    parser.add_argument("--sft-lr", type=float, default=3e-4)
+    parser.add_argument("--jobs", type=int, default=2, help="runs in parallel (each with --threads torch threads)")
+    parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--runs", default=str(REPO / "bench" / "results" / "runs"))
+    parser.add_argument("--out", default=str(REPO / "bench" / "results" / "learning.json"))
+    parser.add_argument("--report-only", action="store_true")
+    args = parser.parse_args(argv)
+    root = Path(args.runs)
+    root.mkdir(parents=True, exist_ok=True)
+    if not args.report_only:
+        jobs = [(a, s) for s in args.seeds for a in args.algorithms]  # seed-major: every algorithm of seed 0 first
+        started = time.time()
+        with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+            for (algorithm, seed), future in zip(jobs, [pool.submit(run_seed, a, s, args, root) for a, s in jobs]):
+                try:
+                    future.result()
+                except Exception as exc:  # noqa: BLE001 — one failed run must not lose the others
+                    print(f"[bench] {algorithm} seed {seed} failed: {exc}", flush=True)
+                results = report(args, root, args.seeds, args.algorithms)
+                _write(results, Path(args.out))
+        print(f"[bench] all runs done in {time.time() - started:.0f} s", flush=True)
+    results = report(args, root, args.seeds, args.algorithms)
+    _write(results, Path(args.out))
+    plot(results, Path(args.out).with_suffix(".png"))
+    print(json.dumps({a: s for a, s in results["summary"].items()}, indent=2))
+    return 0
+
+
+def _write(results: dict, path: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".json.tmp")
+    tmp.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
+    tmp.replace(path)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
