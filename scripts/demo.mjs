@@ -44,6 +44,7 @@ function trainer(python, label, args, { env = {} } = {}) {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const events = [];
+    const successes = [];
     let state = { done: 0, total: 0, extra: '' };
     let buffer = '';
     let stderr = '';
@@ -64,7 +65,10 @@ function trainer(python, label, args, { env = {} } = {}) {
         }
         events.push(event);
         if (event.type === 'iteration' && event.total) {
-          state = { done: event.step, total: event.total, extra: event.success !== undefined ? `success ${Number(event.success).toFixed(2)}` : '' };
+          // success of the last batch or update, and the mean so far (one batch alone says little)
+          if (event.success !== undefined) successes.push(Number(event.success));
+          const mean = successes.reduce((a, b) => a + b, 0) / Math.max(successes.length, 1);
+          state = { done: event.step, total: event.total, extra: successes.length ? `success ${successes.at(-1).toFixed(2)} (mean ${mean.toFixed(2)})` : '' };
         } else if (event.type === 'progress' && event.total > 1) {
           state = { done: event.done ?? event.step ?? 0, total: event.total, extra: event.phase ?? '' };
         } else if (event.type === 'eval') {
