@@ -27,6 +27,7 @@ import argparse
 import json
 import math
 import os
+import re
 import shutil
 import statistics
 import subprocess
@@ -192,7 +193,8 @@ def update_rows(train_run: Path) -> list[dict]:
 
 
 def diagnostics(train_run: Path, rows: list[dict]) -> dict:
-    """Gate statistics, parse rate, Δ quantiles and sample skills of a run with a teacher pass."""
+    """Gate statistics, parse rate, Δ quantiles (all response tokens, and the tokens inside <action>…</action>, where
+    a skill should change the choice), how faithful the self-written skills are to their task, and sample skills."""
     names = ("gate/mean", "gate/frac_gt_half", "delta/mean", "opd/active_ratio", "skill/parse_rate", "loss/opd",
              "loss/pg", "loss/kl", "loss/entropy")
     series = {n: [r.get(n) for r in rows] for n in names}
@@ -201,28 +203,73 @@ def diagnostics(train_run: Path, rows: list[dict]) -> dict:
     summary["last_third"] = {n: _mean([r.get(n) for r in last_third if r.get(n) is not None]) for n in names}
     reader = RunReader(train_run)
     index = reader.trajectory_index()
-    deltas, skills = [], []
+    deltas, action_deltas, skills, faithful = [], [], [], []
     last_update = max((row.get("update") or 0 for row in index if row.get("phase") == "train"), default=0)
     for row in index:
-        if row.get("phase") != "train" or row.get("update") != last_update:
+        if row.get("phase") != "train":
             continue
         trajectory = reader.trajectory(row["id"])
         skill = trajectory.get("skill")
-        if skill and len(skills) < 6:
-            skills.append({"success": trajectory["success"], "valid": skill.get("valid"),
-                           "skill": (skill.get("text") or "")[:400], "reason": skill.get("reason")})
+        if skill and skill.get("valid") and skill.get("source") == "self":
+            faithful.append(skill_matches_task(skill.get("text") or "", trajectory["task"]))
+        if skill and row.get("update") == last_update and len(skills) < 6:
+            skills.append({"task": trajectory["task"].get("description"), "success": trajectory["success"],
+                           "valid": skill.get("valid"), "skill": (skill.get("text") or "")[:400],
+                           "reason": skill.get("reason")})
         for step in trajectory["steps"]:
             tokens = step.get("tokens") or {}
-            if tokens.get("delta"):
-                deltas.extend(decode_float32(tokens["delta"]))
-    if deltas:
-        ordered = sorted(deltas)
-        summary["delta_quantiles_last_update"] = {
-            q: ordered[min(len(ordered) - 1, int(q * len(ordered)))] for q in (0.05, 0.25, 0.5, 0.75, 0.95)
-        }
-        summary["delta_positive_share_last_update"] = sum(d > 0 for d in deltas) / len(deltas)
+            if not tokens.get("delta"):
+                continue
+            values = decode_float32(tokens["delta"])
+            deltas.extend(values)
+            inside = action_token_mask(tokens.get("text") or [])
+            action_deltas.extend(v for v, keep in zip(values, inside) if keep)
+    summary["delta_quantiles"] = quantiles(deltas)
+    summary["delta_quantiles_action_tokens"] = quantiles(action_deltas)
+    summary["delta_positive_share"] = sum(d > 0 for d in deltas) / len(deltas) if deltas else None
+    if faithful:
+        summary["self_skills_checked"] = len(faithful)
+        for key in ("target", "transform"):
+            summary[f"self_skills_naming_the_task_{key}"] = sum(f[key] for f in faithful) / len(faithful)
     summary["sample_skills_last_update"] = skills
     return summary
+
+
+def quantiles(values: list[float]) -> dict | None:
+    if not values:
+        return None
+    ordered = sorted(values)
+    return {q: ordered[min(len(ordered) - 1, int(q * len(ordered)))] for q in (0.05, 0.25, 0.5, 0.75, 0.95)}
+
+
+def action_token_mask(texts: list[str]) -> list[bool]:
+    """Which response tokens overlap the text between <action> and </action> (tags split across tokens)."""
+    joined = "".join(texts)
+    start = joined.find("<action>")
+    if start < 0:
+        return [False] * len(texts)
+    start += len("<action>")
+    end = joined.find("</action>", start)
+    end = len(joined) if end < 0 else end
+    mask, at = [], 0
+    for text in texts:
+        mask.append(at < end and at + len(text) > start)
+        at += len(text)
+    return mask
+
+
+TRANSFORMS = {"pick_clean_then_place_in_recep": "clean", "pick_heat_then_place_in_recep": "heat",
+              "pick_cool_then_place_in_recep": "cool"}
+
+
+def skill_matches_task(skill: str, task: dict) -> dict:
+    """Does a skill name the task's target receptacle, and the transform its type needs (and no other)?"""
+    words = set(re.findall(r"[a-z]+", skill.lower()))
+    description = (task.get("description") or "").lower().rstrip(".")
+    target = description.rsplit(" ", 1)[-1] if " in " in description or " on " in description else None
+    needed = TRANSFORMS.get(task.get("type"))
+    named = {verb for verb in TRANSFORMS.values() if verb in words}
+    return {"target": target is None or target in words, "transform": named == ({needed} if needed else set())}
 
 
 def _mean(values):
