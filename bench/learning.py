@@ -41,7 +41,7 @@ import yaml
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "trainer"))
 
-from seed_trainer.runlog import RunReader, decode_float32  # noqa: E402
+from seed_trainer.runlog import RunReader, decode_float32
 
 DEFAULT_MODEL = REPO / "trainer" / "seed_trainer" / "assets" / "household-tiny"
 ALGORITHMS = ("grpo", "seed", "sdar", "grpo_opsd")
@@ -100,7 +100,7 @@ def trainer(args_list: list[str], log: Path, threads: int) -> None:
         out.write(f"$ python -m seed_trainer {' '.join(args_list)}\n")
         out.flush()
         done = subprocess.run([sys.executable, "-m", "seed_trainer", *args_list], stdout=out, stderr=subprocess.STDOUT,
-                              env=env, cwd=REPO)
+                              env=env, cwd=REPO, check=False)
     if done.returncode != 0:
         raise RuntimeError(f"python -m seed_trainer {' '.join(args_list)} failed ({done.returncode}); see {log}")
 
