@@ -208,7 +208,7 @@ def diagnostics(train_run: Path, rows: list[dict]) -> dict:
     for row in index:
         if row.get("phase") != "train":
             continue
-        trajectory = reader.trajectory(row["id"])
+        trajectory = reader.trajectory(row)  # the row, not its id: an id is looked up by rereading the index
         skill = trajectory.get("skill")
         if skill and skill.get("valid") and skill.get("source") == "self":
             faithful.append(skill_matches_task(skill.get("text") or "", trajectory["task"]))
