@@ -32,7 +32,9 @@ import shutil
 import statistics
 import subprocess
 import sys
+import threading
 import time
+from collections import defaultdict
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -136,15 +138,15 @@ def run_seed(algorithm: str, seed: int, args, root: Path) -> dict:
     runs: dict[str, str] = {}
     if needs_stage1(algorithm, args):
         stage1 = write_experiment(folder, f"stage1-s{seed}", "seed", seed, start_model, args)
-        with _stage1_lock(folder):
+        with _folder_lock[str(folder)]:
             collect = ensure_run("collect", stage1, folder / "stage1-collect", folder / "stage1.log", threads)
             sft = ensure_run("sft", stage1, folder / "stage1-sft", folder / "stage1.log", threads, ["--data", str(collect)])
         start_model = sft / "model"
         runs.update(collect=str(collect), sft=str(sft))
     label = "sft" if needs_stage1(algorithm, args) else "base"
+    base_exp = write_experiment(folder, f"{label}-eval-s{seed}", "grpo", seed, start_model, args)
     for split in SPLITS:
-        base_exp = write_experiment(folder, f"{label}-eval-s{seed}", "grpo", seed, start_model, args)
-        with _stage1_lock(folder):
+        with _folder_lock[str(folder)]:
             base = ensure_run("eval", base_exp, folder / f"{label}-eval-{split}", folder / f"{label}-eval.log", threads,
                               ["--split", split])
         runs[f"start_{split}"] = str(base)
@@ -156,16 +158,8 @@ def run_seed(algorithm: str, seed: int, args, root: Path) -> dict:
     return runs
 
 
-_LOCKS: dict[str, object] = {}
-
-
-def _stage1_lock(folder: Path):
-    import threading
-
-    key = str(folder)
-    if key not in _LOCKS:
-        _LOCKS[key] = threading.Lock()
-    return _LOCKS[key]
+# One lock per seed folder: the runs that algorithms of a seed share (Stage 1, the start evaluations) are made once.
+_folder_lock: defaultdict[str, threading.Lock] = defaultdict(threading.Lock)
 
 
 # --- reading results -------------------------------------------------------------------------------------------
@@ -179,17 +173,13 @@ def eval_success(run_dir: Path, split: str) -> tuple[float, int] | None:
     return report["overall"]["success"], report["overall"]["n"]
 
 
-def curve(train_run: Path, start: dict[str, tuple[float, int] | None]) -> dict[str, list[list[float]]]:
+def curve(eval_rows: list[dict], start: dict[str, tuple[float, int] | None]) -> dict[str, list[list[float]]]:
     """Success vs update per split: update 0 from the starting model's eval run, then the train run's eval rows."""
     out = {split: ([[0, start[split][0]]] if start.get(split) else []) for split in SPLITS}
-    for row in RunReader(train_run).metrics():
-        if row.get("kind") == "eval" and row.get("split") in out and row.get("success/overall") is not None:
+    for row in eval_rows:
+        if row.get("split") in out and row.get("success/overall") is not None:
             out[row["split"]].append([row["step"], row["success/overall"]])
     return out
-
-
-def update_rows(train_run: Path) -> list[dict]:
-    return [r for r in RunReader(train_run).metrics() if r.get("kind") == "update"]
 
 
 def diagnostics(train_run: Path, rows: list[dict]) -> dict:
@@ -310,18 +300,20 @@ def report(args, root: Path, seeds: list[int], algorithms: list[str]) -> dict:
                 continue
             label = "sft" if needs_stage1(algorithm, args) else "base"
             start = {split: eval_success(folder / f"{label}-eval-{split}", split) for split in SPLITS}
-            rows = update_rows(train_run)
+            metrics = RunReader(train_run).metrics()
+            rows = [r for r in metrics if r.get("kind") == "update"]
+            eval_rows = [r for r in metrics if r.get("kind") == "eval"]
             entry = {
                 "run": str(train_run.relative_to(REPO)) if train_run.is_relative_to(REPO) else str(train_run),
-                "curve": curve(train_run, start),
+                "curve": curve(eval_rows, start),
                 "final": {split: eval_success(train_run, split) for split in SPLITS},
                 "start": start,
                 "invalid_action_rate_train_last5": _mean([1 - r["episode/valid_action_ratio"] for r in rows[-5:]]),
                 "train_success_last5": _mean([r["success/overall"] for r in rows[-5:]]),
                 "seconds_per_update": _mean([r.get("time/total") for r in rows]),
             }
-            eval_rows = [r for r in RunReader(train_run).metrics() if r.get("kind") == "eval"]
-            final_eval = [r for r in eval_rows if r["step"] == max(x["step"] for x in eval_rows)] if eval_rows else []
+            last_step = max((r["step"] for r in eval_rows), default=None)
+            final_eval = [r for r in eval_rows if r["step"] == last_step]
             entry["invalid_action_rate_eval_final"] = _mean(
                 [1 - r["episode/valid_action_ratio"] for r in final_eval if r.get("episode/valid_action_ratio") is not None])
             if algorithm != "grpo":
