@@ -30,7 +30,10 @@ function bar(label, done, total, extra, started) {
     body = `[${'.'.repeat(at)}#${'.'.repeat(width - at - 1)}]`;
   }
   const line = `  ${label.padEnd(20)} ${body} ${extra ?? ''} ${elapsed}s`;
-  if (tty) process.stderr.write(`\r${line.slice(0, (process.stderr.columns || 120) - 1).padEnd(Math.min(110, (process.stderr.columns || 120) - 1))}`);
+  if (tty) {
+    const room = (process.stderr.columns || 120) - 1; // never wrap: a wrapped line breaks the \r redraw
+    process.stderr.write(`\r${line.slice(0, room).padEnd(Math.min(110, room))}`);
+  }
   return line;
 }
 
