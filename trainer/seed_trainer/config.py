@@ -39,7 +39,12 @@ class ModelConfig(_Section):
         )
     )
     dtype: Literal["auto", "float32", "bfloat16", "float16"] = Field(
-        "auto", description="Parameter dtype. `auto`: bfloat16 on CUDA devices that support it, float32 on CPU."
+        "auto",
+        description=(
+            "Compute dtype. Training keeps fp32 master weights and optimizer state and runs forward/backward under "
+            "autocast in this dtype (float16 with a loss scaler); LoRA keeps the frozen base in it and the adapters "
+            "in fp32. `auto`: bfloat16 on CUDA devices that support it, float16 on older ones, float32 on CPU."
+        ),
     )
     device: Literal["auto", "cuda", "cpu"] = Field(
         "auto", description="Where the policy runs. `auto`: CUDA when a device is visible, else CPU."
@@ -78,6 +83,9 @@ class RolloutConfig(_Section):
     )
     max_response_tokens: int = Field(512, ge=1, description="Tokens the policy may generate per step.")
     temperature: float = Field(1.0, gt=0.0, description="Sampling temperature of the actor during rollouts.")
+    generation_batch_size: int = Field(
+        64, ge=1, description="Prompts generated together (rollout steps and self-analyses): more is faster on a GPU."
+    )
 
 
 class OpdConfig(_Section):
@@ -116,6 +124,21 @@ class RlConfig(_Section):
     )
     micro_batch_size: int = Field(
         8, ge=1, description="Step samples per forward/backward pass; gradients accumulate over a mini-batch."
+    )
+    micro_batch_tokens: int | None = Field(
+        None,
+        ge=1,
+        description=(
+            "Token budget of one forward pass (rows × longest row, after sorting by length); null: only "
+            "`micro_batch_size` limits it. The loss is a token-mean over the mini-batch either way."
+        ),
+    )
+    max_skipped_steps: int = Field(
+        3,
+        ge=1,
+        description=(
+            "Optimizer steps skipped in a row for a non-finite loss or gradient norm before the run fails."
+        ),
     )
     advantage: Literal["mean_std_norm", "mean_norm"] = Field(
         "mean_std_norm", description="GRPO advantage: (score − mean)/(std + 1e-6), or score − mean."

@@ -3,6 +3,14 @@
 Layout of a scored batch (as verl does it): prompts left-padded, responses right-padded, so every row's response
 starts at the same column and the model only needs logits for the last R+1 positions (`logits_to_keep`), never the
 full-vocabulary logits of the whole sequence. Position ids come from the attention mask, so padding never shifts them.
+Scoring sorts the rows by length and packs them into micro-batches under a token budget (`batching.plan_micro_batches`),
+so short rows are not padded to the longest of the whole pass.
+
+Precision (docs/trainer.md, "Mixed precision"): `model.dtype` is the *compute* dtype. A policy that trains keeps its
+weights in fp32 (the master weights the optimizer steps on) and runs every forward under `torch.autocast` in the
+compute dtype; a LoRA policy keeps the frozen base in the compute dtype and its adapters in fp32; a policy that only
+infers (evaluation, collection, export) is loaded in the compute dtype. Log-probs are always taken in fp32 from the
+logits (`algo.logprobs`).
 """
 
 from __future__ import annotations
@@ -13,10 +21,19 @@ from dataclasses import dataclass
 from typing import Iterator, Sequence
 
 import torch
-from transformers import AutoModelForCausalLM, AutoTokenizer, PreTrainedModel, PreTrainedTokenizerBase
+from transformers import (
+    AutoModelForCausalLM,
+    AutoTokenizer,
+    LogitsProcessor,
+    LogitsProcessorList,
+    PreTrainedModel,
+    PreTrainedTokenizerBase,
+)
 
 from seed_trainer.algo.logprobs import entropy_from_logits, selective_log_softmax
+from seed_trainer.batching import plan_micro_batches
 from seed_trainer.config import ModelConfig
+from seed_trainer.precision import NonFiniteError, autocast, configure_attention_kernels
 
 
 def resolve_device(requested: str) -> torch.device:
@@ -28,9 +45,11 @@ def resolve_device(requested: str) -> torch.device:
 
 
 def resolve_dtype(requested: str, device: torch.device) -> torch.dtype:
+    """The compute dtype: `auto` is bf16 on CUDA devices that have it, fp16 (with a grad scaler) on older CUDA
+    devices, fp32 on the CPU."""
     if requested == "auto":
-        if device.type == "cuda" and torch.cuda.is_bf16_supported():
-            return torch.bfloat16
+        if device.type == "cuda":
+            return torch.bfloat16 if torch.cuda.is_bf16_supported() else torch.float16
         return torch.float32
     return {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}[requested]
 
@@ -103,6 +122,17 @@ def response_logprobs(
     return logp, entropy
 
 
+class FiniteLogitsCheck(LogitsProcessor):
+    """Raises `NonFiniteError` when a decoding step's logits hold NaN or +inf (or a row is all −inf), instead of
+    letting `torch.multinomial` die in a device-side assert with no word about where. −inf alone is legitimate."""
+
+    def __call__(self, input_ids: torch.LongTensor, scores: torch.FloatTensor) -> torch.FloatTensor:
+        bad = torch.isnan(scores).any() | torch.isposinf(scores).any() | torch.isneginf(scores).all(dim=-1).any()
+        if bool(bad):
+            raise NonFiniteError(f"non-finite logits while generating token {input_ids.shape[1]} of the batch")
+        return scores
+
+
 class Policy:
     """Owns the trainable model, the tokenizer and the frozen KL reference."""
 
@@ -112,10 +142,12 @@ class Policy:
         tokenizer: PreTrainedTokenizerBase,
         device: torch.device,
         reference: PreTrainedModel | None = None,
+        compute_dtype: torch.dtype = torch.float32,
     ):
         self.model = model
         self.tokenizer = tokenizer
         self.device = device
+        self.compute_dtype = compute_dtype
         self._reference = reference  # None with LoRA: the reference is the model with adapters disabled
         if tokenizer.pad_token_id is None:
             tokenizer.pad_token = tokenizer.eos_token
@@ -123,14 +155,18 @@ class Policy:
         self.stop_ids = self._stop_token_ids()
 
     @classmethod
-    def load(cls, config: ModelConfig, *, with_reference: bool = True) -> "Policy":
+    def load(cls, config: ModelConfig, *, with_reference: bool = True, trainable: bool = True) -> "Policy":
         """The policy of `config`. `with_reference=False` skips the frozen reference copy of a full fine-tune
-        (SFT, evaluation and export never score against the reference)."""
+        (SFT, evaluation and export never score against the reference). `trainable=False` loads the weights in the
+        compute dtype (no fp32 master copy) for a policy that only generates and scores."""
         device = resolve_device(config.device)
         dtype = resolve_dtype(config.dtype, device)
+        configure_attention_kernels(device, dtype)
         tokenizer = AutoTokenizer.from_pretrained(config.path)
         tokenizer.padding_side = "left"
-        model = AutoModelForCausalLM.from_pretrained(config.path, dtype=dtype).to(device)
+        # fp32 master weights for a full fine-tune; a LoRA base is frozen, so it stays in the compute dtype.
+        storage = torch.float32 if trainable and config.lora is None else dtype
+        model = AutoModelForCausalLM.from_pretrained(config.path, dtype=storage).to(device)
         reference = None
         if config.lora is not None:
             from peft import LoraConfig, get_peft_model
@@ -142,14 +178,22 @@ class Policy:
                 target_modules=config.lora.target_modules,
                 task_type="CAUSAL_LM",
             )
-            model = get_peft_model(model, lora)
+            model = get_peft_model(model, lora, autocast_adapter_dtype=True)  # adapters in fp32 over a bf16 base
+            for param in model.parameters():
+                if param.requires_grad and param.dtype != torch.float32:
+                    param.data = param.data.float()
         elif with_reference:
-            reference = copy.deepcopy(model).eval().requires_grad_(False)
+            # The reference never trains: keep it in the compute dtype (half the memory of the fp32 master).
+            reference = copy.deepcopy(model).to(dtype).eval().requires_grad_(False)
         if config.gradient_checkpointing:
             model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
             if config.lora is not None:
                 model.enable_input_require_grads()
-        return cls(model, tokenizer, device, reference)
+        return cls(model, tokenizer, device, reference, compute_dtype=dtype)
+
+    def autocast(self):
+        """The forward-pass context: autocast to the compute dtype (nothing in fp32)."""
+        return autocast(self.device, self.compute_dtype)
 
     def _stop_token_ids(self) -> list[int]:
         ids = {self.tokenizer.eos_token_id}
@@ -189,13 +233,19 @@ class Policy:
         """Batched generation with KV cache over left-padded prompts."""
         was_training = self.model.training
         self.model.eval()
-        results: list[Generation] = []
+        # More prompts than one batch: batch them by length, so short prompts are not left-padded to long ones.
+        order = sorted(range(len(prompts)), key=lambda i: len(prompts[i])) if len(prompts) > batch_size else range(len(prompts))
+        order = list(order)
+        results: list[Generation | None] = [None] * len(prompts)
         try:
-            for start in range(0, len(prompts), batch_size):
-                results.extend(self._generate_batch(prompts[start : start + batch_size], max_new_tokens, temperature, greedy))
+            for start in range(0, len(order), batch_size):
+                rows = order[start : start + batch_size]
+                batch = self._generate_batch([prompts[i] for i in rows], max_new_tokens, temperature, greedy)
+                for i, generation in zip(rows, batch):
+                    results[i] = generation
         finally:
             self.model.train(was_training)
-        return results
+        return results  # type: ignore[return-value]
 
     def _generate_batch(self, prompts, max_new_tokens, temperature, greedy) -> list[Generation]:
         width = max(len(p) for p in prompts)
@@ -206,15 +256,17 @@ class Policy:
             [[0] * (width - len(p)) + [1] * len(p) for p in prompts], dtype=torch.long, device=self.device
         )
         sampling = {"do_sample": False} if greedy else {"do_sample": True, "temperature": temperature, "top_k": 0, "top_p": 1.0}
-        output = self.model.generate(
-            input_ids=input_ids,
-            attention_mask=attention_mask,
-            max_new_tokens=max_new_tokens,
-            eos_token_id=self.stop_ids,
-            pad_token_id=self.pad_id,
-            use_cache=True,
-            **sampling,
-        )
+        with self.autocast():
+            output = self.model.generate(
+                input_ids=input_ids,
+                attention_mask=attention_mask,
+                max_new_tokens=max_new_tokens,
+                eos_token_id=self.stop_ids,
+                pad_token_id=self.pad_id,
+                use_cache=True,
+                logits_processor=LogitsProcessorList([FiniteLogitsCheck()]),
+                **sampling,
+            )
         generations = []
         for prompt, row in zip(prompts, output[:, width:].tolist()):
             response, finished = [], False
@@ -246,24 +298,30 @@ class Policy:
         temperature: float = 1.0,
         micro_batch_size: int = 8,
         reference: bool = False,
+        max_tokens: int | None = None,
     ) -> list[torch.Tensor]:
-        """Per-token log-probs (CPU float32, one tensor per response) without gradients."""
-        out: list[torch.Tensor] = []
+        """Per-token log-probs (CPU float32, one tensor per response, in the order given) without gradients.
+
+        Rows are scored in micro-batches of similar length: at most `micro_batch_size` rows and, when `max_tokens` is
+        set, at most that many padded tokens. Raises `NonFiniteError` when a log-prob is not finite."""
+        out: list[torch.Tensor | None] = [None] * len(prompts)
         context = self.reference_model() if reference else contextlib.nullcontext(self.model)
+        lengths = [len(p) + len(r) for p, r in zip(prompts, responses)]
         was_training = self.model.training
         self.model.eval()
         try:
-            with context as model:
-                for start in range(0, len(prompts), micro_batch_size):
-                    batch = pack(
-                        prompts[start : start + micro_batch_size],
-                        responses[start : start + micro_batch_size],
-                        self.pad_id,
-                        self.device,
-                    )
+            with context as model, self.autocast():
+                for rows in plan_micro_batches(lengths, micro_batch_size, max_tokens):
+                    batch = pack([prompts[i] for i in rows], [responses[i] for i in rows], self.pad_id, self.device)
                     logp, _ = response_logprobs(model, batch, temperature)
-                    for row, response in zip(logp.float().cpu(), responses[start : start + micro_batch_size]):
-                        out.append(row[: len(response)].clone())
+                    finite = torch.isfinite(logp) | (batch.response_mask == 0)
+                    if not bool(finite.all()):
+                        raise NonFiniteError(
+                            f"non-finite log-probs in {int((~finite).sum())} response tokens of "
+                            f"{'the reference' if reference else 'the policy'}"
+                        )
+                    for i, row in zip(rows, logp.float().cpu()):
+                        out[i] = row[: len(responses[i])].clone()
         finally:
             self.model.train(was_training)
-        return out
+        return out  # type: ignore[return-value]

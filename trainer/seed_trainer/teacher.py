@@ -46,6 +46,7 @@ def teacher_pass(
     max_prompt_tokens: int,
     temperature: float,
     micro_batch_size: int,
+    max_tokens: int | None = None,
     insert: Insert = insert_skill,
     skill_of: Callable[[Episode], str | None] | None = None,
 ) -> int:
@@ -66,6 +67,6 @@ def teacher_pass(
             targets.append(step)
     if not targets:
         return 0
-    for step, logp in zip(targets, policy.score(prompts, responses, temperature, micro_batch_size)):
+    for step, logp in zip(targets, policy.score(prompts, responses, temperature, micro_batch_size, max_tokens=max_tokens)):
         step.teacher_logp = logp
     return len(targets)

@@ -1,5 +1,6 @@
-"""The policy update (DESIGN §2 Stage 2 step 5): PPO epochs over mini-batches of step samples, micro-batches with
-gradient accumulation, the SEED loss on each micro-batch, global grad-norm clipping, one AdamW step per mini-batch."""
+"""The policy update (DESIGN §2 Stage 2 step 5): PPO epochs over mini-batches of step samples, micro-batches of
+similar length with gradient accumulation, the SEED loss as a token-mean over each mini-batch, global grad-norm
+clipping, one AdamW step per mini-batch — skipped when anything in it is not finite."""
 
 from __future__ import annotations
 
@@ -11,8 +12,11 @@ from typing import Sequence
 import torch
 
 from seed_trainer.algo.losses import seed_loss
+from seed_trainer.algo.variants import VARIANTS, gate_beta
+from seed_trainer.batching import plan_micro_batches
 from seed_trainer.config import ExperimentConfig
 from seed_trainer.policy import Policy, pack, response_logprobs
+from seed_trainer.precision import NonFiniteGuard, grad_scaler, guarded_step, loss_terms_not_finite
 from seed_trainer.rollout import Step
 
 
@@ -33,15 +37,13 @@ class LossSettings:
 
     @classmethod
     def for_algorithm(cls, config: ExperimentConfig) -> "LossSettings":
-        algorithm, opd = config.algorithm, config.opd
-        if algorithm == "grpo":
-            return cls(pg_coef=1.0, opd_lambda=0.0, opd_beta=opd.beta, use_teacher=False)
-        if algorithm == "grpo_opsd":
-            return cls(pg_coef=1.0, opd_lambda=opd.lambda_, opd_beta=0.0, use_teacher=True)
-        if algorithm == "opsd":
-            return cls(pg_coef=0.0, opd_lambda=opd.lambda_, opd_beta=opd.beta, use_teacher=True)
-        # seed and sdar: GRPO + gated OPD (sdar's teacher context is its static skill bank)
-        return cls(pg_coef=1.0, opd_lambda=opd.lambda_, opd_beta=opd.beta, use_teacher=True)
+        variant = VARIANTS[config.algorithm]
+        return cls(
+            pg_coef=variant.pg_coef,
+            opd_lambda=config.opd.lambda_ if variant.teacher else 0.0,
+            opd_beta=gate_beta(config.algorithm, config.opd.beta),
+            use_teacher=variant.teacher,
+        )
 
 
 def _padded(rows: Sequence[torch.Tensor | None], width: int, device) -> torch.Tensor:
@@ -52,6 +54,16 @@ def _padded(rows: Sequence[torch.Tensor | None], width: int, device) -> torch.Te
     return out.to(device)
 
 
+# Loss terms that are sums over the mini-batch's token count: a mini-batch's value is the sum over its micro-batches.
+_MINI_BATCH_SUMS = ("loss", "pg_loss", "kl", "entropy", "opd_loss")
+
+
+@dataclass
+class UpdateResult:
+    metrics: dict[str, float]  # token-weighted means of the loss metrics, grad norm, skipped steps
+    skipped: list[str]  # one line per skipped optimizer step: why
+
+
 def ppo_update(
     policy: Policy,
     optimizer: torch.optim.Optimizer,
@@ -59,27 +71,47 @@ def ppo_update(
     config: ExperimentConfig,
     settings: LossSettings,
     rng: random.Random,
-) -> dict[str, float]:
-    """Runs the configured PPO epochs over `samples`; returns the token-weighted means of the loss metrics."""
+    *,
+    scaler: torch.amp.GradScaler | None = None,
+    guard: NonFiniteGuard | None = None,
+    where: str = "update",
+) -> UpdateResult:
+    """Runs the configured PPO epochs over `samples`.
+
+    Each mini-batch is one optimizer step on the token-mean of its loss; it is split into micro-batches of similar
+    length (`batching.plan_micro_batches`) whose gradients accumulate. A micro-batch with a non-finite loss term is
+    not back-propagated, and a mini-batch with one, or with a non-finite gradient norm, takes no step
+    (`precision.guarded_step`); `guard` fails the run after too many in a row.
+    """
     rl = config.rl
     model = policy.model
     model.train()
-    totals: dict[str, float] = defaultdict(float)
-    weight_total = 0.0
-    grad_norms = []
+    scaler = scaler or grad_scaler(policy.device, policy.compute_dtype)
+    guard = guard or NonFiniteGuard(rl.max_skipped_steps)
+    sums: dict[str, float] = defaultdict(float)  # per-token statistics, weighted by micro-batch tokens
+    mini_sums: dict[str, float] = defaultdict(float)  # _MINI_BATCH_SUMS, weighted by mini-batch tokens
+    weight_total = applied_tokens = 0.0
+    grad_norms: list[float] = []
+    skipped: list[str] = []
     order = list(range(len(samples)))
     for _epoch in range(rl.ppo_epochs):
         rng.shuffle(order)
         for start in range(0, len(order), rl.mini_batch_size):
             mini = [samples[i] for i in order[start : start + rl.mini_batch_size]]
+            use_teacher = settings.use_teacher and any(s.has_skill for s in mini)
+            tokens = float(sum(len(s.step.response_ids) for s in mini))
+            opd_tokens = float(sum(len(s.step.response_ids) for s in mini if s.has_skill))
             optimizer.zero_grad(set_to_none=True)
-            for micro_start in range(0, len(mini), rl.micro_batch_size):
-                micro = mini[micro_start : micro_start + rl.micro_batch_size]
+            bad_terms: set[str] = set()
+            mini_values: dict[str, float] = defaultdict(float)
+            lengths = [len(s.step.prompt_ids) + len(s.step.response_ids) for s in mini]
+            for rows in plan_micro_batches(lengths, rl.micro_batch_size, rl.micro_batch_tokens):
+                micro = [mini[i] for i in rows]
                 steps = [s.step for s in micro]
                 batch = pack([s.prompt_ids for s in steps], [s.response_ids for s in steps], policy.pad_id, policy.device)
                 width = batch.response_length
-                logp, entropy = response_logprobs(model, batch, config.rollout.temperature, with_entropy=rl.entropy_coef > 0)
-                use_teacher = settings.use_teacher and any(s.has_skill for s in micro)
+                with policy.autocast():
+                    logp, entropy = response_logprobs(model, batch, config.rollout.temperature, with_entropy=rl.entropy_coef > 0)
                 result = seed_loss(
                     logp,
                     _padded([s.old_logp for s in steps], width, policy.device),
@@ -96,18 +128,38 @@ def ppo_update(
                     pg_coef=settings.pg_coef,
                     opd_lambda=settings.opd_lambda,
                     opd_beta=settings.opd_beta,
+                    token_count=tokens,
+                    opd_token_count=opd_tokens,
                 )
-                # Token-mean per micro-batch, averaged over the mini-batch's micro-batches by sample share.
-                (result.loss * (len(micro) / len(mini))).backward()
-                tokens = float(batch.response_mask.sum())
-                for name, value in result.metrics().items():
-                    totals[name] += value * tokens
-                weight_total += tokens
-            grad_norm = torch.nn.utils.clip_grad_norm_(
-                [p for p in model.parameters() if p.requires_grad], rl.grad_clip
-            )
-            grad_norms.append(float(grad_norm))
-            optimizer.step()
-    metrics = {name: value / max(weight_total, 1.0) for name, value in totals.items()}
-    metrics["grad_norm"] = sum(grad_norms) / max(len(grad_norms), 1)
-    return metrics
+                values = result.metrics()
+                bad = loss_terms_not_finite({_TERM_NAMES[k]: values[k] for k in _TERM_NAMES if k in values})
+                if bad:  # back-propagating it would only spread the NaN; the step is skipped below
+                    bad_terms.update(bad)
+                    continue
+                scaler.scale(result.loss).backward()
+                micro_tokens = float(batch.response_mask.sum())
+                for name, value in values.items():
+                    if name in _MINI_BATCH_SUMS:
+                        mini_values[name] += value
+                    else:
+                        sums[name] += value * micro_tokens
+                weight_total += micro_tokens
+            outcome = guarded_step(optimizer, model, rl.grad_clip, scaler, bad_terms)
+            if outcome.skipped:
+                skipped.append(f"optimizer step {len(grad_norms) + len(skipped) + 1}: non-finite {outcome.reason}")
+            else:
+                grad_norms.append(outcome.grad_norm)
+                for name, value in mini_values.items():
+                    mini_sums[name] += value * tokens
+                applied_tokens += tokens
+            guard.record(outcome, where)
+    metrics = {name: value / max(weight_total, 1.0) for name, value in sums.items()}
+    metrics.update({name: value / max(applied_tokens, 1.0) for name, value in mini_sums.items()})
+    if grad_norms:  # none when every step was skipped: a missing value, not a NaN in the metrics row
+        metrics["grad_norm"] = sum(grad_norms) / len(grad_norms)
+    metrics["skipped_steps"] = float(len(skipped))
+    return UpdateResult(metrics, skipped)
+
+
+# The loss terms a non-finite value is reported by (docs/trainer.md, "Non-finite guard").
+_TERM_NAMES = {"pg_loss": "pg", "kl": "kl", "opd_loss": "opd", "entropy": "entropy", "loss": "total"}

@@ -2,7 +2,14 @@
 
 All inputs are per-token tensors of one micro-batch, shape [B, L] (B step samples, L response tokens), aligned with a
 0/1 `response_mask`. Every term is a token-mean over its mask: the sum over the batch's masked tokens divided by
-their count, so long and short responses weigh per token, as verl's `token-mean`.
+their count, so long and short responses weigh per token, as verl's `token-mean`. When a mini-batch is split into
+micro-batches, the update passes the mini-batch's token counts (`token_count`, `opd_token_count`): each micro-batch
+then contributes its sum over the whole mini-batch's count, and the accumulated gradient is the mini-batch's
+token-mean whatever the split.
+
+Exponents are clamped before `exp` (log-ratio to ±20, as verl does): exp(r) of r > 88.7 is inf in fp32, and the
+backward of a clamped or unselected inf is 0·inf = NaN — at padded positions too, where the mask zeroes the value
+but not the NaN of its gradient.
 
     L = pg_coef · L_pg − entropy_coef · H + kl_coef · KL + λ_opd · L_opd
 
@@ -17,13 +24,15 @@ from dataclasses import dataclass, fields
 import torch
 
 KL_CLAMP = 10.0
+LOG_RATIO_CLAMP = 20.0  # exp(20) ≈ 4.9e8: finite in fp32, and far beyond any ratio the PPO clip lets through
 
 
-def masked_mean(values: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-    """Token-mean: Σ values·mask / Σ mask, and 0 (not nan) when the mask is empty."""
+def masked_mean(values: torch.Tensor, mask: torch.Tensor, count: float | torch.Tensor | None = None) -> torch.Tensor:
+    """Token-mean: Σ values·mask / Σ mask, and 0 (not nan) when the mask is empty. `count` replaces Σ mask as the
+    divisor (a mini-batch's token count, when this is one of its micro-batches)."""
     mask = mask.to(values.dtype)
-    count = mask.sum()
-    total = (values * mask).sum()
+    count = mask.sum() if count is None else torch.as_tensor(count, dtype=values.dtype, device=values.device)
+    total = torch.where(mask > 0, values, values.new_zeros(())).sum()  # a NaN at a masked-out position stays out
     return torch.where(count > 0, total / count.clamp(min=1.0), total.new_zeros(()))
 
 
@@ -43,11 +52,12 @@ def ppo_clip_loss(
     *,
     clip: float = 0.2,
     dual_clip: float = 3.0,
+    token_count: float | torch.Tensor | None = None,
 ) -> PolicyLoss:
     """PPO clipped surrogate with dual clip: per token max(−Aρ, −A·clip(ρ, 1−ε, 1+ε)), and for A < 0 also ≤ −c·A."""
     if dual_clip <= 1.0:
         raise ValueError(f"dual_clip must be > 1, got {dual_clip}")
-    ratio = torch.exp(logp - old_logp)
+    ratio = torch.exp(torch.clamp(logp - old_logp, -LOG_RATIO_CLAMP, LOG_RATIO_CLAMP))
     unclipped = -advantages * ratio
     clipped = -advantages * torch.clamp(ratio, 1.0 - clip, 1.0 + clip)
     surrogate = torch.maximum(unclipped, clipped)
@@ -59,12 +69,13 @@ def ppo_clip_loss(
         clip_frac = masked_mean((clipped > unclipped).float(), mask)
         clip_frac_lower = masked_mean(((surrogate > dual_bound) & (advantages < 0)).float(), mask)
         approx_kl = masked_mean(old_logp - logp, mask)
-    return PolicyLoss(masked_mean(per_token, mask), clip_frac, clip_frac_lower, approx_kl)
+    return PolicyLoss(masked_mean(per_token, mask, token_count), clip_frac, clip_frac_lower, approx_kl)
 
 
 def k3_kl(logp: torch.Tensor, ref_logp: torch.Tensor, *, clamp: float = KL_CLAMP) -> torch.Tensor:
-    """Per-token k3 (`low_var_kl`) estimate of KL(π‖π_ref): exp(r) − r − 1 with r = ref − logp, clamped to ±clamp."""
-    r = ref_logp - logp
+    """Per-token k3 (`low_var_kl`) estimate of KL(π‖π_ref): exp(r) − r − 1 with r = ref − logp clamped to ±20
+    before the exp (so neither the value nor its gradient overflows), the result clamped to ±clamp."""
+    r = torch.clamp(ref_logp - logp, -LOG_RATIO_CLAMP, LOG_RATIO_CLAMP)
     return torch.clamp(torch.exp(r) - r - 1.0, min=-clamp, max=clamp)
 
 
@@ -93,11 +104,13 @@ def opd_loss(
     has_skill: torch.Tensor,
     *,
     beta: float = 5.0,
+    token_count: float | torch.Tensor | None = None,
 ) -> OpdLoss:
     """Gated on-policy distillation. Its gradient is −g·∇ℓ_θ / count on active tokens: a gate-weighted NLL that
     only ever raises the sampled token's log-prob, more where the skill-conditioned teacher agrees with it.
 
-    `has_skill` is [B] (one flag per step sample: its trajectory has a valid skill) or [B, L].
+    `has_skill` is [B] (one flag per step sample: its trajectory has a valid skill) or [B, L]. `token_count` replaces
+    the count of active tokens as the divisor of the loss (not of the statistics).
     """
     teacher_logp = teacher_logp.detach()
     skill = has_skill.to(response_mask.dtype)
@@ -105,7 +118,7 @@ def opd_loss(
         skill = skill.unsqueeze(-1)
     mask = response_mask * skill
     delta, gate = opd_gate(teacher_logp, student_logp, beta)
-    loss = masked_mean(gate * (teacher_logp - student_logp), mask)
+    loss = masked_mean(gate * (teacher_logp - student_logp), mask, token_count)
     with torch.no_grad():
         gate_mean = masked_mean(gate, mask)
         gate_active_frac = masked_mean((gate > 0.5).float(), mask)
@@ -157,22 +170,26 @@ def seed_loss(
     pg_coef: float = 1.0,
     opd_lambda: float = 0.01,
     opd_beta: float = 5.0,
+    token_count: float | torch.Tensor | None = None,
+    opd_token_count: float | torch.Tensor | None = None,
 ) -> SeedLoss:
     """L = pg_coef·L_pg − entropy_coef·H + kl_coef·KL + λ_opd·L_opd, each a token-mean over the response mask.
 
     A term whose input is missing (no `ref_logp`, no `entropy`, no `teacher_logp`) contributes 0 and reports 0: GRPO
-    runs without a teacher pass. `has_skill` defaults to all ones when a teacher is given.
+    runs without a teacher pass. `has_skill` defaults to all ones when a teacher is given. `token_count` and
+    `opd_token_count` are the divisors of the response-token and the OPD terms when this micro-batch is part of a
+    larger mini-batch (default: this batch's own counts).
     """
     zero = logp.new_zeros(())
-    policy = ppo_clip_loss(logp, old_logp, advantages, response_mask, clip=clip, dual_clip=dual_clip)
-    kl = masked_mean(k3_kl(logp, ref_logp), response_mask) if ref_logp is not None else zero
-    ent = masked_mean(entropy, response_mask) if entropy is not None else zero
+    policy = ppo_clip_loss(logp, old_logp, advantages, response_mask, clip=clip, dual_clip=dual_clip, token_count=token_count)
+    kl = masked_mean(k3_kl(logp, ref_logp), response_mask, token_count) if ref_logp is not None else zero
+    ent = masked_mean(entropy, response_mask, token_count) if entropy is not None else zero
     loss = pg_coef * policy.loss - entropy_coef * ent + kl_coef * kl
 
     opd = None
     if teacher_logp is not None:
         skill = has_skill if has_skill is not None else torch.ones(logp.shape[0], device=logp.device)
-        opd = opd_loss(logp, teacher_logp, response_mask, skill, beta=opd_beta)
+        opd = opd_loss(logp, teacher_logp, response_mask, skill, beta=opd_beta, token_count=opd_token_count)
         loss = loss + opd_lambda * opd.loss
 
     return SeedLoss(

@@ -10,17 +10,19 @@ repeats exactly the updates an uninterrupted one would have made.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import socket
 import sys
 import time
 from pathlib import Path
-from typing import Sequence, TextIO
+from typing import Iterator, Sequence, TextIO
 
 import torch
 
 from seed_trainer.algo.advantages import grpo_advantages, step_scores
 from seed_trainer.algo.losses import opd_gate
+from seed_trainer.algo.variants import VARIANTS, gate_beta
 from seed_trainer.analysis import self_analyze
 from seed_trainer.analyzers import ANALYSIS_PROMPT_TOKENS
 from seed_trainer.checkpoints import (
@@ -35,7 +37,9 @@ from seed_trainer.checkpoints import (
 )
 from seed_trainer.config import ExperimentConfig, experiment_from_data
 from seed_trainer.envs import make_task_source
+from seed_trainer.memory import memory_warnings
 from seed_trainer.policy import Policy
+from seed_trainer.precision import NonFiniteError, NonFiniteGuard, check_finite_weights, grad_scaler
 from seed_trainer.rollout import Episode, Step, play_episodes
 from seed_trainer.runlog import RunWriter, TokenArrays
 from seed_trainer.runlog.reader import read_manifest
@@ -100,7 +104,7 @@ def gate_statistics(steps: Sequence[Step], beta: float) -> dict[str, float | Non
 
 
 def trajectory_record(episode: Episode, update: int, config: ExperimentConfig, token_text: TokenText, source: str | None) -> dict:
-    beta = config.opd.beta if config.algorithm != "grpo_opsd" else 0.0
+    beta = gate_beta(config.algorithm, config.opd.beta)
     steps = []
     for step in episode.steps:
         arrays = {"ids": step.response_ids, "text": token_text(step.response_ids), "logp": step.old_logp}
@@ -231,6 +235,18 @@ def _alive(manifest: dict) -> bool:
     return True
 
 
+@contextlib.contextmanager
+def _phase(times: dict[str, float], update: int, name: str) -> Iterator[None]:
+    """Times one phase of an update into `time/<name>` and names the update and phase in a non-finite error."""
+    mark = time.perf_counter()
+    try:
+        yield
+    except NonFiniteError as error:
+        raise NonFiniteError(f"update {update}, {name}: {error}") from error
+    finally:
+        times[f"time/{name}"] = time.perf_counter() - mark
+
+
 def _train_loop(config: ExperimentConfig, writer: RunWriter, checkpoint: Path | None, stop: StopFlag, progress: bool) -> None:
     rng = seed_everything(config.seed)
     source = make_task_source(config.environment.name, **config.environment.options)
@@ -238,6 +254,8 @@ def _train_loop(config: ExperimentConfig, writer: RunWriter, checkpoint: Path | 
     optimizer = torch.optim.AdamW(
         [p for p in policy.model.parameters() if p.requires_grad], lr=config.rl.lr, weight_decay=config.rl.weight_decay
     )
+    scaler = grad_scaler(policy.device, policy.compute_dtype)
+    guard = NonFiniteGuard(config.rl.max_skipped_steps)
     first = 1
     if checkpoint is not None:  # weights, optimizer, RNG states and the update counter
         first = load_training_state(checkpoint, policy, optimizer, rng)["update"] + 1
@@ -245,6 +263,7 @@ def _train_loop(config: ExperimentConfig, writer: RunWriter, checkpoint: Path | 
 
     def save(update: int) -> None:
         nonlocal saved
+        check_finite_weights(policy.model, f"checkpoint of update {update}")
         files = file_sizes(writer.run_dir)
         with writer.checkpoint(update) as directory:
             save_checkpoint(directory, policy, optimizer, update=update, loop_rng=rng,
@@ -253,12 +272,15 @@ def _train_loop(config: ExperimentConfig, writer: RunWriter, checkpoint: Path | 
         saved = update
 
     settings = LossSettings.for_algorithm(config)
-    bank = SkillBank.load(config.resolve_path(config.sdar.skill_bank)) if config.algorithm == "sdar" else None
-    analyze = settings.use_teacher and bank is None
-    skill_source = "static" if bank is not None else ("self" if analyze else None)
+    variant = VARIANTS[config.algorithm]
+    bank = SkillBank.load(config.resolve_path(config.sdar.skill_bank)) if variant.skills == "static" else None
+    analyze = variant.skills == "self"
     token_text = TokenText(policy.tokenizer)
-    ro = config.rollout
-    writer.event("info", f"policy on {policy.device}; {sum(p.numel() for p in policy.model.parameters() if p.requires_grad):,} trainable parameters")
+    ro, rl = config.rollout, config.rl
+    writer.event("info", f"policy on {policy.device} (compute {str(policy.compute_dtype).removeprefix('torch.')}); "
+                 f"{sum(p.numel() for p in policy.model.parameters() if p.requires_grad):,} trainable parameters")
+    for warning in memory_warnings(policy, config):
+        writer.event("warning", warning, code="memory")
 
     for update in range(first, config.updates + 1):
         if stop.signal or writer.stop_requested():
@@ -271,59 +293,63 @@ def _train_loop(config: ExperimentConfig, writer: RunWriter, checkpoint: Path | 
         started = time.perf_counter()
 
         # 1. rollout with π_old
-        specs = source.sample(
-            "train", ro.tasks_per_update, seed=config.seed * 1_000_003 + update, task_types=config.environment.task_types
-        )
-        episodes = play_episodes(
-            policy, source, specs,
-            group_size=ro.group_size, max_steps=ro.max_steps, history_length=ro.history,
-            max_prompt_tokens=ro.max_prompt_tokens, max_response_tokens=ro.max_response_tokens,
-            temperature=ro.temperature,
-        )
-        steps = [s for e in episodes for s in e.steps]
-        times["time/rollout"] = time.perf_counter() - started
+        with _phase(times, update, "rollout"):
+            specs = source.sample(
+                "train", ro.tasks_per_update, seed=config.seed * 1_000_003 + update, task_types=config.environment.task_types
+            )
+            episodes = play_episodes(
+                policy, source, specs,
+                group_size=ro.group_size, max_steps=ro.max_steps, history_length=ro.history,
+                max_prompt_tokens=ro.max_prompt_tokens, max_response_tokens=ro.max_response_tokens,
+                temperature=ro.temperature, generation_batch_size=ro.generation_batch_size,
+            )
+            steps = [s for e in episodes for s in e.steps]
 
         # 2. scores and GRPO advantages; π_old and reference log-probs of the sampled tokens
-        mark = time.perf_counter()
-        assign_advantages(episodes, config)
-        prompts, responses = [s.prompt_ids for s in steps], [s.response_ids for s in steps]
-        mb = config.rl.micro_batch_size
-        for step, logp in zip(steps, policy.score(prompts, responses, ro.temperature, mb)):
-            step.old_logp = logp
-        if config.rl.kl_coef > 0:
-            for step, logp in zip(steps, policy.score(prompts, responses, ro.temperature, mb, reference=True)):
-                step.ref_logp = logp
-        times["time/logprobs"] = time.perf_counter() - mark
+        with _phase(times, update, "logprobs"):
+            assign_advantages(episodes, config)
+            prompts, responses = [s.prompt_ids for s in steps], [s.response_ids for s in steps]
+            scoring = dict(temperature=ro.temperature, micro_batch_size=rl.micro_batch_size, max_tokens=rl.micro_batch_tokens)
+            for step, logp in zip(steps, policy.score(prompts, responses, **scoring)):
+                step.old_logp = logp
+            if rl.kl_coef > 0:
+                for step, logp in zip(steps, policy.score(prompts, responses, reference=True, **scoring)):
+                    step.ref_logp = logp
 
         # 3. self-analysis by the same π_old (SEED and its OPD baselines), or the static bank (SDAR)
-        mark = time.perf_counter()
-        if analyze:
-            self_analyze(policy, episodes, max_tokens=config.analyzer.max_tokens, max_prompt_tokens=ANALYSIS_PROMPT_TOKENS)
-        elif bank is not None:
-            for episode in episodes:
-                episode.skill = _StaticSkill(bank.for_task_type(episode.task.type))
-        times["time/analysis"] = time.perf_counter() - mark
+        with _phase(times, update, "analysis"):
+            if analyze:
+                self_analyze(policy, episodes, max_tokens=config.analyzer.max_tokens,
+                             max_prompt_tokens=ANALYSIS_PROMPT_TOKENS, batch_size=ro.generation_batch_size)
+            elif bank is not None:
+                for episode in episodes:
+                    episode.skill = _StaticSkill(bank.for_task_type(episode.task.type))
 
         # 4. teacher pass: ℓ^skill of the same response tokens under H(h_t, s), no grad, before the update
-        mark = time.perf_counter()
-        if settings.use_teacher:
-            teacher_pass(
-                policy, episodes, max_prompt_tokens=ro.max_prompt_tokens, temperature=ro.temperature,
-                micro_batch_size=mb, **({"insert": bank.insert} if bank is not None else {}),
-            )
-        times["time/teacher"] = time.perf_counter() - mark
+        with _phase(times, update, "teacher"):
+            if settings.use_teacher:
+                teacher_pass(
+                    policy, episodes, max_prompt_tokens=ro.max_prompt_tokens, temperature=ro.temperature,
+                    micro_batch_size=rl.micro_batch_size, max_tokens=rl.micro_batch_tokens,
+                    **({"insert": bank.insert} if bank is not None else {}),
+                )
 
-        # 5. the update
-        mark = time.perf_counter()
-        has_skill = {id(s): e.skill is not None and e.skill.valid for e in episodes for s in e.steps}
-        samples = [Sample(s, has_skill[id(s)]) for s in steps]
-        losses = ppo_update(policy, optimizer, samples, config, settings, rng) if samples else {}
-        times["time/update"] = time.perf_counter() - mark
+        # 5. the update (an optimizer step whose loss or gradient is not finite is skipped and reported)
+        with _phase(times, update, "update"):
+            has_skill = {id(s): e.skill is not None and e.skill.valid for e in episodes for s in e.steps}
+            samples = [Sample(s, has_skill[id(s)]) for s in steps]
+            result = (
+                ppo_update(policy, optimizer, samples, config, settings, rng, scaler=scaler, guard=guard,
+                           where=f"update {update}")
+                if samples else None
+            )
         times["time/total"] = time.perf_counter() - started
+        for line in result.skipped if result else []:
+            writer.event("warning", f"update {update}: skipped {line}", step=update, code="skipped_step")
 
         # 6. metrics and trajectories
         values = rollout_metrics(episodes)
-        values.update({_LOSS_NAMES[k]: v for k, v in losses.items() if k in _LOSS_NAMES})
+        values.update({_LOSS_NAMES[k]: v for k, v in (result.metrics if result else {}).items() if k in _LOSS_NAMES})
         values["optim/lr"] = config.rl.lr
         if settings.use_teacher:
             values.update(gate_statistics(steps, settings.opd_beta))
@@ -331,7 +357,7 @@ def _train_loop(config: ExperimentConfig, writer: RunWriter, checkpoint: Path | 
         values.update(times)
         writer.metrics(update, "update", values)
         for episode in episodes:
-            writer.trajectory(trajectory_record(episode, update, config, token_text, skill_source))
+            writer.trajectory(trajectory_record(episode, update, config, token_text, variant.skills))
         writer.set_progress(update)
         writer.event(
             "iteration",
@@ -364,4 +390,5 @@ _LOSS_NAMES = {
     "clip_frac_lower": "ppo/clip_frac_lower",
     "approx_kl": "ppo/approx_kl",
     "grad_norm": "optim/grad_norm",
+    "skipped_steps": "optim/skipped_steps",
 }
