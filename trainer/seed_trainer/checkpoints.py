@@ -183,7 +183,9 @@ def load_checkpoint_policy(directory: str | Path, *, device: str = "auto", dtype
     no KL reference)."""
     directory = Path(directory)
     if not is_adapter(directory):
-        return Policy.load(ModelConfig(path=str(directory), device=device, dtype=dtype), with_reference=False)
+        return Policy.load(
+            ModelConfig(path=str(directory), device=device, dtype=dtype), with_reference=False, trainable=False
+        )
     from peft import PeftModel
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
@@ -199,7 +201,7 @@ def load_checkpoint_policy(directory: str | Path, *, device: str = "auto", dtype
     model = PeftModel.from_pretrained(model, directory).merge_and_unload().to(torch_device)
     tokenizer = AutoTokenizer.from_pretrained(directory)
     tokenizer.padding_side = "left"
-    return Policy(model.eval(), tokenizer, torch_device)
+    return Policy(model.eval(), tokenizer, torch_device, compute_dtype=resolve_dtype(dtype, torch_device))
 
 
 # -- resume ---------------------------------------------------------------------------------------------------------

@@ -8,7 +8,15 @@ import os
 # more, and spinning thread pools slow the suite down several times over when other processes share the cores.
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
+# SEED_TEST_DEVICE=cpu hides CUDA from this process and every trainer subprocess, so `device: auto` picks the CPU;
+# =cuda insists on a CUDA device.
+if os.environ.get("SEED_TEST_DEVICE") == "cpu":
+    os.environ["CUDA_VISIBLE_DEVICES"] = ""
+
 import pytest  # noqa: E402
+import torch  # noqa: E402
+
+from testenv import DTYPES  # noqa: E402
 
 from counter_env import CounterTasks  # noqa: E402
 from seed_trainer.envs import register  # noqa: E402
@@ -27,6 +35,17 @@ CORPUS = [
 @pytest.fixture(scope="session")
 def tiny_policy_dir(tmp_path_factory):
     return save_tiny_policy(tmp_path_factory.mktemp("tiny-policy"), CORPUS, vocab_size=400)
+
+
+def pytest_configure(config):
+    if os.environ.get("SEED_TEST_DEVICE") == "cuda" and not torch.cuda.is_available():
+        raise pytest.UsageError("SEED_TEST_DEVICE=cuda but torch sees no CUDA device")
+
+
+@pytest.fixture(params=DTYPES)
+def compute_dtype(request) -> str:
+    """The `model.dtype` of a dtype-parametrised test (fp32 and bf16 unless SEED_TEST_DTYPE names one)."""
+    return request.param
 
 
 @pytest.fixture

@@ -16,6 +16,7 @@ import yaml
 
 from chat_server import GOOD, ChatServer
 from counter_env import CounterTasks
+from testenv import subprocess_env
 from seed_trainer.analyzers import AnalyzerError, make_analyzer
 from seed_trainer.analyzers.external import ExternalAnalyzer
 from seed_trainer.analyzers.oracle import OracleAnalyzer
@@ -226,7 +227,7 @@ def test_collect_fails_clearly_on_401_through_the_command_line_and_never_writes_
         run_dir.parent.mkdir()
         done = subprocess.run(
             [sys.executable, "-m", "seed_trainer", "collect", str(path), "--run-dir", str(run_dir)],
-            capture_output=True, text=True, timeout=300, env={**os.environ, "PYTHONPATH": str(TESTS)},
+            capture_output=True, text=True, timeout=300, env=subprocess_env(),
         )
     assert done.returncode == 1
     last = done.stderr.strip().splitlines()[-1]

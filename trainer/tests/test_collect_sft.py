@@ -200,13 +200,13 @@ def test_the_loss_covers_the_reply_tokens_only(tiny_policy_dir):
     ours = validation_loss(policy, items, micro_batch_size=2)
     nll, count = 0.0, 0
     for item in items:
-        ids = torch.tensor([item.prompt_ids + item.response_ids])
+        ids = torch.tensor([item.prompt_ids + item.response_ids], device=policy.device)
         labels = ids.clone()
         labels[0, : len(item.prompt_ids)] = -100
-        with torch.no_grad():
+        with torch.no_grad(), policy.autocast():
             loss = policy.model(input_ids=ids, labels=labels).loss
         nll, count = nll + float(loss) * len(item.response_ids), count + len(item.response_ids)
-    assert ours == pytest.approx(nll / count, rel=1e-5)
+    assert ours == pytest.approx(nll / count, rel=1e-5 if policy.compute_dtype == torch.float32 else 2e-2)
     long_prompt, _ = tokenize(policy, [SftExample("c", "word " * 400, sft_target("s", "add one"))], 64)
     assert len(long_prompt[0].prompt_ids) + len(long_prompt[0].response_ids) == 64  # the prompt is cut, not the reply
 

@@ -2,6 +2,7 @@
 
 import torch
 
+from testenv import LOGP_ATOL
 from seed_trainer.algo.skills import insert_skill, skill_block
 from seed_trainer.config import LoraConfig, ModelConfig
 from seed_trainer.policy import Policy, pack, response_logprobs
@@ -14,22 +15,39 @@ def _policy(path, **kwargs) -> Policy:
     return Policy.load(ModelConfig(path=str(path), **kwargs))
 
 
-def _naive_logprobs(model, prompt, response):
-    """Reference: one unpadded sequence, full-vocabulary log_softmax, gather."""
-    ids = torch.tensor([prompt + response])
-    with torch.no_grad():
+def _naive_logprobs(model, prompt, response, policy=None):
+    """Reference: one unpadded sequence, full-vocabulary log_softmax, gather (under the policy's autocast)."""
+    device = next(model.parameters()).device
+    ids = torch.tensor([prompt + response], device=device)
+    with torch.no_grad(), (policy.autocast() if policy else torch.autocast(device.type, enabled=False)):
         logits = model(input_ids=ids).logits[0, len(prompt) - 1 : -1].float()
-    return torch.log_softmax(logits, -1).gather(-1, torch.tensor(response).unsqueeze(-1)).squeeze(-1)
+    picked = torch.log_softmax(logits, -1).gather(-1, torch.tensor(response, device=device).unsqueeze(-1)).squeeze(-1)
+    return picked.cpu()
 
 
-def test_padded_batch_scores_equal_unpadded_naive_reference(tiny_policy_dir):
-    policy = _policy(tiny_policy_dir)
+def test_padded_batch_scores_equal_unpadded_naive_reference(tiny_policy_dir, compute_dtype):
+    policy = _policy(tiny_policy_dir, dtype=compute_dtype)
     prompts = [policy.encode_chat("Your task is to: set the counter to 3.", 512), policy.encode_chat("hi", 512)]
     generations = policy.generate(prompts, max_new_tokens=12, temperature=1.0)
     responses = [g.response_ids for g in generations]
     batched = policy.score(prompts, responses, micro_batch_size=2)
     for prompt, response, logp in zip(prompts, responses, batched):
-        assert torch.allclose(logp, _naive_logprobs(policy.model, prompt, response), atol=1e-5)
+        naive = _naive_logprobs(policy.model, prompt, response, policy)
+        assert torch.allclose(logp, naive, atol=LOGP_ATOL[compute_dtype]), (logp - naive).abs().max()
+
+
+def test_scoring_by_length_and_token_budget_keeps_the_order_and_the_values(tiny_policy_dir, compute_dtype):
+    """Micro-batches sorted by length under a token budget give each response the log-probs one-by-one scoring
+    gives, in the order asked."""
+    policy = _policy(tiny_policy_dir, dtype=compute_dtype)
+    texts = ["a", "Your task is to: set the counter to 3. The counter shows 0.", "hi there", "count"]
+    prompts = [policy.encode_chat(t, 512) for t in texts]
+    responses = [g.response_ids for g in policy.generate(prompts, max_new_tokens=8, temperature=1.0)]
+    one_by_one = [policy.score([p], [r])[0] for p, r in zip(prompts, responses)]
+    budgeted = policy.score(prompts, responses, micro_batch_size=3, max_tokens=2 * max(map(len, prompts)) + 16)
+    for single, together, response in zip(one_by_one, budgeted, responses):
+        assert together.shape == (len(response),)
+        assert torch.allclose(single, together, atol=LOGP_ATOL[compute_dtype])
 
 
 def test_teacher_without_insertion_reproduces_student_logprobs_even_truncated(tiny_policy_dir, counter_tasks):
@@ -63,8 +81,11 @@ def test_long_teacher_prompt_keeps_block_and_prompt_end(tiny_policy_dir):
     assert len(full) > len(text)
 
 
-def test_lora_reference_is_the_base_model_and_full_finetune_keeps_a_frozen_copy(tiny_policy_dir):
-    policy = _policy(tiny_policy_dir, lora=LoraConfig(r=4, alpha=8))
+def test_lora_reference_is_the_base_model_and_full_finetune_keeps_a_frozen_copy(tiny_policy_dir, compute_dtype):
+    policy = _policy(tiny_policy_dir, lora=LoraConfig(r=4, alpha=8), dtype=compute_dtype)
+    # Mixed precision: trainable adapters in fp32, the frozen base in the compute dtype.
+    assert all(p.dtype == torch.float32 for p in policy.model.parameters() if p.requires_grad)
+    assert {p.dtype for p in policy.model.parameters() if not p.requires_grad} == {getattr(torch, compute_dtype)}
     prompt = [policy.encode_chat("Your task is to: count.", 64)]
     response = [policy.generate(prompt, 6)[0].response_ids]
     with torch.no_grad():
@@ -74,17 +95,23 @@ def test_lora_reference_is_the_base_model_and_full_finetune_keeps_a_frozen_copy(
     trained = policy.score(prompt, response)[0]
     reference = policy.score(prompt, response, reference=True)[0]
     assert not torch.allclose(trained, reference)
-    full = _policy(tiny_policy_dir)
-    assert torch.allclose(reference, _naive_logprobs(full.model, prompt[0], response[0]), atol=1e-5)
+    full = _policy(tiny_policy_dir, dtype=compute_dtype)
+    naive = _naive_logprobs(full.model, prompt[0], response[0], full)
+    assert torch.allclose(reference, naive, atol=LOGP_ATOL[compute_dtype])
     assert all(not p.requires_grad for p in full._reference.parameters())
     assert any(p.requires_grad for p in full.model.parameters())
+    # A full fine-tune trains fp32 master weights; its frozen reference is kept in the compute dtype.
+    assert {p.dtype for p in full.model.parameters()} == {torch.float32}
+    assert {p.dtype for p in full._reference.parameters()} == {getattr(torch, compute_dtype)}
 
 
-def test_response_logprobs_gradient_flows_to_the_model(tiny_policy_dir):
-    policy = _policy(tiny_policy_dir)
+def test_response_logprobs_gradient_flows_to_the_model(tiny_policy_dir, compute_dtype):
+    policy = _policy(tiny_policy_dir, dtype=compute_dtype)
     batch = pack([[5, 6, 7], [8]], [[9, 10], [11, 12, 13]], policy.pad_id, policy.device)
-    logp, entropy = response_logprobs(policy.model, batch, with_entropy=True)
+    with policy.autocast():
+        logp, entropy = response_logprobs(policy.model, batch, with_entropy=True)
     assert logp.shape == entropy.shape == (2, 3)
+    assert logp.dtype == torch.float32  # log-probs in fp32 whatever the compute dtype
     (logp * batch.response_mask).sum().backward()
     assert policy.model.get_input_embeddings().weight.grad.abs().sum() > 0
 

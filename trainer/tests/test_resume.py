@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from testenv import subprocess_env
 from seed_trainer.checkpoints import OPTIMIZER_FILE, RNG_FILE, STATE_FILE, read_state
 from seed_trainer.config import load_experiment
 from seed_trainer.runlog import RunReader, check_run
@@ -169,7 +170,7 @@ def _killed_run(tmp_path: Path, model_dir: Path, point: str, at: int) -> Path:
     run_dir.parent.mkdir(exist_ok=True)
     done = subprocess.run(
         [sys.executable, "-c", CRASH_DRIVER, point, str(at), str(run_dir), "train", str(path), "--run-dir", str(run_dir)],
-        capture_output=True, text=True, timeout=300, env={**os.environ, "PYTHONPATH": str(TESTS)},
+        capture_output=True, text=True, timeout=300, env=subprocess_env(),
     )
     assert done.returncode == -9, done.stderr[-2000:]
     return run_dir
@@ -196,7 +197,7 @@ def test_kill_9_leaves_a_valid_run_that_resumes_losing_only_the_update_in_progre
 
     if point == "append":  # one resume through the command line
         done = subprocess.run([sys.executable, "-m", "seed_trainer", "resume", str(run_dir)], capture_output=True,
-                              text=True, timeout=300, env={**os.environ, "PYTHONPATH": str(TESTS)})
+                              text=True, timeout=300, env=subprocess_env())
         assert done.returncode == 0, done.stderr[-2000:]
     else:
         resume(run_dir, echo=None)

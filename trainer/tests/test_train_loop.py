@@ -10,6 +10,7 @@ import sys
 import pytest
 import yaml
 
+from testenv import subprocess_env
 from seed_trainer.config import load_experiment
 from seed_trainer.runlog import RunReader, check_run
 from seed_trainer.stages.train import train
@@ -79,7 +80,7 @@ def test_cli_train_streams_events_and_stops_on_the_control_file(tmp_path, tiny_p
     process = subprocess.Popen(
         [sys.executable, "-m", "seed_trainer", "train", str(path), "--run-dir", str(run_dir)],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        env={**os.environ, "PYTHONPATH": str(Path(__file__).parent)},
+        env=subprocess_env(),
     )
     events = []
     for line in process.stdout:

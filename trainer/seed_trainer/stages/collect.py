@@ -113,7 +113,7 @@ def _collect(config: ExperimentConfig, writer: RunWriter, stop: StopFlag, progre
     specs = collection_tasks(source, config)
     if analyzer is None and config.analyzer.kind != "self":
         analyzer = make_analyzer(config, task_source=source)  # its settings (key, oracle) checked before any rollout
-    policy = Policy.load(config.resolved_model(), with_reference=False)
+    policy = Policy.load(config.resolved_model(), with_reference=False, trainable=False)
     analyzer = analyzer or make_analyzer(config, policy=policy, task_source=source)
     token_text = TokenText(policy.tokenizer)
     ro, settings = config.rollout, config.collect

@@ -139,7 +139,7 @@ def evaluate_checkpoint(
         if model_dir is not None:
             policy = load_checkpoint_policy(model_dir, device=model.device, dtype=model.dtype)
         else:
-            policy = Policy.load(model, with_reference=False)
+            policy = Policy.load(model, with_reference=False, trainable=False)
         writer.event("progress", f"evaluating {split}", phase="eval", done=0, total=1)
         report = evaluate_policy(
             policy, source, config, split, step=step, writer=writer,

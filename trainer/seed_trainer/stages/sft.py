@@ -26,6 +26,7 @@ import torch
 from seed_trainer.analysis import analysis_prompt_from_record
 from seed_trainer.config import ExperimentConfig
 from seed_trainer.policy import Policy, pack, response_logprobs
+from seed_trainer.precision import NonFiniteGuard, check_finite_weights, grad_scaler, guarded_step
 from seed_trainer.runlog import RunReader, RunWriter, layout
 from seed_trainer.stages.common import StopFlag, create_run, progress_bar, run_stage, runs_dir_for, seed_everything
 
@@ -133,8 +134,9 @@ def tokenize(policy: Policy, examples: Iterable[SftExample], max_length: int) ->
 def _batch_nll(policy: Policy, items: Sequence[Tokenized]) -> tuple[torch.Tensor, int]:
     """Summed negative log-likelihood of the reply tokens of `items`, and their number."""
     batch = pack([i.prompt_ids for i in items], [i.response_ids for i in items], policy.pad_id, policy.device)
-    logp, _ = response_logprobs(policy.model, batch)
-    return -(logp * batch.response_mask).sum(), int(batch.response_mask.sum())
+    with policy.autocast():
+        logp, _ = response_logprobs(policy.model, batch)
+    return -torch.where(batch.response_mask > 0, logp, 0.0).sum(), int(batch.response_mask.sum())
 
 
 @torch.no_grad()
@@ -223,6 +225,8 @@ def _sft(config: ExperimentConfig, writer: RunWriter, data: Path, stop: StopFlag
     # 2. the loop: batches of `batch_size` sequences, micro-batches with gradient accumulation
     params = [p for p in policy.model.parameters() if p.requires_grad]
     optimizer = torch.optim.AdamW(params, lr=settings.lr, weight_decay=settings.weight_decay)
+    scaler = grad_scaler(policy.device, policy.compute_dtype)
+    guard = NonFiniteGuard(config.rl.max_skipped_steps)
     steps_per_epoch = math.ceil(len(train_items) / settings.batch_size)
     total = settings.epochs * steps_per_epoch
     writer.set_progress(0, total=total, unit="sft_step")
@@ -244,17 +248,25 @@ def _sft(config: ExperimentConfig, writer: RunWriter, data: Path, stop: StopFlag
             batch_tokens = sum(len(item.response_ids) for item in batch)
             optimizer.zero_grad(set_to_none=True)
             loss_sum = 0.0
+            bad = []
             for micro in range(0, len(batch), settings.micro_batch_size):
                 nll, _ = _batch_nll(policy, batch[micro : micro + settings.micro_batch_size])
-                (nll / batch_tokens).backward()  # token-mean over the whole batch
+                if not math.isfinite(float(nll)):
+                    bad = ["sft"]  # not back-propagated: the step is skipped
+                    continue
+                scaler.scale(nll / batch_tokens).backward()  # token-mean over the whole batch
                 loss_sum += float(nll.detach())
-            grad_norm = torch.nn.utils.clip_grad_norm_(params, settings.grad_clip)
-            optimizer.step()
+            outcome = guarded_step(optimizer, policy.model, settings.grad_clip, scaler, bad)
             step += 1
+            if outcome.skipped:
+                writer.event("warning", f"SFT step {step}: skipped, non-finite {outcome.reason}", step=step,
+                             code="skipped_step")
+            guard.record(outcome, f"SFT step {step}")
             values = {
-                "loss/sft": loss_sum / batch_tokens,
+                "loss/sft": loss_sum / batch_tokens if not bad else None,
                 "optim/lr": settings.lr,
-                "optim/grad_norm": float(grad_norm),
+                "optim/grad_norm": outcome.grad_norm if not outcome.skipped else None,
+                "optim/skipped_steps": float(outcome.skipped),
                 "tokens/total": batch_tokens,
                 "time/step": time.perf_counter() - started,
             }
@@ -279,6 +291,7 @@ def _sft(config: ExperimentConfig, writer: RunWriter, data: Path, stop: StopFlag
 
 
 def _save(policy: Policy, writer: RunWriter, step: int) -> None:
+    check_finite_weights(policy.model, f"model after SFT step {step}")
     writer.sync()
     path = save_merged_model(policy, writer.run_dir / MODEL_DIR)
     writer.event("model", f"model after SFT step {step} saved to {MODEL_DIR}/ (use it as model.path)",

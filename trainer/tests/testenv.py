@@ -1,0 +1,24 @@
+"""What the tests run on: the device (`SEED_TEST_DEVICE=cuda|cpu`, default what `device: auto` picks), the compute
+dtypes of the dtype-parametrised tests (`SEED_TEST_DTYPE`, default fp32 and bf16, so dtype bugs show on a CPU), their
+tolerances, and the environment of the trainer subprocesses the tests start."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+TESTS = Path(__file__).resolve().parent
+
+DTYPES = [os.environ["SEED_TEST_DTYPE"]] if os.environ.get("SEED_TEST_DTYPE") else ["float32", "bfloat16"]
+
+# Log-prob agreement between two scorings of the same tokens (different padding, batch composition or kernels):
+# fp32 is exact to rounding; bf16 autocast keeps ~3 significant digits in every matmul.
+LOGP_ATOL = {"float32": 1e-5, "bfloat16": 5e-2, "float16": 2e-2}
+
+
+def subprocess_env(**extra: str) -> dict[str, str]:
+    """This process's environment with the tests folder prepended to PYTHONPATH (never replacing it: an
+    interpreter may get its packages from PYTHONPATH)."""
+    env = {**os.environ, **extra}
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(TESTS), os.environ.get("PYTHONPATH", "")) if p)
+    return env
