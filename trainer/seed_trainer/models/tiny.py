@@ -67,12 +67,15 @@ def build_model(
     intermediate_size: int = 128,
     max_positions: int = 4096,
     seed: int = 0,
+    model_vocab_size: int | None = None,
 ) -> Qwen2ForCausalLM:
+    """A randomly initialised Qwen2 for `tokenizer`. `model_vocab_size` pads the embedding and output layer to a real
+    model's vocabulary (151 936 for Qwen2.5), so benchmarks pay the real output-layer cost with a small tokenizer."""
     import torch
 
     torch.manual_seed(seed)
     config = Qwen2Config(
-        vocab_size=len(tokenizer),
+        vocab_size=max(len(tokenizer), model_vocab_size or 0),
         hidden_size=hidden_size,
         num_hidden_layers=layers,
         num_attention_heads=heads,
