@@ -133,6 +133,15 @@ class RlConfig(_Section):
             "`micro_batch_size` limits it. The loss is a token-mean over the mini-batch either way."
         ),
     )
+    old_logprobs: Literal["auto", "recompute", "rollout"] = Field(
+        "auto",
+        description=(
+            "Where the π_old log-probs of the sampled tokens come from: `recompute` (a forward pass after the "
+            "rollout, as verl: the first PPO step starts at ratio exactly 1), `rollout` (the log-probs generation "
+            "sampled with; saves that pass, equal to it up to float rounding in fp32), `auto`: rollout when computing "
+            "in float32, recompute in bf16/fp16 (a KV-cached decode and a full forward then differ by more)."
+        ),
+    )
     max_skipped_steps: int = Field(
         3,
         ge=1,

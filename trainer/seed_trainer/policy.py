@@ -24,6 +24,7 @@ import torch
 from transformers import (
     AutoModelForCausalLM,
     AutoTokenizer,
+    GenerationConfig,
     LogitsProcessor,
     LogitsProcessorList,
     PreTrainedModel,
@@ -60,6 +61,7 @@ class Generation:
     response_ids: list[int]  # sampled tokens, including the end-of-turn token when one was produced
     text: str  # decoded response without special tokens
     finished: bool  # ended with an end-of-turn token (not cut by max_new_tokens)
+    logp: torch.Tensor | None = None  # log-prob of each sampled token under the sampling distribution (CPU fp32)
 
 
 @dataclass
@@ -229,8 +231,15 @@ class Policy:
         temperature: float = 1.0,
         greedy: bool = False,
         batch_size: int = 64,
+        with_logprobs: bool = False,
+        min_new_tokens: int = 0,
     ) -> list[Generation]:
-        """Batched generation with KV cache over left-padded prompts."""
+        """Batched generation with KV cache over left-padded prompts.
+
+        Sampling is plain: temperature only, no top-k/top-p, no repetition penalty — a model's own
+        `generation_config` defaults (Qwen2.5-Instruct ships top_k 20, top_p 0.8, repetition_penalty 1.05) are not
+        applied, so the distribution that samples is the one `score` computes. `with_logprobs` also returns each
+        sampled token's log-prob under that distribution, from the logits the sampling step saw."""
         was_training = self.model.training
         self.model.eval()
         # More prompts than one batch: batch them by length, so short prompts are not left-padded to long ones.
@@ -240,14 +249,16 @@ class Policy:
         try:
             for start in range(0, len(order), batch_size):
                 rows = order[start : start + batch_size]
-                batch = self._generate_batch([prompts[i] for i in rows], max_new_tokens, temperature, greedy)
+                batch = self._generate_batch(
+                    [prompts[i] for i in rows], max_new_tokens, temperature, greedy, with_logprobs, min_new_tokens
+                )
                 for i, generation in zip(rows, batch):
                     results[i] = generation
         finally:
             self.model.train(was_training)
         return results  # type: ignore[return-value]
 
-    def _generate_batch(self, prompts, max_new_tokens, temperature, greedy) -> list[Generation]:
+    def _generate_batch(self, prompts, max_new_tokens, temperature, greedy, with_logprobs=False, min_new_tokens=0):
         width = max(len(p) for p in prompts)
         input_ids = torch.tensor(
             [[self.pad_id] * (width - len(p)) + list(p) for p in prompts], dtype=torch.long, device=self.device
@@ -256,27 +267,41 @@ class Policy:
             [[0] * (width - len(p)) + [1] * len(p) for p in prompts], dtype=torch.long, device=self.device
         )
         sampling = {"do_sample": False} if greedy else {"do_sample": True, "temperature": temperature, "top_k": 0, "top_p": 1.0}
+        config = GenerationConfig(
+            max_new_tokens=max_new_tokens,
+            min_new_tokens=min_new_tokens,
+            eos_token_id=self.stop_ids,
+            pad_token_id=self.pad_id,
+            use_cache=True,
+            return_dict_in_generate=True,
+            output_logits=with_logprobs,
+            **sampling,
+        )
         with self.autocast():
             output = self.model.generate(
                 input_ids=input_ids,
                 attention_mask=attention_mask,
-                max_new_tokens=max_new_tokens,
-                eos_token_id=self.stop_ids,
-                pad_token_id=self.pad_id,
-                use_cache=True,
+                generation_config=config,
                 logits_processor=LogitsProcessorList([FiniteLogitsCheck()]),
-                **sampling,
             )
+        sampled = output.sequences[:, width:]
+        logp = None
+        if with_logprobs:  # raw logits of each step, [B, steps, V] → the sampled token's log-prob at the temperature
+            logits = torch.stack(output.logits, dim=1).float()
+            if not greedy and temperature != 1.0:
+                logits = logits / temperature
+            logp = selective_log_softmax(logits, sampled).cpu()
         generations = []
-        for prompt, row in zip(prompts, output[:, width:].tolist()):
+        for row, (prompt, tokens) in enumerate(zip(prompts, sampled.tolist())):
             response, finished = [], False
-            for token in row:
+            for token in tokens:
                 response.append(token)
                 if token in self.stop_ids:
                     finished = True
                     break
             text = self.tokenizer.decode(response, skip_special_tokens=True)
-            generations.append(Generation(list(prompt), response, text, finished))
+            row_logp = logp[row, : len(response)].clone() if logp is not None else None
+            generations.append(Generation(list(prompt), response, text, finished, row_logp))
         return generations
 
     # --- scoring -------------------------------------------------------------------------------------------

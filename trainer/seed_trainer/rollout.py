@@ -31,6 +31,8 @@ class Step:
     valid: bool
     invalid_reason: str | None
     truncated: bool  # the response hit max_response_tokens without an end-of-turn token
+    # The sampled tokens' log-probs as generation computed them (with `with_logprobs`), CPU float32.
+    sample_logp: torch.Tensor | None = None
     # Filled after the rollout: per-token arrays (CPU float32) and the step's advantage.
     old_logp: torch.Tensor | None = None
     ref_logp: torch.Tensor | None = None
@@ -72,10 +74,12 @@ def play_episodes(
     greedy: bool = False,
     generation_batch_size: int = 64,
     prompt_prefix: PromptPrefix | None = None,
+    with_logprobs: bool = False,
 ) -> list[Episode]:
     """Plays `group_size` episodes of every task spec; returns them grouped (group g = specs[g]).
 
-    `prompt_prefix` (SDAR) puts privileged text in front of every step prompt of a task.
+    `prompt_prefix` (SDAR) puts privileged text in front of every step prompt of a task. `with_logprobs` keeps the
+    sampled tokens' log-probs of each step (`Step.sample_logp`).
     """
     envs, episodes, observations = [], [], []
     for group, spec in enumerate(specs):
@@ -104,7 +108,8 @@ def play_episodes(
             prompts.append(prompt)
         prompt_ids = [policy.encode_chat(prompt, max_prompt_tokens) for prompt in prompts]
         generations = policy.generate(
-            prompt_ids, max_response_tokens, temperature=temperature, greedy=greedy, batch_size=generation_batch_size
+            prompt_ids, max_response_tokens, temperature=temperature, greedy=greedy, batch_size=generation_batch_size,
+            with_logprobs=with_logprobs,
         )
         still_live = []
         for i, prompt, generation in zip(live, prompts, generations):
@@ -125,6 +130,7 @@ def play_episodes(
                     valid=parsed.valid,
                     invalid_reason=reason,
                     truncated=not generation.finished,
+                    sample_logp=generation.logp,
                 )
             )
             observations[i] = result.observation

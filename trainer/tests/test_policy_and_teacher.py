@@ -126,3 +126,29 @@ def test_rollout_plays_groups_in_lockstep(tiny_policy_dir, counter_tasks):
     step = episodes[0].steps[-1]
     assert "Your task is to: set the counter to" in step.prompt and step.response_ids
     assert step.valid is False and step.invalid_reason  # an untrained model writes no <action> block
+
+
+def test_sampling_logprobs_equal_the_recomputed_old_logprobs_in_fp32(tiny_policy_dir):
+    """What `rl.old_logprobs: rollout` relies on: the log-probs generation sampled with are the π_old log-probs a
+    full forward pass gives, up to float rounding (fp32), at the rollout temperature."""
+    policy = _policy(tiny_policy_dir, dtype="float32")
+    prompts = [policy.encode_chat(t, 512) for t in ("Your task is to: set the counter to 3.", "hi", "count to two")]
+    for temperature in (1.0, 0.7):
+        generations = policy.generate(prompts, max_new_tokens=10, temperature=temperature, with_logprobs=True)
+        recomputed = policy.score(prompts, [g.response_ids for g in generations], temperature)
+        for generation, logp in zip(generations, recomputed):
+            assert generation.logp.shape == logp.shape == (len(generation.response_ids),)
+            assert torch.allclose(generation.logp, logp, atol=1e-5), (generation.logp - logp).abs().max()
+
+
+def test_a_models_own_sampling_defaults_do_not_change_the_sampling_distribution(tiny_policy_dir):
+    """A Qwen2.5-Instruct generation_config carries top_k/top_p/repetition_penalty; rollouts must sample from the
+    plain temperature distribution that scoring computes, so those defaults are not applied."""
+    policy = _policy(tiny_policy_dir, dtype="float32")
+    prompts = [policy.encode_chat("Your task is to: set the counter to 3.", 512)]
+    torch.manual_seed(1)
+    plain = policy.generate(prompts, max_new_tokens=12)
+    policy.model.generation_config.repetition_penalty = 5.0
+    policy.model.generation_config.top_k = 1
+    torch.manual_seed(1)
+    assert policy.generate(prompts, max_new_tokens=12)[0].response_ids == plain[0].response_ids

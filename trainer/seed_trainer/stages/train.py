@@ -277,6 +277,9 @@ def _train_loop(config: ExperimentConfig, writer: RunWriter, checkpoint: Path | 
     analyze = variant.skills == "self"
     token_text = TokenText(policy.tokenizer)
     ro, rl = config.rollout, config.rl
+    reuse_sampling_logprobs = rl.old_logprobs == "rollout" or (
+        rl.old_logprobs == "auto" and policy.compute_dtype == torch.float32
+    )
     writer.event("info", f"policy on {policy.device} (compute {str(policy.compute_dtype).removeprefix('torch.')}); "
                  f"{sum(p.numel() for p in policy.model.parameters() if p.requires_grad):,} trainable parameters")
     for warning in memory_warnings(policy, config):
@@ -302,6 +305,7 @@ def _train_loop(config: ExperimentConfig, writer: RunWriter, checkpoint: Path | 
                 group_size=ro.group_size, max_steps=ro.max_steps, history_length=ro.history,
                 max_prompt_tokens=ro.max_prompt_tokens, max_response_tokens=ro.max_response_tokens,
                 temperature=ro.temperature, generation_batch_size=ro.generation_batch_size,
+                with_logprobs=reuse_sampling_logprobs,
             )
             steps = [s for e in episodes for s in e.steps]
 
@@ -310,8 +314,12 @@ def _train_loop(config: ExperimentConfig, writer: RunWriter, checkpoint: Path | 
             assign_advantages(episodes, config)
             prompts, responses = [s.prompt_ids for s in steps], [s.response_ids for s in steps]
             scoring = dict(temperature=ro.temperature, micro_batch_size=rl.micro_batch_size, max_tokens=rl.micro_batch_tokens)
-            for step, logp in zip(steps, policy.score(prompts, responses, **scoring)):
-                step.old_logp = logp
+            if reuse_sampling_logprobs:
+                for step in steps:
+                    step.old_logp = step.sample_logp
+            else:
+                for step, logp in zip(steps, policy.score(prompts, responses, **scoring)):
+                    step.old_logp = logp
             if rl.kl_coef > 0:
                 for step, logp in zip(steps, policy.score(prompts, responses, reference=True, **scoring)):
                     step.ref_logp = logp
