@@ -8,12 +8,23 @@ Both algorithms start from the same weights and seed, so they sample the same ro
 the ratios, not the seconds, are the result (this machine is shared and noisy).
 
     .venv/bin/python bench/stage2_step.py [--updates 2] [--steps 8] [--response-tokens 32]
+
+**Household mode** (`--household`) times the embedded default's Stage-2 update — the committed tiny policy on the
+`household` world at the demo's settings (4 tasks × 8, 20 steps, H = 3, 1024-token prompts, 48-token responses,
+192-token analyses, mini-batch 256, micro-batch 16) — for this checkout and, with `--baseline REV`, for the trainer
+of another git revision (its own committed policy), each in its own worker process, alternating baseline and current
+`--repeats` times. It prints seconds per update and per phase of both and the speed-up baseline/current:
+
+    .venv/bin/python bench/stage2_step.py --household --baseline f4d86f9 [--updates 2] [--repeats 2] [--threads 1]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
+import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -23,6 +34,8 @@ import torch
 import yaml
 
 REPO = Path(__file__).resolve().parents[1]
+if "--worker" in sys.argv:  # a household worker imports the trainer it was given, not this checkout's
+    sys.path.insert(0, sys.argv[sys.argv.index("--trainer") + 1])
 sys.path.insert(0, str(REPO / "trainer" / "tests"))  # the tests' counter environment
 
 from counter_env import CounterTasks  # noqa: E402
@@ -98,6 +111,76 @@ def generation_throughput(model: Path, args, batch_size: int) -> float:
     return tokens / (time.perf_counter() - started)
 
 
+# --- household mode -------------------------------------------------------------------------------------------
+
+HOUSEHOLD = {  # examples/household-demo-stage2.seed.yaml's Stage-2 settings
+    "environment": {"name": "household", "options": {"max_steps": 20}},
+    "rollout": {"tasks_per_update": 4, "group_size": 8, "max_steps": 20, "history": 3, "max_prompt_tokens": 1024,
+                "max_response_tokens": 48, "temperature": 1.0},
+    "analyzer": {"max_tokens": 192},
+    "rl": {"lr": 3.0e-4, "mini_batch_size": 256, "micro_batch_size": 16},
+    "eval": {"every": 0},
+}
+
+
+def household_worker(args) -> None:
+    """One timed run with the trainer on sys.path (this checkout's or a baseline's); prints its phase means."""
+    import seed_trainer
+
+    model = Path(seed_trainer.__file__).parent / "assets" / "household-tiny"
+    torch.set_num_threads(args.threads)
+    with tempfile.TemporaryDirectory() as tmp_name:
+        tmp = Path(tmp_name)
+        data = {"name": f"household-{args.algorithm}", "seed": 0, "algorithm": args.algorithm, "updates": args.updates,
+                "model": {"path": str(model), "device": "cpu"}, **HOUSEHOLD}
+        path = tmp / "household.seed.yaml"
+        path.write_text(yaml.safe_dump(data), encoding="utf-8")
+        run_dir = train(load_experiment(path), path, runs_dir=tmp / "runs", echo=None)
+        rows = RunReader(run_dir).metrics()
+    phases = {k.removeprefix("time/"): sum(r[k] for r in rows) / len(rows) for k in rows[0] if k.startswith("time/")}
+    steps = sum(r.get("episode/length", 0) for r in rows) / len(rows)
+    print(json.dumps({"phases": phases, "episode_length": steps, "success": [r["success/overall"] for r in rows]}))
+
+
+def _baseline_trainer(revision: str, into: Path) -> Path:
+    archive = subprocess.run(["git", "-C", str(REPO), "archive", revision, "trainer", "schemas"], check=True, capture_output=True)
+    subprocess.run(["tar", "-x", "-C", str(into)], input=archive.stdout, check=True)
+    return into / "trainer"
+
+
+def household(args) -> None:
+    with tempfile.TemporaryDirectory() as tmp_name:
+        trainers = {"current": REPO / "trainer"}
+        if args.baseline:
+            trainers["baseline"] = _baseline_trainer(args.baseline, Path(tmp_name))
+        env = {**os.environ, "OMP_NUM_THREADS": str(args.threads), "TQDM_DISABLE": "1"}
+        runs: dict[str, dict[str, list[dict]]] = {name: {a: [] for a in args.algorithms} for name in trainers}
+        for _ in range(args.repeats):
+            for algorithm in args.algorithms:
+                for name, trainer in trainers.items():  # alternate, so both see the same load
+                    done = subprocess.run(
+                        [sys.executable, __file__, "--worker", "--trainer", str(trainer), "--algorithm", algorithm,
+                         "--updates", str(args.updates), "--threads", str(args.threads)],
+                        capture_output=True, text=True, env=env, check=False,
+                    )
+                    if done.returncode != 0:
+                        raise SystemExit(f"{name} {algorithm} worker failed:\n{done.stderr[-3000:]}")
+                    runs[name][algorithm].append(json.loads(done.stdout.strip().splitlines()[-1]))
+    result = {"benchmark": "stage2_step household", "setup": {**HOUSEHOLD, "updates": args.updates, "repeats": args.repeats,
+              "threads": args.threads, "baseline": args.baseline, "device": "cpu"}, "seconds_per_update": {}, "phases": {}}
+    for name, by_algorithm in runs.items():
+        result["seconds_per_update"][name] = {
+            a: round(statistics.median(r["phases"]["total"] for r in rs), 2) for a, rs in by_algorithm.items()}
+        result["phases"][name] = {
+            a: {k: round(statistics.median(r["phases"][k] for r in rs), 2) for k in rs[0]["phases"]}
+            for a, rs in by_algorithm.items()}
+    if args.baseline:
+        result["speedup_baseline_over_current"] = {
+            a: round(result["seconds_per_update"]["baseline"][a] / result["seconds_per_update"]["current"][a], 2)
+            for a in args.algorithms}
+    print(json.dumps(result, indent=2))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--updates", type=int, default=2)
@@ -105,7 +188,19 @@ def main() -> None:
     parser.add_argument("--group", type=int, default=8)
     parser.add_argument("--steps", type=int, default=6)
     parser.add_argument("--response-tokens", type=int, default=32)
+    parser.add_argument("--household", action="store_true", help="time the embedded default's update (see above)")
+    parser.add_argument("--baseline", default=None, help="household: a git revision to compare against")
+    parser.add_argument("--repeats", type=int, default=1, help="household: alternating runs per algorithm and trainer")
+    parser.add_argument("--threads", type=int, default=1, help="household: torch threads per worker")
+    parser.add_argument("--algorithms", nargs="+", default=["grpo", "seed"])
+    parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--trainer", default=None, help=argparse.SUPPRESS)
+    parser.add_argument("--algorithm", default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.worker:
+        return household_worker(args)
+    if args.household:
+        return household(args)
     torch.set_num_threads(max(1, torch.get_num_threads()))
     with tempfile.TemporaryDirectory() as tmp_name:
         tmp = Path(tmp_name)

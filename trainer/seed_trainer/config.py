@@ -103,6 +103,14 @@ class OpdConfig(_Section):
             "β = 0 gives g = 0.5 everywhere (the GRPO+OPSD baseline)."
         ),
     )
+    skill_source: Literal["self", "oracle"] = Field(
+        "self",
+        description=(
+            "Who writes the teacher's skill in Stage 2 (seed, grpo_opsd, opsd): `self`, the policy about its own "
+            "trajectory (the paper), or `oracle`, the environment's ground-truth analyzer — privileged skills, an upper "
+            "bound of what the distillation term can pull (a diagnostic, not SEED)."
+        ),
+    )
 
 
 class RlConfig(_Section):

@@ -50,8 +50,10 @@ def test_a_few_step_bootstrap_is_an_ordinary_hf_model_dir(bootstrapped):
     assert report["config"]["steps"] == 3 and report["examples"]["step"] > 0
 
 
-def test_one_seed_update_on_household_writes_a_valid_run(tmp_path, bootstrapped):
+@pytest.mark.parametrize("skill_source", ["self", "oracle"])
+def test_one_seed_update_on_household_writes_a_valid_run(tmp_path, bootstrapped, skill_source):
     data = {
+        "opd": {"skill_source": skill_source},
         "name": "household-one-update",
         "seed": 1,
         "algorithm": "seed",
@@ -74,6 +76,11 @@ def test_one_seed_update_on_household_writes_a_valid_run(tmp_path, bootstrapped)
     assert len(rows) == 1 and any(k.startswith("success/pick") or k.startswith("success/look") for k in rows[0])
     index = reader.trajectory_index()
     assert len(index) == 4 and index[0]["task"]["id"].startswith("household-train-")
+    trajectory = reader.trajectory(index[0]["id"])
+    assert trajectory["skill"]["source"] == skill_source
+    if skill_source == "oracle":  # privileged skills from the ground truth: always valid, every token OPD-active
+        assert rows[0]["skill/parse_rate"] == 1.0 and rows[0]["opd/active_ratio"] == 1.0
+        assert "gate" in trajectory["steps"][0]["tokens"]
 
 
 def test_a_saved_tiny_tokenizer_encodes_like_the_trained_one(tmp_path):

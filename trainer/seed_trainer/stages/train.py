@@ -25,6 +25,7 @@ from seed_trainer.algo.losses import opd_gate
 from seed_trainer.algo.variants import VARIANTS, gate_beta
 from seed_trainer.analysis import self_analyze
 from seed_trainer.analyzers import ANALYSIS_PROMPT_TOKENS
+from seed_trainer.analyzers.oracle import OracleAnalyzer
 from seed_trainer.checkpoints import (
     file_sizes,
     latest_checkpoint,
@@ -273,8 +274,9 @@ def _train_loop(config: ExperimentConfig, writer: RunWriter, checkpoint: Path | 
 
     settings = LossSettings.for_algorithm(config)
     variant = VARIANTS[config.algorithm]
-    bank = SkillBank.load(config.resolve_path(config.sdar.skill_bank)) if variant.skills == "static" else None
-    analyze = variant.skills == "self"
+    skills = "oracle" if variant.skills == "self" and config.opd.skill_source == "oracle" else variant.skills
+    bank = SkillBank.load(config.resolve_path(config.sdar.skill_bank)) if skills == "static" else None
+    oracle = OracleAnalyzer(source) if skills == "oracle" else None
     token_text = TokenText(policy.tokenizer)
     ro, rl = config.rollout, config.rl
     reuse_sampling_logprobs = rl.old_logprobs == "rollout" or (
@@ -324,11 +326,15 @@ def _train_loop(config: ExperimentConfig, writer: RunWriter, checkpoint: Path | 
                 for step, logp in zip(steps, policy.score(prompts, responses, reference=True, **scoring)):
                     step.ref_logp = logp
 
-        # 3. self-analysis by the same π_old (SEED and its OPD baselines), or the static bank (SDAR)
+        # 3. self-analysis by the same π_old (SEED and its OPD baselines), or the static bank (SDAR), or the
+        #    environment's oracle (opd.skill_source: oracle, the upper-bound diagnostic)
         with _phase(times, update, "analysis"):
-            if analyze:
+            if skills == "self":
                 self_analyze(policy, episodes, max_tokens=config.analyzer.max_tokens,
                              max_prompt_tokens=ANALYSIS_PROMPT_TOKENS, batch_size=ro.generation_batch_size)
+            elif oracle is not None:
+                for episode, analysis in zip(episodes, oracle.analyze(episodes)):
+                    episode.skill = analysis.parse
             elif bank is not None:
                 for episode in episodes:
                     episode.skill = _StaticSkill(bank.for_task_type(episode.task.type))
@@ -365,7 +371,7 @@ def _train_loop(config: ExperimentConfig, writer: RunWriter, checkpoint: Path | 
         values.update(times)
         writer.metrics(update, "update", values)
         for episode in episodes:
-            writer.trajectory(trajectory_record(episode, update, config, token_text, variant.skills))
+            writer.trajectory(trajectory_record(episode, update, config, token_text, skills))
         writer.set_progress(update)
         writer.event(
             "iteration",
