@@ -46,13 +46,16 @@ sys.path.insert(0, str(REPO / "trainer"))
 from seed_trainer.runlog import RunReader, decode_float32
 
 DEFAULT_MODEL = REPO / "trainer" / "seed_trainer" / "assets" / "household-tiny"
-ALGORITHMS = ("grpo", "seed", "sdar", "grpo_opsd")
+ALGORITHMS = ("grpo", "seed", "sdar", "grpo_opsd", "seed_oracle")
 SELF_ANALYZING = {"seed", "grpo_opsd"}  # algorithms whose policy writes its own skills (Stage 1 applies with --stage1)
+# Bench names that are settings of a trainer algorithm: SEED with the oracle's skills in the teacher slot (the
+# upper bound of what distillation can pull; opd.skill_source: oracle).
+VARIANTS = {"seed_oracle": ("seed", {"opd": {"skill_source": "oracle"}})}
 
 
 def needs_stage1(algorithm: str, args) -> bool:
     return args.stage1 and algorithm in SELF_ANALYZING
-SPLITS = ("valid_seen", "valid_unseen")
+SPLITS = ("valid_seen", "valid_unseen")  # the held-out report; --splits dev for choosing settings
 T_975 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262}
 
 
@@ -77,14 +80,17 @@ def shared_settings(args) -> dict:
                     "temperature": 1.0},
         "sft": {"epochs": args.sft_epochs, "lr": args.sft_lr, "batch_size": 8, "micro_batch_size": 8,
                 "max_length": 2048},
-        "eval": {"tasks": args.eval_tasks, "temperature": 0.4, "every": args.eval_every, "splits": list(SPLITS)},
+        "eval": {"tasks": args.eval_tasks, "temperature": 0.4, "every": args.eval_every, "splits": list(args.splits)},
         "checkpoint": {"every": args.eval_every, "keep_last": 1},
     }
 
 
 def write_experiment(folder: Path, name: str, algorithm: str, seed: int, model: Path, args) -> Path:
+    algorithm, overrides = VARIANTS.get(algorithm, (algorithm, {}))
     data = {"name": name, "seed": seed, "algorithm": algorithm, "runs_dir": ".", "model": {"path": str(model), "device": "cpu"},
             **shared_settings(args)}
+    for section, values in overrides.items():
+        data[section] = {**data[section], **values}
     if algorithm == "sdar":
         data["sdar"] = {"skill_bank": str(REPO / "examples" / "household-skills")}
     path = folder / f"{name}.seed.yaml"
@@ -145,7 +151,7 @@ def run_seed(algorithm: str, seed: int, args, root: Path) -> dict:
         runs.update(collect=str(collect), sft=str(sft))
     label = "sft" if needs_stage1(algorithm, args) else "base"
     base_exp = write_experiment(folder, f"{label}-eval-s{seed}", "grpo", seed, start_model, args)
-    for split in SPLITS:
+    for split in args.splits:
         with _folder_lock[str(folder)]:
             base = ensure_run("eval", base_exp, folder / f"{label}-eval-{split}", folder / f"{label}-eval.log", threads,
                               ["--split", split])
@@ -173,9 +179,9 @@ def eval_success(run_dir: Path, split: str) -> tuple[float, int] | None:
     return report["overall"]["success"], report["overall"]["n"]
 
 
-def curve(eval_rows: list[dict], start: dict[str, tuple[float, int] | None]) -> dict[str, list[list[float]]]:
+def curve(eval_rows: list[dict], start: dict[str, tuple[float, int] | None], splits) -> dict[str, list[list[float]]]:
     """Success vs update per split: update 0 from the starting model's eval run, then the train run's eval rows."""
-    out = {split: ([[0, start[split][0]]] if start.get(split) else []) for split in SPLITS}
+    out = {split: ([[0, start[split][0]]] if start.get(split) else []) for split in splits}
     for row in eval_rows:
         if row.get("split") in out and row.get("success/overall") is not None:
             out[row["split"]].append([row["step"], row["success/overall"]])
@@ -299,14 +305,14 @@ def report(args, root: Path, seeds: list[int], algorithms: list[str]) -> dict:
             if status_of(train_run) != "completed":
                 continue
             label = "sft" if needs_stage1(algorithm, args) else "base"
-            start = {split: eval_success(folder / f"{label}-eval-{split}", split) for split in SPLITS}
+            start = {split: eval_success(folder / f"{label}-eval-{split}", split) for split in args.splits}
             metrics = RunReader(train_run).metrics()
             rows = [r for r in metrics if r.get("kind") == "update"]
             eval_rows = [r for r in metrics if r.get("kind") == "eval"]
             entry = {
                 "run": str(train_run.relative_to(REPO)) if train_run.is_relative_to(REPO) else str(train_run),
-                "curve": curve(eval_rows, start),
-                "final": {split: eval_success(train_run, split) for split in SPLITS},
+                "curve": curve(eval_rows, start, args.splits),
+                "final": {split: eval_success(train_run, split) for split in args.splits},
                 "start": start,
                 "invalid_action_rate_train_last5": _mean([1 - r["episode/valid_action_ratio"] for r in rows[-5:]]),
                 "train_success_last5": _mean([r["success/overall"] for r in rows[-5:]]),
@@ -324,7 +330,7 @@ def report(args, root: Path, seeds: list[int], algorithms: list[str]) -> dict:
     grpo_final = {}
     for algorithm, per_seed in results["algorithms"].items():
         summary = {}
-        for split in SPLITS:
+        for split in args.splits:
             finals = [e["final"][split] for e in per_seed.values() if e["final"][split]]
             if not finals:
                 continue
@@ -338,7 +344,7 @@ def report(args, root: Path, seeds: list[int], algorithms: list[str]) -> dict:
         summary["invalid_action_rate_eval_final"] = _mean([e["invalid_action_rate_eval_final"] for e in per_seed.values()])
         results["summary"][algorithm] = summary
     for algorithm, per_seed in results["algorithms"].items():
-        for split in SPLITS:
+        for split in args.splits:
             if split not in grpo_final:
                 continue
             reached = []
@@ -351,7 +357,7 @@ def report(args, root: Path, seeds: list[int], algorithms: list[str]) -> dict:
     return results
 
 
-def plot(results: dict, path: Path) -> bool:
+def plot(results: dict, path: Path, splits) -> bool:
     try:
         import matplotlib
 
@@ -360,9 +366,10 @@ def plot(results: dict, path: Path) -> bool:
     except ImportError:
         print("[bench] matplotlib is not installed (pip install -r bench/requirements-learning.txt): no figure", flush=True)
         return False
-    fig, axes = plt.subplots(1, 2, figsize=(11, 4.2), sharey=True)
-    colours = {"seed": "#d62728", "grpo": "#1f77b4", "sdar": "#2ca02c", "grpo_opsd": "#9467bd"}
-    for ax, split in zip(axes, SPLITS):
+    fig, axes = plt.subplots(1, len(splits), figsize=(5.5 * len(splits), 4.2), sharey=True, squeeze=False)
+    axes = axes[0]
+    colours = {"seed": "#d62728", "grpo": "#1f77b4", "sdar": "#2ca02c", "grpo_opsd": "#9467bd", "seed_oracle": "#ff7f0e"}
+    for ax, split in zip(axes, splits):
         for algorithm, per_seed in results["algorithms"].items():
             curves = [e["curve"][split] for e in per_seed.values() if e["curve"][split]]
             if not curves:
@@ -413,6 +420,8 @@ def main(argv=None) -> int:
     parser.add_argument("--sft-lr", type=float, default=3e-4)
     parser.add_argument("--jobs", type=int, default=2, help="runs in parallel (each with --threads torch threads)")
     parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--splits", nargs="+", default=list(SPLITS),
+                        help="evaluation splits: valid_seen valid_unseen (the report) or dev (choosing settings)")
     parser.add_argument("--runs", default=str(REPO / "bench" / "results" / "runs"))
     parser.add_argument("--out", default=str(REPO / "bench" / "results" / "learning.json"))
     parser.add_argument("--report-only", action="store_true")
@@ -433,7 +442,7 @@ def main(argv=None) -> int:
         print(f"[bench] all runs done in {time.time() - started:.0f} s", flush=True)
     results = report(args, root, args.seeds, args.algorithms)
     _write(results, Path(args.out))
-    plot(results, Path(args.out).with_suffix(".png"))
+    plot(results, Path(args.out).with_suffix(".png"), args.splits)
     print(json.dumps({a: s for a, s in results["summary"].items()}, indent=2))
     return 0
 

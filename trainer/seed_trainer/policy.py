@@ -1,9 +1,11 @@
 """The policy: a Hugging Face causal LM with its tokenizer, the KL reference, batched generation and response log-probs.
 
-Layout of a scored batch (as verl does it): prompts left-padded, responses right-padded, so every row's response
-starts at the same column and the model only needs logits for the last R+1 positions (`logits_to_keep`), never the
-full-vocabulary logits of the whole sequence. Position ids come from the attention mask, so padding never shifts them.
-Scoring sorts the rows by length and packs them into micro-batches under a token budget (`batching.plan_micro_batches`),
+Layout of a scored batch: each row is its prompt and response, right-padded, with **no attention mask** — causal
+attention never looks to the right, so padding at the end changes nothing for the real tokens, and the attention runs
+its unmasked causal kernel (faster on CPU and GPU; and no query row is ever fully masked, the condition under which
+cuDNN's attention backward returns NaN). The decoder's hidden states at the positions that predict response tokens
+are gathered into a [B, R] response-aligned block, so the output layer only ever sees R positions per row — never the
+full-vocabulary logits of the whole sequence. Generation alone left-pads (batched decoding needs it). Scoring sorts the rows by length and packs them into micro-batches under a token budget (`batching.plan_micro_batches`),
 so short rows are not padded to the longest of the whole pass.
 
 Precision (docs/trainer.md, "Mixed precision"): `model.dtype` is the *compute* dtype. A policy that trains keeps its
@@ -66,9 +68,8 @@ class Generation:
 
 @dataclass
 class PackedBatch:
-    input_ids: torch.Tensor  # [B, P+R]
-    attention_mask: torch.Tensor  # [B, P+R]
-    position_ids: torch.Tensor  # [B, P+R]
+    input_ids: torch.Tensor  # [B, T]: prompt + response, right-padded
+    response_starts: torch.Tensor  # [B]: the column of each row's first response token (= its prompt length)
     responses: torch.Tensor  # [B, R] (pad where response_mask is 0)
     response_mask: torch.Tensor  # [B, R] float
 
@@ -78,23 +79,20 @@ class PackedBatch:
 
 
 def pack(prompts: Sequence[Sequence[int]], responses: Sequence[Sequence[int]], pad_id: int, device) -> PackedBatch:
-    """Left-pads prompts and right-pads responses into one batch."""
-    prompt_len = max(len(p) for p in prompts)
+    """Each row prompt + response, right-padded to the longest row; responses also as a right-padded [B, R] block."""
+    if any(len(p) == 0 for p in prompts):
+        raise ValueError("every scored row needs a non-empty prompt (its last token predicts the first response token)")
+    width = max(len(p) + len(r) for p, r in zip(prompts, responses))
     response_len = max(1, max(len(r) for r in responses))
-    rows, masks, resp_rows, resp_masks = [], [], [], []
+    rows, resp_rows, resp_masks = [], [], []
     for prompt, response in zip(prompts, responses):
-        left = prompt_len - len(prompt)
+        rows.append(list(prompt) + list(response) + [pad_id] * (width - len(prompt) - len(response)))
         right = response_len - len(response)
-        rows.append([pad_id] * left + list(prompt) + list(response) + [pad_id] * right)
-        masks.append([0] * left + [1] * (len(prompt) + len(response)) + [0] * right)
         resp_rows.append(list(response) + [pad_id] * right)
         resp_masks.append([1.0] * len(response) + [0.0] * right)
-    attention_mask = torch.tensor(masks, dtype=torch.long, device=device)
-    position_ids = (attention_mask.cumsum(-1) - 1).clamp(min=0)
     return PackedBatch(
         input_ids=torch.tensor(rows, dtype=torch.long, device=device),
-        attention_mask=attention_mask,
-        position_ids=position_ids,
+        response_starts=torch.tensor([len(p) for p in prompts], dtype=torch.long, device=device),
         responses=torch.tensor(resp_rows, dtype=torch.long, device=device),
         response_mask=torch.tensor(resp_masks, dtype=torch.float32, device=device),
     )
@@ -107,16 +105,12 @@ def response_logprobs(
 
     Logits are divided by the sampling temperature, so the log-probs are those of the distribution that sampled.
     """
-    length = batch.response_length
-    out = model(
-        input_ids=batch.input_ids,
-        attention_mask=batch.attention_mask,
-        position_ids=batch.position_ids,
-        use_cache=False,
-        logits_to_keep=length + 1,
-    )
-    # Position i predicts token i+1: the last R+1 logits minus the final one predict the R response tokens.
-    logits = out.logits[:, :-1, :]
+    hidden = model.get_decoder()(input_ids=batch.input_ids, use_cache=False).last_hidden_state  # [B, T, H]
+    # Position i predicts token i+1: response token j of a row is predicted at column start − 1 + j.
+    columns = batch.response_starts.unsqueeze(1) - 1 + torch.arange(batch.response_length, device=hidden.device)
+    columns = columns.clamp(max=hidden.shape[1] - 1)  # padding past a short row's end: masked out later
+    picked = hidden.gather(1, columns.unsqueeze(-1).expand(-1, -1, hidden.shape[-1]))  # [B, R, H]
+    logits = model.get_output_embeddings()(picked)
     if temperature != 1.0:
         logits = logits / temperature
     logp = selective_log_softmax(logits, batch.responses)
