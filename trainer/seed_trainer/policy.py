@@ -267,6 +267,8 @@ class Policy:
             eos_token_id=self.stop_ids,
             pad_token_id=self.pad_id,
             use_cache=True,
+            # On the CPU a preallocated cache saves the per-token concatenation of the dynamic one (~14 % of decoding)
+            cache_implementation="static" if self.device.type == "cpu" else None,
             return_dict_in_generate=True,
             output_logits=with_logprobs,
             **sampling,
