@@ -119,14 +119,14 @@ class NonFiniteGuard:
         self.patience = patience
         self.in_a_row = 0
 
-    def record(self, outcome: StepOutcome, where: str) -> None:
+    def record(self, outcome: StepOutcome, where: str = "") -> None:
         if not outcome.skipped:
             self.in_a_row = 0
             return
         self.in_a_row += 1
         if self.in_a_row >= self.patience:
             raise NonFiniteError(
-                f"{where}: {self.in_a_row} optimizer steps in a row skipped, the last for a non-finite "
+                f"{where + ': ' if where else ''}{self.in_a_row} optimizer steps in a row skipped, the last for a non-finite "
                 f"{outcome.reason}; training stopped (try a lower learning rate, model.dtype: float32, or see "
                 "docs/trainer.md, 'Non-finite guard')"
             )

@@ -74,7 +74,6 @@ def ppo_update(
     *,
     scaler: torch.amp.GradScaler | None = None,
     guard: NonFiniteGuard | None = None,
-    where: str = "update",
 ) -> UpdateResult:
     """Runs the configured PPO epochs over `samples`.
 
@@ -152,7 +151,7 @@ def ppo_update(
                 for name, value in mini_values.items():
                     mini_sums[name] += value * tokens
                 applied_tokens += tokens
-            guard.record(outcome, where)
+            guard.record(outcome)  # the loop names the update
     metrics = {name: value / max(weight_total, 1.0) for name, value in sums.items()}
     metrics.update({name: value / max(applied_tokens, 1.0) for name, value in mini_sums.items()})
     if grad_norms:  # none when every step was skipped: a missing value, not a NaN in the metrics row

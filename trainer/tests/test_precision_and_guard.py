@@ -194,14 +194,14 @@ def test_the_run_fails_naming_the_update_after_too_many_skips_and_saves_no_nan(t
 
     monkeypatch.setattr(stage.Policy, "load", faulty_load)
     path = _experiment(tmp_path, tiny_policy_dir, updates=4, rl={"max_skipped_steps": 2})
-    with pytest.raises(NonFiniteError, match=r"update 2: 2 optimizer steps in a row skipped.*gradient"):
+    with pytest.raises(NonFiniteError, match=r"^update 2, update: 2 optimizer steps in a row skipped.*gradient"):
         train(load_experiment(path), path, runs_dir=tmp_path / "runs", echo=None)
     (run_dir,) = (tmp_path / "runs").iterdir()
     reader = RunReader(run_dir)
     assert reader.manifest()["status"] == "failed"
     events = reader.events()
     assert [e["step"] for e in events if e.get("code") == "skipped_step"] == [1]  # update 2 failed instead
-    assert any(e["type"] == "error" and "update 2: 2 optimizer steps" in e["message"] for e in events), events[-3:]
+    assert any(e["type"] == "error" and "update 2, update: 2 optimizer steps" in e["message"] for e in events), events[-3:]
     rows = reader.metrics()
     assert [r["optim/skipped_steps"] for r in rows] == [1.0]  # update 1 was recorded; update 2 failed
     # update 1's checkpoint holds the untouched (finite) initial weights

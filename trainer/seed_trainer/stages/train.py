@@ -353,8 +353,7 @@ def _train_loop(config: ExperimentConfig, writer: RunWriter, checkpoint: Path | 
             has_skill = {id(s): e.skill is not None and e.skill.valid for e in episodes for s in e.steps}
             samples = [Sample(s, has_skill[id(s)]) for s in steps]
             result = (
-                ppo_update(policy, optimizer, samples, config, settings, rng, scaler=scaler, guard=guard,
-                           where=f"update {update}")
+                ppo_update(policy, optimizer, samples, config, settings, rng, scaler=scaler, guard=guard)
                 if samples else None
             )
         times["time/total"] = time.perf_counter() - started
