@@ -44,25 +44,25 @@ class RollbackPlan:
 
 
 def _kept_range_problem(path: Path, relative: str, keep: int) -> RunFormatError | None:
-    """The first problem of bytes [0, keep) of `path`: not ending on a line boundary, or a line that does not parse."""
+    """The first problem of bytes [0, keep) of `path`: a line that does not parse, or `keep` not on a line boundary
+    (the file was changed before the checkpoint's end). Reads no further than `keep`."""
     with open(path, "rb") as handle:
-        offset, number = 0, 0
-        for raw in handle:
-            number += 1
+        offset = 0
+        for number, raw in enumerate(handle, start=1):
             end = offset + len(raw)
-            if end > keep:
-                return RunFormatError(
-                    "rollback", relative,
-                    f"the checkpoint kept {keep} bytes, which ends inside this line (bytes {offset}–{end}): the file "
-                    "was changed before the checkpoint's end", line=number,
-                )
-            if raw.strip():
+            if raw.strip() and raw.endswith(b"\n"):
                 try:
                     record = parse_line(raw, relative, number)
                 except RunFormatError as error:
                     return error
                 if not isinstance(record, dict):
                     return RunFormatError("schema", relative, "a record must be a JSON object", line=number)
+            if end > keep:
+                return RunFormatError(
+                    "rollback", relative,
+                    f"the checkpoint kept {keep} bytes, which ends inside this line (bytes {offset}–{end}): the file "
+                    "was changed before the checkpoint's end", line=number,
+                )
             offset = end
             if offset == keep:
                 return None
@@ -78,12 +78,11 @@ def plan_rollback(run_dir: Path, sizes: dict[str, int]) -> RollbackPlan:
         if keep is None:
             plan.removals.append(path)
             continue
-        if size < keep:
-            plan.problems.append(RunFormatError(
-                "rollback", relative, f"{size} bytes, shorter than the {keep} the checkpoint recorded: records it covers are gone"
-            ))
-            continue
         problem = _kept_range_problem(path, relative, keep) if keep else None
+        if problem is None and size < keep:
+            problem = RunFormatError(
+                "rollback", relative, f"{size} bytes, shorter than the {keep} the checkpoint recorded: records it covers are gone"
+            )
         if problem is not None:
             plan.problems.append(problem)
         elif size > keep:

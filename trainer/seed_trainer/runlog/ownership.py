@@ -64,6 +64,25 @@ def read_owner(run_dir: str | Path) -> dict[str, Any] | None:
     return owner if isinstance(owner, dict) else None
 
 
+def _current_owner(path: Path, wait: float) -> dict[str, Any] | None:
+    """The record of the process that holds the lock. A new owner writes its record just after taking the lock, so
+    the file may still name the previous one: where /proc/locks tells the holder's pid, wait up to `wait` seconds for
+    the record to match it (and report that pid if it never does)."""
+    deadline = time.monotonic() + wait
+    while True:
+        owner = read_owner(path.parent)
+        holders = _holder_pids(path)
+        if holders is None:  # no lock table: trust the record once there is one
+            if owner is not None or time.monotonic() >= deadline:
+                return owner
+        elif owner is not None and owner.get("pid") in holders:
+            return owner
+        elif time.monotonic() >= deadline:
+            known = [pid for pid in holders or [] if pid > 0]
+            return {"pid": known[0], "host": socket.gethostname()} if known else owner
+        time.sleep(0.01)
+
+
 class RunLock:
     """The held lock of one run directory. `acquire` takes it or raises; `release` (or process death) frees it."""
 
@@ -85,12 +104,7 @@ class RunLock:
             raise RunNotWritableError(f"{run_dir}: the run directory is not writable ({exc.strerror}: {path})") from exc
         if not _try_lock(fd):
             os.close(fd)
-            deadline = time.monotonic() + owner_wait
-            owner = read_owner(run_dir)
-            while owner is None and time.monotonic() < deadline:  # the winner has the lock but not yet its name in it
-                time.sleep(0.02)
-                owner = read_owner(run_dir)
-            raise RunOwnedError(run_dir, owner)
+            raise RunOwnedError(run_dir, _current_owner(path, owner_wait))
         record = {"pid": os.getpid(), "host": socket.gethostname(), "since": _now(), "command": command}
         try:
             os.ftruncate(fd, 0)
@@ -124,18 +138,30 @@ def _now() -> str:
     return utc_now()
 
 
-def owned_by_live_process(run_dir: str | Path) -> bool | None:
-    """Whether some live process holds the run's lock, without taking it (a probe that took the lock could make a
-    starting trainer fail): Linux answers from /proc/locks by the lock file's inode; elsewhere None (unknown)."""
-    path = Path(run_dir) / layout.LOCK
+def _holder_pids(path: Path) -> list[int] | None:
+    """Pids /proc/locks shows holding a flock on `path` (its inode); None where that table cannot be read."""
     if not sys.platform.startswith("linux"):
         return None
     try:
         stat = path.stat()
         table = Path("/proc/locks").read_text(encoding="ascii", errors="replace")
-    except FileNotFoundError:
-        return False if not path.exists() else None
     except OSError:
         return None
     wanted = f"{os.major(stat.st_dev):02x}:{os.minor(stat.st_dev):02x}:{stat.st_ino}"
-    return any(wanted in line.split() for line in table.splitlines() if "FLOCK" in line)
+    pids = []
+    for line in table.splitlines():  # "1: FLOCK  ADVISORY  WRITE 5743 fe:00:2149253 0 EOF"
+        fields = line.split()
+        if "FLOCK" in fields and wanted in fields:
+            pid = fields[fields.index(wanted) - 1]
+            pids.append(int(pid) if pid.lstrip("-").isdigit() else -1)
+    return pids
+
+
+def owned_by_live_process(run_dir: str | Path) -> bool | None:
+    """Whether some live process holds the run's lock, without taking it (a probe that took the lock could make a
+    starting trainer fail): Linux answers from /proc/locks by the lock file's inode; elsewhere None (unknown)."""
+    path = Path(run_dir) / layout.LOCK
+    if not path.exists():
+        return False
+    pids = _holder_pids(path)
+    return None if pids is None else bool(pids)

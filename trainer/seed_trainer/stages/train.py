@@ -222,7 +222,8 @@ def _check_resumable(run_dir: Path, repair: bool):
     experiment = run_dir / manifest["experiment"]["path"]
     config = experiment_from_data(manifest["config"], experiment.parent, f"{run_dir / 'run.json'}: config")
     check_inputs(config)
-    for path in [run_dir / layout.MANIFEST, *rollback_candidates(run_dir)]:
+    folders = [run_dir / name for name in (layout.TRAJECTORIES_DIR, layout.CHECKPOINTS_DIR, layout.EVAL_DIR)]
+    for path in [run_dir, *[f for f in folders if f.is_dir()], run_dir / layout.MANIFEST, *rollback_candidates(run_dir)]:
         if not os.access(path, os.W_OK):
             raise RunNotWritableError(f"{run_dir}: the run is read-only ({path} cannot be written)")
     checkpoint, broken = usable_checkpoint(run_dir)
