@@ -159,9 +159,10 @@ def _holder_pids(path: Path) -> list[int] | None:
 
 def owned_by_live_process(run_dir: str | Path) -> bool | None:
     """Whether some live process holds the run's lock, without taking it (a probe that took the lock could make a
-    starting trainer fail): Linux answers from /proc/locks by the lock file's inode; elsewhere None (unknown)."""
+    starting trainer fail): Linux answers from /proc/locks by the lock file's inode; elsewhere, or without a lock
+    file, None (unknown)."""
     path = Path(run_dir) / layout.LOCK
-    if not path.exists():
-        return False
+    if not path.exists():  # written by a trainer from before the lock: only its pid could tell
+        return None
     pids = _holder_pids(path)
     return None if pids is None else bool(pids)
