@@ -204,8 +204,14 @@ class RunWriter:
         `lock` is the run's lock the caller already holds (resume takes it before it checks anything); without one
         it is taken here. The writer releases it in `close()`."""
         run_dir = Path(run_dir)
-        lock = lock if lock is not None else RunLock.acquire(run_dir, command="resume")
-        manifest = read_manifest(run_dir)
+        own_lock = lock is None
+        lock = RunLock.acquire(run_dir, command="resume") if lock is None else lock
+        try:
+            manifest = read_manifest(run_dir)
+        except BaseException:
+            if own_lock:
+                lock.release()
+            raise
         environment = environment or RunEnvironment.detect()
         now = clock()
         manifest.update(
