@@ -6,6 +6,7 @@ import path from 'node:path';
 import { RunFormatError, staleFile, type StaleFile } from './errors';
 import { runOwnership } from './runOwner';
 import { RUN_FILES, checkpointStep } from './runFiles';
+import type { RunSchemas } from './schemas';
 import type { MetricRow, RunStatus, TrajectoryIndexRow } from './types';
 
 /** Metric kinds numbered 1, 2, 3 … one row each (sft rows may repeat a step; eval rows are per split). */
@@ -60,13 +61,18 @@ export function indexErrors(rows: readonly Line<TrajectoryIndexRow>[], metricUpd
 }
 
 /** Why a checkpoint directory is incomplete (naming the file), or undefined when its manifest holds. */
-export async function checkpointProblem(dir: string): Promise<string | undefined> {
+export async function checkpointProblem(dir: string, schemas?: RunSchemas): Promise<string | undefined> {
   let manifest: unknown;
   try {
     manifest = JSON.parse(await readFile(path.join(dir, CHECKPOINT_MANIFEST), 'utf8'));
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return `no ${CHECKPOINT_MANIFEST} (the checkpoint was never finished)`;
     return `${CHECKPOINT_MANIFEST} is unreadable (${String(error)})`;
+  }
+  try {
+    schemas?.validate('checkpoint-manifest', manifest, { file: CHECKPOINT_MANIFEST });
+  } catch (error) {
+    return `${CHECKPOINT_MANIFEST} is not valid: ${error instanceof Error ? error.message : String(error)}`;
   }
   const files = manifest !== null && typeof manifest === 'object' ? (manifest as { files?: unknown }).files : undefined;
   if (files === null || typeof files !== 'object' || Object.keys(files).length === 0) return `${CHECKPOINT_MANIFEST} lists no files`;
@@ -91,13 +97,13 @@ async function names(dir: string): Promise<string[]> {
   }
 }
 
-export async function checkpointErrors(runDir: string): Promise<RunFormatError[]> {
+export async function checkpointErrors(runDir: string, schemas?: RunSchemas): Promise<RunFormatError[]> {
   const errors: RunFormatError[] = [];
   for (const name of await names(path.join(runDir, RUN_FILES.checkpointsDir))) {
     if (checkpointStep(name) === undefined) continue;
     const dir = path.join(runDir, RUN_FILES.checkpointsDir, name);
     if (!(await stat(dir).then((s) => s.isDirectory(), () => false))) continue;
-    const problem = await checkpointProblem(dir);
+    const problem = await checkpointProblem(dir, schemas);
     if (problem !== undefined) errors.push(new RunFormatError('checkpoint', { file: `${RUN_FILES.checkpointsDir}/${name}` }, `incomplete: ${problem}`));
   }
   return errors;

@@ -16,7 +16,7 @@ import pytest
 import yaml
 
 from seed_trainer.config import load_experiment
-from seed_trainer.runlog import RunReader, check_run
+from seed_trainer.runlog import RunReader, SchemaSet, check_run
 from seed_trainer.runlog.ownership import RunLock, RunOwnedError, owned_by_live_process, read_owner
 from seed_trainer.stages.common import create_run
 
@@ -146,6 +146,7 @@ def test_kill_9_of_an_owner_frees_the_run_at_once(stopped_run):
             line = owner.stdout.readline()
             assert line, owner.stderr.read()[-2000:]
         assert read_owner(stopped_run)["pid"] == owner.pid
+        SchemaSet().validate("lock", read_owner(stopped_run), "lock")  # the record the extension reads
         assert owned_by_live_process(stopped_run) in (True, None)  # None: a platform without /proc/locks
         with pytest.raises(RunOwnedError, match=f"pid {owner.pid}"):
             RunLock.acquire(stopped_run, command="test", owner_wait=0)

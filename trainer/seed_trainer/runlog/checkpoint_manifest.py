@@ -13,7 +13,9 @@ from pathlib import Path
 from typing import Any
 
 from seed_trainer.runlog import layout
+from seed_trainer.runlog.errors import RunFormatError
 from seed_trainer.runlog.jsonl import naming_file
+from seed_trainer.runlog.schemas import SchemaSet
 
 
 def _files_of(directory: Path) -> dict[str, int]:
@@ -40,9 +42,9 @@ def write_checkpoint_manifest(directory: str | Path, step: int) -> dict[str, Any
     return manifest
 
 
-def checkpoint_problem(directory: str | Path) -> str | None:
+def checkpoint_problem(directory: str | Path, schemas: SchemaSet | None = None) -> str | None:
     """Why the checkpoint is incomplete (one line naming the file), or None when the manifest holds and every file it
-    lists has its recorded size."""
+    lists has its recorded size. With `schemas` the manifest is validated against its schema too."""
     directory = Path(directory)
     path = directory / layout.CHECKPOINT_MANIFEST
     try:
@@ -51,6 +53,11 @@ def checkpoint_problem(directory: str | Path) -> str | None:
         return f"no {layout.CHECKPOINT_MANIFEST} (the checkpoint was never finished)"
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         return f"{layout.CHECKPOINT_MANIFEST} is unreadable ({exc})"
+    if schemas is not None:
+        try:
+            schemas.validate("checkpoint-manifest", manifest, layout.CHECKPOINT_MANIFEST)
+        except RunFormatError as error:
+            return f"{layout.CHECKPOINT_MANIFEST} is not valid: {error}"
     files = manifest.get("files") if isinstance(manifest, dict) else None
     if not isinstance(files, dict) or not files:
         return f"{layout.CHECKPOINT_MANIFEST} lists no files"

@@ -11,6 +11,7 @@ from seed_trainer.runlog import layout
 from seed_trainer.runlog.checkpoint_manifest import checkpoint_problem
 from seed_trainer.runlog.errors import RunFormatError, StaleFile
 from seed_trainer.runlog.ownership import owned_by_live_process
+from seed_trainer.runlog.schemas import SchemaSet
 
 # Metric kinds numbered 1, 2, 3 … one row each (sft rows may repeat a step for the validation loss; eval rows are
 # per split).
@@ -62,13 +63,13 @@ def index_errors(rows: list[tuple[int, dict[str, Any]]], metric_updates: set[int
     return errors
 
 
-def checkpoint_errors(run_dir: Path) -> list[RunFormatError]:
+def checkpoint_errors(run_dir: Path, schemas: SchemaSet | None = None) -> list[RunFormatError]:
     checkpoints = run_dir / layout.CHECKPOINTS_DIR
     errors = []
     if checkpoints.is_dir():
         for child in sorted(checkpoints.iterdir()):
             if layout.CHECKPOINT_NAME.match(child.name) and child.is_dir():
-                problem = checkpoint_problem(child)
+                problem = checkpoint_problem(child, schemas)
                 if problem is not None:
                     errors.append(RunFormatError("checkpoint", f"{layout.CHECKPOINTS_DIR}/{child.name}", f"incomplete: {problem}"))
     return errors

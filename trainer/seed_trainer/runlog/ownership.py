@@ -115,10 +115,6 @@ class RunLock:
             raise RunNotWritableError(f"{run_dir}: the run directory is not writable ({exc.strerror}: {path})") from exc
         return cls(run_dir, fd)
 
-    @property
-    def held(self) -> bool:
-        return self._fd >= 0
-
     def release(self) -> None:
         """Give the run up (closing the descriptor drops the lock); the file stays, naming the last owner."""
         if self._fd >= 0:
