@@ -35,7 +35,8 @@ export function metricSequenceError(rows: readonly Line<MetricRow>[]): RunFormat
   return undefined;
 }
 
-/** The first repeated id, the first train update going back, the first train trajectory of an update the metrics lack. */
+/** The first repeated id, the first train update going back or skipping one, the first train trajectory of an update
+ * the metrics lack. */
 export function indexErrors(rows: readonly Line<TrajectoryIndexRow>[], metricUpdates: ReadonlySet<number> | undefined): RunFormatError[] {
   const where = (line: number, field: string) => ({ file: RUN_FILES.trajectoryIndex, line, field });
   const seen = new Set<string>();
@@ -47,7 +48,11 @@ export function indexErrors(rows: readonly Line<TrajectoryIndexRow>[], metricUpd
     if (!repeated && seen.has(row.id)) repeated = new RunFormatError('sequence', where(line, 'id'), `trajectory id ${JSON.stringify(row.id)} repeats`);
     seen.add(row.id);
     if (row.phase !== 'train' || typeof row.update !== 'number') continue;
-    if (!backwards && row.update < previous) backwards = new RunFormatError('sequence', where(line, 'update'), `update ${row.update} after update ${previous}`);
+    if (!backwards && (row.update < previous || row.update > previous + 1)) {
+      // every update has trajectories: going back or skipping one means two writers, or lost lines
+      const gap = row.update < previous ? '' : ` (update ${previous + 1} has no trajectories)`;
+      backwards = new RunFormatError('sequence', where(line, 'update'), `update ${row.update} after update ${previous}${gap}`);
+    }
     previous = Math.max(previous, row.update);
     if (!orphan && metricUpdates && !metricUpdates.has(row.update)) {
       orphan = new RunFormatError(

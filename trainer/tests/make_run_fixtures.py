@@ -23,6 +23,7 @@ from typing import Any
 
 from seed_trainer.runlog import RunEnvironment, RunReader, RunWriter, SchemaSet, TokenArrays
 from seed_trainer.runlog.atomic import write_json_atomic
+from seed_trainer.runlog.jsonl import Appended
 from seed_trainer.runlog.tokens import encode_float32
 
 REPO = Path(__file__).resolve().parents[2]
@@ -454,6 +455,31 @@ def write_broken(out: Path, valid: dict[str, Any]) -> dict[str, Any]:
     expected["trajectories-without-metrics"] = {
         "errors": [{"kind": "consistency", "file": "trajectories/index.jsonl", "line": updates.index(2) + 1,
                     "field": "update", "message_includes": "update 2, which metrics.jsonl has no row of"}],
+        "warnings": [],
+    }
+
+    # The index jumps from update 1 to update 3: update 2's trajectories are gone (the metrics have rows 1 to 3).
+    run = new("trajectory-update-gap")
+    _copy(src, run, "trajectories/it-000001.jsonl")
+    third = json.loads(metrics[1])
+    third["step"] = 3
+    (run / "metrics.jsonl").write_bytes(metrics[0] + metrics[1] + (json.dumps(third, separators=(",", ":")) + "\n").encode())
+    rows = [json.loads(line) for line in index if json.loads(line)["update"] == 1]
+    lines, offset = [], 0
+    for number, line in enumerate(_lines(src / "trajectories" / "it-000002.jsonl"), start=1):
+        record = {**json.loads(line), "id": f"it-000003-{number:04d}", "update": 3}
+        data = (json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n").encode()
+        rows.append(RunWriter.index_row(record, "it-000003.jsonl", Appended(line=number, offset=offset, size=len(data))))
+        lines.append(data)
+        offset += len(data)
+    (run / "trajectories" / "it-000003.jsonl").write_bytes(b"".join(lines))
+    (run / "trajectories" / "index.jsonl").write_bytes(b"".join(
+        (json.dumps(row, ensure_ascii=False, separators=(",", ":")) + "\n").encode() for row in rows
+    ))
+    gap_line = sum(1 for row in rows if row["update"] == 1) + 1
+    expected["trajectory-update-gap"] = {
+        "errors": [{"kind": "sequence", "file": "trajectories/index.jsonl", "line": gap_line, "field": "update",
+                    "message_includes": "update 3 after update 1 (update 2 has no trajectories)"}],
         "warnings": [],
     }
 

@@ -222,3 +222,30 @@ def test_a_write_that_fails_names_the_file_and_the_error_event_holds_the_traceba
     assert error["detail"].startswith("Traceback (most recent call last)") and "save_checkpoint" in error["detail"]
     assert not (run / "checkpoints" / ".tmp-step-000001").exists()
 
+
+
+PAST_THE_LIMIT = r'''
+import json, resource, signal, sys
+signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+resource.setrlimit(resource.RLIMIT_FSIZE, (100, 100))  # every file ends at 100 bytes, like a full disk
+from seed_trainer.runlog.atomic import write_json_atomic
+from seed_trainer.runlog.jsonl import JsonlAppender
+failures = []
+for write in (lambda: JsonlAppender(sys.argv[1]).append({"text": "x" * 200}),
+              lambda: write_json_atomic(sys.argv[2], {"text": "x" * 200})):
+    try:
+        write()
+    except OSError as exc:
+        failures.append([exc.filename, str(exc)])
+print(json.dumps(failures))
+'''
+
+
+def test_a_failed_append_or_document_write_names_its_file(tmp_path):
+    appended, document = tmp_path / "metrics.jsonl", tmp_path / "run.json"
+    done = subprocess.run([sys.executable, "-c", PAST_THE_LIMIT, str(appended), str(document)],
+                          capture_output=True, text=True, timeout=120, check=True)
+    (append_error, document_error) = json.loads(done.stdout)
+    assert append_error[0] == str(appended) and str(appended) in append_error[1]
+    assert document_error[0] == str(tmp_path / ".run.json.tmp-") + document_error[0].rsplit("-", 1)[1]
+    assert not document.exists()  # nothing half-written in place of the document

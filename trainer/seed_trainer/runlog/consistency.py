@@ -36,8 +36,8 @@ def metric_sequence_error(rows: list[tuple[int, dict[str, Any]]]) -> RunFormatEr
 
 
 def index_errors(rows: list[tuple[int, dict[str, Any]]], metric_updates: set[int] | None) -> list[RunFormatError]:
-    """The first repeated trajectory id, the first train update number that goes back, and the first train trajectory
-    of an update the metrics have no row of (`metric_updates` None: metrics unreadable, not checked)."""
+    """The first repeated trajectory id, the first train update number that goes back or skips one, and the first
+    train trajectory of an update the metrics have no row of (`metric_updates` None: no metrics to compare with)."""
     errors: list[RunFormatError] = []
     seen: set[str] = set()
     previous = 0
@@ -48,9 +48,11 @@ def index_errors(rows: list[tuple[int, dict[str, Any]]], metric_updates: set[int
         seen.add(row["id"])
         if row.get("phase") != "train" or not isinstance(row.get("update"), int):
             continue
-        if backwards is None and row["update"] < previous:
+        if backwards is None and not previous <= row["update"] <= previous + 1:  # every update has trajectories
+            gap = "" if row["update"] < previous else f" (update {previous + 1} has no trajectories)"
             backwards = RunFormatError(
-                "sequence", layout.TRAJECTORY_INDEX, f"update {row['update']} after update {previous}", line=line, field="update"
+                "sequence", layout.TRAJECTORY_INDEX, f"update {row['update']} after update {previous}{gap}",
+                line=line, field="update",
             )
         previous = max(previous, row["update"])
         if orphan is None and metric_updates is not None and row["update"] not in metric_updates:
