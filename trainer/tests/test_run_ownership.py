@@ -24,7 +24,9 @@ TESTS = Path(__file__).parent
 TRIALS = 50
 
 # The driver imports the trainer once, then per trial forks two children that block on one pipe; closing its write
-# end releases both at the same instant, and each runs `python -m seed_trainer resume RUN` (cli.main) on the run.
+# end releases both at the same instant, and each runs `python -m seed_trainer resume RUN` (cli.main) on the run. The
+# one that owns the run holds it until the other has ended, so however the two are scheduled, a second owner could
+# only come from a lock that let two in.
 RACE_DRIVER = r'''
 import json, os, sys, time
 from pathlib import Path
@@ -33,14 +35,16 @@ import seed_trainer.stages.train as stage
 from seed_trainer.cli import main
 
 def owning_loop(config, writer, checkpoint, stop, progress):
-    # the winner: say so, hold the run long enough for the rival to have decided, leave it resumable again
+    # the owner: say so, then hold the run until the driver has seen the rival end (however slow it was to start),
+    # and leave the run resumable for the next trial
     marker = out / "owner-now"
     fd = os.open(marker, os.O_CREAT | os.O_EXCL | os.O_WRONLY)  # fails if another owner is inside at the same time
-    os.write(fd, str(os.getpid()).encode())
     os.close(fd)
     with open(out / "owners", "a") as log:
         log.write(f"{os.getpid()}\n")
-    time.sleep(0.2)
+    deadline = time.monotonic() + 120
+    while not (out / "release").exists() and time.monotonic() < deadline:
+        time.sleep(0.005)
     marker.unlink()
     writer.finish("stopped", "race owner done")
 
@@ -69,6 +73,8 @@ for trial in range(trials):
     for _ in range(2):
         pid, status = os.wait()
         codes[children[pid]] = os.waitstatus_to_exitcode(status)
+        (out / "release").touch()  # the first to end lets the other (an owner, if all is well) finish
+    (out / "release").unlink()
     with open(out / "trials.jsonl", "a") as log:
         log.write(json.dumps({"trial": trial, "pids": {n: p for p, n in children.items()}, "codes": codes}) + "\n")
 '''
