@@ -38,7 +38,7 @@ def _run_stage(run: Callable[[], object]) -> int:
     return 0
 
 
-def _experiment(args: argparse.Namespace, *, model: bool = True):
+def _experiment(args: argparse.Namespace, *, model: bool = True, environment: bool = True):
     """The experiment of a stage command, its inputs checked before any run directory exists; None (after one line on
     stderr) when it cannot run."""
     from seed_trainer.preflight import InputError, check_inputs, check_new_run_dir
@@ -46,7 +46,7 @@ def _experiment(args: argparse.Namespace, *, model: bool = True):
     try:
         config = load_experiment(args.experiment)
         check_new_run_dir(args.run_dir)
-        check_inputs(config, model=model)
+        check_inputs(config, model=model, environment=environment)
     except (ExperimentError, InputError, OSError) as exc:
         sys.stderr.write(f"error: {exc}\n")
         return None
@@ -77,7 +77,7 @@ def _cmd_collect(args: argparse.Namespace) -> int:
 
 
 def _cmd_sft(args: argparse.Namespace) -> int:
-    config = _experiment(args)
+    config = _experiment(args, environment=False)  # SFT trains on recorded analyses: no environment runs
     if config is None:
         return 2
     data = Path(args.data) if args.data else (config.resolve_path(config.sft.data) if config.sft.data else None)

@@ -59,9 +59,11 @@ def check_environment(config: ExperimentConfig) -> None:
         raise InputError(str(exc)) from None
 
 
-def check_inputs(config: ExperimentConfig, *, model: bool = True) -> None:
-    """Everything a stage needs that can be checked without loading a model; raises InputError."""
-    check_environment(config)
+def check_inputs(config: ExperimentConfig, *, model: bool = True, environment: bool = True) -> None:
+    """Everything a stage needs that can be checked without loading a model (`sft` has no environment, `eval
+    --checkpoint` no model.path); raises InputError."""
+    if environment:
+        check_environment(config)
     if model:
         check_model_path(config)
 
