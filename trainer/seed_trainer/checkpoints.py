@@ -133,9 +133,20 @@ def checkpoint_dirs(run_dir: Path) -> list[Path]:
     return [path for _, path in sorted(found, reverse=True)]
 
 
+def _legacy_complete(directory: Path) -> bool:
+    """A checkpoint written before manifests existed that holds every file resume loads (it cannot be size-checked)."""
+    weights = ("adapter_config.json", "adapter_model.safetensors") if is_adapter(directory) else ("config.json",)
+    has_model = (directory / "model.safetensors").exists() or (directory / "model.safetensors.index.json").exists()
+    required = (STATE_FILE, OPTIMIZER_FILE, RNG_FILE, *weights)
+    return all((directory / name).is_file() for name in required) and (is_adapter(directory) or has_model)
+
+
 def training_checkpoint_problem(directory: Path) -> str | None:
-    """Why `directory` cannot be resumed from: incomplete (its manifest), or no readable training state."""
+    """Why `directory` cannot be resumed from: incomplete (its manifest), or no readable training state. A checkpoint
+    from before manifests is accepted when every file resume loads is there."""
     problem = checkpoint_problem(directory)
+    if problem is not None and not (directory / layout.CHECKPOINT_MANIFEST).exists() and _legacy_complete(directory):
+        problem = None
     if problem is None:
         try:
             state = read_state(directory)

@@ -110,6 +110,28 @@ def test_a_broken_newest_checkpoint_falls_back_to_the_newest_complete_one(stoppe
     assert check.ok and not check.warnings, [str(e) for e in check.errors]
 
 
+def test_no_complete_checkpoint_refuses_rather_than_start_over(stopped_at_2, tmp_path, capsys):
+    run = _copy_run(stopped_at_2, tmp_path)
+    for step in (1, 2):
+        (run / "checkpoints" / f"step-{step:06d}" / "optimizer.pt").unlink()
+    before = _snapshot(run)
+    assert main(["resume", str(run)]) == 2
+    err = capsys.readouterr().err
+    assert "no complete checkpoint" in err and "checkpoints/step-000001: optimizer.pt is missing" in err, err
+    assert _snapshot(run) == before  # two updates of metrics and trajectories not thrown away
+
+
+def test_a_checkpoint_from_before_manifests_still_resumes(stopped_at_2, tmp_path):
+    run = _copy_run(stopped_at_2, tmp_path)
+    for step in (1, 2):
+        (run / "checkpoints" / f"step-{step:06d}" / "manifest.json").unlink()
+    assert [e.kind for e in check_run(run).errors] == ["checkpoint", "checkpoint"]  # cannot be size-checked: said so
+    assert main(["resume", str(run)]) == 0
+    reader = RunReader(run)
+    assert next(e for e in reader.events() if e["type"] == "resumed")["step"] == 2
+    assert sorted(_numbers(run)) == [1, 2, 3]
+
+
 # -- bad input: exit 2, nothing written -------------------------------------------------------------------------------
 
 

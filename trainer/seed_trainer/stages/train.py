@@ -227,6 +227,12 @@ def _check_resumable(run_dir: Path, repair: bool):
         if not os.access(path, os.W_OK):
             raise RunNotWritableError(f"{run_dir}: the run is read-only ({path} cannot be written)")
     checkpoint, broken = usable_checkpoint(run_dir)
+    if broken and checkpoint is None:  # starting over would discard every update: the user decides that, not resume
+        raise ResumeError(
+            f"{run_dir}: no complete checkpoint to resume from ("
+            + "; ".join(f"{p.relative_to(run_dir).as_posix()}: {why}" for p, why in broken)
+            + "); nothing was changed. Delete the checkpoints folder to start the run over."
+        )
     plan = plan_rollback(run_dir, read_state(checkpoint)["files"] if checkpoint else {})
     if plan.problems and not repair:
         raise ResumeError(
