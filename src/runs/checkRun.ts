@@ -1,16 +1,18 @@
-// Reads every file of a run directory and reports each file's first problem and every torn line — the same
+// Reads every file of a run directory and reports each file's first problem, what breaks resume across files
+// (runConsistency.ts), every torn line and every stale temporary file — the same
 // procedure as the trainer's `check_run`, so both sides agree on test/fixtures/runs/expectations.json.
 import { open, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { RunFormatError, type TornLine } from './errors';
+import { RunFormatError, type StaleFile, type TornLine } from './errors';
+import { checkpointErrors, indexErrors, metricSequenceError, staleFiles } from './runConsistency';
 import { RUN_FILES, trajectoryRelative } from './runFiles';
 import { RunReader } from './runReader';
 import type { RunSchemas } from './schemas';
-import type { TrajectoryIndexRow } from './types';
+import type { MetricRow, RunManifest, TrajectoryIndexRow } from './types';
 
 export interface RunCheckReport {
   errors: RunFormatError[];
-  warnings: TornLine[];
+  warnings: (TornLine | StaleFile)[];
   counts: {
     events?: number;
     metrics?: number;
@@ -69,8 +71,9 @@ function collect(errors: RunFormatError[], error: unknown): void {
 export async function checkRun(runDir: string, schemas: RunSchemas): Promise<RunCheckReport> {
   const reader = new RunReader(runDir, schemas);
   const report: RunCheckReport = { errors: [], warnings: [], counts: {} };
+  let manifest: RunManifest;
   try {
-    await reader.readManifest();
+    manifest = await reader.readManifest();
   } catch (error) {
     collect(report.errors, error);
     return report;
@@ -82,11 +85,21 @@ export async function checkRun(runDir: string, schemas: RunSchemas): Promise<Run
     ['trajectoryIndex', 'trajectory_index'],
   ] as const;
   let indexRows: { line: number; value: TrajectoryIndexRow }[] = [];
+  let metricUpdates: Set<number> | undefined;
   for (const [name, key] of counted) {
     try {
       const result = await reader.readJsonl(name);
       report.counts[key] = result.records.length;
       if (name === 'trajectoryIndex') indexRows = result.records as { line: number; value: TrajectoryIndexRow }[];
+      if (name === 'metrics') {
+        const rows = result.records as { line: number; value: MetricRow }[];
+        const sequence = metricSequenceError(rows);
+        if (sequence) report.errors.push(sequence);
+        // partial directories (fixtures, a copy) may lack metrics.jsonl: nothing to compare trajectories with
+        if (await stat(reader.paths.metrics).then(() => true, () => false)) {
+          metricUpdates = new Set(rows.filter((r) => r.value.kind === 'update').map((r) => r.value.step));
+        }
+      }
     } catch (error) {
       collect(report.errors, error);
     }
@@ -107,6 +120,7 @@ export async function checkRun(runDir: string, schemas: RunSchemas): Promise<Run
       break;
     }
   }
+  report.errors.push(...indexErrors(indexRows, metricUpdates));
   report.counts.eval = await reader.listEvalSplits();
   for (const split of report.counts.eval) {
     try {
@@ -120,7 +134,8 @@ export async function checkRun(runDir: string, schemas: RunSchemas): Promise<Run
   } catch (error) {
     collect(report.errors, error);
   }
+  report.errors.push(...(await checkpointErrors(runDir, schemas)));
   report.counts.checkpoints = (await reader.listCheckpoints()).length;
-  report.warnings = [...reader.warnings];
+  report.warnings = [...reader.warnings, ...(await staleFiles(runDir, manifest.status))];
   return report;
 }

@@ -1,7 +1,16 @@
 // Located errors of run files: the file (relative to the run directory), the 1-based JSONL line, the field path.
 // The kinds and the field-path spelling are the same as the trainer's (seed_trainer/runlog/errors.py).
 
-export type RunErrorKind = 'missing_file' | 'invalid_json' | 'unsupported_version' | 'schema' | 'token_array' | 'index';
+export type RunErrorKind =
+  | 'missing_file'
+  | 'invalid_json'
+  | 'unsupported_version'
+  | 'schema'
+  | 'token_array'
+  | 'index'
+  | 'sequence' // update / step numbers that repeat or skip
+  | 'consistency' // trajectories of an update the metrics lack
+  | 'checkpoint'; // a checkpoint whose manifest is missing or whose files do not match it
 
 const PLAIN_KEY = /^[A-Za-z_][A-Za-z0-9_/-]*$/;
 
@@ -79,4 +88,16 @@ export interface TornLine {
 
 export function tornLine(file: string, line: number, size: number, path = file): TornLine {
   return { kind: 'torn_line', file, line, size, message: `${path}:${line}: torn last line (${size} bytes without a newline) ignored` };
+}
+
+/** A temporary file an interrupted write left behind (`.run.json.tmp-<pid>`, `checkpoints/.tmp-step-…`). */
+export interface StaleFile {
+  kind: 'stale_temp';
+  file: string;
+  line: null;
+  message: string;
+}
+
+export function staleFile(file: string): StaleFile {
+  return { kind: 'stale_temp', file, line: null, message: `${file}: left behind by an interrupted write (the next resume removes it)` };
 }

@@ -7,6 +7,8 @@ export * from './schemas';
 export * from './tokenArrays';
 export * from './runReader';
 export * from './checkRun';
+export * from './runConsistency';
+export * from './runOwner';
 export * from './control';
 export * from './skillReview';
 export { writeFileAtomic } from './atomicWrite';

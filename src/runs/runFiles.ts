@@ -11,6 +11,7 @@ export const RUN_FILES = {
   metrics: 'metrics.jsonl',
   skills: 'skills.jsonl',
   control: 'control',
+  lock: 'lock',
   trajectoriesDir: 'trajectories',
   trajectoryIndex: 'trajectories/index.jsonl',
   evalDir: 'eval',
@@ -27,6 +28,7 @@ export interface RunPaths {
   metrics: string;
   skills: string;
   control: string;
+  lock: string;
   trajectories: string;
   trajectoryIndex: string;
   evalDir: string;
@@ -42,6 +44,7 @@ export function runPaths(runDir: string): RunPaths {
     metrics: at(RUN_FILES.metrics),
     skills: at(RUN_FILES.skills),
     control: at(RUN_FILES.control),
+    lock: at(RUN_FILES.lock),
     trajectories: at(RUN_FILES.trajectoriesDir),
     trajectoryIndex: at(RUN_FILES.trajectoryIndex),
     evalDir: at(RUN_FILES.evalDir),

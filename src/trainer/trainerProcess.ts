@@ -5,6 +5,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { runOwnership, type Ownership } from '../runs/runOwner';
 import type { RunManifest, RunStatus, Stage } from '../runs/types';
 
 /** What "SEED: Train" can start: a CLI subcommand of `python -m seed_trainer`. */
@@ -188,8 +189,14 @@ export async function waitUntilGone(alive: () => boolean, timeoutMs: number, int
 /** How a run should be shown: its manifest status, or `interrupted` when it claims to run but its trainer is gone. */
 export type LiveStatus = RunStatus | 'interrupted';
 
-export function liveStatus(manifest: Pick<RunManifest, 'status' | 'pid' | 'host'>, options: { hostname?: string; alive?: (pid: number) => boolean } = {}): LiveStatus {
+export function liveStatus(
+  manifest: Pick<RunManifest, 'status' | 'pid' | 'host'>,
+  options: { hostname?: string; alive?: (pid: number) => boolean; runDir?: string; ownership?: (runDir: string) => Ownership } = {},
+): LiveStatus {
   if (manifest.status !== 'running' && manifest.status !== 'stopping') return manifest.status;
+  // The run's owner lock is the truth where it can be read (Linux): no pid guess, no reused pid mistaken for the trainer.
+  const owned = options.runDir === undefined ? 'unknown' : (options.ownership ?? runOwnership)(options.runDir);
+  if (owned !== 'unknown') return owned === 'owned' ? manifest.status : 'interrupted';
   const hostname = options.hostname ?? os.hostname();
   if (manifest.host !== hostname) return manifest.status; // another machine's run: only its heartbeat could tell
   return (options.alive ?? isTrainerAlive)(manifest.pid) ? manifest.status : 'interrupted';

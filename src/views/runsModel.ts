@@ -138,7 +138,7 @@ export class RunsModel implements vscode.Disposable {
     try {
       change = await entry.index.refresh();
       const manifest = entry.index.manifest;
-      if (manifest && isLive(manifest.status) && liveStatus(manifest) === 'interrupted') {
+      if (manifest && isLive(manifest.status) && liveStatus(manifest, { runDir: entry.dir }) === 'interrupted') {
         // The trainer may have written its final status and exited between our read and the liveness check:
         // read run.json once more before calling the run interrupted.
         entry.index.reloadManifest();
@@ -153,7 +153,7 @@ export class RunsModel implements vscode.Disposable {
   private updateState(entry: RunEntry, change: RunIndexChange | undefined): void {
     const previousState = entry.state;
     const manifest = entry.index.manifest;
-    entry.state = manifest ? liveStatus(manifest) : entry.index.manifestError ? 'broken' : 'loading';
+    entry.state = manifest ? liveStatus(manifest, { runDir: entry.dir }) : entry.index.manifestError ? 'broken' : 'loading';
     const stateChanged = previousState !== entry.state;
     if (stateChanged || (change && hasChanges(change))) {
       this.changedRun.fire({ entry, change, stateChanged, previousState });

@@ -26,13 +26,14 @@ import torch
 
 from seed_trainer.config import ModelConfig
 from seed_trainer.policy import Policy, resolve_device, resolve_dtype
+from seed_trainer.rollback import rollback_candidates
 from seed_trainer.runlog import layout
+from seed_trainer.runlog.checkpoint_manifest import checkpoint_problem
 
 STATE_FILE = "trainer_state.json"
 RNG_FILE = "rng_state.pt"
 OPTIMIZER_FILE = "optimizer.pt"
 ADAPTER_CONFIG = "adapter_config.json"
-ROLLBACK_FILES = (layout.METRICS,)  # plus every file in trajectories/
 
 
 # -- RNG ------------------------------------------------------------------------------------------------------------
@@ -62,12 +63,7 @@ def restore_rng(state: dict[str, Any], loop_rng: random.Random) -> None:
 
 def file_sizes(run_dir: Path) -> dict[str, int]:
     """Byte sizes of the files `resume` rolls back (metrics and every trajectory file), relative to the run."""
-    sizes = {name: (run_dir / name).stat().st_size for name in ROLLBACK_FILES if (run_dir / name).exists()}
-    trajectories = run_dir / layout.TRAJECTORIES_DIR
-    if trajectories.is_dir():
-        for path in sorted(trajectories.glob("*.jsonl")):
-            sizes[f"{layout.TRAJECTORIES_DIR}/{path.name}"] = path.stat().st_size
-    return sizes
+    return {path.relative_to(run_dir).as_posix(): path.stat().st_size for path in rollback_candidates(run_dir)}
 
 
 def save_model(directory: Path, policy: Policy) -> None:
@@ -127,17 +123,54 @@ def read_state(directory: Path) -> dict[str, Any]:
     return json.loads(path.read_text(encoding="utf-8"))
 
 
-def latest_checkpoint(run_dir: Path) -> Path | None:
-    """The highest complete `checkpoints/step-NNNNNN` that holds a training state (temporary directories never count)."""
+def checkpoint_dirs(run_dir: Path) -> list[Path]:
+    """`checkpoints/step-NNNNNN` directories, highest step first (temporary directories never count)."""
     checkpoints = run_dir / layout.CHECKPOINTS_DIR
     if not checkpoints.is_dir():
-        return None
-    found = sorted(
-        (int(m.group(1)), child)
-        for child in checkpoints.iterdir()
-        if (m := layout.CHECKPOINT_NAME.match(child.name)) and (child / STATE_FILE).exists()
-    )
-    return found[-1][1] if found else None
+        return []
+    found = [(int(m.group(1)), child) for child in checkpoints.iterdir()
+             if (m := layout.CHECKPOINT_NAME.match(child.name)) and child.is_dir()]
+    return [path for _, path in sorted(found, reverse=True)]
+
+
+def _legacy_complete(directory: Path) -> bool:
+    """A checkpoint written before manifests existed that holds every file resume loads (it cannot be size-checked)."""
+    weights = ("adapter_config.json", "adapter_model.safetensors") if is_adapter(directory) else ("config.json",)
+    has_model = (directory / "model.safetensors").exists() or (directory / "model.safetensors.index.json").exists()
+    required = (STATE_FILE, OPTIMIZER_FILE, RNG_FILE, *weights)
+    return all((directory / name).is_file() for name in required) and (is_adapter(directory) or has_model)
+
+
+def training_checkpoint_problem(directory: Path) -> str | None:
+    """Why `directory` cannot be resumed from: incomplete (its manifest), or no readable training state. A checkpoint
+    from before manifests is accepted when every file resume loads is there."""
+    problem = checkpoint_problem(directory)
+    if problem is not None and not (directory / layout.CHECKPOINT_MANIFEST).exists() and _legacy_complete(directory):
+        problem = None
+    if problem is None:
+        try:
+            state = read_state(directory)
+        except (OSError, ValueError) as exc:
+            return f"{STATE_FILE} is unreadable ({exc})"
+        if not isinstance(state.get("update"), int) or not isinstance(state.get("files"), dict):
+            return f"{STATE_FILE} has no `update` and `files`"
+    return problem
+
+
+def usable_checkpoint(run_dir: Path) -> tuple[Path | None, list[tuple[Path, str]]]:
+    """The highest complete checkpoint, and the broken ones above it with what is wrong with each."""
+    broken = []
+    for directory in checkpoint_dirs(run_dir):
+        problem = training_checkpoint_problem(directory)
+        if problem is None:
+            return directory, broken
+        broken.append((directory, problem))
+    return None, broken
+
+
+def latest_checkpoint(run_dir: Path) -> Path | None:
+    """The highest complete checkpoint (see `usable_checkpoint`)."""
+    return usable_checkpoint(run_dir)[0]
 
 
 def _load_weights(model: torch.nn.Module, directory: Path) -> None:
@@ -207,38 +240,21 @@ def load_checkpoint_policy(directory: str | Path, *, device: str = "auto", dtype
 # -- resume ---------------------------------------------------------------------------------------------------------
 
 
-def roll_back(run_dir: Path, sizes: dict[str, int]) -> list[str]:
-    """Cut the metrics and trajectory files back to their sizes at a checkpoint and delete trajectory files made
-    after it: what the interrupted update had written belongs to weights that no longer exist. Returns one line per
-    file changed. events.jsonl is never rolled back (it is the run's history); skills.jsonl is not a train file."""
-    changed = []
-    candidates = [run_dir / name for name in ROLLBACK_FILES]
-    trajectories = run_dir / layout.TRAJECTORIES_DIR
-    if trajectories.is_dir():
-        candidates += sorted(trajectories.glob("*.jsonl"))
-    for path in candidates:
-        if not path.exists():
-            continue
-        relative = path.relative_to(run_dir).as_posix()
-        size = path.stat().st_size
-        keep = sizes.get(relative)
-        if keep is None:
-            path.unlink()
-            changed.append(f"{relative}: removed ({size} bytes written after the checkpoint)")
-        elif size > keep:
-            with open(path, "r+b") as handle:
-                handle.truncate(keep)
-            changed.append(f"{relative}: cut {size - keep} bytes written after the checkpoint")
-    return changed
-
-
 def remove_partial_checkpoints(run_dir: Path) -> list[str]:
     """Delete temporary checkpoint directories (`.tmp-step-…`, `.old-step-…`) a crash left behind."""
     checkpoints = run_dir / layout.CHECKPOINTS_DIR
     removed = []
     if checkpoints.is_dir():
         for child in sorted(checkpoints.iterdir()):
-            if child.name.startswith((".tmp-", ".old-")) and child.is_dir():
+            if layout.STALE_CHECKPOINT_TEMP.match(child.name) and child.is_dir():
                 shutil.rmtree(child, ignore_errors=True)
                 removed.append(child.name)
     return removed
+
+
+def set_aside_broken(directory: Path) -> str:
+    """Rename a broken checkpoint to `.broken-step-NNNNNN` (kept for inspection, ignored by readers and by resume)."""
+    aside = directory.with_name(f".broken-{directory.name}")
+    shutil.rmtree(aside, ignore_errors=True)
+    directory.rename(aside)
+    return aside.name

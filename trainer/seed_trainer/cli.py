@@ -2,7 +2,8 @@
 
 Every stage command reads an experiment file and writes a new run directory (docs/run-format.md), printing each event
 as one JSON line on stdout; `resume` continues a run directory; `export` writes a model directory. Exit status: 0 done
-(or stopped on request), 1 the run failed (the run directory says why), 2 bad input (nothing written), 130 interrupted.
+(or stopped on request), 1 the run failed (the run directory says why), 2 bad input or a run directory another trainer
+owns (nothing written), 130 interrupted.
 """
 
 from __future__ import annotations
@@ -37,12 +38,19 @@ def _run_stage(run: Callable[[], object]) -> int:
     return 0
 
 
-def _experiment(args: argparse.Namespace):
+def _experiment(args: argparse.Namespace, *, model: bool = True, environment: bool = True):
+    """The experiment of a stage command, its inputs checked before any run directory exists; None (after one line on
+    stderr) when it cannot run."""
+    from seed_trainer.preflight import InputError, check_inputs, check_new_run_dir
+
     try:
-        return load_experiment(args.experiment)
-    except (ExperimentError, OSError) as exc:
+        config = load_experiment(args.experiment)
+        check_new_run_dir(args.run_dir)
+        check_inputs(config, model=model, environment=environment)
+    except (ExperimentError, InputError, OSError) as exc:
         sys.stderr.write(f"error: {exc}\n")
         return None
+    return config
 
 
 def _run_dir_args(args: argparse.Namespace) -> dict:
@@ -69,7 +77,7 @@ def _cmd_collect(args: argparse.Namespace) -> int:
 
 
 def _cmd_sft(args: argparse.Namespace) -> int:
-    config = _experiment(args)
+    config = _experiment(args, environment=False)  # SFT trains on recorded analyses: no environment runs
     if config is None:
         return 2
     data = Path(args.data) if args.data else (config.resolve_path(config.sft.data) if config.sft.data else None)
@@ -87,11 +95,11 @@ def _cmd_sft(args: argparse.Namespace) -> int:
 
 
 def _cmd_eval(args: argparse.Namespace) -> int:
-    config = _experiment(args)
-    if config is None:
-        return 2
     if args.checkpoint and not Path(args.checkpoint).is_dir():
         sys.stderr.write(f"error: --checkpoint {args.checkpoint}: not a directory\n")
+        return 2
+    config = _experiment(args, model=not args.checkpoint)
+    if config is None:
         return 2
     from seed_trainer.stages.evaluate import evaluate_checkpoint
 
@@ -101,7 +109,9 @@ def _cmd_eval(args: argparse.Namespace) -> int:
 
 
 def _cmd_resume(args: argparse.Namespace) -> int:
+    from seed_trainer.preflight import InputError
     from seed_trainer.runlog import RunFormatError
+    from seed_trainer.runlog.ownership import RunNotWritableError, RunOwnedError
     from seed_trainer.stages.train import ResumeError, resume
 
     run_dir = Path(args.run_dir)
@@ -109,8 +119,9 @@ def _cmd_resume(args: argparse.Namespace) -> int:
         sys.stderr.write(f"error: {run_dir}: not a run directory (no run.json)\n")
         return 2
     try:
-        resume(run_dir, echo=sys.stdout, progress=sys.stderr.isatty())
-    except (ResumeError, RunFormatError, ExperimentError) as exc:  # refused before anything was written
+        resume(run_dir, echo=sys.stdout, progress=sys.stderr.isatty(), repair=args.repair)
+    except (ResumeError, RunFormatError, ExperimentError, InputError, RunOwnedError, RunNotWritableError) as exc:
+        # refused before anything was written
         sys.stderr.write(f"error: {exc}\n")
         return 2
     except KeyboardInterrupt:
@@ -163,6 +174,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     resume = commands.add_parser("resume", help="continue a stopped or interrupted train run from its latest checkpoint")
     resume.add_argument("run_dir", metavar="RUN_DIR", help="the run directory")
+    resume.add_argument("--repair", action="store_true",
+                        help="drop corrupt lines in what the checkpoint keeps (saved beside the file as <name>.corrupt) "
+                             "instead of refusing to resume")
     resume.set_defaults(func=_cmd_resume)
 
     export = commands.add_parser("export", help="export a checkpoint as an HF model directory or ONNX")

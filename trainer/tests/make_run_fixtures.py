@@ -23,6 +23,7 @@ from typing import Any
 
 from seed_trainer.runlog import RunEnvironment, RunReader, RunWriter, SchemaSet, TokenArrays
 from seed_trainer.runlog.atomic import write_json_atomic
+from seed_trainer.runlog.jsonl import Appended
 from seed_trainer.runlog.tokens import encode_float32
 
 REPO = Path(__file__).resolve().parents[2]
@@ -201,6 +202,7 @@ def write_valid(out: Path) -> dict[str, Any]:
         progress_unit="update",
         clock=clock,
         schemas=SchemaSet(),
+        lock=False,  # the lock file names this process: not a fixture
     )
     plans = {
         1: [(0, True, 0, 0, 0.9, True), (0, False, 0, 1, -0.9, True), (1, True, 1, 0, 0.0, False)],
@@ -411,6 +413,98 @@ def write_broken(out: Path, valid: dict[str, Any]) -> dict[str, Any]:
     expected["bad-index"] = {
         "errors": [{"kind": "index", "file": "trajectories/index.jsonl", "line": 2, "field": "offset"}],
         "warnings": [],
+    }
+
+    # What two trainers writing one run at once leave: update 2's metrics row twice.
+    run = new("duplicate-update")
+    metrics = _lines(src / "metrics.jsonl")
+    (run / "metrics.jsonl").write_bytes(metrics[0] + metrics[1] + metrics[1] + metrics[2])
+    expected["duplicate-update"] = {
+        "errors": [{"kind": "sequence", "file": "metrics.jsonl", "line": 3, "field": "step",
+                    "message_includes": "update step 2 repeats"}],
+        "warnings": [],
+    }
+
+    # A lost metrics row: update 1, then update 3.
+    run = new("update-gap")
+    row = json.loads(metrics[1])
+    row["step"] = 3
+    (run / "metrics.jsonl").write_bytes(metrics[0] + (json.dumps(row, separators=(",", ":")) + "\n").encode())
+    expected["update-gap"] = {
+        "errors": [{"kind": "sequence", "file": "metrics.jsonl", "line": 2, "field": "step",
+                    "message_includes": "update step 3 skips (expected 2)"}],
+        "warnings": [],
+    }
+
+    # The same trajectory listed twice in the index (its byte range is whole and right both times).
+    run = new("duplicate-trajectory")
+    _copy(src, run, "metrics.jsonl", "trajectories/it-000001.jsonl")
+    index = _lines(src / "trajectories" / "index.jsonl")
+    (run / "trajectories" / "index.jsonl").write_bytes(index[0] + index[1] + index[0])
+    expected["duplicate-trajectory"] = {
+        "errors": [{"kind": "sequence", "file": "trajectories/index.jsonl", "line": 3, "field": "id"}],
+        "warnings": [],
+    }
+
+    # Trajectories of update 2 while metrics.jsonl ends at update 1 (resume would train update 2 again).
+    run = new("trajectories-without-metrics")
+    _copy(src, run, "trajectories/it-000001.jsonl", "trajectories/it-000002.jsonl")
+    (run / "metrics.jsonl").write_bytes(metrics[0])
+    updates = [json.loads(line)["update"] for line in index]
+    (run / "trajectories" / "index.jsonl").write_bytes(b"".join(line for line, u in zip(index, updates) if u is not None))
+    expected["trajectories-without-metrics"] = {
+        "errors": [{"kind": "consistency", "file": "trajectories/index.jsonl", "line": updates.index(2) + 1,
+                    "field": "update", "message_includes": "update 2, which metrics.jsonl has no row of"}],
+        "warnings": [],
+    }
+
+    # The index jumps from update 1 to update 3: update 2's trajectories are gone (the metrics have rows 1 to 3).
+    run = new("trajectory-update-gap")
+    _copy(src, run, "trajectories/it-000001.jsonl")
+    third = json.loads(metrics[1])
+    third["step"] = 3
+    (run / "metrics.jsonl").write_bytes(metrics[0] + metrics[1] + (json.dumps(third, separators=(",", ":")) + "\n").encode())
+    rows = [json.loads(line) for line in index if json.loads(line)["update"] == 1]
+    lines, offset = [], 0
+    for number, line in enumerate(_lines(src / "trajectories" / "it-000002.jsonl"), start=1):
+        record = {**json.loads(line), "id": f"it-000003-{number:04d}", "update": 3}
+        data = (json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n").encode()
+        rows.append(RunWriter.index_row(record, "it-000003.jsonl", Appended(line=number, offset=offset, size=len(data))))
+        lines.append(data)
+        offset += len(data)
+    (run / "trajectories" / "it-000003.jsonl").write_bytes(b"".join(lines))
+    (run / "trajectories" / "index.jsonl").write_bytes(b"".join(
+        (json.dumps(row, ensure_ascii=False, separators=(",", ":")) + "\n").encode() for row in rows
+    ))
+    gap_line = sum(1 for row in rows if row["update"] == 1) + 1
+    expected["trajectory-update-gap"] = {
+        "errors": [{"kind": "sequence", "file": "trajectories/index.jsonl", "line": gap_line, "field": "update",
+                    "message_includes": "update 3 after update 1 (update 2 has no trajectories)"}],
+        "warnings": [],
+    }
+
+    # A checkpoint whose manifest lists an optimizer state that is not there.
+    run = new("incomplete-checkpoint")
+    _copy(src, run, "checkpoints/step-000002/trainer_state.json")
+    checkpoint = run / "checkpoints" / "step-000002"
+    listed = json.loads((src / "checkpoints" / "step-000002" / "manifest.json").read_text(encoding="utf-8"))
+    listed["files"]["optimizer.pt"] = 1024
+    (checkpoint / "manifest.json").write_text(json.dumps(listed, indent=2) + "\n", encoding="utf-8")
+    expected["incomplete-checkpoint"] = {
+        "errors": [{"kind": "checkpoint", "file": "checkpoints/step-000002", "line": None, "field": None,
+                    "message_includes": "optimizer.pt is missing"}],
+        "warnings": [],
+    }
+
+    # What a killed writer leaves: a run.json replacement never renamed, a checkpoint never finished.
+    run = new("stale-temp-file")
+    (run / ".run.json.tmp-4242").write_bytes(b'{"format_version": 1, "id": "stale-temp-')
+    (run / "checkpoints" / ".tmp-step-000003").mkdir(parents=True)
+    (run / "checkpoints" / ".tmp-step-000003" / "config.json").write_bytes(b"{}\n")
+    expected["stale-temp-file"] = {
+        "errors": [],
+        "warnings": [{"kind": "stale_temp", "file": ".run.json.tmp-4242", "line": None},
+                     {"kind": "stale_temp", "file": "checkpoints/.tmp-step-000003", "line": None}],
     }
     return expected
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -16,6 +17,7 @@ from testenv import subprocess_env
 from seed_trainer.checkpoints import OPTIMIZER_FILE, RNG_FILE, STATE_FILE, read_state
 from seed_trainer.config import load_experiment
 from seed_trainer.runlog import RunReader, check_run
+from seed_trainer.runlog.ownership import RunLock, RunOwnedError
 from seed_trainer.runlog.writer import RunWriter
 from seed_trainer.stages.train import ResumeError, resume, train
 
@@ -118,8 +120,12 @@ def test_resume_refuses_runs_it_cannot_continue(tmp_path, uninterrupted, capsys)
     live = tmp_path / "live"
     live.mkdir()
     (live / "run.json").write_text(json.dumps({**manifest, "status": "running", "pid": os.getpid()}), encoding="utf-8")
-    with pytest.raises(ResumeError, match="still running"):
-        resume(live, echo=None)
+    with RunLock.acquire(live, command="train"):  # a live owner: refused, naming it, and nothing written
+        before = sorted((p.name, p.stat().st_size) for p in live.iterdir())
+        with pytest.raises(RunOwnedError, match=f"pid {os.getpid()} on {socket.gethostname()}"):
+            resume(live, echo=None)
+        assert main(["resume", str(live)]) == 2 and f"pid {os.getpid()} on {socket.gethostname()}" in capsys.readouterr().err
+        assert sorted((p.name, p.stat().st_size) for p in live.iterdir()) == before
 
 
 # -- crash safety: kill -9 at three points, then resume ----------------------------------------------------------

@@ -59,7 +59,7 @@ def test_fixture_matches_expectations(name):
         assert error.file in message and (error.line is None or f":{error.line}:" in message)
         assert error.field is None or error.field in message
         assert want.get("message_includes", "") in message
-    assert [{"kind": "torn_line", "file": w.file, "line": w.line} for w in report.warnings] == expected["warnings"]
+    assert [{"kind": w.kind, "file": w.file, "line": w.line} for w in report.warnings] == expected["warnings"]
     for key, count in expected.get("counts", {}).items():
         assert report.counts[key] == count, key
 
@@ -219,7 +219,9 @@ def test_writer_reader_round_trip(tmp_path):
     assert run_dir.name.endswith("-train-t-exp") and writer.manifest["experiment"]["path"] == "../../exp.seed.yaml"
     writer.metrics(1, "update", {"success/overall": 0.5, metric_name("success", "pick and place"): 1.0,
                                  "loss/opd": float("nan"), "loss/kl": None})
-    rows = [writer.trajectory(_trajectory(1)), writer.trajectory(_trajectory(1, teacher=False)), writer.trajectory(_trajectory(2))]
+    rows = [writer.trajectory(_trajectory(1)), writer.trajectory(_trajectory(1, teacher=False))]
+    writer.metrics(2, "update", {"success/overall": 0.0})  # a train update's row comes before its trajectories
+    rows.append(writer.trajectory(_trajectory(2)))
     writer.skill({"id": "s1", "trajectory": None, "task": {"id": "q1", "type": "heat"}, "success": True, "reward": 1.0,
                   "length": 2, "source": "external", "summary": "s", "skill": "k", "valid": True, "reason": None})
     writer.write_eval({"split": "test", "step": 2, "overall": {"success": 0.25, "n": 4},
@@ -230,7 +232,7 @@ def test_writer_reader_round_trip(tmp_path):
     reader = RunReader(run_dir, schemas=SCHEMAS)
     manifest = reader.manifest()
     assert manifest["status"] == "completed" and manifest["ended"] and manifest["pid"] == os.getpid()
-    [row] = reader.metrics()
+    row = reader.metrics()[0]
     assert row["success/pick_and_place"] == 1.0 and row["loss/opd"] is None and row["loss/kl"] is None
     assert [e["type"] for e in reader.events()] == ["started", "finished"]
     assert [r["id"] for r in reader.trajectory_index()] == ["it-000001-0001", "it-000001-0002", "it-000002-0001"]

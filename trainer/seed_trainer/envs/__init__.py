@@ -25,18 +25,22 @@ def _household(**options) -> TaskSource:
 register("household", _household)
 
 
-def make_task_source(name: str, **options) -> TaskSource:
+def task_source_factory(name: str) -> Callable[..., TaskSource]:
+    """The factory `environment.name` names (imported, not called); ValueError saying why when there is none."""
     if ":" in name:
         module_name, _, attribute = name.partition(":")
         try:
-            factory = getattr(importlib.import_module(module_name), attribute)
+            return getattr(importlib.import_module(module_name), attribute)
         except (ImportError, AttributeError) as exc:
             raise ValueError(f"environment.name: cannot load {name!r}: {exc}") from exc
-        return factory(**options)
     if name not in _REGISTRY:
         known = ", ".join(sorted(_REGISTRY)) or "none"
         raise ValueError(f"environment.name: unknown environment {name!r} (known: {known})")
-    return _REGISTRY[name](**options)
+    return _REGISTRY[name]
 
 
-__all__ = ["Environment", "Observation", "StepResult", "Task", "TaskSource", "make_task_source", "register"]
+def make_task_source(name: str, **options) -> TaskSource:
+    return task_source_factory(name)(**options)
+
+
+__all__ = ["Environment", "Observation", "StepResult", "Task", "TaskSource", "make_task_source", "register", "task_source_factory"]

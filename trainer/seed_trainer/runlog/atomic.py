@@ -8,6 +8,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from seed_trainer.runlog.jsonl import naming_file
+
 
 def write_bytes_atomic(path: str | Path, data: bytes) -> None:
     """Write `data` to a temporary file beside `path`, fsync it, then rename it over `path`.
@@ -17,7 +19,7 @@ def write_bytes_atomic(path: str | Path, data: bytes) -> None:
     path = Path(path)
     tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
     try:
-        with open(tmp, "wb") as handle:
+        with naming_file(tmp), open(tmp, "wb") as handle:
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())

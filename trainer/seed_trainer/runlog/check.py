@@ -1,4 +1,5 @@
-"""`check_run`: read every file of a run directory and report each file's first problem and every torn line."""
+"""`check_run`: read every file of a run directory and report each file's first problem, what breaks `resume` across
+files (runlog/consistency.py), every torn line and every stale temporary file."""
 
 from __future__ import annotations
 
@@ -8,7 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from seed_trainer.runlog import layout
-from seed_trainer.runlog.errors import RunFormatError, TornLine
+from seed_trainer.runlog.consistency import checkpoint_errors, index_errors, metric_sequence_error, stale_files
+from seed_trainer.runlog.errors import RunFormatError, StaleFile, TornLine
 from seed_trainer.runlog.jsonl import read_line_at
 from seed_trainer.runlog.reader import RunReader
 from seed_trainer.runlog.schemas import SchemaSet
@@ -17,7 +19,7 @@ from seed_trainer.runlog.schemas import SchemaSet
 @dataclass
 class RunCheck:
     errors: list[RunFormatError] = field(default_factory=list)
-    warnings: list[TornLine] = field(default_factory=list)
+    warnings: list[TornLine | StaleFile] = field(default_factory=list)
     counts: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -58,6 +60,7 @@ def check_run(run_dir: str | Path, schemas: SchemaSet | None = None) -> RunCheck
         report.errors.append(error)
         return report
     index_rows: list[tuple[int, dict[str, Any]]] = []
+    metric_updates: set[int] | None = None
     for name in ("events", "metrics", "skills", "trajectory_index"):
         try:
             result = reader.read(name)
@@ -67,6 +70,12 @@ def check_run(run_dir: str | Path, schemas: SchemaSet | None = None) -> RunCheck
         report.counts[name] = len(result.records)
         if name == "trajectory_index":
             index_rows = result.records
+        if name == "metrics":
+            sequence = metric_sequence_error(result.records)
+            if sequence is not None:
+                report.errors.append(sequence)
+            if reader.paths.metrics.exists():  # partial directories (fixtures, a copy) may lack it: nothing to compare
+                metric_updates = {row["step"] for _, row in result.records if row.get("kind") == "update"}
     total = 0
     for file in reader.trajectory_files():
         try:
@@ -79,6 +88,7 @@ def check_run(run_dir: str | Path, schemas: SchemaSet | None = None) -> RunCheck
         if error is not None:
             report.errors.append(error)
             break
+    report.errors += index_errors(index_rows, metric_updates)
     report.counts["eval"] = reader.eval_splits()
     for split in report.counts["eval"]:
         try:
@@ -89,6 +99,7 @@ def check_run(run_dir: str | Path, schemas: SchemaSet | None = None) -> RunCheck
         reader.control()
     except RunFormatError as error:
         report.errors.append(error)
+    report.errors += checkpoint_errors(reader.paths.root, schemas)
     report.counts["checkpoints"] = len(reader.checkpoints())
-    report.warnings = list(reader.warnings)
+    report.warnings = [*reader.warnings, *stale_files(reader.paths.root, reader.manifest().get("status"))]
     return report

@@ -17,6 +17,10 @@ ERROR_KINDS = (
     "schema",  # a record that violates its JSON Schema
     "token_array",  # a token array that does not decode to `count` items
     "index",  # a trajectory index row that does not point at its trajectory
+    "sequence",  # update / step numbers that repeat or skip (metrics rows, trajectory index)
+    "consistency",  # records of one file that another contradicts (trajectories of an update the metrics lack)
+    "checkpoint",  # a checkpoint directory whose manifest is missing or whose files do not match it
+    "rollback",  # resume: what the latest checkpoint keeps of a file is not intact
 )
 
 
@@ -70,8 +74,29 @@ class TornLine:
     path: str = ""
 
     @property
+    def kind(self) -> str:
+        return "torn_line"
+
+    @property
     def message(self) -> str:
         return f"{self.path or self.file}:{self.line}: torn last line ({self.size} bytes without a newline) ignored"
 
     def as_dict(self) -> dict[str, object]:
         return {"kind": "torn_line", "file": self.file, "line": self.line, "message": self.message}
+
+
+@dataclass(frozen=True)
+class StaleFile:
+    """A temporary file or directory an interrupted writer left behind (`.run.json.tmp-<pid>`, `checkpoints/.tmp-…`).
+    Harmless to readers, removed by the next `resume`; a checker reports it as a warning."""
+
+    file: str
+    kind: str = "stale_temp"
+    line: None = None
+
+    @property
+    def message(self) -> str:
+        return f"{self.file}: left behind by an interrupted write (the next resume removes it)"
+
+    def as_dict(self) -> dict[str, object]:
+        return {"kind": self.kind, "file": self.file, "line": None, "message": self.message}

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -16,6 +17,18 @@ def dumps_line(record: Any) -> bytes:
     """One record as a compact UTF-8 JSON line ending in a newline. NaN and infinities are refused (not JSON)."""
     text = json.dumps(record, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
     return text.encode("utf-8") + b"\n"
+
+
+@contextmanager
+def naming_file(path: str | Path) -> Iterator[None]:
+    """Re-raise an OSError of a write or fsync (disk full, quota, I/O error: they carry no file name) with `path`
+    as its filename, so the user learns which file could not be written."""
+    try:
+        yield
+    except OSError as exc:
+        if exc.filename is not None:
+            raise
+        raise type(exc)(exc.errno, exc.strerror or str(exc), str(path)) from exc
 
 
 @dataclass(frozen=True)
@@ -67,24 +80,29 @@ class JsonlAppender:
 
     def append(self, record: Any) -> Appended:
         data = dumps_line(record)
-        offset = self._file.seek(0, os.SEEK_END)
-        self._file.write(data)
-        self._file.flush()
-        if self.fsync:
-            os.fsync(self._file.fileno())
+        with naming_file(self.path):
+            offset = self._file.seek(0, os.SEEK_END)
+            self._file.write(data)
+            self._file.flush()
+            if self.fsync:
+                os.fsync(self._file.fileno())
         self.lines += 1
         return Appended(line=self.lines, offset=offset, size=len(data))
 
     def sync(self) -> None:
         if not self._file.closed:
-            self._file.flush()
-            os.fsync(self._file.fileno())
+            with naming_file(self.path):
+                self._file.flush()
+                os.fsync(self._file.fileno())
 
     def close(self) -> None:
         if not self._file.closed:
-            self._file.flush()
-            os.fsync(self._file.fileno())
-            self._file.close()
+            try:
+                with naming_file(self.path):
+                    self._file.flush()
+                    os.fsync(self._file.fileno())
+            finally:
+                self._file.close()
 
     def __enter__(self) -> JsonlAppender:
         return self

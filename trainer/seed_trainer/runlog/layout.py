@@ -15,6 +15,7 @@ EVENTS = "events.jsonl"
 METRICS = "metrics.jsonl"
 SKILLS = "skills.jsonl"
 CONTROL = "control"
+LOCK = "lock"  # the owner lock (runlog/ownership.py)
 TRAJECTORIES_DIR = "trajectories"
 TRAJECTORY_INDEX = "trajectories/index.jsonl"
 EVAL_DIR = "eval"
@@ -26,6 +27,11 @@ FINAL_STATUSES = ("stopped", "failed", "completed")
 PHASES = ("collect", "train", "eval")
 
 CHECKPOINT_NAME = re.compile(r"^step-(\d{6,})$")
+UPDATE_TRAJECTORY_FILE = re.compile(r"^it-(\d{6,})\.jsonl$")
+CHECKPOINT_MANIFEST = "manifest.json"  # written last into a checkpoint: its files and their sizes
+#: Leftovers of an interrupted write: `.<name>.tmp-<pid>` beside a whole-file document, `checkpoints/.tmp-*`/`.old-*`.
+STALE_DOCUMENT_TEMP = re.compile(r"^\..+\.tmp-\d+$")
+STALE_CHECKPOINT_TEMP = re.compile(r"^\.(tmp|old)-step-\d{6,}$")
 SPLIT_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 
 
@@ -71,6 +77,10 @@ class RunPaths:
     @property
     def control(self) -> Path:
         return self.root / CONTROL
+
+    @property
+    def lock(self) -> Path:
+        return self.root / LOCK
 
     @property
     def trajectories(self) -> Path:

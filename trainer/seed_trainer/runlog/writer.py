@@ -16,9 +16,11 @@ from typing import Any, TextIO
 
 from seed_trainer.runlog import layout
 from seed_trainer.runlog.atomic import write_json_atomic
+from seed_trainer.runlog.checkpoint_manifest import write_checkpoint_manifest
 from seed_trainer.runlog.environment import RunEnvironment
 from seed_trainer.runlog.jsonl import JsonlAppender, dumps_line
 from seed_trainer.runlog.layout import RunPaths
+from seed_trainer.runlog.ownership import RunLock
 from seed_trainer.runlog.reader import read_manifest
 from seed_trainer.runlog.schemas import SchemaSet
 from seed_trainer.runlog.tokens import TokenArrays
@@ -67,6 +69,10 @@ def _finite_or_none(name: str, value: Any) -> float | int | None:
     return value if math.isfinite(value) else None
 
 
+class CheckpointWriteError(RuntimeError):
+    """Saving a checkpoint failed; the message names its directory (the cause is chained)."""
+
+
 @dataclass
 class _Files:
     events: JsonlAppender | None = None
@@ -99,6 +105,7 @@ class RunWriter:
         self._schemas = schemas
         self._echo = echo
         self._files = _Files()
+        self._lock: RunLock | None = None
 
     # -- creation and manifest ---------------------------------------------------------------------------------
 
@@ -121,8 +128,11 @@ class RunWriter:
         clock: Clock = utc_now,
         schemas: SchemaSet | None = None,
         echo: TextIO | None = None,
+        lock: bool = True,
     ) -> RunWriter:
-        """Create `runs_dir/<id>/` (a fresh, unique directory) with its run.json (status running) and a `started` event."""
+        """Create `runs_dir/<id>/` (a fresh, unique directory) with its run.json (status running) and a `started` event.
+        With `lock` (the trainer's case) this process owns the directory (runlog/ownership.py) before run.json exists;
+        `close()` gives it up."""
         if stage not in layout.STAGES:
             raise ValueError(f"stage {stage!r} is not one of {layout.STAGES}")
         experiment_path = Path(experiment_path)
@@ -166,8 +176,11 @@ class RunWriter:
         }
         writer = cls(run_dir, manifest, clock=clock, schemas=schemas, echo=echo)
         try:
+            if lock:
+                writer._lock = RunLock.acquire(run_dir, command=stage)
             writer._write_manifest()
         except Exception:
+            writer.close()
             shutil.rmtree(run_dir, ignore_errors=True)
             raise
         writer.paths.trajectories.mkdir()
@@ -183,12 +196,22 @@ class RunWriter:
         clock: Clock = utc_now,
         schemas: SchemaSet | None = None,
         echo: TextIO | None = None,
+        lock: RunLock | None = None,
     ) -> RunWriter:
         """Continue an existing run directory (`resume`): run.json gets status `running` again with this process's
         pid, host, versions and device, `ended` and `error` cleared; `started`, the config and the git fields stay.
-        Appends go to the end of the existing files (an appender cuts a torn tail first, with a warning event)."""
+        Appends go to the end of the existing files (an appender cuts a torn tail first, with a warning event).
+        `lock` is the run's lock the caller already holds (resume takes it before it checks anything); without one
+        it is taken here. The writer releases it in `close()`."""
         run_dir = Path(run_dir)
-        manifest = read_manifest(run_dir)
+        own_lock = lock is None
+        lock = RunLock.acquire(run_dir, command="resume") if lock is None else lock
+        try:
+            manifest = read_manifest(run_dir)
+        except BaseException:
+            if own_lock:
+                lock.release()
+            raise
         environment = environment or RunEnvironment.detect()
         now = clock()
         manifest.update(
@@ -202,6 +225,7 @@ class RunWriter:
             device=dict(environment.device),
         )
         writer = cls(run_dir, manifest, clock=clock, schemas=schemas, echo=echo)
+        writer._lock = lock
         writer._write_manifest()
         return writer
 
@@ -321,12 +345,13 @@ class RunWriter:
         relative = f"{layout.TRAJECTORIES_DIR}/{file}"
         self._validate("trajectory", out, relative, appender.lines + 1)
         placed = appender.append(out)
-        row = self._index_row(out, file, placed)
+        row = self.index_row(out, file, placed)
         self._append("index", self.paths.trajectory_index, "trajectory-index", row)
         return row
 
     @staticmethod
-    def _index_row(record: Mapping[str, Any], file: str, placed: Any) -> dict[str, Any]:
+    def index_row(record: Mapping[str, Any], file: str, placed: Any) -> dict[str, Any]:
+        """The index row of a trajectory `record` whose line `placed` (line, offset, size) is in `file`."""
         task = record["task"]
         steps = record["steps"]
         skill = record.get("skill")
@@ -375,16 +400,23 @@ class RunWriter:
 
     @contextmanager
     def checkpoint(self, step: int, *, message: str | None = None) -> Iterator[Path]:
-        """Yield an empty temporary directory to save into; on success it is renamed to checkpoints/step-NNNNNN
-        (replacing an older one of the same step) and a `checkpoint` event is appended. On error it is removed."""
+        """Yield an empty temporary directory to save into; on success its manifest is written (the sizes of every
+        file, runlog/checkpoint_manifest.py), it is renamed to checkpoints/step-NNNNNN (replacing an older one of the
+        same step) and a `checkpoint` event is appended. On error it is removed and the error names it."""
         final = self.paths.checkpoint(step)
         tmp = final.with_name(f".tmp-{final.name}")
         shutil.rmtree(tmp, ignore_errors=True)
         tmp.mkdir(parents=True)
         try:
             yield tmp
-        except BaseException:
+            write_checkpoint_manifest(tmp, step)  # last: the checkpoint is complete once this exists
+        except BaseException as exc:
             shutil.rmtree(tmp, ignore_errors=True)
+            if isinstance(exc, OSError) and not exc.filename:
+                raise type(exc)(exc.errno, exc.strerror or str(exc), str(tmp)) from exc
+            if isinstance(exc, Exception) and not isinstance(exc, OSError):
+                # torch and safetensors report a full disk without the file (RuntimeError, SafetensorError)
+                raise CheckpointWriteError(f"could not write the checkpoint {tmp}: {type(exc).__name__}: {exc}") from exc
             raise
         self.sync()
         old = final.with_name(f".old-{final.name}")
@@ -441,6 +473,9 @@ class RunWriter:
         for appender in self._files.trajectories.values():
             appender.close()
         self._files.trajectories.clear()
+        if self._lock is not None:
+            self._lock.release()
+            self._lock = None
 
     def __enter__(self) -> RunWriter:
         return self

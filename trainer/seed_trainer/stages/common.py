@@ -6,6 +6,7 @@ import os
 import random
 import signal
 import sys
+import traceback
 from pathlib import Path
 from typing import Any, Callable, Sequence, TextIO
 
@@ -75,7 +76,10 @@ def run_stage(writer: RunWriter, body: Callable[[StopFlag], None], *, describe: 
         body(stop)
     except BaseException as exc:
         message = describe(exc) if describe is not None else None
-        writer.finish("failed", error=message or f"{type(exc).__name__}: {exc}")
+        try:
+            writer.finish("failed", error=message or f"{type(exc).__name__}: {exc}", detail=traceback.format_exc())
+        except Exception:  # noqa: BLE001 - e.g. the disk is still full: the original error is the one to report
+            writer.close()
         raise
     finally:
         restore_signals()

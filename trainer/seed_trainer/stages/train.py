@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import socket
 import sys
 import time
 from pathlib import Path
@@ -28,13 +27,13 @@ from seed_trainer.analyzers import ANALYSIS_PROMPT_TOKENS
 from seed_trainer.analyzers.oracle import OracleAnalyzer
 from seed_trainer.checkpoints import (
     file_sizes,
-    latest_checkpoint,
     load_training_state,
     prune_checkpoints,
     read_state,
     remove_partial_checkpoints,
-    roll_back,
     save_checkpoint,
+    set_aside_broken,
+    usable_checkpoint,
 )
 from seed_trainer.config import ExperimentConfig, experiment_from_data
 from seed_trainer.envs import make_task_source
@@ -42,7 +41,10 @@ from seed_trainer.memory import memory_warnings
 from seed_trainer.policy import Policy
 from seed_trainer.precision import NonFiniteError, NonFiniteGuard, check_finite_weights, grad_scaler
 from seed_trainer.rollout import Episode, Step, play_episodes
-from seed_trainer.runlog import RunWriter, TokenArrays
+from seed_trainer.preflight import check_inputs
+from seed_trainer.rollback import plan_rollback, repair_to_update, roll_back, rollback_candidates
+from seed_trainer.runlog import RunWriter, TokenArrays, layout
+from seed_trainer.runlog.ownership import RunLock, RunNotWritableError
 from seed_trainer.runlog.reader import read_manifest
 from seed_trainer.skill_bank import SkillBank
 from seed_trainer.stages.common import (
@@ -178,32 +180,34 @@ def train(
     return writer.run_dir
 
 
-def resume(run_dir: str | Path, *, echo: TextIO | None = sys.stdout, progress: bool = False) -> Path:
-    """Continues a `train` run from its latest checkpoint, in the same run directory (the configuration is the one
-    run.json recorded). What was written after that checkpoint — the interrupted update — is rolled back first."""
+def resume(run_dir: str | Path, *, echo: TextIO | None = sys.stdout, progress: bool = False, repair: bool = False) -> Path:
+    """Continues a `train` run from its latest complete checkpoint, in the same run directory (the configuration is
+    the one run.json recorded). It owns the directory first (runlog/ownership.py), checks everything it is about to
+    keep, and only then cuts what was written after that checkpoint — the interrupted update. A corrupt line in what
+    it keeps refuses the resume (ResumeError, nothing changed) unless `repair`, which sets such lines aside."""
     run_dir = Path(run_dir)
-    manifest = read_manifest(run_dir)
-    if manifest["stage"] != "train":
-        raise ResumeError(f"{run_dir}: only `train` runs can be resumed; this one is a `{manifest['stage']}` run")
-    if manifest["status"] == "completed":
-        raise ResumeError(f"{run_dir}: the run has completed all its updates")
-    if manifest["status"] in ("running", "stopping") and _alive(manifest):
-        raise ResumeError(f"{run_dir}: the run is still running (pid {manifest['pid']} on {manifest['host']})")
-    experiment = run_dir / manifest["experiment"]["path"]
-    config = experiment_from_data(manifest["config"], experiment.parent, f"{run_dir / 'run.json'}: config")
-    checkpoint = latest_checkpoint(run_dir)
-    partial = remove_partial_checkpoints(run_dir)
-    rolled_back = roll_back(run_dir, read_state(checkpoint)["files"] if checkpoint else {})
-    writer = RunWriter.reopen(run_dir, echo=echo)
-    done = read_state(checkpoint)["update"] if checkpoint else 0
+    lock = RunLock.acquire(run_dir, command="resume")
+    try:
+        config, checkpoint, broken, plan = _check_resumable(run_dir, repair)
+        changes = _clean_up(run_dir)
+        changes += [f"{layout.CHECKPOINTS_DIR}/{set_aside_broken(path)}: {problem}" for path, problem in broken]
+        done = read_state(checkpoint)["update"] if checkpoint else 0
+        changes += repair_to_update(run_dir, done) if repair else roll_back(run_dir, plan)
+        writer = RunWriter.reopen(run_dir, echo=echo, lock=lock)
+    except BaseException:
+        lock.release()
+        raise
     where = writer.paths.relative(checkpoint) if checkpoint else "the start (no checkpoint yet)"
     writer.event("resumed", f"resumed from {where}, update {done + 1} next (pid {os.getpid()})", step=done, pid=os.getpid())
-    if rolled_back or partial:
+    if broken:
         writer.event(
             "warning",
-            "rolled back what was written after the checkpoint: " + "; ".join(rolled_back + [f"checkpoints/{p}: removed" for p in partial]),
-            code="rolled_back",
+            f"fell back to {where}: " + "; ".join(f"{writer.paths.relative(p)} is incomplete ({why})" for p, why in broken),
+            code="checkpoint_incomplete",
         )
+    if changes:
+        writer.event("warning", "rolled back what was written after the checkpoint: " + "; ".join(changes),
+                     code="repaired" if repair else "rolled_back")
     if writer.paths.control.exists():  # the stop request this run obeyed has been served
         writer.paths.control.unlink()
         writer.event("info", "removed the control file of the stop this run obeyed")
@@ -212,28 +216,48 @@ def resume(run_dir: str | Path, *, echo: TextIO | None = sys.stdout, progress: b
     return run_dir
 
 
-def _alive(manifest: dict) -> bool:
-    """Whether the trainer process run.json names still runs (only decidable on its own host)."""
-    if manifest.get("host") != socket.gethostname():
-        return False
-    pid = int(manifest["pid"])
-    if os.name == "nt":  # os.kill(pid, 0) would send CTRL_C_EVENT there
-        import ctypes
+def _check_resumable(run_dir: Path, repair: bool):
+    """Everything `resume` checks before it changes anything: the manifest, the inputs, write access, the checkpoint to
+    continue from and what it keeps of each file. Raises ResumeError (or an input/format error) when it cannot."""
+    manifest = read_manifest(run_dir)
+    if manifest["stage"] != "train":
+        raise ResumeError(f"{run_dir}: only `train` runs can be resumed; this one is a `{manifest['stage']}` run")
+    if manifest["status"] == "completed":
+        raise ResumeError(f"{run_dir}: the run has completed all its updates")
+    experiment = run_dir / manifest["experiment"]["path"]
+    config = experiment_from_data(manifest["config"], experiment.parent, f"{run_dir / 'run.json'}: config")
+    check_inputs(config)
+    folders = [run_dir / name for name in (layout.TRAJECTORIES_DIR, layout.CHECKPOINTS_DIR, layout.EVAL_DIR)]
+    for path in [run_dir, *[f for f in folders if f.is_dir()], run_dir / layout.MANIFEST, *rollback_candidates(run_dir)]:
+        if not os.access(path, os.W_OK):
+            raise RunNotWritableError(f"{run_dir}: the run is read-only ({path} cannot be written)")
+    checkpoint, broken = usable_checkpoint(run_dir)
+    if broken and checkpoint is None:  # starting over would discard every update: the user decides that, not resume
+        raise ResumeError(
+            f"{run_dir}: no complete checkpoint to resume from ("
+            + "; ".join(f"{p.relative_to(run_dir).as_posix()}: {why}" for p, why in broken)
+            + "); nothing was changed. Delete the checkpoints folder to start the run over."
+        )
+    plan = plan_rollback(run_dir, read_state(checkpoint)["files"] if checkpoint else {})
+    if plan.problems and not repair:
+        raise ResumeError(
+            f"{run_dir}: what checkpoint {checkpoint.name if checkpoint else '(none)'} keeps is damaged, nothing was "
+            "changed:\n  " + "\n  ".join(str(p) for p in plan.problems)
+            + "\nresume --repair keeps the records that parse, moves the others to <file>.corrupt and rebuilds the index"
+        )
+    return config, checkpoint, broken, plan
 
-        handle = ctypes.windll.kernel32.OpenProcess(0x1000, False, pid)  # PROCESS_QUERY_LIMITED_INFORMATION
-        if not handle:
-            return False
-        code = ctypes.c_ulong()
-        ctypes.windll.kernel32.GetExitCodeProcess(handle, ctypes.byref(code))
-        ctypes.windll.kernel32.CloseHandle(handle)
-        return code.value == 259  # STILL_ACTIVE
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
+
+def _clean_up(run_dir: Path) -> list[str]:
+    """Remove what an interrupted writer left: temporary checkpoint directories and `.<name>.tmp-<pid>` documents."""
+    removed = [f"{layout.CHECKPOINTS_DIR}/{name}: removed" for name in remove_partial_checkpoints(run_dir)]
+    for folder in (run_dir, run_dir / layout.EVAL_DIR):
+        if folder.is_dir():
+            for path in sorted(folder.iterdir()):
+                if layout.STALE_DOCUMENT_TEMP.match(path.name) and path.is_file():
+                    path.unlink()
+                    removed.append(f"{path.relative_to(run_dir).as_posix()}: stale temporary file removed")
+    return removed
 
 
 @contextlib.contextmanager

@@ -1,0 +1,73 @@
+"""Checks of a stage's inputs that must hold before a run directory is created (or a run resumed), so that bad input
+exits 2 with nothing written instead of leaving a `failed` run behind: the model path and the environment."""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+from seed_trainer.config import ExperimentConfig
+
+# What a Hugging Face hub id looks like: `name` or `org/name`. Anything else given as model.path is a local path.
+_HUB_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*(/[A-Za-z0-9][A-Za-z0-9._-]*)?$")
+_TRUE = {"1", "true", "yes", "on"}
+
+
+class InputError(ValueError):
+    """A stage input that cannot work (the message names the field and what was looked for)."""
+
+
+def hub_offline() -> bool:
+    """Whether the Hugging Face hub must not be contacted (HF_HUB_OFFLINE, or transformers' older TRANSFORMERS_OFFLINE)."""
+    return any(os.environ.get(name, "").strip().lower() in _TRUE for name in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE"))
+
+
+def _looks_local(raw: str, config: ExperimentConfig) -> bool:
+    if not _HUB_ID.match(raw) or raw.startswith((".", "~")):
+        return True
+    # `models/tiny-policy` beside a `models/` folder is a mistyped path, not the hub organisation `models`
+    return "/" in raw and config.resolve_path(raw.split("/", 1)[0]).is_dir()
+
+
+def check_model_path(config: ExperimentConfig) -> None:
+    """A local model directory must exist; a hub id is only accepted offline when the hub cache holds it."""
+    raw = config.model.path
+    local = config.resolve_path(raw)
+    if local.exists():
+        if not local.is_dir():
+            raise InputError(f"model.path: {raw}: not a directory ({local})")
+        return
+    if _looks_local(raw, config):
+        raise InputError(f"model.path: {raw}: no such model directory ({local})")
+    if hub_offline():
+        from huggingface_hub import try_to_load_from_cache
+
+        if not isinstance(try_to_load_from_cache(raw, "config.json"), str):
+            raise InputError(
+                f"model.path: {raw}: not a local directory ({local}), and not in the Hugging Face cache while "
+                "HF_HUB_OFFLINE is set"
+            )
+
+
+def check_environment(config: ExperimentConfig) -> None:
+    from seed_trainer.envs import task_source_factory
+
+    try:
+        task_source_factory(config.environment.name)
+    except ValueError as exc:
+        raise InputError(str(exc)) from None
+
+
+def check_inputs(config: ExperimentConfig, *, model: bool = True, environment: bool = True) -> None:
+    """Everything a stage needs that can be checked without loading a model (`sft` has no environment, `eval
+    --checkpoint` no model.path); raises InputError."""
+    if environment:
+        check_environment(config)
+    if model:
+        check_model_path(config)
+
+
+def check_new_run_dir(run_dir: str | Path | None) -> None:
+    if run_dir is not None and Path(run_dir).exists():
+        raise InputError(f"--run-dir {run_dir}: already exists (a new run needs a new directory; `resume` continues one)")

@@ -1,0 +1,273 @@
+"""What breaks a run directory on purpose, and what `resume` and the command line make of it: corrupt lines in what a
+checkpoint keeps, a broken newest checkpoint, bad input, a read-only run, a full disk, stale temporary files."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+import seed_trainer.stages.train as train_stage
+from seed_trainer.cli import main
+from seed_trainer.config import load_experiment
+from seed_trainer.runlog import RunReader, check_run
+from seed_trainer.runlog.writer import RunWriter
+from seed_trainer.stages.common import create_run
+from test_resume import _experiment, _numbers
+
+TESTS = Path(__file__).parent
+
+
+@pytest.fixture(scope="module")
+def stopped_at_2(tiny_policy_dir, tmp_path_factory) -> Path:
+    """A real run of 3 updates stopped after update 2 (checkpoints 1 and 2, an evaluation after each update)."""
+    tmp = tmp_path_factory.mktemp("stopped")
+    path = _experiment(tmp, tiny_policy_dir)
+    real = RunWriter.set_progress
+
+    def stop_after_second(self, step, *args, **kwargs):
+        real(self, step, *args, **kwargs)
+        if step == 2:
+            self.paths.control.write_text("", encoding="utf-8")
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(RunWriter, "set_progress", stop_after_second)
+        train_stage.train(load_experiment(path), path, echo=None)
+    return tmp
+
+
+def _copy_run(stopped: Path, tmp_path: Path) -> Path:
+    """A private copy of the stopped run (the experiment file beside it, as run.json's relative path expects)."""
+    shutil.copytree(stopped, tmp_path / "copy")
+    (run,) = (tmp_path / "copy" / "runs").iterdir()
+    return run
+
+
+def _snapshot(run_dir: Path) -> dict[str, bytes]:
+    """Every file's bytes, except the lock file (which names whoever last tried to own the run)."""
+    return {p.relative_to(run_dir).as_posix(): p.read_bytes() for p in sorted(run_dir.rglob("*"))
+            if p.is_file() and p.name != "lock"}
+
+
+def _garbage(line: bytes, extra: int) -> bytes:
+    return b"#" * (len(line) - 1 + extra) + b"\n"
+
+
+@pytest.mark.parametrize(
+    "file, line, extra",
+    [("metrics.jsonl", 2, 40), ("metrics.jsonl", 2, 0), ("trajectories/it-000001.jsonl", 1, -10)],
+    ids=["metrics-longer", "metrics-same-length", "trajectory-shorter"],
+)
+def test_a_corrupt_line_in_the_kept_range_stops_resume_until_repair(stopped_at_2, tmp_path, capsys, file, line, extra):
+    run = _copy_run(stopped_at_2, tmp_path)
+    lines = (run / file).read_bytes().splitlines(keepends=True)
+    bad = _garbage(lines[line - 1], extra)
+    lines[line - 1] = bad
+    (run / file).write_bytes(b"".join(lines))
+    before = _snapshot(run)
+
+    assert main(["resume", str(run)]) == 2
+    err = capsys.readouterr().err
+    assert f"{file}:{line}:" in err and "--repair" in err, err
+    assert _snapshot(run) == before  # nothing cut, nothing written
+
+    assert main(["resume", str(run), "--repair"]) == 0
+    reader = RunReader(run)
+    assert reader.manifest()["status"] == "completed"
+    assert (run / f"{file}.corrupt").read_bytes() == bad  # set aside, not thrown away
+    assert sorted(_numbers(run)) == [1, 2, 3]
+    repaired = [e for e in reader.events() if e.get("code") == "repaired"]
+    assert repaired and file in repaired[0]["message"]
+    check = check_run(run)
+    assert check.ok, [str(e) for e in check.errors]
+
+
+@pytest.mark.parametrize("missing", ["model.safetensors", "optimizer.pt", "rng_state.pt"])
+def test_a_broken_newest_checkpoint_falls_back_to_the_newest_complete_one(stopped_at_2, tmp_path, missing):
+    run = _copy_run(stopped_at_2, tmp_path)
+    original = _numbers(run)
+    (run / "checkpoints" / "step-000002" / missing).unlink()
+    check = check_run(run)
+    assert [(e.kind, e.file) for e in check.errors] == [("checkpoint", "checkpoints/step-000002")]
+    assert missing in str(check.errors[0])
+
+    assert main(["resume", str(run)]) == 0
+    reader = RunReader(run)
+    assert reader.manifest()["status"] == "completed"
+    assert next(e for e in reader.events() if e["type"] == "resumed")["step"] == 1
+    (warning,) = [e for e in reader.events() if e.get("code") == "checkpoint_incomplete"]
+    assert "checkpoints/step-000002" in warning["message"] and missing in warning["message"]
+    got = _numbers(run)
+    assert sorted(got) == [1, 2, 3] and got[2] == original[2]  # update 2 trained again, exactly as before
+    assert (run / "checkpoints" / ".broken-step-000002").is_dir()  # kept aside for inspection
+    check = check_run(run)
+    assert check.ok and not check.warnings, [str(e) for e in check.errors]
+
+
+def test_no_complete_checkpoint_refuses_rather_than_start_over(stopped_at_2, tmp_path, capsys):
+    run = _copy_run(stopped_at_2, tmp_path)
+    for step in (1, 2):
+        (run / "checkpoints" / f"step-{step:06d}" / "optimizer.pt").unlink()
+    before = _snapshot(run)
+    assert main(["resume", str(run)]) == 2
+    err = capsys.readouterr().err
+    assert "no complete checkpoint" in err and "checkpoints/step-000001: optimizer.pt is missing" in err, err
+    assert _snapshot(run) == before  # two updates of metrics and trajectories not thrown away
+
+
+def test_a_checkpoint_from_before_manifests_still_resumes(stopped_at_2, tmp_path):
+    run = _copy_run(stopped_at_2, tmp_path)
+    for step in (1, 2):
+        (run / "checkpoints" / f"step-{step:06d}" / "manifest.json").unlink()
+    assert [e.kind for e in check_run(run).errors] == ["checkpoint", "checkpoint"]  # cannot be size-checked: said so
+    assert main(["resume", str(run)]) == 0
+    reader = RunReader(run)
+    assert next(e for e in reader.events() if e["type"] == "resumed")["step"] == 2
+    assert sorted(_numbers(run)) == [1, 2, 3]
+
+
+# -- bad input: exit 2, nothing written -------------------------------------------------------------------------------
+
+
+def _write_experiment(tmp_path: Path, model_path: str, environment: str = "counter_env:CounterTasks") -> Path:
+    data = {"name": "bad", "updates": 1, "model": {"path": model_path}, "environment": {"name": environment},
+            "rollout": {"tasks_per_update": 1, "group_size": 2, "max_steps": 1, "max_response_tokens": 4}}
+    path = tmp_path / "bad.seed.yaml"
+    path.write_text(yaml.safe_dump(data), encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize(
+    "case", ["missing-local-model", "mistyped-local-model", "hub-id-offline", "missing-environment", "existing-run-dir"]
+)
+def test_bad_input_exits_2_with_nothing_written(tmp_path, tiny_policy_dir, monkeypatch, capsys, case):
+    (tmp_path / "models").mkdir()
+    model, environment, extra = str(tiny_policy_dir), "counter_env:CounterTasks", []
+    expected = {
+        "missing-local-model": "model.path: ./no-such-model: no such model directory",
+        "mistyped-local-model": "model.path: models/tiny-polcy: no such model directory",
+        "hub-id-offline": "not in the Hugging Face cache while HF_HUB_OFFLINE is set",
+        "missing-environment": "environment.name: cannot load 'no_such_module:Tasks'",
+        "existing-run-dir": "already exists",
+    }[case]
+    if case == "missing-local-model":
+        model = "./no-such-model"
+    elif case == "mistyped-local-model":
+        model = "models/tiny-polcy"  # beside a models/ folder: a path, not the hub organisation "models"
+    elif case == "hub-id-offline":
+        model = "some-org/some-model"
+        monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    elif case == "missing-environment":
+        environment = "no_such_module:Tasks"
+    else:
+        (tmp_path / "runs" / "taken").mkdir(parents=True)
+        extra = ["--run-dir", str(tmp_path / "runs" / "taken")]
+    path = _write_experiment(tmp_path, model, environment)
+    before = sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*"))
+    for command in ("train", "collect", "eval"):
+        args = [command, str(path), *extra] + (["--split", "valid_seen"] if command == "eval" else [])
+        assert main(args) == 2, command
+        assert expected in capsys.readouterr().err, command
+    assert sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*")) == before
+
+
+@pytest.fixture
+def stopped_early(tmp_path, tiny_policy_dir) -> Path:
+    """A train run stopped before its first update (cheap to resume when the update loop is replaced)."""
+    path = _write_experiment(tmp_path, str(tiny_policy_dir))
+    writer = create_run(load_experiment(path), path, tmp_path / "runs", stage="train", run_id="early", echo=None,
+                        parent=None, progress_unit="update", progress_total=1)
+    writer.finish("stopped", "stopped before update 1")
+    return writer.run_dir
+
+
+def test_a_read_only_run_exits_2_and_is_left_alone(stopped_early, capsys):
+    run = stopped_early
+    before = _snapshot(run)
+    done = subprocess.run(["chattr", "+i", str(run)], capture_output=True, text=True)
+    if done.returncode != 0:
+        pytest.skip(f"cannot make a directory immutable here (chattr: {done.stderr.strip()})")
+    try:
+        assert main(["resume", str(run)]) == 2
+        assert "read-only" in capsys.readouterr().err
+    finally:
+        subprocess.run(["chattr", "-i", str(run)], check=True)
+    assert _snapshot(run) == before
+
+
+def test_resume_removes_stale_temporary_files(stopped_early, monkeypatch):
+    run = stopped_early
+    (run / ".run.json.tmp-99999").write_bytes(b'{"format_vers')  # a kill during the run.json rewrite left this
+    assert [(w.kind, w.file) for w in check_run(run).warnings] == [("stale_temp", ".run.json.tmp-99999")]
+    monkeypatch.setattr(train_stage, "_train_loop", lambda config, writer, *rest: writer.finish("stopped", "enough"))
+    assert main(["resume", str(run)]) == 0
+    assert not (run / ".run.json.tmp-99999").exists()
+    warning = next(e for e in RunReader(run).events() if e.get("code") == "rolled_back")
+    assert ".run.json.tmp-99999: stale temporary file removed" in warning["message"]
+    check = check_run(run)
+    assert check.ok and not check.warnings
+
+
+# -- failures: the file named, the traceback recorded -----------------------------------------------------------------
+
+FULL_DISK = r'''
+import resource, signal, sys
+signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the limit then fails with EFBIG instead of killing us
+limit = int(sys.argv[1])
+resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+from seed_trainer.cli import main
+sys.exit(main(sys.argv[2:]))
+'''
+
+
+def test_a_write_that_fails_names_the_file_and_the_error_event_holds_the_traceback(tmp_path, tiny_policy_dir):
+    path = _write_experiment(tmp_path, str(tiny_policy_dir))
+    run = tmp_path / "runs" / "full"
+    # 64 KiB per file: the run's small files fit, the model's weights (about 400 KB) do not
+    done = subprocess.run(
+        [sys.executable, "-c", FULL_DISK, str(64 * 1024), "train", str(path), "--run-dir", str(run)],
+        capture_output=True, text=True, timeout=300,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join([str(TESTS), os.environ.get("PYTHONPATH", "")])},
+    )
+    assert done.returncode == 1, done.stderr[-2000:]
+    manifest = json.loads((run / "run.json").read_text(encoding="utf-8"))
+    assert manifest["status"] == "failed"
+    assert str(run / "checkpoints" / ".tmp-step-000001") in manifest["error"], manifest["error"]
+    assert str(run) in done.stderr
+    (error,) = [e for e in RunReader(run).events() if e["type"] == "error"]
+    assert error["detail"].startswith("Traceback (most recent call last)") and "save_checkpoint" in error["detail"]
+    assert not (run / "checkpoints" / ".tmp-step-000001").exists()
+
+
+
+PAST_THE_LIMIT = r'''
+import json, resource, signal, sys
+signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+resource.setrlimit(resource.RLIMIT_FSIZE, (100, 100))  # every file ends at 100 bytes, like a full disk
+from seed_trainer.runlog.atomic import write_json_atomic
+from seed_trainer.runlog.jsonl import JsonlAppender
+failures = []
+for write in (lambda: JsonlAppender(sys.argv[1]).append({"text": "x" * 200}),
+              lambda: write_json_atomic(sys.argv[2], {"text": "x" * 200})):
+    try:
+        write()
+    except OSError as exc:
+        failures.append([exc.filename, str(exc)])
+print(json.dumps(failures))
+'''
+
+
+def test_a_failed_append_or_document_write_names_its_file(tmp_path):
+    appended, document = tmp_path / "metrics.jsonl", tmp_path / "run.json"
+    done = subprocess.run([sys.executable, "-c", PAST_THE_LIMIT, str(appended), str(document)],
+                          capture_output=True, text=True, timeout=120, check=True)
+    (append_error, document_error) = json.loads(done.stdout)
+    assert append_error[0] == str(appended) and str(appended) in append_error[1]
+    assert document_error[0] == str(tmp_path / ".run.json.tmp-") + document_error[0].rsplit("-", 1)[1]
+    assert not document.exists()  # nothing half-written in place of the document
