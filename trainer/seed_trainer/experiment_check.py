@@ -5,6 +5,7 @@ config.py, with messages and locations worded as the editor words them (src/expe
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Iterable
@@ -39,6 +40,8 @@ def closest(word: str, candidates: Iterable[str]) -> str | None:
     """The known key nearest to a misspelt one (edit distance ≤ 2), for "did you mean"."""
     best, best_distance = None, 3
     for candidate in candidates:
+        if abs(len(word) - len(candidate)) >= best_distance:  # the distance is at least that
+            continue
         distance = _edit_distance(word, candidate)
         if distance < best_distance:
             best, best_distance = candidate, distance
@@ -266,8 +269,8 @@ def check_experiment_bytes(data: bytes) -> tuple[Any, list[Problem]]:
         span = located.values.get(()) or text.first_line()
         if span.start == span.end:
             span = text.first_line()
-        return None, [Problem("the experiment must be a YAML mapping of keys (name, model, …)", span, "", "schema")]
-    problems = _sorted(schema_problems(value, located, text))
+        return None, [Problem("the experiment must be a YAML mapping of keys (name, model, …)", text.trimmed(span), "", "schema")]
+    problems = [replace(p, span=text.trimmed(p.span)) for p in _sorted(schema_problems(value, located, text))]
     return (None if problems else value), problems
 
 

@@ -95,6 +95,22 @@ class Text:
     def span_of(self, start_mark: Any, end_mark: Any) -> Span:
         return Span(self.point(start_mark.line, start_mark.column), self.point(end_mark.line, end_mark.column))
 
+    def _offset(self, point: tuple[int, int]) -> int:
+        line, column16 = point
+        start = self.line_starts[min(line, len(self.line_starts) - 1)]
+        offset, units = start, 0
+        while units < column16 and offset < len(self.text):
+            units += 2 if ord(self.text[offset]) > 0xFFFF else 1
+            offset += 1
+        return offset
+
+    def trimmed(self, span: Span) -> Span:
+        """`span` without trailing whitespace and at least one character long (as the editor shows it)."""
+        start, stop = self._offset(span.start), self._offset(span.end)
+        while stop > start + 1 and self.text[stop - 1].isspace():
+            stop -= 1
+        return Span(span.start, self.at_offset(min(max(stop, start + 1), len(self.text))))
+
     def first_line(self) -> Span:
         end = self.text.find("\n")
         return Span((0, 0), (0, self._utf16(0, len(self.text) if end == -1 else end)))
@@ -304,7 +320,8 @@ def read_experiment_data(data: bytes) -> tuple[Any, Located, Text]:
     text = decode(data)
     builder = _Builder(text)
     try:
-        root, located = builder.build(_parser_events(text.text))
+        # All events first: a syntax error anywhere wins over a rule broken before it, as in the editor.
+        root, located = builder.build(list(_parser_events(text.text)))
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         problem = str(exc.problem or exc.context or exc).split("\n")[0]
