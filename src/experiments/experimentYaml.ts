@@ -217,9 +217,27 @@ class Builder {
     private readonly lines: LineMap,
   ) {}
 
-  private fail(message: string, node: { range?: readonly number[] | null } | null | undefined, source: ReadProblem['source'] = 'yaml'): never {
+  private fail(message: string, node: YamlNode | null | undefined, source: ReadProblem['source'] = 'yaml'): never {
+    throw new ReadError({ message, range: this.rangeOf(node) ?? this.lines.firstLine(), source });
+  }
+
+  /** A node's range from its first property (`&anchor`, `!tag`) on, where the trainer's parser starts it too. */
+  private rangeOf(node: YamlNode | null | undefined): TextRange | undefined {
     const range = node?.range;
-    throw new ReadError({ message, range: range ? this.lines.span(range[0] ?? 0, range[1] ?? 0) : this.lines.firstLine(), source });
+    if (!range || !node) return undefined;
+    let start = range[0];
+    if (node.anchor !== undefined || node.tag !== undefined) {
+      const text = this.lines.text;
+      for (;;) {
+        let end = start;
+        while (end > 0 && /[ \n\r]/.test(text[end - 1] ?? '')) end -= 1;
+        let begin = end;
+        while (begin > 0 && !/[ \n\r]/.test(text[begin - 1] ?? '')) begin -= 1;
+        if (begin < end && /^[!&]/.test(text.slice(begin, end))) start = begin;
+        else break;
+      }
+    }
+    return this.lines.span(start, range[1]);
   }
 
   private grow(amount: number, node: YamlNode): void {
@@ -271,8 +289,8 @@ class Builder {
   }
 
   private record(path: readonly string[], node: YamlNode | null | undefined, into: Map<string, TextRange>): void {
-    const range = node?.range;
-    if (range) into.set(pathKey(path), this.lines.span(range[0], range[1]));
+    const range = this.rangeOf(node);
+    if (range) into.set(pathKey(path), range);
   }
 
   /** The value of `node` at `path`, `depth` collections deep. */

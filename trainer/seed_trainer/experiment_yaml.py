@@ -164,6 +164,10 @@ def _parser_events(text: str):
 
 
 
+def _short_tag(tag: str) -> str:
+    return "!!" + tag.removeprefix("tag:yaml.org,2002:") if tag.startswith("tag:yaml.org,2002:") else tag
+
+
 class _Builder:
     """Builds plain values from parser events under the shared rules; raises ReadError at the first violation."""
 
@@ -186,7 +190,7 @@ class _Builder:
 
     def scalar(self, event: Any) -> Any:
         if event.tag is not None:
-            self.fail(f"tags (`{event.tag}`) are not supported: write the value itself", event.start_mark, event.end_mark)
+            self.fail(f"tags (`{_short_tag(event.tag)}`) are not supported: write the value itself", event.start_mark, event.end_mark)
         value = event.value
         self.grow(1 + len(value), event)
         if event.style not in (None, ""):  # quoted or block scalar: a string (libyaml says '' for plain)
@@ -266,7 +270,7 @@ class _Builder:
                 continue
             # a collection starts
             if event.tag is not None:
-                self.fail(f"tags (`{event.tag}`) are not supported: write the value itself", event.start_mark, event.end_mark)
+                self.fail(f"tags (`{_short_tag(event.tag)}`) are not supported: write the value itself", event.start_mark, event.end_mark)
             depth = (parent[2] if parent else 0) + 1
             if depth > MAX_DEPTH:
                 self.fail(f"nesting deeper than {MAX_DEPTH} levels", event.start_mark, event.end_mark, "limit")
@@ -288,7 +292,7 @@ class _Builder:
         if type(event) is not yaml.ScalarEvent:
             self.fail("mapping keys must be plain text (not lists, mappings or aliases)", event.start_mark, event.end_mark)
         if event.tag is not None:
-            self.fail(f"tags (`{event.tag}`) are not supported: write the value itself", event.start_mark, event.end_mark)
+            self.fail(f"tags (`{_short_tag(event.tag)}`) are not supported: write the value itself", event.start_mark, event.end_mark)
         key = event.value
         self.grow(1 + len(key), event)
         span = self.text.span_of(event.start_mark, event.end_mark)
