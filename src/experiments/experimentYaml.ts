@@ -363,6 +363,44 @@ function shortTag(tag: string): string {
   return tag.startsWith('tag:yaml.org,2002:') ? `!!${tag.slice('tag:yaml.org,2002:'.length)}` : tag;
 }
 
+/**
+ * The offset of the first collection nested deeper than the limit, when flow brackets go deeper than it: `yaml`'s
+ * composer recurses per level and runs out of stack (or memory) on thousands of them, so such text is refused before
+ * it is composed. Lexer and CST parser are iterative; the walk below is too. Text with few brackets skips all this.
+ */
+function tooDeepOffset(text: string): number | undefined {
+  let brackets = 0;
+  for (let i = text.indexOf('['); i !== -1 && brackets <= EXPERIMENT_LIMITS.maxDepth; i = text.indexOf('[', i + 1)) brackets += 1;
+  for (let i = text.indexOf('{'); i !== -1 && brackets <= EXPERIMENT_LIMITS.maxDepth; i = text.indexOf('{', i + 1)) brackets += 1;
+  if (brackets <= EXPERIMENT_LIMITS.maxDepth) return undefined;
+  const { Lexer, Parser } = loadYaml();
+  let flow = 0;
+  let deepest = 0;
+  for (const token of new Lexer().lex(text)) {
+    if (token === '[' || token === '{') deepest = Math.max(deepest, ++flow);
+    else if (token === ']' || token === '}') flow -= 1;
+  }
+  if (deepest <= EXPERIMENT_LIMITS.maxDepth) return undefined;
+  type Item = { start?: unknown; key?: unknown; sep?: unknown; value?: unknown };
+  type Token = { type?: string; offset?: number; value?: unknown; items?: Item[]; start?: { offset?: number } | unknown };
+  const stack: { token: Token; depth: number }[] = [];
+  for (const token of new Parser().parse(text)) stack.unshift({ token: token as Token, depth: 0 });
+  stack.reverse();
+  while (stack.length > 0) {
+    const { token, depth } = stack.pop() as { token: Token; depth: number };
+    const collection = token.type === 'block-map' || token.type === 'block-seq' || token.type === 'flow-collection';
+    if (collection && depth + 1 > EXPERIMENT_LIMITS.maxDepth) return token.offset;
+    const children: Token[] = [];
+    if (token.type === 'document' && token.value) children.push(token.value as Token);
+    for (const item of token.items ?? []) {
+      if (item.key && typeof item.key === 'object') children.push(item.key as Token);
+      if (item.value && typeof item.value === 'object') children.push(item.value as Token);
+    }
+    for (const child of children.reverse()) stack.push({ token: child, depth: collection ? depth + 1 : depth });
+  }
+  return undefined;
+}
+
 export interface ExperimentData {
   value: unknown;
   located: Located;
@@ -378,6 +416,11 @@ export function readExperimentText(text: string): ExperimentData {
   if (bytes > EXPERIMENT_LIMITS.maxBytes) throw new ReadError(sizeProblem(bytes));
   const characters = checkCharacters(text, lines);
   if (characters) throw new ReadError(characters);
+  const deep = tooDeepOffset(text);
+  if (deep !== undefined) {
+    const at = lines.position(deep);
+    throw new ReadError({ message: `nesting deeper than ${EXPERIMENT_LIMITS.maxDepth} levels`, range: { start: at, end: { line: at.line, character: at.character + 1 } }, source: 'limit' });
+  }
   const document = loadYaml().parseDocument(text, { uniqueKeys: false, version: '1.2', schema: 'core', merge: false, prettyErrors: false });
   const error = document.errors[0];
   if (error) {

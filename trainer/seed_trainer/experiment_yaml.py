@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Iterable
 
 import yaml
 
@@ -318,15 +318,47 @@ class _Builder:
             parent[0].append(value)
 
 
+def _first_too_deep(events: Iterable[Any], flow_exceeds: bool) -> Any | None:
+    """The first collection deeper than MAX_DEPTH, when flow collections alone nest deeper than it: the editor
+    refuses such text before composing it (its YAML library recurses per level), so that problem comes first here
+    too. `flow_exceeds`: already known (libyaml gave up at 1000 levels), so `events` may be lazy and stop early."""
+    open_flow: list[bool] = []
+    flow = deepest_flow = 0
+    first = None
+    for event in events:
+        if isinstance(event, yaml.CollectionStartEvent):
+            open_flow.append(bool(event.flow_style))
+            flow += open_flow[-1]
+            deepest_flow = max(deepest_flow, flow)
+            if len(open_flow) > MAX_DEPTH and first is None:
+                first = event
+                if flow_exceeds:
+                    return first
+        elif isinstance(event, yaml.CollectionEndEvent):
+            flow -= open_flow.pop()
+    return first if deepest_flow > MAX_DEPTH else None
+
+
 def read_experiment_data(data: bytes) -> tuple[Any, Located, Text]:
     """The experiment's plain data, where its keys and values are, and the decoded text; ReadError on the first
     violation of a shared rule (located)."""
     text = decode(data)
     builder = _Builder(text)
+    events: list[Any] = []
     try:
         # All events first: a syntax error anywhere wins over a rule broken before it, as in the editor.
-        root, located = builder.build(list(_parser_events(text.text)))
+        events.extend(_parser_events(text.text))
+        too_deep = _first_too_deep(events, flow_exceeds=False)
+        if too_deep is not None:
+            builder.fail(f"nesting deeper than {MAX_DEPTH} levels", too_deep.start_mark, too_deep.start_mark, "limit")
+        root, located = builder.build(events)
     except yaml.MarkedYAMLError as exc:
+        if "maximum nesting depth" in str(exc.problem):
+            # libyaml refuses 1000 levels before it yields an event; the pure-Python parser is lazy and finds level
+            # MAX_DEPTH + 1 after reading a little of the text.
+            too_deep = _first_too_deep(yaml.parse(text.text, Loader=yaml.SafeLoader), flow_exceeds=True)
+            if too_deep is not None:
+                builder.fail(f"nesting deeper than {MAX_DEPTH} levels", too_deep.start_mark, too_deep.start_mark, "limit")
         mark = exc.problem_mark or exc.context_mark
         problem = str(exc.problem or exc.context or exc).split("\n")[0]
         span = text.span_of(mark, mark) if mark else text.first_line()
