@@ -74,6 +74,11 @@ function pointerParts(pointer: string): string[] {
   return pointer ? pointer.slice(1).split('/').map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~')) : [];
 }
 
+/** `FILE:LINE:COLUMN: message` (1-based), as the trainer's `validate` prints a problem. */
+export function problemLine(file: string, problem: ExperimentProblem): string {
+  return `${file}:${problem.range.start.line + 1}:${problem.range.start.character + 1}: ${problem.message}`;
+}
+
 type Target = 'key' | 'value' | 'parentKey';
 
 function samePosition(a: Position, b: Position): boolean {

@@ -47,6 +47,18 @@ export class ExperimentService {
     return problems;
   }
 
+  /** The problems of the file as the trainer will read it (its bytes: size and UTF-8 included). */
+  problemsOfFile(file: string): ExperimentProblem[] {
+    let bytes: Uint8Array;
+    try {
+      bytes = readFileSync(file);
+    } catch (error) {
+      const reason = (error as NodeJS.ErrnoException).code ?? String(error);
+      return [{ message: `cannot read the file: ${reason}`, range: { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } }, severity: 'error', field: '', source: 'limit' }];
+    }
+    return this.schema.validateBytes(bytes);
+  }
+
   forget(document: vscode.TextDocument): void {
     this.cache.delete(document.uri.toString());
   }
