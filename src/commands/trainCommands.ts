@@ -209,9 +209,9 @@ async function train(services: Services, arg?: vscode.Uri | TrainArgs): Promise<
   const document = await vscode.workspace.openTextDocument(uri);
   // The editor's text first (nothing is saved while it is invalid), then the bytes the trainer will read: the same
   // rules as `python -m seed_trainer validate`, so the refusal quotes the line the trainer would print.
-  if (refuseInvalid(document, services.experiments.problems(document))) return undefined;
+  if (refuseInvalid(document, await services.experiments.problemsAsync(document))) return undefined;
   if (document.isDirty) await document.save();
-  if (refuseInvalid(document, services.experiments.problemsOfFile(uri.fsPath))) return undefined;
+  if (refuseInvalid(document, await services.experiments.problemsOfFile(uri.fsPath))) return undefined;
   let facts = ExperimentService.facts(document.getText(), uri.fsPath);
   const choice = await pickStage(args.stage, facts.algorithm ?? 'seed');
   if (!choice) return undefined;
@@ -224,7 +224,7 @@ async function train(services: Services, arg?: vscode.Uri | TrainArgs): Promise<
         'Set and Train',
       )) === 'Set and Train';
     if (!confirmed || !(await setAlgorithm(document, choice.algorithm))) return undefined;
-    if (refuseInvalid(document, services.experiments.problems(document))) return undefined;
+    if (refuseInvalid(document, await services.experiments.problemsAsync(document))) return undefined;
     facts = ExperimentService.facts(document.getText(), uri.fsPath);
   }
   const extraArgs = await stageOptions(services, choice, facts, args);
