@@ -9,6 +9,7 @@ docs/experiment-files.md is the prose version of these rules.
 
 from __future__ import annotations
 
+import bisect
 import math
 import re
 from dataclasses import dataclass, field
@@ -87,8 +88,6 @@ class Text:
         return (line, self._utf16(line, column))
 
     def at_offset(self, offset: int) -> tuple[int, int]:
-        import bisect
-
         line = bisect.bisect_right(self.line_starts, offset) - 1
         return self.point(line, offset - self.line_starts[line])
 
@@ -163,7 +162,6 @@ def _parser_events(text: str):
     return yaml.parse(text, Loader=loader)
 
 
-
 def _short_tag(tag: str) -> str:
     return "!!" + tag.removeprefix("tag:yaml.org,2002:") if tag.startswith("tag:yaml.org,2002:") else tag
 
@@ -215,12 +213,11 @@ class _Builder:
             return number
         return value
 
-    def build(self, events) -> tuple[Any, Located]:
-        """The document's value (None for an empty stream)."""
+    def build(self, events: Iterable[Any]) -> tuple[Any, Located]:
+        """The document's value (None for an empty stream) and where its keys and values are."""
         root: Any = None
         documents = 0
-        # Each open collection: [value, path, depth, pending key (str | None), start mark, anchor, expanded before it]
-        stack: list[list[Any]] = []
+        stack: list[_Open] = []
         for event in events:
             kind = type(event)
             if kind is yaml.DocumentStartEvent:
@@ -233,62 +230,59 @@ class _Builder:
             if kind in (yaml.StreamStartEvent, yaml.StreamEndEvent, yaml.DocumentEndEvent):
                 continue
             if kind in (yaml.MappingEndEvent, yaml.SequenceEndEvent):
-                value, path, _depth, _key, start_mark, anchor, before = stack.pop()
-                self.located.values[path] = self.text.span_of(start_mark, event.end_mark)
-                if anchor is not None:
-                    self.open_anchors.discard(anchor)
-                    self.anchors[anchor] = (value, self.expanded - before)
+                done = stack.pop()
+                self.located.values[done.path] = self.text.span_of(done.start_mark, event.end_mark)
+                if done.anchor is not None:
+                    self.open_anchors.discard(done.anchor)
+                    self.anchors[done.anchor] = (done.value, self.expanded - done.expanded_before)
                 if stack:
-                    self._finish(stack[-1], value, event, closing=True)
+                    stack[-1].add(done.value)
                 else:
-                    root = value
+                    root = done.value
                 continue
             parent = stack[-1] if stack else None
-            if parent is not None and isinstance(parent[0], dict) and parent[3] is None:
+            if parent is not None and isinstance(parent.value, dict) and parent.key is None:
                 self._key(parent, event)
                 continue
-            path = self._child_path(parent)
-            if kind is yaml.AliasEvent:
-                self.aliases += 1
-                if self.aliases > MAX_ALIASES:
-                    self.fail(f"more than {MAX_ALIASES} aliases", event.start_mark, event.end_mark, "limit")
-                if event.anchor in self.open_anchors:
-                    self.fail(f"alias `*{event.anchor}` refers to the collection that contains it", event.start_mark, event.end_mark)
-                if event.anchor not in self.anchors:
-                    self.fail(f"alias `*{event.anchor}` has no anchor `&{event.anchor}` before it", event.start_mark, event.end_mark)
-                value, size = self.anchors[event.anchor]
-                self.grow(size, event)
+            path = parent.child_path() if parent else ()
+            if kind is yaml.AliasEvent or kind is yaml.ScalarEvent:
+                value = self._alias(event) if kind is yaml.AliasEvent else self.scalar(event)
                 self.located.values[path] = self.text.span_of(event.start_mark, event.end_mark)
-                self._place(parent, value, event)
-                continue
-            if kind is yaml.ScalarEvent:
-                value = self.scalar(event)
-                self.located.values[path] = self.text.span_of(event.start_mark, event.end_mark)
-                if event.anchor is not None:
+                if kind is yaml.ScalarEvent and event.anchor is not None:
+                    self.open_anchors.discard(event.anchor)  # the newest anchor of a name is the one aliases mean
                     self.anchors[event.anchor] = (value, 1 + len(event.value))
-                self._place(parent, value, event)
+                if parent:
+                    parent.add(value)
+                else:
+                    root = value
                 continue
             # a collection starts
             if event.tag is not None:
                 self.fail(f"tags (`{_short_tag(event.tag)}`) are not supported: write the value itself", event.start_mark, event.end_mark)
-            depth = (parent[2] if parent else 0) + 1
+            depth = (parent.depth if parent else 0) + 1
             if depth > MAX_DEPTH:
                 self.fail(f"nesting deeper than {MAX_DEPTH} levels", event.start_mark, event.end_mark, "limit")
+            before = self.expanded
             self.grow(1, event)
             if event.anchor is not None:
                 self.open_anchors.add(event.anchor)
-            container: Any = {} if kind is yaml.MappingStartEvent else []
-            stack.append([container, path, depth, None, event.start_mark, event.anchor, self.expanded - 1])
+            container: dict[str, Any] | list[Any] = {} if kind is yaml.MappingStartEvent else []
+            stack.append(_Open(container, path, depth, event.start_mark, event.anchor, before))
         return root, self.located
 
-    def _child_path(self, parent: list[Any] | None) -> tuple[str, ...]:
-        if parent is None:
-            return ()
-        if isinstance(parent[0], dict):
-            return (*parent[1], parent[3])
-        return (*parent[1], str(len(parent[0])))
+    def _alias(self, event: Any) -> Any:
+        self.aliases += 1
+        if self.aliases > MAX_ALIASES:
+            self.fail(f"more than {MAX_ALIASES} aliases", event.start_mark, event.end_mark, "limit")
+        if event.anchor in self.open_anchors:
+            self.fail(f"alias `*{event.anchor}` refers to the collection that contains it", event.start_mark, event.end_mark)
+        if event.anchor not in self.anchors:
+            self.fail(f"alias `*{event.anchor}` has no anchor `&{event.anchor}` before it", event.start_mark, event.end_mark)
+        value, size = self.anchors[event.anchor]
+        self.grow(size, event)
+        return value
 
-    def _key(self, parent: list[Any], event: Any) -> None:
+    def _key(self, parent: _Open, event: Any) -> None:
         if type(event) is not yaml.ScalarEvent:
             self.fail("mapping keys must be plain text (not lists, mappings or aliases)", event.start_mark, event.end_mark)
         if event.tag is not None:
@@ -296,26 +290,36 @@ class _Builder:
         key = event.value
         self.grow(1 + len(key), event)
         span = self.text.span_of(event.start_mark, event.end_mark)
-        if key in parent[0]:
-            first = self.located.keys.get((*parent[1], key))
+        if key in parent.value:
+            first = self.located.keys.get((*parent.path, key))
             where = f" (first at line {first.start[0] + 1})" if first else ""
             raise ReadError(Problem(f"duplicate key `{key}`{where}", span))
-        parent[3] = key
-        self.located.keys[(*parent[1], key)] = span
-        parent[0][key] = None  # reserve the key's place (and its order) until its value arrives
+        parent.key = key
+        self.located.keys[(*parent.path, key)] = span
+        parent.value[key] = None  # the key's place (and its order) until its value arrives
 
-    def _place(self, parent: list[Any] | None, value: Any, event: Any) -> None:
-        if parent is None:
-            self._root = value
-            return
-        self._finish(parent, value, event, closing=False)
 
-    def _finish(self, parent: list[Any], value: Any, event: Any, closing: bool) -> None:
-        if isinstance(parent[0], dict):
-            parent[0][parent[3]] = value
-            parent[3] = None
+@dataclass
+class _Open:
+    """A collection being built."""
+
+    value: dict[str, Any] | list[Any]
+    path: tuple[str, ...]
+    depth: int
+    start_mark: Any
+    anchor: str | None
+    expanded_before: int
+    key: str | None = None  # a mapping's key waiting for its value
+
+    def child_path(self) -> tuple[str, ...]:
+        return (*self.path, self.key if isinstance(self.value, dict) else str(len(self.value)))
+
+    def add(self, value: Any) -> None:
+        if isinstance(self.value, dict):
+            self.value[self.key] = value
+            self.key = None
         else:
-            parent[0].append(value)
+            self.value.append(value)
 
 
 def _first_too_deep(events: Iterable[Any], flow_exceeds: bool) -> Any | None:
@@ -365,6 +369,4 @@ def read_experiment_data(data: bytes) -> tuple[Any, Located, Text]:
         raise ReadError(Problem(f"not valid YAML: {problem}", span)) from None
     except yaml.YAMLError as exc:
         raise ReadError(Problem(f"not valid YAML: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}", text.first_line())) from None
-    if root is None:
-        root = getattr(builder, "_root", None)
     return root, located, text
