@@ -227,5 +227,3 @@ export function registerExperimentLanguage(context: vscode.ExtensionContext, ser
     vscode.commands.registerCommand('seedStudio.newExperiment', (args?: NewExperimentArgs) => newExperiment(context, args)),
   );
 }
-
-

@@ -1,7 +1,7 @@
 // Experiment files for the other features: the compiled schema (loaded on first use), the problems of a document
 // (cached per version), and the few facts "SEED: Train" needs from a file (name, algorithm, runs folder).
 // Text above SYNC_LIMIT is validated in a worker thread (dist/experimentWorker.js), so the extension host never stops
-// for long: small files take a few milliseconds, a 1 MiB one about a second (bench/experiment_validation.mjs).
+// for long: small files take a few milliseconds, a 1 MiB one one to two seconds (bench/experiment_validation.mjs).
 import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -76,7 +76,13 @@ export class ExperimentService {
     if (known) return known;
     const { version } = document;
     const text = document.getText();
-    const problems = text.length <= SYNC_LIMIT ? this.schema.validate(text) : await this.inWorker({ text });
+    // U+FFFD in a saved file may stand for bytes that are not UTF-8, which only the bytes can show (and locate).
+    const problems =
+      text.includes('\uFFFD') && !document.isDirty && document.uri.scheme === 'file'
+        ? await this.problemsOfFile(document.uri.fsPath)
+        : text.length <= SYNC_LIMIT
+          ? this.schema.validate(text)
+          : await this.inWorker({ text });
     this.cache.set(document.uri.toString(), { version, problems });
     return problems;
   }
