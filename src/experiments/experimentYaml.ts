@@ -207,6 +207,8 @@ function codePoints(value: string): number {
 /** Builds plain values from the parsed document in document order under the shared rules; throws ReadError. */
 class Builder {
   readonly located: Located = { keys: new Map(), values: new Map() };
+  /** Per anchored node: its value and its expanded size (what an alias to it adds). */
+  private readonly anchored = new Map<YamlNode, unknown>();
   private readonly sizes = new Map<YamlNode, number>();
   private readonly open = new Set<YamlNode>();
   private aliases = 0;
@@ -318,7 +320,8 @@ class Builder {
       this.grow(1, node);
       if (node.anchor) this.open.add(node);
       if (isMap(node)) {
-        const out: Record<string, unknown> = {};
+        // No prototype: a `__proto__` key is then an ordinary key (one the schema refuses), as in the trainer.
+        const out = Object.create(null) as Record<string, unknown>;
         for (const pair of node.items as Pair<YamlNode | null, YamlNode | null>[]) {
           const key = this.key(pair.key, out, path);
           out[key] = null; // the key's place (and its order) until its value arrives
@@ -340,8 +343,6 @@ class Builder {
     }
     return result;
   }
-
-  private readonly anchored = new Map<YamlNode, unknown>();
 
   private key(node: YamlNode | null, out: Record<string, unknown>, path: readonly string[]): string {
     const { isScalar } = loadYaml();
