@@ -3,7 +3,7 @@
 // size, UTF-8 (first bad byte), control characters and tabs, then YAML 1.2 core-schema values (duplicate keys,
 // nesting depth, alias count and expanded size, no tags or directives, integers within ±(2^53 − 1), finite floats).
 // No `vscode` import. docs/experiment-files.md is the prose version of these rules.
-import type { Document, Node as YamlNode, Pair, Scalar } from 'yaml';
+import type { Node as YamlNode, Pair, Scalar } from 'yaml';
 import { loadYaml } from '../lazyRequire';
 
 export const EXPERIMENT_LIMITS = {
@@ -210,14 +210,13 @@ class Builder {
   /** Per anchored node: its value and its expanded size (what an alias to it adds). */
   private readonly anchored = new Map<YamlNode, unknown>();
   private readonly sizes = new Map<YamlNode, number>();
+  /** Anchor name → the newest node that has it (in document order). */
+  private readonly anchors = new Map<string, YamlNode>();
   private readonly open = new Set<YamlNode>();
   private aliases = 0;
   private expanded = 0;
 
-  constructor(
-    private readonly document: Document,
-    private readonly lines: LineMap,
-  ) {}
+  constructor(private readonly lines: LineMap) {}
 
   private fail(message: string, node: YamlNode | null | undefined, source: ReadProblem['source'] = 'yaml'): never {
     throw new ReadError({ message, range: this.rangeOf(node) ?? this.lines.firstLine(), source });
@@ -303,7 +302,9 @@ class Builder {
     if (isAlias(node)) {
       this.aliases += 1;
       if (this.aliases > EXPERIMENT_LIMITS.maxAliases) this.fail(`more than ${EXPERIMENT_LIMITS.maxAliases} aliases`, node, 'limit');
-      const target = node.resolve(this.document) as YamlNode | undefined;
+      // The newest node with that anchor before the alias, as `yaml`'s Alias.resolve finds it, but without its walk
+      // of the whole document per alias (quadratic with many aliases).
+      const target = this.anchors.get(node.source);
       if (target && this.open.has(target)) this.fail(`alias \`*${node.source}\` refers to the collection that contains it`, node);
       const size = target ? this.sizes.get(target) : undefined;
       if (!target || size === undefined) this.fail(`alias \`*${node.source}\` has no anchor \`&${node.source}\` before it`, node);
@@ -311,6 +312,7 @@ class Builder {
       return this.anchored.get(target);
     }
     const before = this.expanded;
+    if (node.anchor) this.anchors.set(node.anchor, node);
     let result: unknown;
     if (isScalar(node)) {
       result = this.scalar(node);
@@ -435,7 +437,7 @@ export function readExperimentText(text: string): ExperimentData {
   if (directives?.yaml.explicit || Object.keys(directives?.tags ?? {}).some((handle) => handle !== '!!')) {
     throw new ReadError({ message: 'directives (`%YAML`, `%TAG`) are not supported', range: lines.firstLine(), source: 'yaml' });
   }
-  const builder = new Builder(document, lines);
+  const builder = new Builder(lines);
   const root = document.contents as YamlNode | null;
   const value = builder.value(root, [], 0);
   return { value, located: builder.located, lines, rootRange: builder.located.values.get(pathKey([])) };

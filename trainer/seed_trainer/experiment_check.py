@@ -195,21 +195,26 @@ class _Locator:
 
 
 def schema_problems(data: Any, located: Located, text: Text) -> list[Problem]:
+    """Every schema problem, first by position, at most MAX_PROBLEMS. Messages are made for those only: a "did you
+    mean" costs an edit distance per known key, too much for tens of thousands of unknown keys."""
     schema = experiment_json_schema()
     nav = _SchemaNavigator(schema)
     locator = _Locator(located, text)
-    problems: list[Problem] = []
+    found: list[tuple[Span, tuple[str, ...], Any]] = []  # (where, field, message or a function that makes it)
     seen: set[tuple] = set()
     rules_reported: set[int] = set()
 
-    def add(path: tuple[str, ...], target: str, field: tuple[str, ...], message: str) -> None:
-        key = (field, message)
-        if key in seen:
-            return
-        seen.add(key)
-        field_text = ".".join(field)
-        problems.append(Problem(f"{field_text + ': ' if field_text else ''}{message}",
-                                locator.span(path, target, field), field_text, "schema"))
+    def add(path: tuple[str, ...], target: str, field: tuple[str, ...], message: Any) -> None:
+        key = (field, message if isinstance(message, str) else "unknown")
+        if key not in seen:
+            seen.add(key)
+            found.append((locator.span(path, target, field), field, message))
+
+    def unknown(path: tuple[str, ...], extra: str):
+        def message() -> str:
+            suggestion = closest(extra, nav.properties(path))
+            return f"is not a known field{f' (did you mean `{suggestion}`?)' if suggestion else ''}"
+        return message
 
     for top in _validator().iter_errors(data):
         for error in _leaf_errors(top):
@@ -226,9 +231,7 @@ def schema_problems(data: Any, located: Located, text: Text) -> list[Problem]:
             if keyword == "additionalProperties":
                 allowed = error.schema.get("properties", {})
                 for extra in (k for k in error.instance if k not in allowed):
-                    suggestion = closest(extra, nav.properties(path))
-                    add(path, "key", (*path, extra),
-                        f"is not a known field{f' (did you mean `{suggestion}`?)' if suggestion else ''}")
+                    add(path, "key", (*path, extra), unknown(path, extra))
             elif keyword == "required":
                 for missing in (k for k in error.validator_value if k not in error.instance):
                     add(path, "parentKey", (*path, missing), "is required")
@@ -247,16 +250,18 @@ def schema_problems(data: Any, located: Located, text: Text) -> list[Problem]:
                 add(path, "value", path, f"must NOT have fewer than {error.validator_value} characters")
             else:
                 add(path, "value", path, error.message)
+    found.sort(key=lambda item: item[0].start)
+    problems = []
+    for span, field, message in found[:MAX_PROBLEMS]:
+        text_of = message if isinstance(message, str) else message()
+        field_text = ".".join(field)
+        problems.append(Problem(f"{field_text + ': ' if field_text else ''}{text_of}", span, field_text, "schema"))
     return problems
 
 
 def unlocated_schema_problems(data: dict[str, Any]) -> list[str]:
     """Schema messages for data that has no text (a run.json's resolved config)."""
-    return [p.message for p in _sorted(schema_problems(data, Located(), Text("")))]
-
-
-def _sorted(problems: list[Problem]) -> list[Problem]:
-    return sorted(problems, key=lambda p: p.span.start)[:MAX_PROBLEMS]
+    return [p.message for p in schema_problems(data, Located(), Text(""))]
 
 
 def check_experiment_bytes(data: bytes) -> tuple[Any, list[Problem]]:
@@ -270,7 +275,7 @@ def check_experiment_bytes(data: bytes) -> tuple[Any, list[Problem]]:
         if span.start == span.end:
             span = text.first_line()
         return None, [Problem("the experiment must be a YAML mapping of keys (name, model, …)", text.trimmed(span), "", "schema")]
-    problems = [replace(p, span=text.trimmed(p.span)) for p in _sorted(schema_problems(value, located, text))]
+    problems = [replace(p, span=text.trimmed(p.span)) for p in schema_problems(value, located, text)]
     return (None if problems else value), problems
 
 
