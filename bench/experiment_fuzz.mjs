@@ -117,13 +117,16 @@ function trainerVerdicts() {
   }));
 }
 
+/** A failure's detail without the temporary folder the files were written to. */
+const local = (text) => (typeof text === 'string' ? text.split(`${dir}${path.sep}`).join('') : text);
+
 function summary(results) {
   const counts = { accepted: 0, rejected: 0, crash: 0, hang: 0, memory: 0 };
   for (const result of results.values()) counts[result.outcome] = (counts[result.outcome] ?? 0) + 1;
   const slowest = [...results.entries()].filter(([, r]) => r.seconds !== undefined).sort((a, b) => b[1].seconds - a[1].seconds).slice(0, 3)
     .map(([file, r]) => ({ file, seconds: Number(r.seconds.toFixed(3)) }));
   const failures = [...results.entries()].filter(([, r]) => ['crash', 'hang', 'memory'].includes(r.outcome)).slice(0, 8)
-    .map(([file, r]) => ({ file, outcome: r.outcome, detail: r.detail }));
+    .map(([file, r]) => ({ file, outcome: r.outcome, detail: local(r.detail) }));
   return { ...counts, slowest, failures };
 }
 
@@ -137,7 +140,7 @@ for (const file of files) {
   const t = trainer.get(file.name);
   if (!e || !t || !judged.includes(e.outcome) || !judged.includes(t.outcome)) continue;
   bothJudged += 1;
-  if (e.outcome !== t.outcome) disagreements.push({ file: file.name, recipe: file.recipe.join(' + '), editor: e.detail ?? 'accepted', trainer: t.detail ?? 'accepted' });
+  if (e.outcome !== t.outcome) disagreements.push({ file: file.name, recipe: file.recipe.join(' + '), editor: local(e.detail) ?? 'accepted', trainer: local(t.detail) ?? 'accepted' });
 }
 console.log(JSON.stringify({
   seed, count, timeout_s: timeoutSeconds, editor_module: path.relative(repoRoot, editorModule), trainer_path: path.relative(repoRoot, trainerPath),
