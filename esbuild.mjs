@@ -10,12 +10,16 @@ const production = process.argv.includes('--production');
 const watch = process.argv.includes('--watch');
 
 const hostBundle = {
-  entryPoints: ['src/extension.ts'],
+  // The experiment validator's worker thread is a bundle of its own (ExperimentService starts it).
+  entryPoints: [
+    { in: 'src/extension.ts', out: 'extension' },
+    { in: 'src/experiments/validationWorker.ts', out: 'experimentWorker' },
+  ],
   bundle: true,
   platform: 'node',
   format: 'cjs',
   target: 'node20',
-  outfile: 'dist/extension.js',
+  outdir: 'dist',
   external: ['vscode'],
   sourcemap: !production,
   minify: production,

@@ -5,6 +5,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import * as vscode from 'vscode';
 import { EXPERIMENT_GLOB, ExperimentService } from '../experiments/experimentService';
+import { problemLine, type ExperimentProblem } from '../experiments/experimentSchema';
 import { loadYaml } from '../lazyRequire';
 import type { Services } from '../services';
 import { resolveTrainerPython } from '../trainer/pythonInterpreter';
@@ -185,28 +186,32 @@ async function stageOptions(services: Services, choice: StageChoice, facts: Retu
   return [];
 }
 
+/** Shows the first problem as the trainer's `validate` prints it; true when there were errors. */
+function refuseInvalid(document: vscode.TextDocument, problems: readonly ExperimentProblem[]): boolean {
+  const errors = problems.filter((p) => p.severity === 'error');
+  const first = errors[0];
+  if (!first) return false;
+  const more = errors.length > 1 ? ` (and ${errors.length - 1} more problem${errors.length === 2 ? '' : 's'})` : '';
+  void vscode.window.showTextDocument(document, { preview: false });
+  void vscode.window
+    .showErrorMessage(`SEED: cannot train: ${problemLine(document.uri.fsPath, first)}${more}`, 'Show Problems')
+    .then((pick) => {
+      if (pick) void vscode.commands.executeCommand('workbench.actions.view.problems');
+    });
+  return true;
+}
+
 async function train(services: Services, arg?: vscode.Uri | TrainArgs): Promise<TrainResult | undefined> {
   if (refuseWhenUntrusted('launch the trainer')) return undefined;
   const args: TrainArgs = arg instanceof vscode.Uri ? { experiment: arg } : (arg ?? {});
   const uri = await pickExperiment(args.experiment);
   if (!uri) return undefined;
   const document = await vscode.workspace.openTextDocument(uri);
-  const errors = services.experiments.problems(document).filter((p) => p.severity === 'error');
-  if (errors.length > 0) {
-    const first = errors[0];
-    const where = first ? ` (line ${first.range.start.line + 1}: ${first.message})` : '';
-    await vscode.window.showTextDocument(document, { preview: false });
-    void vscode.window
-      .showErrorMessage(
-        `SEED: ${path.basename(uri.fsPath)} has ${errors.length} problem${errors.length === 1 ? '' : 's'}; fix ${errors.length === 1 ? 'it' : 'them'} before training${where}.`,
-        'Show Problems',
-      )
-      .then((pick) => {
-        if (pick) void vscode.commands.executeCommand('workbench.actions.view.problems');
-      });
-    return undefined;
-  }
+  // The editor's text first (nothing is saved while it is invalid), then the bytes the trainer will read: the same
+  // rules as `python -m seed_trainer validate`, so the refusal quotes the line the trainer would print.
+  if (refuseInvalid(document, await services.experiments.problemsAsync(document))) return undefined;
   if (document.isDirty) await document.save();
+  if (refuseInvalid(document, await services.experiments.problemsOfFile(uri.fsPath))) return undefined;
   let facts = ExperimentService.facts(document.getText(), uri.fsPath);
   const choice = await pickStage(args.stage, facts.algorithm ?? 'seed');
   if (!choice) return undefined;
@@ -219,10 +224,7 @@ async function train(services: Services, arg?: vscode.Uri | TrainArgs): Promise<
         'Set and Train',
       )) === 'Set and Train';
     if (!confirmed || !(await setAlgorithm(document, choice.algorithm))) return undefined;
-    if (services.experiments.problems(document).some((p) => p.severity === 'error')) {
-      void vscode.window.showErrorMessage(`SEED: with algorithm ${choice.algorithm}, ${path.basename(uri.fsPath)} has problems; see the Problems view.`);
-      return undefined;
-    }
+    if (refuseInvalid(document, await services.experiments.problemsAsync(document))) return undefined;
     facts = ExperimentService.facts(document.getText(), uri.fsPath);
   }
   const extraArgs = await stageOptions(services, choice, facts, args);

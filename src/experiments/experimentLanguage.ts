@@ -6,7 +6,7 @@ import path from 'node:path';
 import * as vscode from 'vscode';
 import type { Services } from '../services';
 import type { ExperimentProblem, FieldInfo, TextRange } from './experimentSchema';
-import { EXPERIMENT_FILE, ExperimentService } from './experimentService';
+import { EXPERIMENT_FILE, ExperimentService, SYNC_LIMIT } from './experimentService';
 import { experimentName, instantiateTemplate, listTemplates } from './templates';
 import { cursorContext, keyAt } from './yamlCursor';
 
@@ -114,7 +114,9 @@ class ExperimentLenses implements vscode.CodeLensProvider {
     const lenses = [
       new vscode.CodeLens(top, { title: '$(play) Train…', command: 'seedStudio.train', arguments: [document.uri], tooltip: 'SEED: Train with this experiment' }),
     ];
-    const errors = this.experiments.problems(document).filter((p) => p.severity === 'error').length;
+    // Large files are validated in a worker; until it answers, the lens shows no count (diagnostics refresh it).
+    const problems = this.experiments.knownProblems(document) ?? (document.getText().length <= SYNC_LIMIT ? this.experiments.problems(document) : []);
+    const errors = problems.filter((p) => p.severity === 'error').length;
     if (errors > 0) {
       lenses.push(new vscode.CodeLens(top, { title: `$(error) ${errors} problem${errors === 1 ? '' : 's'}`, command: 'workbench.actions.view.problems' }));
     }
@@ -183,11 +185,15 @@ export function registerExperimentLanguage(context: vscode.ExtensionContext, ser
 
   const validate = (document: vscode.TextDocument): void => {
     if (!EXPERIMENT_FILE.test(document.uri.path) || document.uri.scheme === 'git') return;
-    try {
-      diagnostics.set(document.uri, experiments.problems(document).map(toDiagnostic));
-    } catch (error) {
-      services.log.error(`experiment diagnostics failed for ${document.uri.fsPath}: ${String(error)}`);
-    }
+    const { version } = document;
+    experiments.problemsAsync(document).then(
+      (problems) => {
+        if (document.isClosed || document.version !== version) return; // a newer validation follows
+        diagnostics.set(document.uri, problems.map(toDiagnostic));
+        lenses.refresh();
+      },
+      (error: unknown) => services.log.error(`experiment diagnostics failed for ${document.uri.fsPath}: ${String(error)}`),
+    );
   };
   const validateSoon = (document: vscode.TextDocument): void => {
     const key = document.uri.toString();
@@ -197,7 +203,6 @@ export function registerExperimentLanguage(context: vscode.ExtensionContext, ser
       setTimeout(() => {
         timers.delete(key);
         validate(document);
-        lenses.refresh();
       }, VALIDATE_DELAY_MS),
     );
   };
@@ -206,6 +211,7 @@ export function registerExperimentLanguage(context: vscode.ExtensionContext, ser
   setTimeout(() => vscode.workspace.textDocuments.forEach(validate), 0);
 
   return vscode.Disposable.from(
+    experiments,
     diagnostics,
     lenses,
     { dispose: () => timers.forEach((timer) => clearTimeout(timer)) },
@@ -220,9 +226,4 @@ export function registerExperimentLanguage(context: vscode.ExtensionContext, ser
     vscode.languages.registerCodeLensProvider(SELECTOR, lenses),
     vscode.commands.registerCommand('seedStudio.newExperiment', (args?: NewExperimentArgs) => newExperiment(context, args)),
   );
-}
-
-/** Validates `document` now and returns its problems (for "SEED: Train" to refuse invalid files). */
-export function validateNow(services: Services, document: vscode.TextDocument): ExperimentProblem[] {
-  return services.experiments.problems(document);
 }

@@ -1,19 +1,25 @@
-// Experiment files (`*.seed.yaml`) against schemas/experiment.schema.json, without `vscode`: problems with line and
-// column (YAML syntax from the `yaml` parser, schema violations from ajv mapped back onto the YAML nodes), and what
-// the schema says about a key path (hover, completion). Positions are 0-based {line, character}, as in VS Code.
+// Experiment files (`*.seed.yaml`) against schemas/experiment.schema.json, without `vscode`: the shared reading rules
+// of experimentYaml.ts, then ajv with each schema violation mapped back onto the YAML node, worded as the trainer's
+// `validate` words it (trainer/seed_trainer/experiment_check.py), and what the schema says about a key path (hover,
+// completion). Positions are 0-based {line, character}, as in VS Code. Work is linear in the file: one pass to read
+// it, one to validate, a map lookup per problem, and at most MAX_PROBLEMS problems.
 import type { ErrorObject, ValidateFunction } from 'ajv/dist/2020';
-import type { Document, Node as YamlNode } from 'yaml';
-import { loadAjv2020, loadYaml } from '../lazyRequire';
+import { loadAjv2020 } from '../lazyRequire';
+import {
+  LineMap,
+  ReadError,
+  decodeExperiment,
+  pathKey,
+  readExperimentText,
+  type Located,
+  type Position,
+  type TextRange,
+} from './experimentYaml';
 
-export interface Position {
-  line: number;
-  character: number;
-}
+export { LineMap, type Position, type TextRange };
 
-export interface TextRange {
-  start: Position;
-  end: Position;
-}
+/** Problems reported per file, first by position. */
+export const MAX_PROBLEMS = 100;
 
 export interface ExperimentProblem {
   /** `rollout.group_size: must be >= 1`: the field path first, as the trainer spells its errors. */
@@ -22,7 +28,7 @@ export interface ExperimentProblem {
   severity: 'error' | 'warning';
   /** Dotted key path of the field ('' for the document). */
   field: string;
-  source: 'yaml' | 'schema';
+  source: 'yaml' | 'limit' | 'schema';
 }
 
 /** The parts of a JSON Schema this module reads. */
@@ -44,6 +50,8 @@ export interface JsonSchema {
   items?: JsonSchema;
   minimum?: number;
   maximum?: number;
+  if?: JsonSchema;
+  then?: JsonSchema;
   exclusiveMinimum?: number;
   exclusiveMaximum?: number;
 }
@@ -62,78 +70,49 @@ export interface FieldInfo {
   required: boolean;
 }
 
-/** Offsets → positions for one text. */
-export class LineMap {
-  private readonly starts: number[] = [0];
-
-  constructor(readonly text: string) {
-    for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) this.starts.push(i + 1);
-  }
-
-  position(offset: number): Position {
-    const clamped = Math.max(0, Math.min(offset, this.text.length));
-    let low = 0;
-    let high = this.starts.length - 1;
-    while (low < high) {
-      const mid = (low + high + 1) >> 1;
-      if ((this.starts[mid] ?? 0) <= clamped) low = mid;
-      else high = mid - 1;
-    }
-    return { line: low, character: clamped - (this.starts[low] ?? 0) };
-  }
-
-  offset(position: Position): number {
-    const start = this.starts[Math.min(position.line, this.starts.length - 1)] ?? 0;
-    return Math.min(start + position.character, this.text.length);
-  }
-
-  /** The range of [start, end) without trailing whitespace (a node's range often ends after its newline). */
-  range(start: number, end: number): TextRange {
-    let stop = end;
-    while (stop > start + 1 && /\s/.test(this.text[stop - 1] ?? '')) stop -= 1;
-    return { start: this.position(start), end: this.position(Math.max(stop, start + 1)) };
-  }
-
-  /** The first line's text, as a fallback range for problems of the whole document. */
-  firstLine(): TextRange {
-    const end = this.text.indexOf('\n');
-    return { start: { line: 0, character: 0 }, end: { line: 0, character: end === -1 ? this.text.length : end } };
-  }
-}
-
 function pointerParts(pointer: string): string[] {
   return pointer ? pointer.slice(1).split('/').map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~')) : [];
 }
 
-interface LocatedNode {
-  key?: YamlNode;
-  value?: YamlNode | null;
+/** `FILE:LINE:COLUMN: message` (1-based), as the trainer's `validate` prints a problem. */
+export function problemLine(file: string, problem: ExperimentProblem): string {
+  return `${file}:${problem.range.start.line + 1}:${problem.range.start.character + 1}: ${problem.message}`;
 }
 
-/** The YAML key/value nodes at a path, as far down as the path exists. */
-function nodesAt(document: Document, path: readonly string[]): { found: LocatedNode; depth: number } {
-  const { isMap, isScalar, isSeq } = loadYaml();
-  let current: LocatedNode = { value: document.contents as YamlNode | null };
+type Target = 'key' | 'value' | 'parentKey';
+
+function samePosition(a: Position, b: Position): boolean {
+  return a.line === b.line && a.character === b.character;
+}
+
+function comparePositions(a: Position, b: Position): number {
+  return a.line - b.line || a.character - b.character;
+}
+
+/**
+ * Where a problem goes (the trainer's _Locator does the same): an unknown key on the key, a missing key on the key
+ * of the mapping that lacks it, a bad value on the value (on its key when the value is empty), and a path that goes
+ * through an alias on the deepest part of it that is written in the file.
+ */
+function spanAt(located: Located, lines: LineMap, path: readonly string[], target: Target, field: readonly string[]): TextRange {
   let depth = 0;
-  for (const part of path) {
-    const node = current.value;
-    if (isMap(node)) {
-      const pair = node.items.find((item) => isScalar(item.key) && String(item.key.value) === part);
-      if (!pair) break;
-      current = { key: pair.key as YamlNode, value: pair.value as YamlNode | null };
-    } else if (isSeq(node) && /^\d+$/.test(part)) {
-      const item = node.items[Number(part)] as YamlNode | undefined;
-      if (!item) break;
-      current = { value: item };
-    } else break;
+  while (depth < path.length) {
+    const key = pathKey(path.slice(0, depth + 1));
+    if (!located.keys.has(key) && !located.values.has(key)) break;
     depth += 1;
   }
-  return { found: current, depth };
-}
-
-function nodeRange(node: YamlNode | null | undefined): [number, number] | undefined {
-  const range = node?.range;
-  return range ? [range[0], range[1]] : undefined;
+  let found: TextRange | undefined;
+  const exact = pathKey(path);
+  if (target === 'key' && depth === path.length) found = located.keys.get(pathKey(field));
+  else if (target === 'parentKey') found = depth === path.length && path.length > 0 ? located.keys.get(exact) : undefined;
+  else if (depth === path.length) {
+    const value = located.values.get(exact);
+    found = value && !samePosition(value.start, value.end) ? value : (located.keys.get(exact) ?? value);
+  } else if (depth > 0) {
+    const prefix = pathKey(path.slice(0, depth));
+    found = located.keys.get(prefix) ?? located.values.get(prefix);
+  }
+  return found ?? lines.firstLine();
 }
 
 function formatValue(value: unknown): string {
@@ -155,25 +134,22 @@ export class ExperimentSchema {
 
   // ---- validation -------------------------------------------------------------------------------------------------
 
-  /** Every problem of an experiment file's text: YAML syntax first (then nothing else), else schema violations. */
+  /** Every problem of an experiment file's text: the first reading problem (then nothing else), else schema violations. */
   validate(text: string): ExperimentProblem[] {
-    const lines = new LineMap(text);
-    const document = loadYaml().parseDocument(text, { prettyErrors: false, uniqueKeys: true });
-    const syntax = document.errors.map<ExperimentProblem>((error) => ({
-      message: `not valid YAML: ${error.message.split('\n')[0] ?? error.message}`,
-      range: lines.range(error.pos[0], error.pos[1]),
-      severity: 'error',
-      field: '',
-      source: 'yaml',
-    }));
-    if (syntax.length > 0) return syntax;
-    const value: unknown = document.toJS({ maxAliasCount: 100 });
+    let data;
+    try {
+      data = readExperimentText(text);
+    } catch (error) {
+      if (!(error instanceof ReadError)) throw error;
+      return [{ ...error.problem, severity: 'error', field: '' }];
+    }
+    const { value, located, lines } = data;
     if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-      const range = nodeRange(document.contents as YamlNode | null);
+      const root = data.rootRange;
       return [
         {
           message: 'the experiment must be a YAML mapping of keys (name, model, …)',
-          range: range ? lines.range(range[0], range[1]) : lines.firstLine(),
+          range: lines.trimmed(root && !samePosition(root.start, root.end) ? root : lines.firstLine()),
           severity: 'error',
           field: '',
           source: 'schema',
@@ -181,44 +157,66 @@ export class ExperimentSchema {
       ];
     }
     const problems: ExperimentProblem[] = [];
+    const seen = new Set<string>();
+    const add = (problem: ExperimentProblem): void => {
+      const key = `${problem.field}\u0000${problem.message}`;
+      if (seen.has(key)) return;
+      seen.add(key);
+      problems.push(problem);
+    };
     if (!this.validateFn(value)) {
+      const rules = new Set<number>();
       for (const error of condenseErrors(this.validateFn.errors ?? [])) {
-        problems.push(this.locate(document, lines, error));
+        const rule = /^#\/allOf\/(\d+)\/then\//.exec(error.schemaPath);
+        if (rule) {
+          const index = Number(rule[1]);
+          if (!rules.has(index)) add(this.ruleProblem(index, located, lines));
+          rules.add(index);
+        } else if (!error.schemaPath.startsWith('#/allOf/')) {
+          add(this.locate(located, lines, error));
+        }
       }
     }
-    problems.push(...this.crossFieldProblems(document, lines, value as Record<string, unknown>));
-    return problems.sort((a, b) => a.range.start.line - b.range.start.line || a.range.start.character - b.range.start.character);
+    return problems
+      .sort((a, b) => comparePositions(a.range.start, b.range.start))
+      .slice(0, MAX_PROBLEMS)
+      .map((problem) => ({ ...problem, range: lines.trimmed(problem.range) }));
   }
 
-  /** Rules the trainer's model checks beyond the JSON Schema (seed_trainer/config.py validators). */
-  private crossFieldProblems(document: Document, lines: LineMap, value: Record<string, unknown>): ExperimentProblem[] {
-    const sdar = value.sdar as { skill_bank?: unknown } | undefined;
-    if (value.algorithm === 'sdar' && !(sdar && typeof sdar.skill_bank === 'string' && sdar.skill_bank)) {
-      const { found } = nodesAt(document, ['algorithm']);
-      const range = nodeRange(found.value) ?? nodeRange(found.key);
-      return [
-        {
-          message: 'algorithm: `sdar` needs `sdar.skill_bank`: a folder of markdown skill files',
-          range: range ? lines.range(range[0], range[1]) : lines.firstLine(),
-          severity: 'error',
-          field: 'algorithm',
-          source: 'schema',
-        },
-      ];
+  /** A file's bytes: the size and UTF-8 checks the editor's text has lost, then `validate`. */
+  validateBytes(bytes: Uint8Array): ExperimentProblem[] {
+    const decoded = decodeExperiment(bytes);
+    if ('problem' in decoded) return [{ ...decoded.problem, severity: 'error', field: '' }];
+    return this.validate(decoded.text);
+  }
+
+  /** A cross-field rule (an `allOf` entry of `if`/`then`, exported from config.py's table) that failed. */
+  private ruleProblem(index: number, located: Located, lines: LineMap): ExperimentProblem {
+    const rule = this.schema.allOf?.[index] ?? {};
+    const field: string[] = [];
+    for (let part = rule.if; part?.properties; ) {
+      const name = Object.keys(part.properties)[0] ?? '';
+      field.push(name);
+      part = part.properties[name];
     }
-    return [];
+    return {
+      message: `${field.join('.')}: ${rule.description ?? 'fails a rule between fields'}`,
+      range: spanAt(located, lines, field, 'value', field),
+      severity: 'error',
+      field: field.join('.'),
+      source: 'schema',
+    };
   }
 
-  private locate(document: Document, lines: LineMap, error: ErrorObject): ExperimentProblem {
+  private locate(located: Located, lines: LineMap, error: ErrorObject): ExperimentProblem {
     const path = pointerParts(error.instancePath);
     const params = error.params as Record<string, unknown>;
     let field = path;
+    let target: Target = 'value';
     let message: string;
-    let target: 'key' | 'value' | 'parentKey' = 'value';
     if (error.keyword === 'additionalProperties' && typeof params.additionalProperty === 'string') {
       field = [...path, params.additionalProperty];
-      const known = Object.keys(this.objectProperties(path));
-      const suggestion = closest(params.additionalProperty, known);
+      const suggestion = closest(params.additionalProperty, Object.keys(this.objectProperties(path)));
       message = `is not a known field${suggestion ? ` (did you mean \`${suggestion}\`?)` : ''}`;
       target = 'key';
     } else if (error.keyword === 'required' && typeof params.missingProperty === 'string') {
@@ -236,21 +234,10 @@ export class ExperimentSchema {
     } else {
       message = error.message ?? `fails ${error.keyword}`;
     }
-    const { found, depth } = nodesAt(document, path);
-    let range: [number, number] | undefined;
-    if (target === 'key' && depth === path.length) {
-      const { found: child } = nodesAt(document, field);
-      range = nodeRange(child.key);
-    } else if (target === 'parentKey') {
-      // A missing key: mark the key of the mapping that lacks it (or the document's first line).
-      range = depth === path.length ? nodeRange(found.key) : undefined;
-    } else {
-      range = depth === path.length ? (nodeRange(found.value) ?? nodeRange(found.key)) : nodeRange(found.key);
-    }
     const fieldText = field.join('.');
     return {
       message: `${fieldText ? `${fieldText}: ` : ''}${message}`,
-      range: range ? lines.range(range[0], range[1]) : lines.firstLine(),
+      range: spanAt(located, lines, path, target, field),
       severity: 'error',
       field: fieldText,
       source: 'schema',
@@ -364,22 +351,26 @@ export class ExperimentSchema {
 /**
  * ajv with allErrors reports every failed branch of an anyOf. Keep what helps: when a branch failed deeper inside
  * the value (e.g. `model.lora.r` of the mapping branch), those errors; otherwise the one anyOf error, whose message
- * lists the alternatives.
+ * lists the alternatives. Linear: one set of the paths that have errors below them.
  */
 export function condenseErrors(errors: readonly ErrorObject[]): ErrorObject[] {
-  const alternatives = errors.filter((e) => e.keyword === 'anyOf' || e.keyword === 'oneOf');
-  const dropped = new Set<ErrorObject>();
-  for (const alt of alternatives) {
-    // Branch errors at the same value (`must be null`) say less than the alternatives; errors deeper inside the
-    // value (their schemaPath may be that of a referenced definition) say more.
-    const sameValue = errors.filter((e) => e !== alt && e.instancePath === alt.instancePath && e.keyword !== 'anyOf' && e.keyword !== 'oneOf');
-    const deeper = errors.filter((e) => e.instancePath.startsWith(`${alt.instancePath}/`));
-    for (const e of sameValue) dropped.add(e);
-    if (deeper.length > 0) dropped.add(alt);
+  const isAlternative = (e: ErrorObject): boolean => e.keyword === 'anyOf' || e.keyword === 'oneOf';
+  const alternativePaths = new Set(errors.filter(isAlternative).map((e) => e.instancePath));
+  const hasDeeper = new Set<string>();
+  for (const e of errors) {
+    for (let cut = e.instancePath.lastIndexOf('/'); cut > -1; cut = e.instancePath.lastIndexOf('/', cut - 1)) {
+      const ancestor = e.instancePath.slice(0, cut);
+      if (hasDeeper.has(ancestor)) break;
+      hasDeeper.add(ancestor);
+      if (cut === 0) break;
+    }
   }
   const seen = new Set<string>();
   return errors.filter((e) => {
-    if (dropped.has(e)) return false;
+    if (e.schemaPath.startsWith('#/allOf/')) return true; // rules between fields: reported as such
+    // Branch errors at the same value (`must be null`) say less than the alternatives; an alternatives error says
+    // less than the errors deeper inside the value (their schemaPath may be that of a referenced definition).
+    if (isAlternative(e) ? hasDeeper.has(e.instancePath) : alternativePaths.has(e.instancePath)) return false;
     const key = `${e.instancePath}|${e.keyword}|${JSON.stringify(e.params)}`;
     if (seen.has(key)) return false;
     seen.add(key);
@@ -392,6 +383,7 @@ export function closest(word: string, candidates: readonly string[]): string | u
   let best: string | undefined;
   let bestDistance = 3;
   for (const candidate of candidates) {
+    if (Math.abs(word.length - candidate.length) >= bestDistance) continue; // the distance is at least that
     const distance = editDistance(word, candidate);
     if (distance < bestDistance) {
       best = candidate;

@@ -1,10 +1,21 @@
 // Experiment files for the other features: the compiled schema (loaded on first use), the problems of a document
 // (cached per version), and the few facts "SEED: Train" needs from a file (name, algorithm, runs folder).
+// Text above SYNC_LIMIT is validated in a worker thread (dist/experimentWorker.js), so the extension host never stops
+// for long: small files take a few milliseconds, a 1 MiB one one to two seconds (bench/experiment_validation.mjs).
 import { readFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { Worker } from 'node:worker_threads';
 import type * as vscode from 'vscode';
 import { loadYaml } from '../lazyRequire';
 import { ExperimentSchema, type ExperimentProblem, type JsonSchema } from './experimentSchema';
+import type { ValidationRequest } from './validationWorker';
+
+/** UTF-16 units (or bytes) up to which validation runs on the calling thread: ~20 ms at most (experiment files are
+ *  a few KB and take 1–3 ms). */
+export const SYNC_LIMIT = 16 * 1024;
+
+const NO_RANGE = { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } };
 
 export const EXPERIMENT_FILE = /\.seed\.ya?ml$/i;
 export const EXPERIMENT_GLOB = '**/*.seed.{yaml,yml}';
@@ -23,13 +34,19 @@ export interface ExperimentFacts {
 export class ExperimentService {
   private schemaValue: ExperimentSchema | undefined;
   private readonly cache = new Map<string, { version: number; problems: ExperimentProblem[] }>();
+  private worker: Worker | undefined;
+  private nextId = 0;
+  private readonly pending = new Map<number, { resolve: (problems: ExperimentProblem[]) => void; reject: (error: Error) => void }>();
 
   constructor(private readonly extensionRoot: string) {}
 
+  private get schemaFile(): string {
+    return path.join(this.extensionRoot, 'schemas', 'experiment.schema.json');
+  }
+
   get schema(): ExperimentSchema {
     if (!this.schemaValue) {
-      const file = path.join(this.extensionRoot, 'schemas', 'experiment.schema.json');
-      this.schemaValue = new ExperimentSchema(JSON.parse(readFileSync(file, 'utf8')) as JsonSchema);
+      this.schemaValue = new ExperimentSchema(JSON.parse(readFileSync(this.schemaFile, 'utf8')) as JsonSchema);
     }
     return this.schemaValue;
   }
@@ -45,6 +62,72 @@ export class ExperimentService {
     const problems = this.schema.validate(document.getText());
     this.cache.set(key, { version: document.version, problems });
     return problems;
+  }
+
+  /** The problems of this version of the document when they are known already (for the CodeLens). */
+  knownProblems(document: vscode.TextDocument): ExperimentProblem[] | undefined {
+    const cached = this.cache.get(document.uri.toString());
+    return cached && cached.version === document.version ? cached.problems : undefined;
+  }
+
+  /** The problems of a document, large ones validated in the worker thread. */
+  async problemsAsync(document: vscode.TextDocument): Promise<ExperimentProblem[]> {
+    const known = this.knownProblems(document);
+    if (known) return known;
+    const { version } = document;
+    const text = document.getText();
+    // U+FFFD in a saved file may stand for bytes that are not UTF-8, which only the bytes can show (and locate).
+    const problems =
+      text.includes('\uFFFD') && !document.isDirty && document.uri.scheme === 'file'
+        ? await this.problemsOfFile(document.uri.fsPath)
+        : text.length <= SYNC_LIMIT
+          ? this.schema.validate(text)
+          : await this.inWorker({ text });
+    this.cache.set(document.uri.toString(), { version, problems });
+    return problems;
+  }
+
+  /** The problems of the file as the trainer will read it (its bytes: size and UTF-8 included). */
+  async problemsOfFile(file: string): Promise<ExperimentProblem[]> {
+    let bytes: Uint8Array;
+    try {
+      bytes = await readFile(file);
+    } catch (error) {
+      const reason = (error as NodeJS.ErrnoException).code ?? String(error);
+      return [{ message: `cannot read the file: ${reason}`, range: NO_RANGE, severity: 'error', field: '', source: 'limit' }];
+    }
+    return bytes.length <= SYNC_LIMIT ? this.schema.validateBytes(bytes) : this.inWorker({ bytes });
+  }
+
+  private inWorker(request: Omit<ValidationRequest, 'id'>): Promise<ExperimentProblem[]> {
+    if (!this.worker) {
+      const worker = new Worker(path.join(this.extensionRoot, 'dist', 'experimentWorker.js'), { workerData: { schemaFile: this.schemaFile } });
+      worker.unref();
+      const failAll = (error: Error): void => {
+        for (const { reject } of this.pending.values()) reject(error);
+        this.pending.clear();
+        if (this.worker === worker) this.worker = undefined;
+      };
+      worker.on('message', (reply: { id: number; problems?: ExperimentProblem[]; error?: string }) => {
+        const waiting = this.pending.get(reply.id);
+        this.pending.delete(reply.id);
+        if (reply.problems) waiting?.resolve(reply.problems);
+        else waiting?.reject(new Error(`experiment validation failed: ${reply.error ?? 'no reply'}`));
+      });
+      worker.on('error', failAll);
+      worker.on('exit', (code) => failAll(new Error(`the experiment validation worker exited (${code})`)));
+      this.worker = worker;
+    }
+    const id = (this.nextId += 1);
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+      this.worker?.postMessage({ ...request, id });
+    });
+  }
+
+  dispose(): void {
+    void this.worker?.terminate();
+    this.worker = undefined;
   }
 
   forget(document: vscode.TextDocument): void {

@@ -71,6 +71,15 @@ export function displayText(text: string): string {
   return out;
 }
 
+/**
+ * displayText wrapped in FIRST STRONG ISOLATE … POP DIRECTIONAL ISOLATE, for untrusted text placed inside a longer
+ * line (a run name in a status line, a chart legend, a tree row): right-to-left text in it cannot reorder what is
+ * around it. Where an element of its own holds the text, CSS `unicode-bidi: isolate` does the same.
+ */
+export function isolatedText(text: string): string {
+  return `\u2068${displayText(text)}\u2069`;
+}
+
 /** At most `max` UTF-16 units of `text` (not splitting a surrogate pair) and how many were left out. */
 export function clip(text: string, max: number): { text: string; omitted: number } {
   if (text.length <= max) return { text, omitted: 0 };

@@ -7,6 +7,7 @@ import * as vscode from 'vscode';
 import type { Services } from '../services';
 import type { TaskGroup, TrajectoryBatch } from '../runs/runIndex';
 import type { TrajectoryIndexRow } from '../runs/types';
+import { displayText, isolatedText } from '../trajectory/inertText';
 import { isLive, type RunEntry, type RunState, type RunsModel } from './runsModel';
 
 export type RunsNode =
@@ -126,11 +127,11 @@ export class RunsTreeProvider implements vscode.TreeDataProvider<RunsNode>, vsco
     const entry = this.runs.get(element.dir);
     switch (element.kind) {
       case 'run':
-        return entry ? runItem(entry) : new vscode.TreeItem(path.basename(element.dir));
+        return entry ? runItem(entry) : new vscode.TreeItem(isolatedText(path.basename(element.dir)));
       case 'problem': {
-        const item = new vscode.TreeItem(element.message, vscode.TreeItemCollapsibleState.None);
+        const item = new vscode.TreeItem(displayText(element.message), vscode.TreeItemCollapsibleState.None);
         item.iconPath = icon('warning', 'list.warningForeground');
-        item.tooltip = element.message;
+        item.tooltip = displayText(element.message);
         return item;
       }
       case 'batch': {
@@ -172,7 +173,7 @@ function nodeId(node: RunsNode): string {
 function runItem(entry: RunEntry): vscode.TreeItem {
   const manifest = entry.index.manifest;
   const item = new vscode.TreeItem(
-    manifest?.name ?? path.basename(entry.dir),
+    isolatedText(manifest?.name ?? path.basename(entry.dir)),
     entry.index.batches.size > 0 || entry.index.problems.length > 0 || entry.index.manifestError
       ? vscode.TreeItemCollapsibleState.Collapsed
       : vscode.TreeItemCollapsibleState.None,
@@ -189,20 +190,20 @@ function runItem(entry: RunEntry): vscode.TreeItem {
   }
   if (entry.state !== 'completed') parts.push(entry.state);
   item.description = parts.join(' · ');
-  const tooltip = new vscode.MarkdownString(undefined, true);
-  tooltip.isTrusted = false;
-  tooltip.appendText(`${manifest?.id ?? path.basename(entry.dir)}\n`);
+  // A plain-text tooltip: run files are untrusted, and Markdown would turn a URL in an error or event message into a
+  // link that opens without asking. Bidi controls are shown, not obeyed.
+  const tooltip: string[] = [manifest?.id ?? path.basename(entry.dir)];
   if (manifest) {
-    tooltip.appendText(`${manifest.stage} · ${manifest.algorithm} · ${entry.state}\n`);
-    tooltip.appendText(`started ${manifest.started}${manifest.ended ? `, ended ${manifest.ended}` : ''}\n`);
-    tooltip.appendText(`${manifest.device.kind}${manifest.device.count ? ` ×${manifest.device.count}` : ''} ${manifest.device.name} · pid ${manifest.pid} on ${manifest.host}\n`);
-    if (manifest.error) tooltip.appendText(`error: ${manifest.error}\n`);
+    tooltip.push(`${manifest.stage} · ${manifest.algorithm} · ${entry.state}`);
+    tooltip.push(`started ${manifest.started}${manifest.ended ? `, ended ${manifest.ended}` : ''}`);
+    tooltip.push(`${manifest.device.kind}${manifest.device.count ? ` ×${manifest.device.count}` : ''} ${manifest.device.name} · pid ${manifest.pid} on ${manifest.host}`);
+    if (manifest.error) tooltip.push(`error: ${manifest.error}`);
   }
   const last = entry.index.lastEvent;
-  if (last) tooltip.appendText(`${last.message}\n`);
-  if (entry.index.manifestError) tooltip.appendText(entry.index.manifestError.message);
-  tooltip.appendText(entry.dir);
-  item.tooltip = tooltip;
+  if (last) tooltip.push(last.message);
+  if (entry.index.manifestError) tooltip.push(entry.index.manifestError.message);
+  tooltip.push(entry.dir);
+  item.tooltip = tooltip.map(displayText).join('\n');
   const flags = ['seedRun'];
   if (isLive(entry.state)) flags.push('live');
   if (entry.state === 'stopped' || entry.state === 'failed' || entry.state === 'interrupted') flags.push('resumable');
@@ -230,11 +231,11 @@ function batchItem(batch: TrajectoryBatch, node: RunsNode): vscode.TreeItem {
 }
 
 function groupItem(group: TaskGroup, node: RunsNode): vscode.TreeItem {
-  const item = new vscode.TreeItem(group.task.type, vscode.TreeItemCollapsibleState.Collapsed);
+  const item = new vscode.TreeItem(isolatedText(group.task.type), vscode.TreeItemCollapsibleState.Collapsed);
   item.id = nodeId(node);
   item.iconPath = icon('symbol-namespace');
-  item.description = `${group.group !== undefined ? `group ${group.group} · ` : ''}${group.task.id} · ${percent(group.successes, group.rows.length)}`;
-  item.tooltip = group.task.description ? `${group.task.id}\n${group.task.description}` : group.task.id;
+  item.description = `${group.group !== undefined ? `group ${group.group} · ` : ''}${isolatedText(group.task.id)} · ${percent(group.successes, group.rows.length)}`;
+  item.tooltip = displayText(group.task.description ? `${group.task.id}\n${group.task.description}` : group.task.id);
   const mixed = group.successes > 0 && group.successes < group.rows.length;
   item.contextValue = mixed ? 'seedGroup mixed' : 'seedGroup';
   return item;
@@ -247,7 +248,7 @@ function trajectoryItem(row: TrajectoryIndexRow, node: RunsNode): vscode.TreeIte
   item.iconPath = row.success ? icon('pass', 'testing.iconPassed') : icon('error', 'testing.iconFailed');
   const skill = row.skill ? ` · skill ${row.skill.valid ? 'valid' : 'invalid'}` : '';
   item.description = `${row.length} step${row.length === 1 ? '' : 's'} · ${row.tokens} tokens${row.teacher ? ' · gates' : ''}${skill}`;
-  item.tooltip = `${row.id}\n${row.task.id} (${row.task.type}) · reward ${row.reward}`;
+  item.tooltip = displayText(`${row.id}\n${row.task.id} (${row.task.type}) · reward ${row.reward}`);
   item.contextValue = 'seedTrajectory';
   item.command = { title: 'Open Trajectory', command: 'seedStudio.openTrajectory', arguments: [node] };
   return item;

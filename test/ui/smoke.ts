@@ -1,14 +1,16 @@
 // UI smoke test, end to end like a user: code-server with the extension installed (a symlink in its extensions
 // folder), the fixture workspace open, headless Chromium. Runs "SEED: Show Trainer Status" from the command palette
-// and reads the notification it shows.
+// and reads the notification it shows; then opens an invalid experiment, reads its diagnostic in the Problems view,
+// runs "SEED: Train" and checks that the refusal quotes the line `python -m seed_trainer validate` prints.
 //
 //   npm run build && node out/test/ui/smoke.js      (npm run test:ui)
 //
 // Environment: SEED_PYTHON (trainer interpreter; default: the repository's .venv), CHROMIUM_PATH (default
 // /usr/bin/chromium), SEED_CODE_SERVER_DIR, SEED_TEST_TIMEOUT_S (default 150), SEED_KEEP_TEMP.
-// Writes test-results/ui-smoke-trainer-status.png.
+// Writes test-results/ui-smoke-trainer-status.png and ui-smoke-train-refused.png.
+import { spawnSync } from 'node:child_process';
 import path from 'node:path';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import type { Page } from 'playwright-core';
 import { type CodeServerSession, readManifest, resultsDir, runCodeServerTest, runnerPrerequisites } from '../integration/codeServerSession';
 
@@ -52,9 +54,8 @@ function activityBarTitle(): string | undefined {
 }
 
 /** Runs the command from the palette and checks the notification; throws with what is wrong. */
-async function showTrainerStatus(session: CodeServerSession): Promise<void> {
+async function showTrainerStatus(session: CodeServerSession, page: Page): Promise<void> {
   const started = Date.now();
-  const page = await session.openBrowser();
   await page.goto(session.workbenchUrl());
   // The workbench is up and the fixture folder is open once the explorer lists its README.
   await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
@@ -85,21 +86,68 @@ async function showTrainerStatus(session: CodeServerSession): Promise<void> {
   if (problems.length > 0) throw new Error(`the notification is wrong: ${problems.join('; ')}`);
 }
 
+// An experiment the editor used to accept (it knew only the `sdar` rule between fields) and the trainer refused.
+const INVALID_NAME = 'invalid-ui.seed.yaml';
+const INVALID_TEXT = 'name: ui\nmodel:\n  path: m\nanalyzer:\n  kind: external\n';
+
+/** The diagnostic of an invalid experiment in the Problems view, and SEED: Train refusing it with the trainer's line. */
+async function trainRefusesInvalid(session: CodeServerSession, page: Page, python: string): Promise<void> {
+  const file = path.join(session.workspace, INVALID_NAME);
+  const validate = spawnSync(python, ['-m', 'seed_trainer', 'validate', file], { encoding: 'utf8', timeout: 60_000 });
+  const trainerLine = validate.stdout.split('\n')[0] ?? '';
+  if (validate.status !== 2 || !trainerLine.startsWith(`${file}:`)) {
+    throw new Error(`the trainer's validate should refuse ${file} (exit ${validate.status}): ${validate.stdout}${validate.stderr}`);
+  }
+  const message = trainerLine.slice(trainerLine.indexOf(': ') + 2);
+
+  await page.keyboard.press('Control+P');
+  const quickOpen = page.locator('.quick-input-widget .quick-input-box input');
+  await quickOpen.waitFor({ state: 'visible', timeout: 15_000 });
+  await quickOpen.fill(INVALID_NAME);
+  await page.locator('.quick-input-widget .monaco-list-row', { hasText: INVALID_NAME }).first().waitFor({ timeout: 15_000 });
+  await page.keyboard.press('Enter');
+  await page.locator('.monaco-editor .squiggly-error').first().waitFor({ timeout: 30_000 });
+  await page.keyboard.press('Control+Shift+M');
+  const diagnostic = page.locator('.markers-panel .monaco-list-row', { hasText: message }).first();
+  await diagnostic.waitFor({ timeout: 30_000 });
+  console.log(`${LABEL}: Problems view: ${((await diagnostic.textContent()) ?? '').trim()}`);
+
+  await page.locator('.monaco-editor .view-lines').first().click();
+  await runFromPalette(page, 'SEED: Train');
+  const toast = page.locator('.notifications-toasts .notification-list-item-message', { hasText: 'SEED: cannot train:' }).first();
+  await toast.waitFor({ state: 'visible', timeout: 30_000 });
+  const text = ((await toast.textContent()) ?? '').trim();
+  await page.screenshot({ path: path.join(resultsDir, 'ui-smoke-train-refused.png') });
+  console.log(`${LABEL}: refusal: ${text}`);
+  if (text !== `SEED: cannot train: ${trainerLine}`) {
+    throw new Error(`the refusal does not quote the trainer: got "${text}", the trainer printed "${trainerLine}"`);
+  }
+}
+
 function main(): void {
   const python = runnerPrerequisites(LABEL);
   runCodeServerTest(
     { label: LABEL, artifactName: 'ui-smoke', timeoutSeconds: 150, session: { label: 'ui-smoke', env: { SEED_PYTHON: python }, installExtension: true } },
     async (session) => {
-      try {
-        await showTrainerStatus(session);
-      } catch (error) {
-        console.error(`${LABEL}: ✗ "${COMMAND_TITLE}": ${error instanceof Error ? error.message : String(error)}`);
-        console.log(`${LABEL}: 0 passed, 1 failed`);
-        return { passed: false };
+      writeFileSync(path.join(session.workspace, INVALID_NAME), INVALID_TEXT);
+      const page = await session.openBrowser();
+      const checks: [string, () => Promise<void>][] = [
+        [`"${COMMAND_TITLE}" shows the trainer and torch versions`, () => showTrainerStatus(session, page)],
+        ['an invalid experiment: its diagnostic, and SEED: Train refusing it with the trainer\'s line', () => trainRefusesInvalid(session, page, python)],
+      ];
+      let passed = 0;
+      for (const [name, check] of checks) {
+        try {
+          await check();
+          passed += 1;
+          console.log(`${LABEL}: ✓ ${name}`);
+        } catch (error) {
+          console.error(`${LABEL}: ✗ ${name}: ${error instanceof Error ? error.message : String(error)}`);
+          break; // the next check needs the page in the state this one leaves
+        }
       }
-      console.log(`${LABEL}: ✓ "${COMMAND_TITLE}" shows the trainer and torch versions`);
-      console.log(`${LABEL}: 1 passed, 0 failed`);
-      return { passed: true };
+      console.log(`${LABEL}: ${passed} passed, ${checks.length - passed} failed`);
+      return { passed: passed === checks.length };
     },
   );
 }

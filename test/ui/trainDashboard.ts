@@ -127,7 +127,8 @@ async function trainAndWatch(session: CodeServerSession, python: string): Promis
     if (!titles.includes(expected)) throw new Error(`the dashboard has no "${expected}" chart (it has: ${titles.join(', ')})`);
   }
   const statusText = (await frame.locator('.status').textContent()) ?? '';
-  if (!statusText.includes('tiny-grpo: running')) throw new Error(`the dashboard's status line says "${statusText}"`);
+  // The run name is bidi-isolated (FSI … PDI) so a right-to-left or override character in it cannot reorder the rest.
+  if (!statusText.includes('\u2068tiny-grpo\u2069: running')) throw new Error(`the dashboard's status line says "${statusText}"`);
   await page.waitForTimeout(3_000); // a few more live redraws
   mkdirSync(resultsDir, { recursive: true });
   const screenshot = path.join(resultsDir, 'ui-train-dashboard.png');

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { RunReader, RunSchemas, findSchemasDir, type Trajectory } from '../../src/runs';
 import { formatNumber, formatPercent, formatScore, formatSigned } from '../../src/trajectory/format';
-import { clip, displayText, needsMarkers } from '../../src/trajectory/inertText';
+import { clip, displayText, isolatedText, needsMarkers } from '../../src/trajectory/inertText';
 import { renderTrajectoryText, turnFoldingRanges } from '../../src/trajectory/textRender';
 import { stepStats } from '../../src/trajectory/turnStats';
 import { repoRoot } from './repoPaths';
@@ -159,4 +159,12 @@ test('a trajectory line with invalid UTF-8 is refused with a located error, not 
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+test('isolatedText: a run name cannot reorder its neighbours (FSI … PDI around it, its own overrides shown)', () => {
+  assert.equal(isolatedText('run-a'), '\u2068run-a\u2069');
+  const hostile = isolatedText('evil\u202Eeman');
+  assert.equal(hostile, '\u2068evil\u27E6U+202E\u27E7eman\u2069');
+  // An isolate in the name cannot close the one around it early.
+  assert.equal(isolatedText('x\u2069y'), '\u2068x\u27E6U+2069\u27E7y\u2069');
 });

@@ -104,4 +104,22 @@ export const reviewTests: TestCase[] = [
       assert.equal(await view.page.locator('[data-action="reject"]:not(:disabled)').count(), 0);
     },
   ],
+  [
+    'review: a 700-character task type does not widen the page; the filter shows it cut, the full text on hover',
+    async (context) => {
+      const records = fixtureRecords();
+      const long = `${'very-long-task-type-'.repeat(35)}`;
+      const hostile = records.map((record, index) => (index === 0 ? { ...record, task: { ...record.task, type: long } } : record));
+      const view = await context.open('review');
+      await view.send('records', message(hostile));
+      await view.waitFor('rendered');
+      const widths = await view.page.evaluate(() => ({ page: document.documentElement.scrollWidth, viewport: window.innerWidth }));
+      assert.ok(widths.page <= widths.viewport, `the page is ${widths.page} px wide in a ${widths.viewport} px viewport`);
+      const option = view.page.locator(`[data-filter="taskType"] option[value="${long}"]`);
+      assert.equal(await option.getAttribute('title'), long);
+      assert.ok(((await option.textContent()) ?? '').endsWith('…'));
+      await view.page.selectOption('[data-filter="taskType"]', long);
+      assert.equal(await view.page.locator('[data-filter="taskType"]').getAttribute('title'), long);
+    },
+  ],
 ];

@@ -4,6 +4,7 @@ Every stage command reads an experiment file and writes a new run directory (doc
 as one JSON line on stdout; `resume` continues a run directory; `export` writes a model directory. Exit status: 0 done
 (or stopped on request), 1 the run failed (the run directory says why), 2 bad input or a run directory another trainer
 owns (nothing written), 130 interrupted.
+`validate` checks experiment files under the rules the editor shares: exit 0 when every file is valid, 2 otherwise.
 """
 
 from __future__ import annotations
@@ -21,6 +22,22 @@ from seed_trainer.config import ExperimentError, experiment_json_schema, load_ex
 def _cmd_schema(args: argparse.Namespace) -> int:
     sys.stdout.write(json.dumps(experiment_json_schema(), indent=2, ensure_ascii=False) + "\n")
     return 0
+
+
+def _cmd_validate(args: argparse.Namespace) -> int:
+    from seed_trainer.experiment_check import check_experiment_file, problem_line
+
+    all_valid = True
+    for file in args.files:
+        _, problems = check_experiment_file(file)
+        all_valid = all_valid and not problems
+        if args.json:
+            sys.stdout.write(json.dumps({"file": file, "valid": not problems,
+                                         "problems": [p.as_json() for p in problems]}, ensure_ascii=False) + "\n")
+        else:
+            for problem in problems:
+                sys.stdout.write(problem_line(file, problem) + "\n")
+    return 0 if all_valid else 2
 
 
 def _run_stage(run: Callable[[], object]) -> int:
@@ -156,6 +173,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     schema = commands.add_parser("schema", help="print the JSON Schema of the experiment file")
     schema.set_defaults(func=_cmd_schema)
+
+    validate = commands.add_parser(
+        "validate", help="check experiment files: FILE:LINE:COLUMN: field: message per problem; exit 0 valid, 2 not")
+    validate.add_argument("files", nargs="+", metavar="FILE", help="experiment files (*.seed.yaml)")
+    validate.add_argument("--json", action="store_true",
+                          help="one JSON object per file: {file, valid, problems: [{message, field, source, range}]}")
+    validate.set_defaults(func=_cmd_validate)
 
     def stage(name: str, help: str, func) -> argparse.ArgumentParser:
         sub = commands.add_parser(name, help=help)

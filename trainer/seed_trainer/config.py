@@ -10,10 +10,50 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Literal
 
-import yaml
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError
 
 SCHEMA_ID = "urn:seed-studio:schema:experiment"
+
+# Rules between fields: when the field (dotted path) holds the value, the listed fields must be non-empty strings.
+# They are exported into the JSON Schema (`allOf` of `if`/`then`), which both the trainer and the editor check; the
+# message is the rule's `description` after the field's path.
+CROSS_FIELD_RULES: list[tuple[str, str, list[str], str]] = [
+    ("algorithm", "sdar", ["sdar.skill_bank"], "`sdar` needs `sdar.skill_bank`: a folder of markdown skill files"),
+    ("analyzer.kind", "external", ["analyzer.base_url", "analyzer.model"],
+     "`external` needs `analyzer.base_url` and `analyzer.model`"),
+]
+
+
+def _nested(path: str, leaf: dict[str, Any]) -> dict[str, Any]:
+    """`{"properties": {"a": {"properties": {"b": leaf}, "required": ["b"]}}, "required": ["a"]}` for `a.b`."""
+    schema = leaf
+    for part in reversed(path.split(".")):
+        schema = {"properties": {part: schema}, "required": [part]}
+    return schema
+
+
+def _merge(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
+    out = dict(a)
+    for key, value in b.items():
+        if key == "properties":
+            out[key] = {**out.get(key, {})}
+            for name, sub in value.items():
+                out[key][name] = _merge(out[key].get(name, {}), sub)
+        elif key == "required":
+            out[key] = sorted(set(out.get(key, [])) | set(value))
+        else:
+            out[key] = value
+    return out
+
+
+def _cross_field_schema(schema: dict[str, Any]) -> None:
+    rules = []
+    for field, value, needs, description in CROSS_FIELD_RULES:
+        then: dict[str, Any] = {}
+        for need in needs:
+            then = _merge(then, _nested(need, {"type": "string", "minLength": 1}))
+        rules.append({"description": description, "if": _nested(field, {"const": value}), "then": then})
+    schema["allOf"] = rules
 
 
 class _Section(BaseModel):
@@ -310,7 +350,9 @@ class SdarConfig(_Section):
 class ExperimentConfig(_Section):
     """A SEED experiment: the policy, the environment and every hyper-parameter of Stage 1 and Stage 2."""
 
-    model_config = ConfigDict(extra="forbid", title="SEED experiment", populate_by_name=True)
+    model_config = ConfigDict(
+        extra="forbid", title="SEED experiment", populate_by_name=True, json_schema_extra=_cross_field_schema
+    )
 
     name: str = Field(description="Human-readable experiment name, shown in the runs tree.")
     seed: int = Field(0, description="Random seed for task sampling, generation and initialisation.")
@@ -341,14 +383,6 @@ class ExperimentConfig(_Section):
     # Relative paths in the file (model.path, sdar.skill_bank, runs_dir) are relative to the file's folder.
     _base_dir: Path = PrivateAttr(default_factory=Path.cwd)
 
-    @model_validator(mode="after")
-    def _algorithm_needs(self) -> "ExperimentConfig":
-        if self.algorithm == "sdar" and not self.sdar.skill_bank:
-            raise ValueError("algorithm `sdar` needs `sdar.skill_bank`: a folder of markdown skill files")
-        if self.analyzer.kind == "external" and not (self.analyzer.base_url and self.analyzer.model):
-            raise ValueError("analyzer `external` needs `analyzer.base_url` and `analyzer.model`")
-        return self
-
     def resolve_path(self, value: str) -> Path:
         path = Path(value).expanduser()
         return path if path.is_absolute() else self._base_dir / path
@@ -369,25 +403,34 @@ def experiment_json_schema() -> dict[str, Any]:
 
 
 def load_experiment(path: str | Path) -> ExperimentConfig:
-    """Read and validate an experiment file; errors name the file and the dotted field path."""
+    """Read and validate an experiment file under the rules the editor shares (seed_trainer.experiment_check);
+    errors are `FILE:LINE:COLUMN: field: message` lines."""
+    from seed_trainer.experiment_check import check_experiment_file, problem_line
+
     path = Path(path)
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f"{path}:{mark.line + 1}:{mark.column + 1}" if mark else str(path)
-        raise ExperimentError(f"{where}: not valid YAML: {getattr(exc, 'problem', exc)}") from exc
-    return experiment_from_data(data, path.resolve().parent, str(path))
+    data, problems = check_experiment_file(path)
+    if problems:
+        raise ExperimentError("\n".join(problem_line(path, problem) for problem in problems))
+    return _model(data, path.resolve().parent, str(path))
 
 
 def experiment_from_data(data: Any, base_dir: str | Path, where: str) -> ExperimentConfig:
-    """Validate an already-parsed experiment (e.g. the resolved `config` of a run.json); relative paths in it are
-    relative to `base_dir`. Errors start with `where` and name the dotted field path."""
+    """Validate an already-parsed experiment (e.g. the resolved `config` of a run.json) against the same schema;
+    relative paths in it are relative to `base_dir`. Errors start with `where` and name the dotted field path."""
+    from seed_trainer.experiment_check import unlocated_schema_problems
+
     if not isinstance(data, dict):
         raise ExperimentError(f"{where}: the experiment must be a YAML mapping, got {type(data).__name__}")
+    problems = unlocated_schema_problems(data)
+    if problems:
+        raise ExperimentError(f"{where}: {'; '.join(problems)}")
+    return _model(data, base_dir, where)
+
+
+def _model(data: dict[str, Any], base_dir: str | Path, where: str) -> ExperimentConfig:
     try:
         config = ExperimentConfig.model_validate(data)
-    except ValidationError as exc:
+    except ValidationError as exc:  # the schema passed, so this is a disagreement between schema and model
         problems = "; ".join(
             f"{'.'.join(str(p) for p in err['loc']) or '<root>'}: {err['msg']}" for err in exc.errors()
         )

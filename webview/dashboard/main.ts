@@ -20,6 +20,7 @@ import '@vscode-elements/elements/dist/vscode-option/index.js';
 import '@vscode-elements/elements/dist/vscode-single-select/index.js';
 import { DASHBOARD_CHARTS, metricPoints, seriesLabel, type ChartSpec } from '../../src/dashboard/charts';
 import { SmoothedSeries, minMaxDecimate, type Point } from '../../src/dashboard/series';
+import { isolatedText } from '../../src/trajectory/inertText';
 import { HostChannel } from '../shared/hostApi';
 import { TO_DASHBOARD, type DashboardRun, type FromDashboard, type ToDashboard } from '../shared/dashboardProtocol';
 
@@ -195,7 +196,7 @@ function datasetsFor(view: ChartView, width: number): ChartDataset<'line', Point
       const isPerType = view.spec.id === 'success' && !name.endsWith('/overall') && !isEval;
       if (isPerType && !state.perTaskType) return;
       const colour = many ? colours[runIndex % colours.length] : colours[seriesIndex % colours.length];
-      const label = many ? `${run.name} · ${seriesLabel(name)}` : seriesLabel(name);
+      const label = many ? `${isolatedText(run.name)} · ${seriesLabel(name)}` : seriesLabel(name);
       const points = isEval ? minMaxDecimate(series.raw, width) : minMaxDecimate(series.smoothed, width);
       datasets.push({
         label,
@@ -281,7 +282,7 @@ function markAllDirty(): void {
 }
 
 function describeStatus(): void {
-  statusLine.textContent = overlaid.map((run) => `${run.name}: ${run.status}`).join(' · ');
+  statusLine.textContent = overlaid.map((run) => `${isolatedText(run.name)}: ${run.status}`).join(' · ');
 }
 
 // ---- controls ----------------------------------------------------------------------------------------------------
@@ -293,7 +294,7 @@ function fillRunsSelect(): void {
     const option = document.createElement('vscode-option') as HTMLElement;
     option.setAttribute('value', run.key);
     option.setAttribute('description', `${run.stage} · ${run.algorithm} · ${run.status}`);
-    option.textContent = `${run.name} (${run.id})`;
+    option.textContent = `${isolatedText(run.name)} (${isolatedText(run.id)})`;
     if (selected.has(run.key)) option.setAttribute('selected', '');
     runsSelect.appendChild(option);
   }

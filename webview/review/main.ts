@@ -8,7 +8,7 @@ import { clear, el, isTyping } from '../shared/dom';
 import type { ReviewState, SkillRecord } from '../../src/runs/types';
 import { NO_FILTER, describeCounts, matchesFilter, reviewCounts, taskTypes, type SkillFilter } from '../../src/review/skillFilters';
 import { formatScore } from '../../src/trajectory/format';
-import { clip } from '../../src/trajectory/inertText';
+import { clip, displayText } from '../../src/trajectory/inertText';
 
 type Records = ReviewToWebview['records'];
 
@@ -28,14 +28,25 @@ function setFilter(change: Partial<SkillFilter>): void {
   render();
 }
 
+const FILTER_OPTION_CHARS = 48;
+
 function select(label: string, key: keyof SkillFilter, options: Array<[string, string]>): HTMLElement {
   const input = el('select', { attrs: { 'aria-label': label, 'data-filter': key } });
   for (const [value, text] of options) {
-    const option = el('option', { text, attrs: { value } });
+    // A long task type is cut in the list (the select is as wide as its longest option); the full text is on hover.
+    const cut = clip(text, FILTER_OPTION_CHARS);
+    const option = el('option', { text: cut.omitted ? `${cut.text}…` : text, title: text, attrs: { value } });
     option.selected = String(filter[key] ?? '') === value;
     input.append(option);
   }
-  input.addEventListener('change', () => setFilter({ [key]: input.value } as Partial<SkillFilter>));
+  const showFull = (): void => {
+    input.title = displayText(options.find(([value]) => value === input.value)?.[1] ?? '');
+  };
+  showFull();
+  input.addEventListener('change', () => {
+    showFull();
+    setFilter({ [key]: input.value } as Partial<SkillFilter>);
+  });
   return el('label', { class: 'filter' }, el('span', { text: label }), input);
 }
 

@@ -34,6 +34,31 @@ suite('SEED experiment files', () => {
     ]);
   });
 
+  test('bytes that are not UTF-8 and an alias bomb get located diagnostics, not an exception', async () => {
+    const folder = path.join(workspaceDir(), 'authoring');
+    const latin1 = path.join(folder, 'latin1.seed.yaml');
+    writeFileSync(latin1, Buffer.from('name: caf\xe9\nmodel:\n  path: m\n', 'latin1'));
+    const bomb = path.join(folder, 'bomb.seed.yaml');
+    const levels = ['    l0: &l0 [lol, lol, lol, lol, lol, lol, lol, lol, lol]'];
+    for (let i = 1; i <= 8; i += 1) levels.push(`    l${i}: &l${i} [${Array.from({ length: 9 }, () => `*l${i - 1}`).join(', ')}]`);
+    writeFileSync(bomb, `name: bomb\nmodel:\n  path: m\nenvironment:\n  options:\n${levels.join('\n')}\n`);
+    for (const [file, line, character, message] of [
+      [latin1, 0, 9, /^not UTF-8: byte 0xE9 at byte offset 9/],
+      [bomb, 10, 48, /expands to more than 2000000 nodes and characters/],
+    ] as const) {
+      const uri = vscode.Uri.file(file);
+      await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(uri));
+      const [diagnostic] = await waitFor(`diagnostics of ${path.basename(file)}`, () => {
+        const found = vscode.languages.getDiagnostics(uri);
+        return found.length > 0 ? found : undefined;
+      }, 10_000);
+      assert.ok(diagnostic);
+      assert.deepEqual([diagnostic.range.start.line, diagnostic.range.start.character], [line, character], diagnostic.message);
+      assert.match(diagnostic.message, message);
+    }
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+  });
+
   test('completion offers schema keys and enum values; hover shows the description', async () => {
     const document = await vscode.workspace.openTextDocument(broken);
     const keys = await vscode.commands.executeCommand<vscode.CompletionList>('vscode.executeCompletionItemProvider', broken, new vscode.Position(4, 4));
