@@ -1,5 +1,5 @@
 """Environments the trainer can drive. `make_task_source(name)` resolves the experiment's `environment.name`: a
-registered name (`household`), or `package.module:Factory` for an environment of your own (any callable returning a
+registered name (`household`, `env_server` for an AgentGym-style environment server), or `package.module:Factory` for an environment of your own (any callable returning a
 TaskSource, called with `environment.options`)."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from __future__ import annotations
 import importlib
 from typing import Callable
 
-from seed_trainer.envs.base import Environment, Observation, StepResult, Task, TaskSource
+from seed_trainer.envs.base import Environment, EnvironmentFailure, Observation, StepResult, Task, TaskSource
 
 _REGISTRY: dict[str, Callable[..., TaskSource]] = {}
 
@@ -22,7 +22,14 @@ def _household(**options) -> TaskSource:
     return HouseholdTasks(**options)
 
 
+def _env_server(**options) -> TaskSource:
+    from seed_trainer.envs.env_server import EnvServerTasks
+
+    return EnvServerTasks(**options)
+
+
 register("household", _household)
+register("env_server", _env_server)
 
 
 def make_task_source(name: str, **options) -> TaskSource:
@@ -39,4 +46,4 @@ def make_task_source(name: str, **options) -> TaskSource:
     return _REGISTRY[name](**options)
 
 
-__all__ = ["Environment", "Observation", "StepResult", "Task", "TaskSource", "make_task_source", "register"]
+__all__ = ["Environment", "EnvironmentFailure", "Observation", "StepResult", "Task", "TaskSource", "make_task_source", "register"]

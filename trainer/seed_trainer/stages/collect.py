@@ -26,6 +26,7 @@ from seed_trainer.stages.common import (
     parent_of,
     plain_trajectory_record,
     progress_bar,
+    report_environment_failures,
     rollout_metrics,
     run_stage,
     runs_dir_for,
@@ -143,6 +144,7 @@ def _collect(config: ExperimentConfig, writer: RunWriter, stop: StopFlag, progre
             max_prompt_tokens=ro.max_prompt_tokens, max_response_tokens=ro.max_response_tokens,
             temperature=settings.temperature,
         )
+        report_environment_failures(writer, episodes, f"collect batch {batch}", step=batch)
         rollout_time = time.perf_counter() - started
         writer.event("progress", f"batch {batch}: analysing {len(episodes)} trajectories", phase="analysis",
                      done=done, total=total, step=batch)

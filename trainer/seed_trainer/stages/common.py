@@ -87,6 +87,22 @@ def seed_everything(seed: int) -> random.Random:
     return random.Random(seed)
 
 
+class EnvironmentFailures(RuntimeError):
+    """Every episode of a batch failed in its environment: nothing to learn from or measure."""
+
+
+def report_environment_failures(writer: RunWriter | None, episodes: Sequence[Episode], where: str, step: int | None = None) -> None:
+    """One `warning` event (`code: environment_failure`) per episode whose environment failed (a dead, slow or
+    broken environment server); the run goes on without them. When every episode failed, the stage fails."""
+    failed = [e for e in episodes if e.error is not None]
+    if writer is not None:
+        for episode in failed:
+            writer.event("warning", f"{where}: episode {episode.task.id} (copy {episode.index}) failed: {episode.error}",
+                         code="environment_failure", **({"step": step} if step is not None else {}))
+    if episodes and len(failed) == len(episodes):
+        raise EnvironmentFailures(f"{where}: all {len(episodes)} episodes failed in the environment; the first: {failed[0].error}")
+
+
 def rollout_metrics(episodes: Sequence[Episode]) -> dict[str, float]:
     """Success (overall and per task type), mean length, valid-action ratio and mean response tokens per step."""
     metrics = {"success/overall": sum(e.won for e in episodes) / max(len(episodes), 1)}
@@ -99,6 +115,12 @@ def rollout_metrics(episodes: Sequence[Episode]) -> dict[str, float]:
     metrics["episode/length"] = len(steps) / max(len(episodes), 1)
     metrics["episode/valid_action_ratio"] = sum(s.valid for s in steps) / max(len(steps), 1)
     metrics["episode/response_tokens"] = sum(len(s.response_ids) for s in steps) / max(len(steps), 1)
+    scores = [e.score for e in episodes if e.score is not None]
+    if scores:  # the environment's own task score (WebShop's), next to the 0/1 success
+        metrics["episode/task_score"] = sum(scores) / len(scores)
+    failed = sum(e.error is not None for e in episodes)
+    if failed:
+        metrics["episode/environment_failures"] = float(failed)
     return metrics
 
 

@@ -28,6 +28,7 @@ from seed_trainer.stages.common import (
     create_run,
     parent_of,
     plain_trajectory_record,
+    report_environment_failures,
     rollout_metrics,
     run_stage,
     runs_dir_for,
@@ -70,6 +71,7 @@ def evaluate_policy(
             max_prompt_tokens=ro.max_prompt_tokens, max_response_tokens=ro.max_response_tokens,
             temperature=settings.temperature, greedy=settings.greedy,
         )
+    report_environment_failures(writer, episodes, f"evaluation on {split}", step=step)
     by_type: dict[str, list[Episode]] = {}
     for episode in episodes:
         by_type.setdefault(episode.task.type, []).append(episode)

@@ -50,6 +50,7 @@ from seed_trainer.stages.common import (
     create_run,
     parent_of,
     progress_bar,
+    report_environment_failures,
     rollout_metrics,
     run_stage,
     runs_dir_for,
@@ -303,6 +304,7 @@ def _train_loop(config: ExperimentConfig, writer: RunWriter, checkpoint: Path | 
                 max_prompt_tokens=ro.max_prompt_tokens, max_response_tokens=ro.max_response_tokens,
                 temperature=ro.temperature, generation_batch_size=ro.generation_batch_size,
             )
+            report_environment_failures(writer, episodes, f"update {update}", step=update)
             steps = [s for e in episodes for s in e.steps]
 
         # 2. scores and GRPO advantages; π_old and reference log-probs of the sampled tokens
