@@ -1,5 +1,6 @@
 """Environments the trainer can drive. `make_task_source(name)` resolves the experiment's `environment.name`: a
-registered name (`household`, `env_server` for an AgentGym-style environment server), or `package.module:Factory` for an environment of your own (any callable returning a
+registered name (`household`, `env_server` for an AgentGym-style environment server, `alfworld`, `webshop`,
+`search_qa`), or `package.module:Factory` for an environment of your own (any callable returning a
 TaskSource, called with `environment.options`)."""
 
 from __future__ import annotations
@@ -28,8 +29,15 @@ def _env_server(**options) -> TaskSource:
     return EnvServerTasks(**options)
 
 
+def _alfworld(**options) -> TaskSource:
+    from seed_trainer.envs.alfworld import AlfworldTasks
+
+    return AlfworldTasks(**options)
+
+
 register("household", _household)
 register("env_server", _env_server)
+register("alfworld", _alfworld)
 
 
 def make_task_source(name: str, **options) -> TaskSource:

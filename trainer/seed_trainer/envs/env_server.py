@@ -273,7 +273,7 @@ class ServerEnvironment:
             return Task(given["id"], given["type"], given["description"], self.spec.split)
         task_type = self.spec.task_type or self.dialect.task_type or "unknown"
         if isinstance(reply.get("task_type"), str) and reply["task_type"]:
-            task_type = reply["task_type"].split("/")[0]
+            task_type = reply["task_type"].split("/")[0].split("-")[0]  # ALFWorld's task folder → its task type
         if self.dialect.instruction_endpoint:
             description = self._get_text(self.dialect.instruction_endpoint)
         else:
