@@ -4,8 +4,8 @@
   from the line it prints once listening; the process is killed when the context ends.
 - `SlowHousehold`: the household environment whose steps after the first `fast_steps` take `delay` seconds, for a
   server that is too slow (`env_servers:SlowHousehold` as the environment name of a served subprocess).
-- `ScriptedServer`: an AgentGym-style server in a thread whose /create, /reset and /step replies come from a script
-  (raw bytes, statuses, JSON), for the protocol violations.
+- `ThreadServer`: a real HTTP server in a thread answering from a method; `ScriptedServer`, an AgentGym-style one
+  whose /step replies come from a script (raw bytes, statuses, JSON), for the protocol violations.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ import subprocess
 import sys
 import threading
 import time
+import urllib.parse
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Iterator
 
@@ -61,17 +62,13 @@ class SlowHousehold(HouseholdTasks):
         return env
 
 
-class ScriptedServer:
-    """Answers /create with an id, /reset with a fixed observation, and each /step with the next script entry:
-    ("json", obj) · ("raw", bytes) · ("status", code, body). `requests` records (path, body), `ports` the
-    connections."""
+class ThreadServer:
+    """A real HTTP server on 127.0.0.1 in a thread (keep-alive) whose replies come from `answer(method, path, query,
+    body) → (status, JSON value or raw bytes)`. `requests` records (path, body), `ports` the connections."""
 
-    RESET = {"observation": "You are in a room. Your task is to: find the key.", "available_actions": ["look", "open door"]}
-
-    def __init__(self, steps: list[tuple], reset: Any = None) -> None:
-        self.steps, self.reset = list(steps), self.RESET if reset is None else reset
+    def __init__(self) -> None:
         self.requests: list[tuple[str, Any]] = []
-        self.ports: set[int] = set()  # client ports seen: one per connection
+        self.ports: set[int] = set()
         server = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -80,39 +77,65 @@ class ScriptedServer:
             def log_message(self, *args):
                 pass
 
-            def _reply(self, status: int, data: bytes) -> None:
+            def _serve(self, method):
+                url = urllib.parse.urlsplit(self.path)
+                raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                body = json.loads(raw) if raw else None
+                server.requests.append((url.path, body))
+                server.ports.add(self.client_address[1])
+                status, reply = server.answer(method, url.path, dict(urllib.parse.parse_qsl(url.query)), body)
+                data = reply if isinstance(reply, bytes) else json.dumps(reply).encode()
                 self.send_response(status)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(data)))
                 self.end_headers()
                 self.wfile.write(data)
 
+            def do_GET(self):
+                self._serve("GET")
+
             def do_POST(self):
-                body = json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0)) or b"{}")
-                server.requests.append((self.path, body))
-                server.ports.add(self.client_address[1])
-                if self.path == "/create":
-                    return self._reply(200, b"7")
-                if self.path == "/reset":
-                    return self._reply(200, json.dumps(server.reset).encode())
-                if self.path == "/close":
-                    return self._reply(200, b"{}")
-                entry = server.steps.pop(0) if server.steps else ("json", {"observation": "ok", "reward": 0.0, "done": False})
-                if entry[0] == "json":
-                    return self._reply(200, json.dumps(entry[1]).encode())
-                if entry[0] == "raw":
-                    return self._reply(200, entry[1])
-                return self._reply(entry[1], json.dumps(entry[2]).encode())
+                self._serve("POST")
 
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.httpd.daemon_threads = True
         self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
         self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
 
-    def __enter__(self) -> "ScriptedServer":
+    def answer(self, method: str, path: str, query: dict[str, str], body: Any) -> tuple[int, Any]:
+        raise NotImplementedError
+
+    def __enter__(self):
         self.thread.start()
         return self
 
     def __exit__(self, *exc) -> None:
         self.httpd.shutdown()
         self.httpd.server_close()
+
+
+class ScriptedServer(ThreadServer):
+    """Answers /create with the id 7, /reset with `reset`, and each /step with the next script entry:
+    ("json", obj) · ("raw", bytes) · ("status", code, body)."""
+
+    RESET = {"observation": "You are in a room. Your task is to: find the key.", "available_actions": ["look", "open door"]}
+
+    def __init__(self, steps: list[tuple], reset: Any = None) -> None:
+        super().__init__()
+        self.steps, self.reset = list(steps), self.RESET if reset is None else reset
+
+    def answer(self, method, path, query, body):
+        if path == "/create":
+            return 200, 7
+        if path == "/reset":
+            return 200, self.reset
+        if path == "/close":
+            return 200, {}
+        if path != "/step":
+            return 404, {"detail": "Not Found"}
+        entry = self.steps.pop(0) if self.steps else ("json", {"observation": "ok", "reward": 0.0, "done": False})
+        if entry[0] == "json":
+            return 200, entry[1]
+        if entry[0] == "raw":
+            return 200, entry[1]
+        return entry[1], entry[2]

@@ -35,9 +35,23 @@ def _alfworld(**options) -> TaskSource:
     return AlfworldTasks(**options)
 
 
+def _webshop(**options) -> TaskSource:
+    from seed_trainer.envs.webshop import WebshopTasks
+
+    return WebshopTasks(**options)
+
+
+def _search_qa(**options) -> TaskSource:
+    from seed_trainer.envs.search_qa import SearchQATasks
+
+    return SearchQATasks(**options)
+
+
 register("household", _household)
 register("env_server", _env_server)
 register("alfworld", _alfworld)
+register("webshop", _webshop)
+register("search_qa", _search_qa)
 
 
 def make_task_source(name: str, **options) -> TaskSource:

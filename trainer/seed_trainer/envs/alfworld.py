@@ -15,7 +15,6 @@ trains; SDAR used 50). Options: `data_dir` (default `$ALFWORLD_DATA`), `max_step
 
 from __future__ import annotations
 
-import hashlib
 import importlib.util
 import json
 import os
@@ -25,6 +24,7 @@ from pathlib import Path
 from typing import Any, Callable, Protocol, Sequence
 
 from seed_trainer.envs.base import Observation, StepResult, Task
+from seed_trainer.envs.sampling import draw
 from seed_trainer.envs.step_prompts import step_prompt_with_intro
 
 TASK_TYPES = (
@@ -177,8 +177,7 @@ class AlfworldTasks:
             pool = [item for item in pool if item[1] in types]
             if not pool:
                 raise ValueError(f"alfworld: split {split!r} has no game of type {', '.join(types)}")
-        ordered = sorted(pool, key=lambda item: hashlib.sha256(f"{seed}|{item[0]}".encode()).digest())
-        return [AlfworldSpec(split, path, task_type) for path, task_type in (ordered * (count // len(ordered) + 1))[:count]]
+        return [AlfworldSpec(split, path, task_type) for path, task_type in draw(pool, count, seed, key=lambda item: item[0])]
 
     def make(self, spec: AlfworldSpec) -> AlfworldEnv:
         return AlfworldEnv(spec, self.game_factory(spec.game, self.max_steps), self.max_steps)

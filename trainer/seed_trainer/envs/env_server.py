@@ -11,7 +11,8 @@ The protocol of AgentGym's `agentenv-*` servers (WooooDyy/AgentGym), one HTTP se
 A reply holding an `error` key is a server-side failure. The servers differ in a few names, so a *dialect* says which:
 the id field (`id` or `env_idx`), the reset index field (`data_idx`, `session_id`, `game`, `id`), extra reset fields
 (ALFWorld's `world_type`), where the admissible actions come from, and how a task's description and type are found.
-`preset` picks a known dialect; every field can be overridden in `environment.options`.
+`preset` picks a known dialect; every field can be overridden in `environment.options`. `agent` picks the prompt and
+action format the policy uses with the server (household's by default; `alfworld`, `webshop`, `search_qa`).
 
 Tasks are data indices. `splits` maps each split to a half-open index range `[first, end)`; a server started with
 `python -m seed_trainer.envs.serve` describes its own splits and task types at `GET /splits`, so it needs none.
@@ -64,6 +65,27 @@ PRESETS: dict[str, Dialect] = {
 DIALECT_OPTIONS = {f.name for f in fields(Dialect)}
 
 
+AGENT_FORMATS = ("household", "alfworld", "webshop", "search_qa")
+
+
+def agent_format(name: str) -> tuple[Any, Any]:
+    """(step_prompt, parse_response) of an environment kind, for `agent:`; household's are the trainer's defaults."""
+    # imported on use: each module imports this one
+    if name == "alfworld":  # the household's action format (None: the rollout's default)
+        from seed_trainer.envs.alfworld import AlfworldTasks
+
+        return AlfworldTasks.step_prompt, None
+    if name == "webshop":
+        from seed_trainer.envs.webshop import parse_webshop_response, webshop_prompt
+
+        return webshop_prompt, parse_webshop_response
+    if name == "search_qa":
+        from seed_trainer.envs.search_qa import parse_search_response, search_prompt
+
+        return search_prompt, parse_search_response
+    raise ValueError(f"environment.options.agent: unknown {name!r} (known: {', '.join(AGENT_FORMATS)})")
+
+
 @dataclass(frozen=True)
 class ServerSpec:
     """One task: a data index of the server's split."""
@@ -103,6 +125,7 @@ class EnvServerTasks:
         timeout: float = 60.0,
         max_retries: int = 3,
         backoff: float = 0.5,
+        agent: str = "household",
         **dialect_options: Any,
     ) -> None:
         if preset not in PRESETS:
@@ -113,6 +136,8 @@ class EnvServerTasks:
         if "observation_fields" in dialect_options:
             dialect_options["observation_fields"] = tuple(dialect_options["observation_fields"])
         self.dialect = replace(PRESETS[preset], **dialect_options)
+        if agent != "household":  # another environment's prompt and action format, for a server of that kind
+            self.step_prompt, self.parse_response = agent_format(agent)
         self.client = JsonHttpClient(url, timeout=timeout, max_retries=max_retries, backoff=backoff)
         self.url = self.client.base_url
         self._catalog_types: list[str] | None = None
@@ -275,7 +300,7 @@ class ServerEnvironment:
         if isinstance(reply.get("task_type"), str) and reply["task_type"]:
             task_type = reply["task_type"].split("/")[0].split("-")[0]  # ALFWorld's task folder → its task type
         if self.dialect.instruction_endpoint:
-            description = self._get_text(self.dialect.instruction_endpoint)
+            description = re.sub(r"^\s*Instruction:\s*", "", self._get_text(self.dialect.instruction_endpoint))
         else:
             match = TASK_LINE.search(observation)
             description = match.group(1).strip() if match else ""
