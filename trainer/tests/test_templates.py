@@ -14,11 +14,12 @@ from seed_trainer.envs.alfworld import AlfworldTasks
 from seed_trainer.envs.env_server import DIALECT_OPTIONS, EnvServerTasks
 from seed_trainer.envs.household import HouseholdTasks
 from seed_trainer.envs.search_qa import SearchQATasks
+from seed_trainer.envs.textworld_games import TextWorldTasks
 from seed_trainer.envs.webshop import WebshopTasks
 
 TEMPLATES = Path(__file__).resolve().parents[2] / "resources" / "templates"
 SOURCES = {"household": HouseholdTasks, "alfworld": AlfworldTasks, "webshop": WebshopTasks,
-           "search_qa": SearchQATasks, "env_server": EnvServerTasks}
+           "search_qa": SearchQATasks, "env_server": EnvServerTasks, "textworld": TextWorldTasks}
 
 
 def _load(path: Path):

@@ -1,6 +1,6 @@
 """Environments the trainer can drive. `make_task_source(name)` resolves the experiment's `environment.name`: a
 registered name (`household`, `env_server` for an AgentGym-style environment server, `alfworld`, `webshop`,
-`search_qa`), or `package.module:Factory` for an environment of your own (any callable returning a
+`search_qa`, `textworld`), or `package.module:Factory` for an environment of your own (any callable returning a
 TaskSource, called with `environment.options`)."""
 
 from __future__ import annotations
@@ -47,11 +47,18 @@ def _search_qa(**options) -> TaskSource:
     return SearchQATasks(**options)
 
 
+def _textworld(**options) -> TaskSource:
+    from seed_trainer.envs.textworld_games import TextWorldTasks
+
+    return TextWorldTasks(**options)
+
+
 register("household", _household)
 register("env_server", _env_server)
 register("alfworld", _alfworld)
 register("webshop", _webshop)
 register("search_qa", _search_qa)
+register("textworld", _textworld)
 
 
 def make_task_source(name: str, **options) -> TaskSource:
