@@ -233,3 +233,5 @@ def test_a_training_run_goes_on_past_a_failed_episode_and_reports_it(tmp_path, t
     assert "reply is not JSON: 'garbage'" in warnings[0]["message"]
     (row,) = reader.metrics()
     assert row["episode/environment_failures"] == 1.0
+    (kept,) = reader.trajectory_index()  # the failed episode is not trained on: the environment failed, not the policy
+    assert kept["sample"] in (0, 1)

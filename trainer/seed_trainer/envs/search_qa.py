@@ -27,8 +27,7 @@ from typing import Any, Sequence
 
 from seed_trainer.algo.prompts import format_history
 from seed_trainer.envs.base import EnvironmentFailure, Observation, StepResult, Task
-from seed_trainer.envs.env_server import snippet
-from seed_trainer.envs.json_http import HttpFailure, JsonHttpClient
+from seed_trainer.envs.json_http import HttpFailure, JsonHttpClient, snippet
 from seed_trainer.envs.sampling import draw
 
 DEFAULT_MAX_STEPS = 4

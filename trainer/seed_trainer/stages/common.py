@@ -91,9 +91,12 @@ class EnvironmentFailures(RuntimeError):
     """Every episode of a batch failed in its environment: nothing to learn from or measure."""
 
 
-def report_environment_failures(writer: RunWriter | None, episodes: Sequence[Episode], where: str, step: int | None = None) -> None:
-    """One `warning` event (`code: environment_failure`) per episode whose environment failed (a dead, slow or
-    broken environment server); the run goes on without them. When every episode failed, the stage fails."""
+def drop_failed_episodes(
+    writer: RunWriter | None, episodes: Sequence[Episode], where: str, step: int | None = None
+) -> tuple[list[Episode], dict[str, float]]:
+    """The episodes whose environment did not fail, and the metric counting those that did. Each failed one (a dead,
+    slow or broken environment server) gets a `warning` event (`code: environment_failure`) and is left out of the
+    update, the analyses and the evaluation — the environment failed, not the policy. When all failed, the stage fails."""
     failed = [e for e in episodes if e.error is not None]
     if writer is not None:
         for episode in failed:
@@ -101,6 +104,8 @@ def report_environment_failures(writer: RunWriter | None, episodes: Sequence[Epi
                          code="environment_failure", **({"step": step} if step is not None else {}))
     if episodes and len(failed) == len(episodes):
         raise EnvironmentFailures(f"{where}: all {len(episodes)} episodes failed in the environment; the first: {failed[0].error}")
+    kept = [e for e in episodes if e.error is None]
+    return kept, ({"episode/environment_failures": float(len(failed))} if failed else {})
 
 
 def rollout_metrics(episodes: Sequence[Episode]) -> dict[str, float]:
@@ -118,9 +123,6 @@ def rollout_metrics(episodes: Sequence[Episode]) -> dict[str, float]:
     scores = [e.score for e in episodes if e.score is not None]
     if scores:  # the environment's own task score (WebShop's), next to the 0/1 success
         metrics["episode/task_score"] = sum(scores) / len(scores)
-    failed = sum(e.error is not None for e in episodes)
-    if failed:
-        metrics["episode/environment_failures"] = float(failed)
     return metrics
 
 
