@@ -73,6 +73,7 @@ class ThreadServer:
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
+            wbufsize = 64 * 1024  # one write per reply (see seed_trainer.envs.serve)
 
             def log_message(self, *args):
                 pass

@@ -132,6 +132,9 @@ def _int(value: str | None) -> int | None:
 def make_handler(server: EnvServer) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"  # keep-alive: a trainer reuses its connection
+        # Headers and body leave in one write: two small writes on a kept-alive connection meet Nagle's algorithm
+        # and the client's delayed ACK, ~40 ms per request (measured: 18 steps/s instead of thousands).
+        wbufsize = 64 * 1024
 
         def log_message(self, *args: Any) -> None:
             pass
