@@ -4,7 +4,11 @@ naming it, never a hang, and a run goes on and says so."""
 
 from __future__ import annotations
 
+import json
 import random
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 import torch
@@ -20,6 +24,7 @@ from seed_trainer.policy import Policy
 from seed_trainer.rollout import play_episodes
 from seed_trainer.runlog import RunReader, check_run
 from seed_trainer.stages.train import train
+from testenv import subprocess_env
 
 SPLITS = {"train": [0, 4], "valid_seen": [4, 6]}
 
@@ -235,3 +240,14 @@ def test_a_training_run_goes_on_past_a_failed_episode_and_reports_it(tmp_path, t
     assert row["episode/environment_failures"] == 1.0
     (kept,) = reader.trajectory_index()  # the failed episode is not trained on: the environment failed, not the policy
     assert kept["sample"] in (0, 1)
+
+
+def test_the_env_server_benchmark_runs_and_reports_ratios():
+    script = Path(__file__).resolve().parents[2] / "bench" / "env_server.py"
+    done = subprocess.run([sys.executable, str(script), "--episodes", "2", "--steps", "3"], capture_output=True,
+                          text=True, env=subprocess_env(), timeout=300)
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert report["steps"] >= 2 and report["ratio_to_in_process"]["in_process"] == 1.0
+    assert set(report["steps_per_second"]) == {"in_process", "http_keep_alive", "http_new_connection"}
+    assert all(rate > 0 for rate in report["steps_per_second"].values())
