@@ -213,6 +213,8 @@ def test_options_are_checked_with_clear_messages():
         source = make_task_source("env_server", url=server.url, splits=SPLITS)
         with pytest.raises(ValueError, match="cannot be sampled by type"):
             source.sample("train", 2, seed=0, task_types=["pick"])
+    with pytest.raises(ValueError, match=r"options.url: the environment server does not answer: .*connection refused"):
+        make_task_source("env_server", url=server.url, max_retries=0)
 
 
 def test_a_training_run_goes_on_past_a_failed_episode_and_reports_it(tmp_path, tiny_policy_dir):

@@ -151,13 +151,18 @@ class EnvServerTasks:
         """A server of ours describes its splits and the task type of every index."""
         try:
             reply = self.client.get("/splits")
+        except HttpFailure as exc:
+            if exc.status is None:  # no HTTP answer at all: the server is not there
+                raise ValueError(f"environment.options.url: the environment server does not answer: {exc}") from None
+            reply = None
+        try:
             self.splits = parse_splits(reply.get("splits") if isinstance(reply, dict) else None, f"{self.url}/splits")
-        except (HttpFailure, ValueError) as exc:
+        except ValueError as exc:
             raise ValueError(
                 f"environment.options.splits: needed for the server at {self.url}, which does not describe its "
                 f"splits ({exc}); give each split an index range, e.g. {{train: [0, 1000], valid_seen: [1000, 1140]}}"
             ) from None
-        types = reply.get("types")
+        types = reply.get("types")  # a valid /splits reply is a mapping
         if isinstance(types, list) and all(isinstance(t, str) for t in types):
             self._catalog_types = types
         self.task_types = list(reply.get("task_types") or sorted(set(types or [])))
