@@ -14,7 +14,7 @@ import torch
 
 from seed_trainer.algo.actions import invalid_reason, parse_action
 from seed_trainer.algo.prompts import build_step_prompt
-from seed_trainer.envs.base import Task, TaskSource
+from seed_trainer.envs.base import EnvironmentFailure, Task, TaskSource
 from seed_trainer.policy import Policy
 
 
@@ -51,6 +51,8 @@ class Episode:
     final_observation: str = ""
     skill: Any = None  # the hindsight skill (json_repair.SkillParse) once analysed
     spec: Any = None  # the task specification it was built from (an oracle analyzer reads the ground truth there)
+    error: str | None = None  # why the environment failed (EnvironmentFailure): the episode ended there, not won
+    score: float | None = None  # the environment's own task score when it reports one (info["score"], e.g. WebShop)
 
     @property
     def history(self) -> list[tuple[str, str]]:
@@ -58,6 +60,22 @@ class Episode:
 
 
 PromptPrefix = Callable[[Task], str]
+
+
+def _default_parse(response: str) -> tuple[str, str | None]:
+    parsed = parse_action(response)
+    return parsed.action, None if parsed.valid else invalid_reason(response)
+
+
+def _start(source: TaskSource, spec: Any, episode_args: tuple[int, int]) -> tuple[Any, Episode, Any]:
+    """A new environment and its episode; an environment that fails to start gives an episode that already ended."""
+    env = source.make(spec)
+    try:
+        task, observation = env.reset()
+    except EnvironmentFailure as failure:
+        task = failure.task or Task(id=str(spec), type="unknown", description="", split="")
+        return None, Episode(task, *episode_args, spec=spec, error=str(failure)), None
+    return env, Episode(task, *episode_args, spec=spec), observation
 
 
 def play_episodes(
@@ -81,22 +99,23 @@ def play_episodes(
     `prompt_prefix` (SDAR) puts privileged text in front of every step prompt of a task. `with_logprobs` keeps the
     sampled tokens' log-probs of each step (`Step.sample_logp`).
     """
+    build_prompt = getattr(source, "step_prompt", None) or build_step_prompt
+    parse = getattr(source, "parse_response", None) or _default_parse
     envs, episodes, observations = [], [], []
     for group, spec in enumerate(specs):
         for index in range(group_size):
-            env = source.make(spec)
-            task, observation = env.reset()
+            env, episode, observation = _start(source, spec, (group, index))
             envs.append(env)
-            episodes.append(Episode(task, group, index, spec=spec))
+            episodes.append(episode)
             observations.append(observation)
-    live = list(range(len(envs)))
+    live = [i for i, env in enumerate(envs) if env is not None]
     for _t in range(max_steps):
         if not live:
             break
         prompts = []
         for i in live:
             episode, observation = episodes[i], observations[i]
-            prompt = build_step_prompt(
+            prompt = build_prompt(
                 task=episode.task.description,
                 observation=observation.text,
                 admissible_actions=observation.admissible_actions,
@@ -114,9 +133,11 @@ def play_episodes(
         still_live = []
         for i, prompt, generation in zip(live, prompts, generations):
             episode, observation = episodes[i], observations[i]
-            parsed = parse_action(generation.text)
-            reason = None if parsed.valid else invalid_reason(generation.text)
-            result = envs[i].step(parsed.action)
+            action, reason = parse(generation.text)
+            try:
+                result = envs[i].step(action)
+            except EnvironmentFailure as failure:
+                result, episode.error = None, str(failure)
             episode.steps.append(
                 Step(
                     t=len(episode.steps),
@@ -126,18 +147,26 @@ def play_episodes(
                     prompt_ids=generation.prompt_ids,
                     response_ids=generation.response_ids,
                     response=generation.text,
-                    action=parsed.action,
-                    valid=parsed.valid,
+                    action=action,
+                    valid=reason is None,
                     invalid_reason=reason,
                     truncated=not generation.finished,
                     sample_logp=generation.logp,
                 )
             )
+            if result is None:  # the environment failed: the episode ends here, not won
+                continue
             observations[i] = result.observation
             episode.final_observation = result.observation.text
+            if "score" in result.info:
+                episode.score = float(result.info["score"])
             if result.won:
                 episode.won = True
             if not result.done:
                 still_live.append(i)
         live = still_live
+    for env in envs:
+        close = getattr(env, "close", None)
+        if close is not None:
+            close()
     return episodes

@@ -1,5 +1,6 @@
 """Environments the trainer can drive. `make_task_source(name)` resolves the experiment's `environment.name`: a
-registered name (`household`), or `package.module:Factory` for an environment of your own (any callable returning a
+registered name (`household`, `env_server` for an AgentGym-style environment server, `alfworld`, `webshop`,
+`search_qa`, `textworld`), or `package.module:Factory` for an environment of your own (any callable returning a
 TaskSource, called with `environment.options`)."""
 
 from __future__ import annotations
@@ -7,7 +8,7 @@ from __future__ import annotations
 import importlib
 from typing import Callable
 
-from seed_trainer.envs.base import Environment, Observation, StepResult, Task, TaskSource
+from seed_trainer.envs.base import Environment, EnvironmentFailure, Observation, StepResult, Task, TaskSource
 
 _REGISTRY: dict[str, Callable[..., TaskSource]] = {}
 
@@ -22,7 +23,42 @@ def _household(**options) -> TaskSource:
     return HouseholdTasks(**options)
 
 
+def _env_server(**options) -> TaskSource:
+    from seed_trainer.envs.env_server import EnvServerTasks
+
+    return EnvServerTasks(**options)
+
+
+def _alfworld(**options) -> TaskSource:
+    from seed_trainer.envs.alfworld import AlfworldTasks
+
+    return AlfworldTasks(**options)
+
+
+def _webshop(**options) -> TaskSource:
+    from seed_trainer.envs.webshop import WebshopTasks
+
+    return WebshopTasks(**options)
+
+
+def _search_qa(**options) -> TaskSource:
+    from seed_trainer.envs.search_qa import SearchQATasks
+
+    return SearchQATasks(**options)
+
+
+def _textworld(**options) -> TaskSource:
+    from seed_trainer.envs.textworld_games import TextWorldTasks
+
+    return TextWorldTasks(**options)
+
+
 register("household", _household)
+register("env_server", _env_server)
+register("alfworld", _alfworld)
+register("webshop", _webshop)
+register("search_qa", _search_qa)
+register("textworld", _textworld)
 
 
 def task_source_factory(name: str) -> Callable[..., TaskSource]:
@@ -43,4 +79,7 @@ def make_task_source(name: str, **options) -> TaskSource:
     return task_source_factory(name)(**options)
 
 
-__all__ = ["Environment", "Observation", "StepResult", "Task", "TaskSource", "make_task_source", "register", "task_source_factory"]
+__all__ = [
+    "Environment", "EnvironmentFailure", "Observation", "StepResult", "Task", "TaskSource", "make_task_source",
+    "register", "task_source_factory",
+]

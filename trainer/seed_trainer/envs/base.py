@@ -34,10 +34,21 @@ class StepResult:
     info: dict[str, Any] = field(default_factory=dict)
 
 
+class EnvironmentFailure(Exception):
+    """An environment that cannot go on (its server died, timed out or broke the protocol). The rollout ends that
+    episode as failed, records the message, and the run goes on. `task` is the episode's task when it is known."""
+
+    def __init__(self, message: str, task: Task | None = None) -> None:
+        super().__init__(message)
+        self.task = task
+
+
 class Environment(Protocol):
     def reset(self) -> tuple[Task, Observation]: ...
 
     def step(self, action: str) -> StepResult: ...
+
+    # Optional: close(self) -> None, called once the episode is over (a remote environment frees its server slot).
 
 
 class TaskSource(Protocol):
@@ -51,6 +62,14 @@ class TaskSource(Protocol):
         ...
 
     def make(self, spec: Any) -> Environment: ...
+
+    # Optional, for environments whose agents speak another format than the household's (WebShop, search-QA):
+    #   step_prompt(self, *, task, observation, admissible_actions, history, history_length) -> str
+    #       the per-step prompt h_t (default: seed_trainer.algo.prompts.build_step_prompt);
+    #   parse_response(self, response) -> tuple[str, str | None]
+    #       the text the environment receives and why the step is invalid, None when it is valid
+    #       (default: seed_trainer.algo.actions.parse_action and invalid_reason).
+    # A teacher prompt inserts the skill after the "Your task is to: " line, so a step prompt should keep one.
 
     # Optional, for the `oracle` analyzer: a source that knows the ground truth may also define
     #   oracle_analysis(self, spec, episode) -> str

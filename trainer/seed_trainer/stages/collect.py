@@ -23,6 +23,7 @@ from seed_trainer.stages.common import (
     StopFlag,
     TokenText,
     create_run,
+    drop_failed_episodes,
     parent_of,
     plain_trajectory_record,
     progress_bar,
@@ -143,6 +144,7 @@ def _collect(config: ExperimentConfig, writer: RunWriter, stop: StopFlag, progre
             max_prompt_tokens=ro.max_prompt_tokens, max_response_tokens=ro.max_response_tokens,
             temperature=settings.temperature,
         )
+        episodes, failures = drop_failed_episodes(writer, episodes, f"collect batch {batch}", step=batch)
         rollout_time = time.perf_counter() - started
         writer.event("progress", f"batch {batch}: analysing {len(episodes)} trajectories", phase="analysis",
                      done=done, total=total, step=batch)
@@ -163,7 +165,7 @@ def _collect(config: ExperimentConfig, writer: RunWriter, stop: StopFlag, progre
             writer.skill(skill_record({**record, "id": row["id"]}, file, analysis, analyzer))
         done += len(batch_specs)
 
-        values = rollout_metrics(episodes)
+        values = rollout_metrics(episodes) | failures
         values["skill/parse_rate"] = sum(a.parse.valid for a in analyses) / max(len(analyses), 1)
         values["analyzer/retries"] = getattr(analyzer, "retries", 0) - retries_before
         values["time/rollout"], values["time/analysis"] = rollout_time, analysis_time

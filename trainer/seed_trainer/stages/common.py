@@ -91,6 +91,27 @@ def seed_everything(seed: int) -> random.Random:
     return random.Random(seed)
 
 
+class EnvironmentFailures(RuntimeError):
+    """Every episode of a batch failed in its environment: nothing to learn from or measure."""
+
+
+def drop_failed_episodes(
+    writer: RunWriter | None, episodes: Sequence[Episode], where: str, step: int | None = None
+) -> tuple[list[Episode], dict[str, float]]:
+    """The episodes whose environment did not fail, and the metric counting those that did. Each failed one (a dead,
+    slow or broken environment server) gets a `warning` event (`code: environment_failure`) and is left out of the
+    update, the analyses and the evaluation — the environment failed, not the policy. When all failed, the stage fails."""
+    failed = [e for e in episodes if e.error is not None]
+    if writer is not None:
+        for episode in failed:
+            writer.event("warning", f"{where}: episode {episode.task.id} (copy {episode.index}) failed: {episode.error}",
+                         code="environment_failure", **({"step": step} if step is not None else {}))
+    if episodes and len(failed) == len(episodes):
+        raise EnvironmentFailures(f"{where}: all {len(episodes)} episodes failed in the environment; the first: {failed[0].error}")
+    kept = [e for e in episodes if e.error is None]
+    return kept, ({"episode/environment_failures": float(len(failed))} if failed else {})
+
+
 def rollout_metrics(episodes: Sequence[Episode]) -> dict[str, float]:
     """Success (overall and per task type), mean length, valid-action ratio and mean response tokens per step."""
     metrics = {"success/overall": sum(e.won for e in episodes) / max(len(episodes), 1)}
@@ -103,6 +124,9 @@ def rollout_metrics(episodes: Sequence[Episode]) -> dict[str, float]:
     metrics["episode/length"] = len(steps) / max(len(episodes), 1)
     metrics["episode/valid_action_ratio"] = sum(s.valid for s in steps) / max(len(steps), 1)
     metrics["episode/response_tokens"] = sum(len(s.response_ids) for s in steps) / max(len(steps), 1)
+    scores = [e.score for e in episodes if e.score is not None]
+    if scores:  # the environment's own task score (WebShop's), next to the 0/1 success
+        metrics["episode/task_score"] = sum(scores) / len(scores)
     return metrics
 
 

@@ -26,6 +26,7 @@ from seed_trainer.stages.common import (
     StopFlag,
     TokenText,
     create_run,
+    drop_failed_episodes,
     parent_of,
     plain_trajectory_record,
     rollout_metrics,
@@ -70,6 +71,7 @@ def evaluate_policy(
             max_prompt_tokens=ro.max_prompt_tokens, max_response_tokens=ro.max_response_tokens,
             temperature=settings.temperature, greedy=settings.greedy,
         )
+    episodes, failures = drop_failed_episodes(writer, episodes, f"evaluation on {split}", step=step)
     by_type: dict[str, list[Episode]] = {}
     for episode in episodes:
         by_type.setdefault(episode.task.type, []).append(episode)
@@ -94,7 +96,7 @@ def evaluate_policy(
             entry["trajectory"] = writer.trajectory(record, file=f"eval-{split}.jsonl")["id"]
         report["episodes"].append(entry)
     if writer is not None:
-        values = rollout_metrics(episodes)
+        values = rollout_metrics(episodes) | failures
         values["time/eval"] = time.perf_counter() - started
         writer.metrics(step or 0, "eval", values, split=split)
         path = writer.write_eval(report)

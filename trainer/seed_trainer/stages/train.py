@@ -51,6 +51,7 @@ from seed_trainer.stages.common import (
     StopFlag,
     TokenText,
     create_run,
+    drop_failed_episodes,
     parent_of,
     progress_bar,
     rollout_metrics,
@@ -333,6 +334,7 @@ def _train_loop(config: ExperimentConfig, writer: RunWriter, checkpoint: Path | 
                 temperature=ro.temperature, generation_batch_size=ro.generation_batch_size,
                 with_logprobs=reuse_sampling_logprobs,
             )
+            episodes, failures = drop_failed_episodes(writer, episodes, f"update {update}", step=update)
             steps = [s for e in episodes for s in e.steps]
 
         # 2. scores and GRPO advantages; π_old and reference log-probs of the sampled tokens
@@ -385,7 +387,7 @@ def _train_loop(config: ExperimentConfig, writer: RunWriter, checkpoint: Path | 
             writer.event("warning", f"update {update}: skipped {line}", step=update, code="skipped_step")
 
         # 6. metrics and trajectories
-        values = rollout_metrics(episodes)
+        values = rollout_metrics(episodes) | failures
         values.update({_LOSS_NAMES[k]: v for k, v in (result.metrics if result else {}).items() if k in _LOSS_NAMES})
         values["optim/lr"] = config.rl.lr
         if settings.use_teacher:

@@ -1,0 +1,19 @@
+"""Per-step prompts of the benchmark environments: the trainer's prompt (algo/prompts.py, verl-agent's structure:
+task line, step count, last H observation/action pairs, current observation, admissible actions, <think>/<action>
+instructions) with the opening sentence naming the environment the agent is in."""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from seed_trainer.algo.prompts import INTRO, build_step_prompt
+
+
+def step_prompt_with_intro(intro: str) -> Callable[..., str]:
+    """A `TaskSource.step_prompt` that is `build_step_prompt` opening with `intro` instead of the household line."""
+
+    def step_prompt(**kwargs: Any) -> str:
+        prompt = build_step_prompt(**kwargs)
+        return intro + prompt[len(INTRO):] if prompt.startswith(INTRO) else prompt
+
+    return step_prompt
