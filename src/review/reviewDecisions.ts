@@ -5,7 +5,7 @@
 import path from 'node:path';
 import * as vscode from 'vscode';
 import { readManifest, type ReviewDecision } from '../runs';
-import type { RunAccess } from '../viewer/runAccess';
+import type { RunAccess } from '../trajectory/runAccess';
 import { decideInText } from './skillsDocument';
 
 export const SKILLS_FILE = 'skills.jsonl';

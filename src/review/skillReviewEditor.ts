@@ -3,10 +3,10 @@
 // trajectory and filters, turns clicks into one-line workspace edits, and is redrawn from the document on change.
 import path from 'node:path';
 import * as vscode from 'vscode';
-import { WebviewChannel } from '../panels/webviewChannel';
-import { localResourceRoots, webviewHtml } from '../panels/webviewHtml';
-import { REVIEW_TO_HOST, type ReviewToHost, type ReviewToWebview } from '../../webview/shared/reviewProtocol';
-import type { RunAccess } from '../viewer/runAccess';
+import { WebviewChannel } from '../webviews/webviewChannel';
+import { localResourceRoots, webviewHtml } from '../webviews/webviewHtml';
+import { REVIEW_TO_HOST, type ReviewToHost, type ReviewToWebview } from '../protocol/reviewProtocol';
+import type { RunAccess } from '../trajectory/runAccess';
 import { applyDecision, reviewRefusal } from './reviewDecisions';
 import { parseSkillsText } from './skillsDocument';
 

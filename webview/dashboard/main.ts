@@ -21,7 +21,7 @@ import '@vscode-elements/elements/dist/vscode-single-select/index.js';
 import { DASHBOARD_CHARTS, metricPoints, seriesLabel, type ChartSpec } from '../../src/dashboard/charts';
 import { SmoothedSeries, minMaxDecimate, type Point } from '../../src/dashboard/series';
 import { HostChannel } from '../shared/hostApi';
-import { TO_DASHBOARD, type DashboardRun, type FromDashboard, type ToDashboard } from '../shared/dashboardProtocol';
+import { TO_DASHBOARD, type DashboardRun, type FromDashboard, type ToDashboard } from '../../src/protocol/dashboardProtocol';
 
 Chart.register(LineController, ScatterController, LineElement, PointElement, LinearScale, CategoryScale, Legend, Tooltip);
 

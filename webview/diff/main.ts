@@ -1,8 +1,8 @@
 // The trajectory diff webview: two trajectories of one task aligned turn by turn (LCS over actions), the first
 // divergence highlighted and scrolled to, removed / inserted / changed turns marked, per-turn reward and gate deltas,
-// and on demand each side's token heatmap. Receives both records from the host (src/viewer/diffPanel.ts).
+// and on demand each side's token heatmap. Receives both records from the host (src/trajectory/diffPanel.ts).
 import { HostChannel } from '../shared/hostApi';
-import { DIFF_TO_WEBVIEW, type DiffToHost, type DiffToWebview, type TrajectoryPayload } from '../shared/trajectoryProtocol';
+import { DIFF_TO_WEBVIEW, type DiffToHost, type DiffToWebview, type TrajectoryPayload } from '../../src/protocol/trajectoryProtocol';
 import { clear, el, isTyping } from '../shared/dom';
 import { TokenHoverCard, installHeatmapStyles, legend, renderTokens } from '../shared/heatmap';
 import { diffTrajectories, type DiffRow, type TrajectoryDiff, type TurnDelta } from '../../src/trajectory/align';

@@ -1,8 +1,8 @@
 // The trajectory viewer webview: header, toolbar (colour mode, copy, open as text, compare), legend, the virtualized
 // turns with their token heatmaps, the hindsight skill beside them, the hover card and keyboard navigation.
-// Receives the trajectory record from the host (src/viewer/trajectoryPanel.ts); all text goes in as text.
+// Receives the trajectory record from the host (src/trajectory/trajectoryPanel.ts); all text goes in as text.
 import { HostChannel } from '../shared/hostApi';
-import { VIEWER_TO_WEBVIEW, type TrajectoryPayload, type ViewerToHost, type ViewerToWebview } from '../shared/trajectoryProtocol';
+import { VIEWER_TO_WEBVIEW, type TrajectoryPayload, type ViewerToHost, type ViewerToWebview } from '../../src/protocol/trajectoryProtocol';
 import { clear, el, isTyping } from '../shared/dom';
 import { MODE_LABELS, TokenHoverCard, installHeatmapStyles, legend, mathLabel, recolorTokens } from '../shared/heatmap';
 import { HEAT_MODES, type HeatMode } from '../../src/trajectory/colorScale';

@@ -1,6 +1,7 @@
 // Messages of the skill review (webview/review, src/review/skillReviewEditor.ts). See protocol.ts.
-import type { ReviewState, SkillRecord } from '../../src/runs/types';
-import type { SkillProblem } from '../../src/review/skillFilters';
+import type { ReviewState, SkillRecord } from '../runs/types';
+import type { SkillProblem } from '../review/skillFilters';
+import { messageSet } from './protocol';
 
 export interface ReviewLine {
   /** 1-based line in skills.jsonl. */
@@ -30,5 +31,5 @@ export type ReviewToHost = {
   rendered: { records: number; shown: number; ms: number };
 };
 
-export const REVIEW_TO_WEBVIEW: ReadonlyArray<keyof ReviewToWebview> = ['records', 'error'];
-export const REVIEW_TO_HOST: ReadonlyArray<keyof ReviewToHost> = ['decide', 'openTrajectory', 'openAsText', 'rendered'];
+export const REVIEW_TO_WEBVIEW = messageSet<ReviewToWebview>({ records: true, error: true });
+export const REVIEW_TO_HOST = messageSet<ReviewToHost>({ decide: true, openTrajectory: true, openAsText: true, rendered: true });

@@ -7,7 +7,7 @@ import * as vscode from 'vscode';
 import type { Services } from '../services';
 import type { TaskGroup, TrajectoryBatch } from '../runs/runIndex';
 import type { TrajectoryIndexRow } from '../runs/types';
-import { isLive, type RunEntry, type RunState, type RunsModel } from './runsModel';
+import { isLive, type RunEntry, type RunState, type RunsModel } from '../runsModel';
 
 export type RunsNode =
   | { kind: 'run'; dir: string; runDir: string }
@@ -126,7 +126,7 @@ export class RunsTreeProvider implements vscode.TreeDataProvider<RunsNode>, vsco
     const entry = this.runs.get(element.dir);
     switch (element.kind) {
       case 'run':
-        return entry ? runItem(entry) : new vscode.TreeItem(path.basename(element.dir));
+        return entry ? runItem(entry, this.runs.title(entry.dir), this.runs.core.success(entry)) : new vscode.TreeItem(path.basename(element.dir));
       case 'problem': {
         const item = new vscode.TreeItem(element.message, vscode.TreeItemCollapsibleState.None);
         item.iconPath = icon('warning', 'list.warningForeground');
@@ -169,10 +169,10 @@ function nodeId(node: RunsNode): string {
   }
 }
 
-function runItem(entry: RunEntry): vscode.TreeItem {
+function runItem(entry: RunEntry, title: string, success: string | undefined): vscode.TreeItem {
   const manifest = entry.index.manifest;
   const item = new vscode.TreeItem(
-    manifest?.name ?? path.basename(entry.dir),
+    title,
     entry.index.batches.size > 0 || entry.index.problems.length > 0 || entry.index.manifestError
       ? vscode.TreeItemCollapsibleState.Collapsed
       : vscode.TreeItemCollapsibleState.None,
@@ -181,12 +181,8 @@ function runItem(entry: RunEntry): vscode.TreeItem {
   const [iconName, colour] = STATE_ICONS[entry.state];
   item.iconPath = icon(iconName, colour);
   const parts: string[] = [];
-  if (manifest) {
-    parts.push(manifest.stage === 'train' ? manifest.algorithm : manifest.stage);
-    if (manifest.progress) parts.push(`${manifest.progress.step}/${manifest.progress.total ?? '?'}`);
-    const success = lastSuccess(entry);
-    if (success !== undefined) parts.push(`${(success * 100).toFixed(0)}%`);
-  }
+  if (manifest?.progress && entry.state !== 'completed') parts.push(`${manifest.progress.step}/${manifest.progress.total ?? '?'}`);
+  if (success !== undefined) parts.push(`success ${success}`);
   if (entry.state !== 'completed') parts.push(entry.state);
   item.description = parts.join(' · ');
   const tooltip = new vscode.MarkdownString(undefined, true);
@@ -208,16 +204,6 @@ function runItem(entry: RunEntry): vscode.TreeItem {
   if (entry.state === 'stopped' || entry.state === 'failed' || entry.state === 'interrupted') flags.push('resumable');
   item.contextValue = flags.join(' ');
   return item;
-}
-
-function lastSuccess(entry: RunEntry): number | undefined {
-  const rows = entry.index.metrics;
-  for (let i = rows.length - 1; i >= 0; i -= 1) {
-    const row = rows[i];
-    const value = row?.['success/overall'];
-    if (row?.kind !== 'eval' && typeof value === 'number') return value;
-  }
-  return undefined;
 }
 
 function batchItem(batch: TrajectoryBatch, node: RunsNode): vscode.TreeItem {

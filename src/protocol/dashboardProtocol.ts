@@ -1,5 +1,6 @@
-// The dashboard's messages, declared once for both bundles (src/panels/dashboardPanel.ts, webview/dashboard/main.ts).
-import type { MetricRow, RunStatus } from '../../src/runs/types';
+// The dashboard's messages, declared once for both bundles (src/dashboard/dashboardPanel.ts, webview/dashboard/main.ts).
+import type { MetricRow, RunStatus } from '../runs/types';
+import { messageSet } from './protocol';
 
 export interface DashboardRun {
   /** The run directory (the run's identity for the host). */
@@ -29,5 +30,5 @@ export type FromDashboard = {
   rendered: { points: Record<string, number>; renders: number; ms: number };
 };
 
-export const TO_DASHBOARD: ReadonlyArray<keyof ToDashboard & string> = ['runs', 'metrics', 'status'];
-export const FROM_DASHBOARD: ReadonlyArray<keyof FromDashboard & string> = ['overlay', 'rendered'];
+export const TO_DASHBOARD = messageSet<ToDashboard>({ runs: true, metrics: true, status: true });
+export const FROM_DASHBOARD = messageSet<FromDashboard>({ overlay: true, rendered: true });

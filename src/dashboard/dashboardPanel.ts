@@ -3,20 +3,20 @@
 // metrics.jsonl). The webview reports each redraw (`rendered`), which tests read. Restored after a window reload.
 import path from 'node:path';
 import * as vscode from 'vscode';
-import { FROM_DASHBOARD, type DashboardRun, type FromDashboard, type ToDashboard } from '../../webview/shared/dashboardProtocol';
+import { FROM_DASHBOARD, type DashboardRun, type FromDashboard, type ToDashboard } from '../protocol/dashboardProtocol';
 import type { Services } from '../services';
-import type { RunEntry } from '../views/runsModel';
-import { WebviewChannel } from './webviewChannel';
-import { localResourceRoots, webviewHtml } from './webviewHtml';
+import type { RunEntry } from '../runsModel';
+import { WebviewChannel } from '../webviews/webviewChannel';
+import { localResourceRoots, webviewHtml } from '../webviews/webviewHtml';
 
 export const DASHBOARD_VIEW_TYPE = 'seedStudio.dashboard';
 
-export function describeRun(entry: RunEntry): DashboardRun {
+export function describeRun(entry: RunEntry, title: string): DashboardRun {
   const manifest = entry.index.manifest;
   return {
     key: entry.dir,
     id: manifest?.id ?? path.basename(entry.dir),
-    name: manifest?.name ?? path.basename(entry.dir),
+    name: title,
     stage: manifest?.stage ?? '?',
     algorithm: manifest?.algorithm ?? '?',
     status: entry.state === 'loading' ? 'running' : entry.state,
@@ -65,7 +65,7 @@ export class DashboardPanel implements vscode.Disposable {
           this.channel.post('metrics', { run: dir, rows: change.metrics, reset: change.metricsReset });
         }
         if (event.stateChanged || change?.manifest) {
-          const run = describeRun(event.entry);
+          const run = describeRun(event.entry, services.runs.title(dir));
           const progress = event.entry.index.manifest?.progress;
           this.channel.post('status', { run: dir, status: run.status, ...(progress ? { progress: { step: progress.step, total: progress.total } } : {}) });
         }
@@ -106,13 +106,15 @@ export class DashboardPanel implements vscode.Disposable {
   }
 
   private updateTitle(): void {
-    const names = this.overlay.map((dir) => this.services.runs.get(dir)?.index.manifest?.name ?? path.basename(dir));
+    const names = this.overlay.map((dir) => this.services.runs.title(dir));
     this.panel.title = names.length === 1 ? `SEED: ${names[0]}` : names.length > 1 ? `SEED: ${names.length} runs` : 'SEED Dashboard';
   }
 
   private sendRuns(): void {
-    const available = this.services.runs.runs().map(describeRun);
-    const overlaid = this.overlay.map((dir) => this.services.runs.get(dir)).filter((e): e is RunEntry => e !== undefined).map(describeRun);
+    const titles = this.services.runs.core.titles();
+    const describe = (entry: RunEntry): DashboardRun => describeRun(entry, titles.get(entry.dir) ?? path.basename(entry.dir));
+    const available = this.services.runs.runs().map(describe);
+    const overlaid = this.overlay.map((dir) => this.services.runs.get(dir)).filter((e): e is RunEntry => e !== undefined).map(describe);
     this.channel.post('runs', { overlaid, available });
   }
 
