@@ -5,6 +5,7 @@ import path from 'node:path';
 import * as vscode from 'vscode';
 import { FROM_DASHBOARD, type DashboardRun, type FromDashboard, type ToDashboard } from '../protocol/dashboardProtocol';
 import type { Services } from '../services';
+import { summarizeEval, type EvalSummary } from './evaluation';
 import type { RunEntry } from '../runsModel';
 import { WebviewChannel } from '../webviews/webviewChannel';
 import { localResourceRoots, webviewHtml } from '../webviews/webviewHtml';
@@ -20,7 +21,34 @@ export function describeRun(entry: RunEntry, title: string): DashboardRun {
     stage: manifest?.stage ?? '?',
     algorithm: manifest?.algorithm ?? '?',
     status: entry.state === 'loading' ? 'running' : entry.state,
+    ...(manifest?.started ? { started: manifest.started } : {}),
+    ...(manifest?.error ? { error: manifest.error } : {}),
+    ...(manifest?.config ? { config: manifest.config } : {}),
   };
+}
+
+/** The latest report of every evaluated split of a run (unreadable reports are skipped: the run tree shows them). */
+export async function readEvaluations(entry: RunEntry): Promise<EvalSummary[]> {
+  const reader = entry.index.reader;
+  const splits = await reader.listEvalSplits().catch(() => []);
+  const reports = await Promise.all(splits.map((split) => reader.readEval(split).then(summarizeEval, () => undefined)));
+  return reports.filter((r): r is EvalSummary => r !== undefined);
+}
+
+/** Writes an exported chart where the user chooses (PNG from a data URL, CSV as text). */
+async function saveExport(params: FromDashboard['export']): Promise<void> {
+  const base = vscode.workspace.workspaceFolders?.[0]?.uri;
+  const name = params.name.replace(/[^A-Za-z0-9_.-]+/g, '-');
+  const target = await vscode.window.showSaveDialog({
+    title: `SEED: export ${params.format.toUpperCase()}`,
+    ...(base ? { defaultUri: vscode.Uri.joinPath(base, name) } : {}),
+    filters: params.format === 'png' ? { 'PNG image': ['png'] } : { CSV: ['csv'] },
+  });
+  if (!target) return;
+  const prefix = 'data:image/png;base64,';
+  if (params.format === 'png' && !params.data.startsWith(prefix)) throw new Error('the chart image is not a PNG data URL');
+  const bytes = params.format === 'png' ? Buffer.from(params.data.slice(prefix.length), 'base64') : Buffer.from(params.data, 'utf8');
+  await vscode.workspace.fs.writeFile(target, bytes);
 }
 
 export class DashboardPanel implements vscode.Disposable {
@@ -51,7 +79,8 @@ export class DashboardPanel implements vscode.Disposable {
       .on('rendered', (report) => {
         this.lastRendered = report;
         for (const listener of [...this.renderedListeners]) listener(report);
-      });
+      })
+      .on('export', saveExport);
     panel.webview.html = webviewHtml(panel.webview, extensionUri, { title: 'SEED Dashboard', bundle: 'dashboard', stylesheet: true });
     this.disposables.push(
       this.channel,
@@ -67,8 +96,14 @@ export class DashboardPanel implements vscode.Disposable {
         if (event.stateChanged || change?.manifest) {
           const run = describeRun(event.entry, services.runs.title(dir));
           const progress = event.entry.index.manifest?.progress;
-          this.channel.post('status', { run: dir, status: run.status, ...(progress ? { progress: { step: progress.step, total: progress.total } } : {}) });
+          this.channel.post('status', {
+            run: dir,
+            status: run.status,
+            ...(progress ? { progress: { step: progress.step, total: progress.total } } : {}),
+            ...(run.error ? { error: run.error } : {}),
+          });
         }
+        if (change?.metrics.some((row) => row.kind === 'eval') || event.stateChanged) this.sendEvaluations(dir);
       }),
     );
     this.updateTitle();
@@ -121,6 +156,15 @@ export class DashboardPanel implements vscode.Disposable {
   private sendMetrics(dir: string): void {
     const entry = this.services.runs.get(dir);
     if (entry) this.channel.post('metrics', { run: dir, rows: [...entry.index.metrics], reset: true });
+    this.sendEvaluations(dir);
+  }
+
+  private sendEvaluations(dir: string): void {
+    const entry = this.services.runs.get(dir);
+    if (!entry) return;
+    void readEvaluations(entry).then((reports) => {
+      if (reports.length > 0 && this.overlay.includes(dir)) this.channel.post('evaluations', { run: dir, reports });
+    });
   }
 
   /** Everything, again: after the webview's (re)load. */

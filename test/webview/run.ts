@@ -18,6 +18,7 @@ import { PageServer, launchChromium, openWebview, repoRoot, resultsDir, type Web
 import { HOSTILE_SHORT, hostileSkillRecords, hostileTrajectory } from './hostile';
 import { syntheticTrajectory } from './synthetic';
 import { reviewTests } from './review';
+import { dashboardTests } from './dashboard';
 
 const LABEL = 'webview (Chromium)';
 const fixtureRun = path.join(repoRoot, 'test', 'fixtures', 'runs', 'valid');
@@ -382,7 +383,7 @@ async function main(): Promise<void> {
     },
   };
   const filter = process.env.SEED_TEST_GREP;
-  const cases = [...viewerTests, ...diffTests, ...reviewTests, ...securityTests].filter(([name]) => !filter || name.includes(filter));
+  const cases = [...viewerTests, ...diffTests, ...reviewTests, ...dashboardTests, ...securityTests].filter(([name]) => !filter || name.includes(filter));
   let passed = 0;
   let failed = 0;
   for (const [name, body] of cases) {
