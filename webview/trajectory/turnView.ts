@@ -130,8 +130,9 @@ export function skillPanel(trajectory: Trajectory): HTMLElement {
       el('p', { class: 'muted', text: 'None: no analysis ran for this trajectory (GRPO, evaluation, or a baseline without skills).' }),
     );
   }
+  // Open when the skill is invalid: the raw reply is what shows why format verification failed.
   const raw = skill.raw
-    ? el('details', { class: 'raw' }, el('summary', { text: 'Raw analyzer reply' }), el('div', { class: 'text' }, clip(skill.raw, MAX_FIELD_CHARS).text))
+    ? el('details', { class: 'raw', attrs: skill.valid ? {} : { open: '' } }, el('summary', { text: 'Raw analyzer reply' }), el('div', { class: 'text' }, clip(skill.raw, MAX_FIELD_CHARS).text))
     : null;
   return el(
     'aside',
