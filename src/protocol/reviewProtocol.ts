@@ -26,10 +26,12 @@ export type ReviewToWebview = {
 
 export type ReviewToHost = {
   decide: { id: string; state: ReviewState; text?: string; note?: string };
+  /** One decision for many records (the filtered set or a group of identical skills): one edit, one undo step. */
+  decideMany: { ids: string[]; state: 'accepted' | 'rejected' };
   openTrajectory: { id: string };
   openAsText: Record<string, never>;
   rendered: { records: number; shown: number; ms: number };
 };
 
 export const REVIEW_TO_WEBVIEW = messageSet<ReviewToWebview>({ records: true, error: true });
-export const REVIEW_TO_HOST = messageSet<ReviewToHost>({ decide: true, openTrajectory: true, openAsText: true, rendered: true });
+export const REVIEW_TO_HOST = messageSet<ReviewToHost>({ decide: true, decideMany: true, openTrajectory: true, openAsText: true, rendered: true });

@@ -7,7 +7,7 @@ import { WebviewChannel } from '../webviews/webviewChannel';
 import { localResourceRoots, webviewHtml } from '../webviews/webviewHtml';
 import { REVIEW_TO_HOST, type ReviewToHost, type ReviewToWebview } from '../protocol/reviewProtocol';
 import type { RunAccess } from '../trajectory/runAccess';
-import { applyDecision, reviewRefusal } from './reviewDecisions';
+import { applyDecision, applyDecisions, reviewRefusal } from './reviewDecisions';
 import { parseSkillsText } from './skillsDocument';
 
 export const REVIEW_VIEW_TYPE = 'seedStudio.skillReview';
@@ -54,6 +54,9 @@ export class SkillReviewEditorProvider implements vscode.CustomTextEditorProvide
       .onReady(() => void send())
       .on('decide', async ({ id, state, text, note }) => {
         await applyDecision(this.access, document, id, { state, ...(text !== undefined ? { text } : {}), ...(note ? { note } : {}) });
+      })
+      .on('decideMany', async ({ ids, state }) => {
+        await applyDecisions(this.access, document, ids, { state });
       })
       .on('openTrajectory', async ({ id }) => {
         const record = parseSkillsText(document.getText(), this.access.schemas()).records.find((r) => r.id === id);
