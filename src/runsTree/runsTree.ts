@@ -7,6 +7,7 @@ import * as vscode from 'vscode';
 import type { Services } from '../services';
 import type { TaskGroup, TrajectoryBatch } from '../runs/runIndex';
 import type { TrajectoryIndexRow } from '../runs/types';
+import { groupComparePair } from './groupCompare';
 import { isLive, type RunEntry, type RunState, type RunsModel } from '../runsModel';
 
 export type RunsNode =
@@ -239,18 +240,17 @@ function trajectoryItem(row: TrajectoryIndexRow, node: RunsNode): vscode.TreeIte
   return item;
 }
 
-/** "Compare" from the tree: the two selected trajectories, or a failure and a success of one task group. */
-function comparePair(services: Services, clicked: RunsNode | undefined, selected: readonly RunsNode[] | undefined): [RunsNode, RunsNode] | undefined {
+/** "Compare" from the tree: the two selected trajectories, or a failure and a success (with gates) of a task group. */
+function comparePair(services: Services, clicked: RunsNode | undefined, selected: readonly RunsNode[] | undefined): [RunsNode, RunsNode] | { refusal: string } | undefined {
   const picks = (selected && selected.length > 0 ? selected : clicked ? [clicked] : []).filter((n) => n.kind === 'trajectory');
   if (picks.length === 2 && picks[0] && picks[1]) return [picks[0], picks[1]];
   if (clicked?.kind === 'group') {
     const group = services.runs.get(clicked.dir)?.index.batches.get(clicked.batch)?.groups.get(clicked.group);
-    const failure = group?.rows.find((row) => !row.success);
-    const success = group?.rows.find((row) => row.success);
-    if (failure && success) {
-      const make = (id: string): RunsNode => ({ kind: 'trajectory', dir: clicked.dir, runDir: clicked.dir, batch: clicked.batch, group: clicked.group, id });
-      return [make(failure.id), make(success.id)];
-    }
+    if (!group) return undefined;
+    const chosen = groupComparePair(group.rows);
+    if ('refusal' in chosen) return chosen;
+    const make = (id: string): RunsNode => ({ kind: 'trajectory', dir: clicked.dir, runDir: clicked.dir, batch: clicked.batch, group: clicked.group, id });
+    return [make(chosen.pair[0].id), make(chosen.pair[1].id)];
   }
   return undefined;
 }
@@ -272,6 +272,10 @@ export function registerRunsTree(_context: vscode.ExtensionContext, services: Se
     services.runs.onDidChangeRuns(describe),
     vscode.commands.registerCommand('seedStudio.runs.compare', async (clicked?: RunsNode, selected?: RunsNode[]) => {
       const pair = comparePair(services, clicked, selected);
+      if (pair && 'refusal' in pair) {
+        void vscode.window.showWarningMessage(`SEED: cannot compare this task group: ${pair.refusal}.`);
+        return undefined;
+      }
       if (pair) return vscode.commands.executeCommand('seedStudio.compareTrajectories', pair[0], pair[1]);
       return vscode.commands.executeCommand('seedStudio.compareTrajectories', clicked);
     }),

@@ -10,7 +10,8 @@ import { DEFAULT_DISCOVERY, RunDiscovery, discoveryRules, joinGlobs } from '../.
 import { distinctTitles, runSuccess, runTitle, type RunFacts } from '../../src/runs/runLabel';
 import { RunsCore, runState } from '../../src/runs/runsCore';
 import { RunSchemas, findSchemasDir } from '../../src/runs/schemas';
-import type { MetricRow, RunManifest } from '../../src/runs/types';
+import type { MetricRow, RunManifest, TrajectoryIndexRow } from '../../src/runs/types';
+import { groupComparePair } from '../../src/runsTree/groupCompare';
 import { runEndMessage } from '../../src/trainer/runEndMessage';
 import { repoRoot } from './repoPaths';
 
@@ -136,4 +137,18 @@ test('a stop that came during the last update: the run completed, and the messag
   assert.equal(runEndMessage('demo', 'completed', progress, false), 'SEED: run demo completed at update 5/5.');
   assert.match(runEndMessage('demo', 'completed', progress, true), /^SEED: run demo completed at update 5\/5: the stop came during its last update/);
   assert.equal(runEndMessage('demo', 'stopped', { progress: { step: 3, total: 5, unit: 'update' } }, true), 'SEED: run demo stopped at update 3/5.');
+});
+
+test('group compare: a failure and a success that both have gates; a group without such a pair is refused with why', () => {
+  const row = (id: string, success: boolean, teacher: boolean): TrajectoryIndexRow => ({
+    id, file: 'it-000001.jsonl', line: 1, offset: 0, size: 1, phase: 'train', update: 1, task: { id: 't', type: 'heat' }, success, reward: success ? 1 : 0, length: 3, tokens: 10, teacher,
+  });
+  const chosen = groupComparePair([row('f0', false, false), row('f1', false, true), row('s0', true, false), row('s1', true, true)]);
+  assert.ok('pair' in chosen && chosen.pair[0].id === 'f1' && chosen.pair[1].id === 's1', JSON.stringify(chosen));
+  const noGates = groupComparePair([row('f0', false, false), row('s0', true, false)]);
+  assert.ok('refusal' in noGates && /neither its failures nor its successes have gate data/.test(noGates.refusal), JSON.stringify(noGates));
+  const halfGates = groupComparePair([row('f0', false, true), row('s0', true, false)]);
+  assert.ok('refusal' in halfGates && /its successes have no gate data/.test(halfGates.refusal));
+  const allFailed = groupComparePair([row('f0', false, true), row('f1', false, true)]);
+  assert.ok('refusal' in allFailed && /no success/.test(allFailed.refusal));
 });
