@@ -31,6 +31,12 @@ export interface HeatScale {
   highMeaning: string;
   /** The domain was fitted to a trajectory's values (not the absolute one). */
   fitted?: boolean;
+  /**
+   * Colour by the logarithm of the distance from the neutral value over this many decades below the domain's end
+   * (fitted scales): teacher and student agree to within 1e-5 nats on most tokens of a near-deterministic policy, and
+   * a linear scale fitted to the few strong disagreements would leave all the rest blank.
+   */
+  logDecades?: number;
 }
 
 const SCALES: Record<HeatMode, HeatScale> = {
@@ -90,10 +96,14 @@ function quantile(sorted: Float64Array, q: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(q * (sorted.length - 1)))] ?? Number.NaN;
 }
 
+/** Decades a fitted scale covers below the end of its domain. */
+export const FIT_DECADES = 3;
+
 /**
  * The scale of `mode` with its domain fitted to `values` (e.g. every turn's array of the trajectory): a diverging
  * scale stays centred and spans the 98th percentile of |value − centre| (never beyond the absolute domain of g); a
- * sequential one runs from 0 down to the 2nd percentile. Without finite values, the absolute scale.
+ * sequential one runs from 0 down to the 2nd percentile. Colours follow the distance from the neutral value on a log
+ * scale over FIT_DECADES decades. Without finite values, the absolute scale.
  */
 export function fittedScale(mode: HeatMode, values: Iterable<ArrayLike<number> | undefined>): HeatScale {
   const base = SCALES[mode];
@@ -110,23 +120,35 @@ export function fittedScale(mode: HeatMode, values: Iterable<ArrayLike<number> |
   if (base.kind === 'diverging') {
     let span = Math.max(quantile(sorted, FIT_QUANTILE), MIN_SPAN[mode]);
     if (mode === 'gate') span = Math.min(span, 0.5);
-    return { ...base, low: base.center - span, high: base.center + span, fitted: true };
+    return { ...base, low: base.center - span, high: base.center + span, fitted: true, logDecades: FIT_DECADES };
   }
   const low = Math.min(quantile(sorted, 1 - FIT_QUANTILE), -MIN_SPAN[mode]);
-  return { ...base, low, fitted: true };
+  return { ...base, low, fitted: true, logDecades: FIT_DECADES };
 }
 
 /** The bin of a value: 0..BINS−1, or −1 for a value that is missing (NaN). Out-of-domain values are clamped. */
+/** A fraction of the domain (0 = neutral, 1 = its end) through the scale's log transform, if any. */
+function spread(scale: HeatScale, fraction: number): number {
+  const m = Math.max(0, Math.min(1, fraction));
+  if (!scale.logDecades) return m;
+  return m <= 0 ? 0 : Math.max(0, 1 + Math.log10(m) / scale.logDecades);
+}
+
+function unspread(scale: HeatScale, t: number): number {
+  if (!scale.logDecades) return t;
+  return t <= 0 ? 0 : 10 ** ((t - 1) * scale.logDecades);
+}
+
 export function binOf(scale: HeatScale, value: number): number {
   if (Number.isNaN(value)) return -1;
   if (scale.kind === 'diverging') {
     const span = value >= scale.center ? scale.high - scale.center : scale.center - scale.low;
-    const t = Math.max(-1, Math.min(1, (value - scale.center) / span));
+    const t = Math.sign(value - scale.center) * spread(scale, Math.abs(value - scale.center) / span);
     // Rounded away from the centre symmetrically (Math.round alone would round −2.5 and 2.5 differently).
     return CENTER_BIN + Math.sign(t) * Math.round(Math.abs(t) * CENTER_BIN);
   }
   // Sequential: bin 0 at `high` (certain, uncoloured), the last bin at `low`.
-  const t = Math.max(0, Math.min(1, (scale.high - value) / (scale.high - scale.low)));
+  const t = spread(scale, (scale.high - value) / (scale.high - scale.low));
   return Math.round(t * (BINS - 1));
 }
 
@@ -134,9 +156,10 @@ export function binOf(scale: HeatScale, value: number): number {
 export function binValue(scale: HeatScale, bin: number): number {
   if (scale.kind === 'diverging') {
     const t = (bin - CENTER_BIN) / CENTER_BIN;
-    return t >= 0 ? scale.center + t * (scale.high - scale.center) : scale.center + t * (scale.center - scale.low);
+    const m = Math.sign(t) * unspread(scale, Math.abs(t));
+    return m >= 0 ? scale.center + m * (scale.high - scale.center) : scale.center + m * (scale.center - scale.low);
   }
-  return scale.high - (bin / (BINS - 1)) * (scale.high - scale.low);
+  return scale.high - unspread(scale, bin / (BINS - 1)) * (scale.high - scale.low);
 }
 
 export interface Rgba {

@@ -131,3 +131,18 @@ test('contrast: the palette ends stand out at least 3:1 from both the light and 
   // What the issue saw: the light palette's blue on a dark background is nearly invisible.
   assert.ok(contrastOnBackground(binColor('diverging', BINS - 1, 'light'), dark) < 3);
 });
+
+test('fitted scale on a heavy-tailed Δ (a near-deterministic policy): log distance colours what a linear fit would blank', () => {
+  // Quantiles as measured on a household trajectory of the shipped tiny policy: median |Δ| 2e-5, 90th 3e-3, max 0.14.
+  const magnitudes = [2e-6, 2e-6, 2e-5, 1.3e-4, 2.7e-3, 5.4e-2, 0.105, 0.137, 0.144];
+  const deltas = Float32Array.from(magnitudes.flatMap((m, i) => [m, -m * (i % 2 ? 1 : 0.9)]));
+  const fitted = fittedScale('delta', [deltas]);
+  assert.equal(fitted.logDecades, 3);
+  const blank = (scale: ReturnType<typeof heatScale>) => [...deltas].filter((d) => binOf(scale, d) === CENTER_BIN).length / deltas.length;
+  assert.ok(blank(heatScale('delta')) > 0.7, `absolute ${blank(heatScale('delta'))}`);
+  assert.ok(blank(fitted) <= 0.34, `fitted ${blank(fitted)}`);
+  // Below a thousandth of the domain's end a token stays blank (agreement to ~1e-5 nats is not a disagreement).
+  assert.equal(binOf(fitted, fitted.high / 2000), CENTER_BIN);
+  assert.equal(binOf(fitted, fitted.high), BINS - 1);
+  assert.ok(Math.abs(binValue(fitted, BINS - 1) - fitted.high) < 1e-9 && binValue(fitted, CENTER_BIN) === fitted.center);
+});

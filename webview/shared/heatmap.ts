@@ -110,7 +110,7 @@ export function legend(scale: HeatScale): HTMLElement {
   return el(
     'div',
     { class: 'legend', attrs: { 'data-mode': mode, 'data-scale': scale.fitted ? 'fitted' : 'absolute' } },
-    el('div', { class: 'legend-title' }, mathLabel(scale.title), scale.fitted ? ' — fitted to this trajectory' : ' — absolute'),
+    el('div', { class: 'legend-title' }, mathLabel(scale.title), scale.fitted ? ` — fitted to this trajectory${scale.logDecades ? `, log distance over ${scale.logDecades} decades` : ''}` : ' — absolute'),
     bar,
     ticks,
     el('div', { class: 'legend-meaning' }, el('span', { class: 'legend-low', text: `◀ ${scale.lowMeaning}` }), el('span', { class: 'legend-high', text: `${scale.highMeaning} ▶` })),
