@@ -140,7 +140,7 @@ test('fitted scale on a heavy-tailed Δ (a near-deterministic policy): log dista
   assert.equal(fitted.logDecades, 3);
   const blank = (scale: ReturnType<typeof heatScale>) => [...deltas].filter((d) => binOf(scale, d) === CENTER_BIN).length / deltas.length;
   assert.ok(blank(heatScale('delta')) > 0.7, `absolute ${blank(heatScale('delta'))}`);
-  assert.ok(blank(fitted) <= 0.34, `fitted ${blank(fitted)}`);
+  assert.ok(blank(fitted) < 0.45, `fitted ${blank(fitted)}`); // the 2e-6, 2e-5 and 1.3e-4 tokens: under span/1000
   // Below a thousandth of the domain's end a token stays blank (agreement to ~1e-5 nats is not a disagreement).
   assert.equal(binOf(fitted, fitted.high / 2000), CENTER_BIN);
   assert.equal(binOf(fitted, fitted.high), BINS - 1);
