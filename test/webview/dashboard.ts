@@ -56,12 +56,19 @@ async function datasets(view: WebviewPage, chart: string): Promise<Array<{ label
   }, chart);
 }
 
+async function tickLabels(view: WebviewPage, chart: string, axis: 'x' | 'y' = 'x'): Promise<string[]> {
+  return view.page.evaluate(
+    ([id, which]) => {
+      const canvas = document.querySelector<HTMLCanvasElement>(`.card[data-chart="${id}"] canvas`)!;
+      const registry = (window as unknown as { __seedCharts?: Map<HTMLCanvasElement, { scales: Record<string, { ticks: Array<{ label: string }> }> }> }).__seedCharts;
+      return (registry?.get(canvas)?.scales[which]?.ticks ?? []).map((t) => t.label);
+    },
+    [chart, axis] as const,
+  );
+}
+
 async function xTickLabels(view: WebviewPage, chart: string): Promise<string[]> {
-  return view.page.evaluate((id) => {
-    const canvas = document.querySelector<HTMLCanvasElement>(`.card[data-chart="${id}"] canvas`)!;
-    const registry = (window as unknown as { __seedCharts?: Map<HTMLCanvasElement, { scales: { x: { ticks: Array<{ label: string }> } } }> }).__seedCharts;
-    return (registry?.get(canvas)?.scales.x.ticks ?? []).map((t) => t.label);
-  }, chart);
+  return tickLabels(view, chart, 'x');
 }
 
 export const dashboardTests: TestCase[] = [
@@ -106,6 +113,12 @@ export const dashboardTests: TestCase[] = [
       assert.ok(overall && overall.points === 1 && overall.radius > 0, JSON.stringify(overall));
       const labels = (await xTickLabels(view, 'success')).filter(Boolean);
       assert.ok(labels.includes('1') && labels.every((label) => /^\d+$/.test(label)), `x ticks: ${labels.join(', ')}`);
+      // A flat series of 3.0000000000000004 (a mean of floats): y ticks without the noise.
+      await view.send('metrics', { run: a.key, rows: [{ step: 2, time: '2026-11-30T10:02:00Z', kind: 'update', 'episode/length': 3.0000000000000004 }], reset: false });
+      await view.page.waitForFunction(() => !document.querySelector('.card[data-chart="length"]')?.hasAttribute('hidden'));
+      await view.page.waitForTimeout(400);
+      const yLabels = await tickLabels(view, 'length', 'y');
+      assert.ok(yLabels.length > 0 && yLabels.every((label) => !/\d{6,}/.test(label)), `y ticks: ${yLabels.join(', ')}`);
     },
   ],
   [

@@ -13,7 +13,7 @@ import {
   type ChartDataset,
   type Plugin,
 } from 'chart.js';
-import { paddedRange, xTickLabel, type XAxis } from '../../src/dashboard/axis';
+import { cleanNumber, paddedRange, xTickLabel, type XAxis } from '../../src/dashboard/axis';
 import type { ChartSpec } from '../../src/dashboard/charts';
 import type { Interval } from '../../src/dashboard/evaluation';
 import type { Point } from '../../src/dashboard/series';
@@ -179,6 +179,8 @@ export class ChartView {
     x.max = range?.max;
     (x as { title: { text: string } }).title.text = options.xAxis === 'step' ? 'step' : 'wall time (minutes since start)';
     (x.ticks as { callback: (value: number | string) => string }).callback = (value) => xTickLabel(Number(value), options.xAxis);
+    // y ticks without floating-point noise (a flat series at 3 was labelled 3.0000000000000004)
+    (this.chart.options.scales!.y!.ticks as { callback: (value: number | string) => string }).callback = (value) => cleanNumber(Number(value));
     this.chart.data.datasets = datasets;
     this.chart.update('none');
     this.drawLegend(legend);
