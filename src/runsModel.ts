@@ -5,7 +5,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import * as vscode from 'vscode';
 import { RunDiscovery, discoveryRules, joinGlobs } from './runs/discovery';
-import { RunsCore, type RunChangeEvent, type RunEntry } from './runs/runsCore';
+import { RunsCore, runDirOfFile, type RunChangeEvent, type RunEntry } from './runs/runsCore';
 import { findSchemasDir, RunSchemas } from './runs/schemas';
 
 export { isLive, type RunChangeEvent, type RunEntry, type RunState } from './runs/runsCore';
@@ -122,8 +122,7 @@ export class RunsModel implements vscode.Disposable {
   private onFileEvent(uri: vscode.Uri): void {
     const file = uri.fsPath;
     const name = path.basename(file);
-    const parent = path.dirname(file);
-    const dir = name === 'index.jsonl' && path.basename(parent) === 'trajectories' ? path.dirname(parent) : parent;
+    const dir = runDirOfFile(file);
     const entry = this.get(dir);
     if (!entry) {
       if (name === 'run.json' && existsSync(file) && this.discovery.matches(vscode.workspace.asRelativePath(uri, false))) void this.core.discovered(dir);

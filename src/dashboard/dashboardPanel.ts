@@ -6,26 +6,12 @@ import * as vscode from 'vscode';
 import { FROM_DASHBOARD, type DashboardRun, type FromDashboard, type ToDashboard } from '../protocol/dashboardProtocol';
 import type { Services } from '../services';
 import { summarizeEval, type EvalSummary } from './evaluation';
+import { describeRun } from './runDescription';
 import type { RunEntry } from '../runsModel';
 import { WebviewChannel } from '../webviews/webviewChannel';
 import { localResourceRoots, webviewHtml } from '../webviews/webviewHtml';
 
 export const DASHBOARD_VIEW_TYPE = 'seedStudio.dashboard';
-
-export function describeRun(entry: RunEntry, title: string): DashboardRun {
-  const manifest = entry.index.manifest;
-  return {
-    key: entry.dir,
-    id: manifest?.id ?? path.basename(entry.dir),
-    name: title,
-    stage: manifest?.stage ?? '?',
-    algorithm: manifest?.algorithm ?? '?',
-    status: entry.state === 'loading' ? 'running' : entry.state,
-    ...(manifest?.started ? { started: manifest.started } : {}),
-    ...(manifest?.error ? { error: manifest.error } : {}),
-    ...(manifest?.config ? { config: manifest.config } : {}),
-  };
-}
 
 /** The latest report of every evaluated split of a run (unreadable reports are skipped: the run tree shows them). */
 export async function readEvaluations(entry: RunEntry): Promise<EvalSummary[]> {

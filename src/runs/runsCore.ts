@@ -47,6 +47,12 @@ export function runState(
   return state === 'running' && options.stopRequested ? 'stopping' : state;
 }
 
+/** The run directory a watched file belongs to: its folder, or for trajectories/index.jsonl the folder above. */
+export function runDirOfFile(file: string): string {
+  const parent = path.dirname(file);
+  return path.basename(file) === 'index.jsonl' && path.basename(parent) === 'trajectories' ? path.dirname(parent) : parent;
+}
+
 export function factsOf(entry: RunEntry): RunFacts {
   const evalSplits = [...entry.index.batches.values()].filter((b) => b.phase === 'eval' && b.split).map((b) => b.split as string);
   return { dir: entry.dir, manifest: entry.index.manifest, metrics: entry.index.metrics, evalSplits };

@@ -8,7 +8,8 @@ import path from 'node:path';
 import { after, test } from 'node:test';
 import { DEFAULT_DISCOVERY, RunDiscovery, discoveryRules, joinGlobs } from '../../src/runs/discovery';
 import { distinctTitles, runSuccess, runTitle, type RunFacts } from '../../src/runs/runLabel';
-import { RunsCore, runState } from '../../src/runs/runsCore';
+import { RunsCore, runDirOfFile, runState } from '../../src/runs/runsCore';
+import { describeRun } from '../../src/dashboard/runDescription';
 import { RunSchemas, findSchemasDir } from '../../src/runs/schemas';
 import type { MetricRow, RunManifest, TrajectoryIndexRow } from '../../src/runs/types';
 import { groupComparePair } from '../../src/runsTree/groupCompare';
@@ -151,4 +152,22 @@ test('group compare: a failure and a success that both have gates; a group witho
   assert.ok('refusal' in halfGates && /its successes have no gate data/.test(halfGates.refusal));
   const allFailed = groupComparePair([row('f0', false, true), row('f1', false, true)]);
   assert.ok('refusal' in allFailed && /no success/.test(allFailed.refusal));
+});
+
+test('file events map to their run; the dashboard is told a failed run\'s error and its config', async () => {
+  assert.equal(runDirOfFile(path.join('/w', 'runs', 'r1', 'trajectories', 'index.jsonl')), path.join('/w', 'runs', 'r1'));
+  assert.equal(runDirOfFile(path.join('/w', 'runs', 'r1', 'metrics.jsonl')), path.join('/w', 'runs', 'r1'));
+  const runDir = path.join(scratch, 'failed');
+  cpSync(path.join(repoRoot, 'test', 'fixtures', 'runs', 'valid'), runDir, { recursive: true });
+  const data = JSON.parse(readFileSync(path.join(runDir, 'run.json'), 'utf8')) as RunManifest;
+  writeFileSync(path.join(runDir, 'run.json'), JSON.stringify({ ...data, status: 'failed', error: 'model.path: no folder models/tiny' }));
+  const schemas = RunSchemas.load(findSchemasDir({ extensionRoot: repoRoot }));
+  const core = new RunsCore({ schemas: () => schemas, scan: async () => [runDir], warn: () => undefined });
+  await core.rescan();
+  const described = describeRun(core.get(runDir)!, core.title(runDir));
+  assert.equal(described.status, 'failed');
+  assert.equal(described.error, 'model.path: no folder models/tiny');
+  assert.equal(described.name, 'household-seed · seed');
+  assert.ok(described.config && typeof described.config === 'object');
+  core.dispose();
 });

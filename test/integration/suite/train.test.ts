@@ -56,8 +56,8 @@ suite('SEED: Train', () => {
     assert.ok(tree);
     const runNode = await waitFor('the run in the tree', () => tree.getChildren().find((node) => node.dir === result.runDir), 10_000);
     const runItem = tree.getTreeItem(runNode);
-    assert.equal(runItem.label, 'tiny-grpo');
-    assert.match(String(runItem.description), /^grpo · \d+\/100000/);
+    assert.equal(runItem.label, 'tiny-grpo · grpo', 'the title names the algorithm (runs of one experiment read apart)');
+    assert.match(String(runItem.description), /^\d+\/100000/);
     assert.match(String(runItem.contextValue), /\blive\b/);
     const [update] = tree.getChildren(runNode);
     assert.ok(update && update.kind === 'batch');
