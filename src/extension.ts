@@ -4,6 +4,7 @@ import { registerShowTrainerStatus } from './trainer/showTrainerStatus';
 import { registerSkillReview } from './review/registerSkillReview';
 import { RunAccess } from './trajectory/runAccess';
 import { registerTrajectoryViewer } from './trajectory/registerTrajectoryViewer';
+import { registerTrajectoryTable } from './trajectory/tablePanel';
 import { registerSetUpTrainer } from './trainer/setUpTrainer';
 import { registerTrainCommands } from './trainer/trainCommands';
 import { registerExperimentLanguage } from './experiments/experimentLanguage';
@@ -29,7 +30,7 @@ export function activate(context: vscode.ExtensionContext): SeedStudioApi {
   context.subscriptions.push(log, registerShowTrainerStatus(context, log));
   const runs = new RunsModel(context.extensionPath, log);
   const runAccess = new RunAccess(runs);
-  context.subscriptions.push(registerTrajectoryViewer(context, log, runAccess), registerSkillReview(context, log, runAccess));
+  context.subscriptions.push(registerTrajectoryViewer(context, log, runAccess), registerSkillReview(context, log, runAccess), registerTrajectoryTable(context, runs, log));
 
   trainer = new TrainerHost(context, runs, log);
   const probes = new ProbeCache(vscode.Uri.joinPath(context.extensionUri, 'resources', 'probe_environment.py').fsPath);

@@ -20,6 +20,7 @@ import { HOSTILE_SHORT, hostileSkillRecords, hostileTrajectory } from './hostile
 import { syntheticTrajectory } from './synthetic';
 import { reviewTests } from './review';
 import { dashboardTests } from './dashboard';
+import { tableTests } from './table';
 
 const LABEL = 'webview (Chromium)';
 const fixtureRun = path.join(repoRoot, 'test', 'fixtures', 'runs', 'valid');
@@ -453,7 +454,7 @@ async function main(): Promise<void> {
     },
   };
   const filter = process.env.SEED_TEST_GREP;
-  const cases = [...viewerTests, ...diffTests, ...reviewTests, ...dashboardTests, ...securityTests].filter(([name]) => !filter || name.includes(filter));
+  const cases = [...viewerTests, ...diffTests, ...reviewTests, ...dashboardTests, ...tableTests, ...securityTests].filter(([name]) => !filter || name.includes(filter));
   let passed = 0;
   let failed = 0;
   for (const [name, body] of cases) {
