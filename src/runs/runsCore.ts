@@ -1,7 +1,7 @@
 // The runs layer every feature reads: each run directory followed by a RunIndex, its live state, and change events.
 // Changes arrive from the adapter's file events (debounced per run) and, for live runs, from a light poll (watchers
 // may coalesce or drop events); either way only appended bytes are read. No `vscode` import: the adapter
-// (src/workspaceRuns.ts) supplies the workspace scan and turns the events into VS Code events.
+// (src/runsModel.ts) supplies the workspace scan and turns the events into VS Code events.
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { liveStatus, type LiveStatus } from '../trainer/trainerProcess';
@@ -82,6 +82,8 @@ export class RunsCore {
   private readonly runListeners = new Set<Listener<RunChangeEvent>>();
   private poll: ReturnType<typeof setInterval> | undefined;
   private disposed = false;
+  /** The titles of all runs, computed once per change (the tree asks for one per row). */
+  private titleCache: Map<string, string> | undefined;
 
   constructor(private readonly options: RunsCoreOptions) {}
 
@@ -96,6 +98,7 @@ export class RunsCore {
   }
 
   private fireRuns(): void {
+    this.titleCache = undefined;
     for (const listener of [...this.runsListeners]) listener();
   }
 
@@ -119,7 +122,8 @@ export class RunsCore {
 
   /** A title per run that tells it from every other run listed (runLabel.ts). */
   titles(): Map<string, string> {
-    return distinctTitles([...this.entries.values()].map(factsOf));
+    this.titleCache ??= distinctTitles([...this.entries.values()].map(factsOf));
+    return this.titleCache;
   }
 
   title(dir: string): string {
@@ -170,6 +174,7 @@ export class RunsCore {
     if (known) return { entry: known, added: false };
     const entry: RunEntry = { dir: key, index: new RunIndex(key, this.options.schemas()), state: 'loading' };
     this.entries.set(key, entry);
+    this.titleCache = undefined;
     await this.refreshEntry(entry);
     return { entry, added: true };
   }
@@ -234,6 +239,7 @@ export class RunsCore {
     });
     const stateChanged = previousState !== entry.state;
     if (stateChanged || (change && hasChanges(change))) {
+      this.titleCache = undefined; // a manifest or metrics change can change a title (split, collision)
       for (const listener of [...this.runListeners]) listener({ entry, change, stateChanged, previousState });
     }
   }

@@ -118,6 +118,9 @@ async function fittedHeatmap(page: Page, runDir: string): Promise<string[]> {
   const first = decodeTokenArrays(trajectory.steps[0]!.tokens!);
 
   await page.keyboard.press('Escape');
+  // Only this run's rows may match "Update 1", "group 0 ·" and "#0 …": collapse what the first step expanded.
+  await page.locator('.pane-header .action-label[aria-label="Collapse All"]').first().click();
+  await page.locator('.monaco-list-row', { hasText: 'Update 1' }).first().waitFor({ state: 'hidden', timeout: 10_000 });
   await treeRow(page, 'heatmap-demo · sdar');
   await treeRow(page, 'Update 1');
   await treeRow(page, `group ${row.group} ·`);
