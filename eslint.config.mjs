@@ -26,7 +26,15 @@ export default tseslint.config(
   },
   {
     // The vscode-free cores: unit-tested in plain Node, and bundled into webviews.
-    files: ['src/runs/**/*.ts', 'src/protocol/**/*.ts', 'src/dashboard/charts.ts', 'src/dashboard/series.ts', 'src/trajectory/{align,colorScale,format,inertText,textRender,turnStats,virtualLayout}.ts'],
+    files: [
+      'src/runs/**/*.ts',
+      'src/protocol/**/*.ts',
+      'src/dashboard/{axis,charts,csv,evaluation,runComparison,runDescription,series}.ts',
+      'src/trajectory/{align,batchTable,colorScale,disagreement,format,inertText,textRender,trajectoryTable,turnStats,virtualLayout}.ts',
+      'src/runsTree/groupCompare.ts',
+      'src/experiments/modelPath.ts',
+      'src/trainer/runEndMessage.ts',
+    ],
     rules: {
       'no-restricted-imports': [
         'error',

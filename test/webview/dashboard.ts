@@ -32,6 +32,11 @@ function evaluation(split: string, step: number, success: number, n: number) {
   return { split, step, overall: cell, byType: Object.fromEntries(TYPES.map((type) => [type, { ...cell, n: n / 6, interval: wilsonInterval(Math.round((success * n) / 6), n / 6) }])) };
 }
 
+/** The page's redraw count so far (redraws are throttled, so several messages may land in one). */
+async function renders(view: WebviewPage): Promise<number> {
+  return view.page.evaluate(() => (window as unknown as { __seedDashboard: { renders: number } }).__seedDashboard.renders);
+}
+
 async function rendered(view: WebviewPage, minimum: number): Promise<void> {
   await view.page.waitForFunction((n) => (window as unknown as { __seedDashboard: { renders: number } }).__seedDashboard.renders >= n, minimum);
   await view.page.waitForTimeout(300); // the ≤ 4/s render throttle
@@ -81,7 +86,8 @@ export const dashboardTests: TestCase[] = [
       const c = run('/runs/c', { name: 'household-demo · grpo_opsd' });
       await view.send('runs', { overlaid: [a, b, c], available: [a, b, c] });
       for (const r of [a, b, c]) await view.send('metrics', { run: r.key, rows: [1, 2, 3, 4, 5].map((s) => updateRow(s, s / 10)), reset: true });
-      await rendered(view, 2);
+      await rendered(view, 1);
+      await view.page.waitForFunction(() => document.querySelectorAll('.card[data-chart="success"] .legend-item').length === 21);
       const success = await chartState(view, 'success');
       assert.equal(success.hidden, false);
       assert.equal(success.legend.length, 21, 'three runs × (overall + six task types)');
@@ -89,11 +95,12 @@ export const dashboardTests: TestCase[] = [
       assert.ok(success.legendHeight < 70, `the legend scrolls in a fixed height: ${success.legendHeight}`);
       assert.ok((await datasets(view, 'success')).every((d) => !d.label.startsWith('eval')), 'no evaluation series in the training success chart');
       // Toggle the first series off: one dataset fewer, its legend entry says so.
-      const before = (await datasets(view, 'success')).filter((d) => !d.label.endsWith('(raw)')).length;
+      const shown = (await datasets(view, 'success')).filter((d) => !d.label.endsWith('(raw)')).length;
+      const before = await renders(view);
       await view.page.locator('.card[data-chart="success"] .legend-item').first().click();
-      await rendered(view, 3);
+      await rendered(view, before + 1);
       const after = (await datasets(view, 'success')).filter((d) => !d.label.endsWith('(raw)')).length;
-      assert.equal(after, before - 1);
+      assert.equal(after, shown - 1);
       assert.equal((await chartState(view, 'success')).legend[0]?.pressed, 'false');
       const labels = (await xTickLabels(view, 'success')).filter(Boolean);
       assert.ok(labels.length > 0 && labels.every((label) => /^\d+$/.test(label)), `x ticks: ${labels.join(', ')}`);
@@ -146,9 +153,9 @@ export const dashboardTests: TestCase[] = [
       assert.equal(await table.locator('th', { hasText: /^opd\.beta$/ }).count(), 0, 'equal config values are not listed');
       assert.deepEqual(await rowText('eval valid_seen'), ['0.75', '0.5']);
       // "Per task type" off hides the per-type rows of the evaluation panel too.
-      const renders = await view.page.evaluate(() => (window as unknown as { __seedDashboard: { renders: number } }).__seedDashboard.renders);
+      const before = await renders(view);
       await view.page.locator('#per-task-type').click();
-      await rendered(view, renders + 1);
+      await rendered(view, before + 1);
       assert.equal(await panel.locator('tr.type-row').count(), 0);
       await context.screenshot(view, 'dashboard-evaluation');
       assert.deepEqual(view.errors, []);
@@ -184,12 +191,13 @@ export const dashboardTests: TestCase[] = [
       const png = await view.waitFor<{ format: string; data: string }>('export', 2);
       assert.ok(png.format === 'png' && png.data.startsWith('data:image/png;base64,') && png.data.length > 1000);
       // Wall time: minutes since the run's start (rows are one minute apart).
+      const before = await renders(view);
       await view.page.evaluate(() => {
         const select = document.getElementById('x-axis') as HTMLElement & { value: string };
         select.value = 'time';
         select.dispatchEvent(new Event('change'));
       });
-      await rendered(view, 2);
+      await rendered(view, before + 1);
       const pg = (await datasets(view, 'pg'))[0];
       assert.deepEqual(pg?.xs, [1, 2, 3]);
       // The host answers the export with an error: the page shows it.
