@@ -15,6 +15,37 @@ export default tseslint.config(
     },
   },
   {
+    // Imports run one way: webview/ imports what src/ owns (protocols, chart specs, colour scales), never the reverse.
+    files: ['src/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ regex: '(^|/)webview(/|$)', message: 'src/ must not import webview/: put shared code in src/ (e.g. src/protocol/) and import it from webview/.' }] },
+      ],
+    },
+  },
+  {
+    // The vscode-free cores: unit-tested in plain Node, and bundled into webviews.
+    files: [
+      'src/runs/**/*.ts',
+      'src/protocol/**/*.ts',
+      'src/dashboard/{axis,charts,csv,evaluation,runComparison,runDescription,series}.ts',
+      'src/trajectory/{align,batchTable,colorScale,disagreement,format,inertText,textRender,trajectoryTable,turnStats,virtualLayout}.ts',
+      'src/runsTree/groupCompare.ts',
+      'src/experiments/modelPath.ts',
+      'src/trainer/runEndMessage.ts',
+    ],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [{ name: 'vscode', message: 'a vscode-free module: take what you need from vscode as a parameter in its adapter.' }],
+          patterns: [{ regex: '(^|/)webview(/|$)', message: 'src/ must not import webview/.' }],
+        },
+      ],
+    },
+  },
+  {
     files: ['**/*.mjs', '**/*.js'],
     languageOptions: {
       globals: globals.node,

@@ -89,6 +89,7 @@ async function main() {
     { label: 'ui train + dashboard (Chromium)', cmd: ['node', ['out/test/ui/trainDashboard.js']], counts: 'passedFailed' },
     { label: 'webview (Chromium)', cmd: ['node', ['out/test/webview/run.js']], counts: 'passedFailed' },
     { label: 'trajectory & review ui (code-server)', cmd: ['node', ['out/test/ui/trajectoryReview.js']], counts: 'passedFailed' },
+    { label: 'dashboard compare & fitted heatmap ui (code-server)', cmd: ['node', ['out/test/ui/dashboardCompare.js']], counts: 'passedFailed' },
   ];
 
   let failed = false;

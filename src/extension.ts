@@ -1,19 +1,20 @@
 // Wiring only: create the shared services and register each feature. Features live in their own modules.
 import * as vscode from 'vscode';
-import { registerShowTrainerStatus } from './commands/showTrainerStatus';
+import { registerShowTrainerStatus } from './trainer/showTrainerStatus';
 import { registerSkillReview } from './review/registerSkillReview';
-import { RunAccess } from './viewer/runAccess';
-import { registerTrajectoryViewer } from './viewer/registerTrajectoryViewer';
-import { registerSetUpTrainer } from './commands/setUpTrainer';
-import { registerTrainCommands } from './commands/trainCommands';
+import { RunAccess } from './trajectory/runAccess';
+import { registerTrajectoryViewer } from './trajectory/registerTrajectoryViewer';
+import { registerTrajectoryTable } from './trajectory/tablePanel';
+import { registerSetUpTrainer } from './trainer/setUpTrainer';
+import { registerTrainCommands } from './trainer/trainCommands';
 import { registerExperimentLanguage } from './experiments/experimentLanguage';
 import { ExperimentService } from './experiments/experimentService';
-import { DashboardPanel, registerDashboard } from './panels/dashboardPanel';
+import { DashboardPanel, registerDashboard } from './dashboard/dashboardPanel';
 import type { Services } from './services';
 import { ProbeCache } from './trainer/probeCache';
 import { TrainerHost } from './trainer/trainerHost';
-import { RunsTreeProvider, registerRunsTree } from './views/runsTree';
-import { RunsModel } from './views/runsModel';
+import { RunsTreeProvider, registerRunsTree } from './runsTree/runsTree';
+import { RunsModel } from './runsModel';
 
 /** What activate() returns: the shared services, for the integration tests. */
 export interface SeedStudioApi {
@@ -27,10 +28,10 @@ let trainer: TrainerHost | undefined;
 export function activate(context: vscode.ExtensionContext): SeedStudioApi {
   const log = vscode.window.createOutputChannel('SEED Studio', { log: true });
   context.subscriptions.push(log, registerShowTrainerStatus(context, log));
-  const runAccess = new RunAccess(context.extensionUri);
-  context.subscriptions.push(registerTrajectoryViewer(context, log, runAccess), registerSkillReview(context, log, runAccess));
-
   const runs = new RunsModel(context.extensionPath, log);
+  const runAccess = new RunAccess(runs);
+  context.subscriptions.push(registerTrajectoryViewer(context, log, runAccess), registerSkillReview(context, log, runAccess), registerTrajectoryTable(context, runs, log));
+
   trainer = new TrainerHost(context, runs, log);
   const probes = new ProbeCache(vscode.Uri.joinPath(context.extensionUri, 'resources', 'probe_environment.py').fsPath);
   const services: Services = { log, runs, trainer, probes, experiments: new ExperimentService(context.extensionPath) };

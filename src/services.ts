@@ -3,7 +3,7 @@ import type * as vscode from 'vscode';
 import type { ExperimentService } from './experiments/experimentService';
 import type { ProbeCache } from './trainer/probeCache';
 import type { TrainerHost } from './trainer/trainerHost';
-import type { RunsModel } from './views/runsModel';
+import type { RunsModel } from './runsModel';
 
 export interface Services {
   log: vscode.LogOutputChannel;

@@ -9,12 +9,13 @@ export interface ChartSpec {
   metrics: readonly string[];
   /** Values are fractions: the y axis is fixed to [0, 1]. */
   fraction?: boolean;
-  /** Also plot evaluation rows (as points). */
+  /** Plots evaluation rows (as points with intervals) instead of training rows. */
   evaluation?: boolean;
 }
 
 export const DASHBOARD_CHARTS: readonly ChartSpec[] = [
-  { id: 'success', title: 'Success rate', metrics: ['success/'], fraction: true, evaluation: true },
+  { id: 'success', title: 'Success rate (training rollouts)', metrics: ['success/'], fraction: true },
+  { id: 'eval', title: 'Evaluation success (95% Wilson interval)', metrics: ['success/'], fraction: true, evaluation: true },
   { id: 'length', title: 'Episode length (steps)', metrics: ['episode/length'] },
   { id: 'pg', title: 'Policy-gradient loss', metrics: ['loss/pg'] },
   { id: 'kl', title: 'KL to the reference (k3, nats/token)', metrics: ['loss/kl'] },
@@ -28,10 +29,23 @@ export const DASHBOARD_CHARTS: readonly ChartSpec[] = [
   { id: 'sft', title: 'Stage-1 SFT loss', metrics: ['loss/sft', 'loss/sft_val'] },
 ];
 
-export function chartOf(metric: string): ChartSpec | undefined {
-  return DASHBOARD_CHARTS.find((chart) =>
-    chart.metrics.some((name) => (name.endsWith('/') ? metric.startsWith(name) : metric === name)),
+/** The chart of a metric of a training row, or with `evaluation` of an evaluation row. */
+export function chartOf(metric: string, evaluation = false): ChartSpec | undefined {
+  return DASHBOARD_CHARTS.find(
+    (chart) => Boolean(chart.evaluation) === evaluation && chart.metrics.some((name) => (name.endsWith('/') ? metric.startsWith(name) : metric === name)),
   );
+}
+
+/** The chart of a series name (`eval:<split>:<metric>` for evaluation series). */
+export function chartOfSeries(series: string): ChartSpec | undefined {
+  const match = /^eval:[^:]+:(.+)$/.exec(series);
+  return match ? chartOf(match[1] ?? '', true) : chartOf(series);
+}
+
+/** A per-task-type series of a success chart (hidden with "Per task type" off). */
+export function isPerTaskType(series: string): boolean {
+  const metric = series.replace(/^eval:[^:]+:/, '');
+  return metric.startsWith('success/') && metric !== 'success/overall';
 }
 
 /** One plottable value of a metrics row. `series` names the line: the metric, or `eval:<split>:<metric>`. */
@@ -53,8 +67,8 @@ export function metricPoints(row: MetricRow): MetricPoint[] {
   const isEval = row.kind === 'eval';
   for (const [key, value] of Object.entries(row)) {
     if (RESERVED.has(key) || typeof value !== 'number' || !Number.isFinite(value)) continue;
-    const chart = chartOf(key);
-    if (!chart || (isEval && !chart.evaluation)) continue;
+    const chart = chartOf(key, isEval);
+    if (!chart) continue;
     const split = isEval ? (row.split ?? 'eval') : undefined;
     points.push({
       series: split === undefined ? key : `eval:${split}:${key}`,

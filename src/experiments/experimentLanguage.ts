@@ -7,7 +7,7 @@ import * as vscode from 'vscode';
 import type { Services } from '../services';
 import type { ExperimentProblem, FieldInfo, TextRange } from './experimentSchema';
 import { EXPERIMENT_FILE, ExperimentService, SYNC_LIMIT } from './experimentService';
-import { experimentName, instantiateTemplate, listTemplates } from './templates';
+import { experimentFileName, experimentName, instantiateTemplate, listTemplates } from './templates';
 import { cursorContext, keyAt } from './yamlCursor';
 
 const SELECTOR: vscode.DocumentSelector = [{ pattern: '**/*.seed.{yaml,yml}' }];
@@ -152,10 +152,10 @@ async function newExperiment(context: vscode.ExtensionContext, args: NewExperime
       title: 'SEED: New Experiment',
       prompt: 'Experiment name (shown in the runs tree; also the file name)',
       value: template.id,
-      validateInput: (value) => (experimentName(value) === value.trim() ? undefined : `will be saved as ${experimentName(value)}`),
+      validateInput: (value) => (experimentName(value) === value.trim() ? undefined : `will be saved as ${experimentFileName(value)}`),
     }));
   if (name === undefined) return undefined;
-  const fileName = `${experimentName(name)}.seed.yaml`;
+  const fileName = experimentFileName(name);
   let target: vscode.Uri | undefined;
   if (args.folder) target = vscode.Uri.file(path.join(args.folder, fileName));
   else {
@@ -167,6 +167,8 @@ async function newExperiment(context: vscode.ExtensionContext, args: NewExperime
     });
   }
   if (!target) return undefined;
+  // A save dialog whose filter appends the extension to a name that already has it.
+  target = vscode.Uri.file(path.join(path.dirname(target.fsPath), experimentFileName(path.basename(target.fsPath))));
   if (existsSync(target.fsPath)) {
     const replace = await vscode.window.showWarningMessage(`${path.basename(target.fsPath)} exists. Replace it?`, { modal: true }, 'Replace');
     if (replace !== 'Replace') return undefined;

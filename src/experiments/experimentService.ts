@@ -9,6 +9,7 @@ import { Worker } from 'node:worker_threads';
 import type * as vscode from 'vscode';
 import { loadYaml } from '../lazyRequire';
 import { ExperimentSchema, type ExperimentProblem, type JsonSchema } from './experimentSchema';
+import { modelPathProblems } from './modelPath';
 import type { ValidationRequest } from './validationWorker';
 
 /** UTF-16 units (or bytes) up to which validation runs on the calling thread: ~20 ms at most (experiment files are
@@ -59,7 +60,12 @@ export class ExperimentService {
     const key = document.uri.toString();
     const cached = this.cache.get(key);
     if (cached && cached.version === document.version) return cached.problems;
-    const problems = this.schema.validate(document.getText());
+    const text = document.getText();
+    const problems = this.schema.validate(text);
+    // Only a file on disk has a folder to resolve model.path against (an untitled document has none).
+    if (document.uri.scheme === 'file' && !problems.some((p) => p.field === 'model.path')) {
+      problems.push(...modelPathProblems(text, path.dirname(document.uri.fsPath)));
+    }
     this.cache.set(key, { version: document.version, problems });
     return problems;
   }

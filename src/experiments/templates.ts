@@ -29,9 +29,19 @@ export function listTemplates(dir: string): ExperimentTemplate[] {
     });
 }
 
-/** A valid experiment name from free text (letters, digits, `-`, `_`, `.`). */
+const EXPERIMENT_SUFFIX = /(\.seed)?\.ya?ml$/i;
+
+/** A valid experiment name from free text (letters, digits, `-`, `_`, `.`); a typed file extension is dropped. */
 export function experimentName(text: string): string {
-  return text.trim().replace(/[^A-Za-z0-9_.-]+/g, '-').replace(/^-+|-+$/g, '') || 'experiment';
+  let name = text.trim();
+  // "demo.seed.yaml" names the experiment "demo": the extension is added once, when the file is named.
+  while (EXPERIMENT_SUFFIX.test(name)) name = name.replace(EXPERIMENT_SUFFIX, '');
+  return name.replace(/[^A-Za-z0-9_.-]+/g, '-').replace(/^[-.]+|[-.]+$/g, '') || 'experiment';
+}
+
+/** The file name of an experiment called `name`: `<name>.seed.yaml`, never with the extension twice. */
+export function experimentFileName(name: string): string {
+  return `${experimentName(name)}.seed.yaml`;
 }
 
 /** The template's text for an experiment called `name` (its header line kept as a comment). */

@@ -7,13 +7,13 @@
 import path from 'node:path';
 import { existsSync } from 'node:fs';
 import * as vscode from 'vscode';
-import { findRunDirs, type RunAccess } from '../viewer/runAccess';
+import type { RunAccess } from '../trajectory/runAccess';
 import { SKILLS_FILE, decideCommand, type DecisionArgs } from './reviewDecisions';
 import { REVIEW_VIEW_TYPE, SkillReviewEditorProvider } from './skillReviewEditor';
 import { REVIEW_COMMAND, SkillsParses, registerReviewStatusBar, registerSkillCodeLenses, registerSkillDiagnostics } from './skillReviewText';
 
-async function pickSkillsFile(): Promise<vscode.Uri | undefined> {
-  const runs = (await findRunDirs()).filter((dir) => existsSync(path.join(dir, SKILLS_FILE)));
+async function pickSkillsFile(access: RunAccess): Promise<vscode.Uri | undefined> {
+  const runs = (await access.runDirs()).filter((dir) => existsSync(path.join(dir, SKILLS_FILE)));
   if (runs.length === 0) {
     void vscode.window.showWarningMessage('SEED: no run in this workspace has a skills.jsonl (Stage-1 collection writes it).');
     return undefined;
@@ -22,7 +22,7 @@ async function pickSkillsFile(): Promise<vscode.Uri | undefined> {
     runs.length === 1
       ? { runDir: runs[0]! }
       : await vscode.window.showQuickPick(
-          runs.map((runDir) => ({ label: path.basename(runDir), description: vscode.workspace.asRelativePath(runDir), runDir })),
+          runs.map((runDir) => ({ label: access.runs.title(runDir), description: vscode.workspace.asRelativePath(runDir), runDir })),
           { title: 'Review Hindsight Skills', placeHolder: 'Run' },
         );
   return choice ? vscode.Uri.file(path.join(choice.runDir, SKILLS_FILE)) : undefined;
@@ -40,7 +40,7 @@ export function registerSkillReview(context: vscode.ExtensionContext, log: vscod
       let uri: vscode.Uri | undefined;
       if (target instanceof vscode.Uri) uri = target.path.endsWith(`/${SKILLS_FILE}`) ? target : vscode.Uri.joinPath(target, SKILLS_FILE);
       else if (typeof target === 'string') uri = vscode.Uri.file(target.endsWith(SKILLS_FILE) ? target : path.join(target, SKILLS_FILE));
-      else uri = await pickSkillsFile();
+      else uri = await pickSkillsFile(access);
       if (uri) await vscode.commands.executeCommand('vscode.openWith', uri, REVIEW_VIEW_TYPE);
       return uri;
     }),

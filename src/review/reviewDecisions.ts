@@ -5,8 +5,8 @@
 import path from 'node:path';
 import * as vscode from 'vscode';
 import { readManifest, type ReviewDecision } from '../runs';
-import type { RunAccess } from '../viewer/runAccess';
-import { decideInText } from './skillsDocument';
+import type { RunAccess } from '../trajectory/runAccess';
+import { decideInText, decideManyInText } from './skillsDocument';
 
 export const SKILLS_FILE = 'skills.jsonl';
 
@@ -52,6 +52,18 @@ export async function applyDecision(access: RunAccess, document: vscode.TextDocu
   const edit = new vscode.WorkspaceEdit();
   edit.replace(document.uri, line.range, change.content);
   return vscode.workspace.applyEdit(edit);
+}
+
+/** Applies one decision to many records as a single edit (one undo step). Throws the reason when it cannot. */
+export async function applyDecisions(access: RunAccess, document: vscode.TextDocument, ids: readonly string[], decision: ReviewDecision): Promise<number> {
+  const refusal = await reviewRefusal(access, document.uri);
+  if (refusal) throw new Error(refusal);
+  const changes = decideManyInText(document.getText(), new Map(ids.map((id) => [id, decision])), access.schemas());
+  if (changes.length === 0) return 0;
+  const edit = new vscode.WorkspaceEdit();
+  for (const change of changes) edit.replace(document.uri, document.lineAt(change.line).range, change.content);
+  if (!(await vscode.workspace.applyEdit(edit))) throw new Error('the editor refused the edit');
+  return changes.length;
 }
 
 export interface DecisionArgs {

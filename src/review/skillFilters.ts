@@ -32,6 +32,16 @@ export function reviewCounts(records: readonly SkillRecord[]): ReviewCounts {
   return counts;
 }
 
+/** Records with a decision, whatever it is: rejecting a record is reviewing it. */
+export function reviewedCount(counts: ReviewCounts): number {
+  return counts.total - counts.pending;
+}
+
+/** The status bar's text: `3/96 reviewed · 93 pending`. */
+export function reviewStatusText(counts: ReviewCounts): string {
+  return `${reviewedCount(counts)}/${counts.total} reviewed · ${counts.pending} pending`;
+}
+
 export function describeCounts(counts: ReviewCounts): string {
   return `${counts.accepted} accepted · ${counts.edited} edited · ${counts.rejected} rejected · ${counts.pending} pending`;
 }
@@ -70,3 +80,40 @@ export function effectiveSkill(record: SkillRecord): string | null {
   return record.review.state === 'edited' ? (record.review.text ?? null) : record.skill;
 }
 
+
+/** The records a bulk decision on `records` would change: accept only what can be trained on and is not yet accepted. */
+export function bulkTargets(records: readonly SkillRecord[], state: 'accepted' | 'rejected'): SkillRecord[] {
+  return records.filter((record) => record.review.state !== state && (state === 'rejected' || record.valid));
+}
+
+/** A skill's text reduced for grouping: case, whitespace, quotes and trailing punctuation do not tell skills apart. */
+export function skillKey(text: string | null): string {
+  return (text ?? '')
+    .toLowerCase()
+    .replace(/[“”"'`‘’]/g, '')
+    .replace(/\s+/g, ' ')
+    .replace(/[\s.,;:!]+$/g, '')
+    .trim();
+}
+
+export interface SkillGroup {
+  key: string;
+  /** The first record's skill as written, shown for the group. */
+  text: string;
+  records: SkillRecord[];
+}
+
+/** Records grouped by identical or near-identical skill (skillKey), largest group first; invalid skills apart. */
+export function groupSkills(records: readonly SkillRecord[]): SkillGroup[] {
+  const groups = new Map<string, SkillGroup>();
+  for (const record of records) {
+    const key = record.valid ? skillKey(record.skill) : `\u0000invalid`;
+    let group = groups.get(key);
+    if (!group) {
+      group = { key, text: record.valid ? (record.skill ?? '') : '(failed format verification)', records: [] };
+      groups.set(key, group);
+    }
+    group.records.push(record);
+  }
+  return [...groups.values()].sort((a, b) => b.records.length - a.records.length || a.text.localeCompare(b.text));
+}

@@ -3,11 +3,11 @@
 // trajectory and filters, turns clicks into one-line workspace edits, and is redrawn from the document on change.
 import path from 'node:path';
 import * as vscode from 'vscode';
-import { WebviewChannel } from '../panels/webviewChannel';
-import { localResourceRoots, webviewHtml } from '../panels/webviewHtml';
-import { REVIEW_TO_HOST, type ReviewToHost, type ReviewToWebview } from '../../webview/shared/reviewProtocol';
-import type { RunAccess } from '../viewer/runAccess';
-import { applyDecision, reviewRefusal } from './reviewDecisions';
+import { WebviewChannel } from '../webviews/webviewChannel';
+import { localResourceRoots, webviewHtml } from '../webviews/webviewHtml';
+import { REVIEW_TO_HOST, type ReviewToHost, type ReviewToWebview } from '../protocol/reviewProtocol';
+import type { RunAccess } from '../trajectory/runAccess';
+import { applyDecision, applyDecisions, reviewRefusal } from './reviewDecisions';
 import { parseSkillsText } from './skillsDocument';
 
 export const REVIEW_VIEW_TYPE = 'seedStudio.skillReview';
@@ -54,6 +54,9 @@ export class SkillReviewEditorProvider implements vscode.CustomTextEditorProvide
       .onReady(() => void send())
       .on('decide', async ({ id, state, text, note }) => {
         await applyDecision(this.access, document, id, { state, ...(text !== undefined ? { text } : {}), ...(note ? { note } : {}) });
+      })
+      .on('decideMany', async ({ ids, state }) => {
+        await applyDecisions(this.access, document, ids, { state });
       })
       .on('openTrajectory', async ({ id }) => {
         const record = parseSkillsText(document.getText(), this.access.schemas()).records.find((r) => r.id === id);

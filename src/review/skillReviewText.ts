@@ -2,9 +2,10 @@
 // Open trajectory), and the review counts of the active skills file (text or review editor) in the status bar.
 import path from 'node:path';
 import * as vscode from 'vscode';
-import type { RunAccess } from '../viewer/runAccess';
+import type { RunAccess } from '../trajectory/runAccess';
 import { isSkillsDocument } from './reviewDecisions';
 import { describeCounts, fieldRange, parseSkillsText, reviewCounts, type ParsedSkills } from './skillsDocument';
+import { reviewStatusText } from './skillFilters';
 import { REVIEW_VIEW_TYPE } from './skillReviewEditor';
 
 export const REVIEW_COMMAND = 'seedStudio.reviewSkill';
@@ -126,7 +127,7 @@ export function registerReviewStatusBar(parses: SkillsParses): vscode.Disposable
       return;
     }
     const counts = reviewCounts(parses.get(document).records);
-    item.text = `$(checklist) ${counts.accepted + counts.edited}/${counts.total} reviewed · ${counts.pending} pending`;
+    item.text = `$(checklist) ${reviewStatusText(counts)}`;
     item.tooltip = `Skill review of ${vscode.workspace.asRelativePath(document.uri)}: ${describeCounts(counts)}${counts.invalid ? ` · ${counts.invalid} failed format verification` : ''}`;
     item.command = { title: 'Review skills', command: 'vscode.openWith', arguments: [document.uri, REVIEW_VIEW_TYPE] };
     item.show();

@@ -93,6 +93,18 @@ export function decideInText(text: string, id: string, decision: ReviewDecision,
   throw new Error(`${FILE}: the decision on ${JSON.stringify(id)} changed nothing`);
 }
 
+/**
+ * Several decisions applied to the text at once (a bulk action: one edit, one undo step): every line that changes,
+ * 0-based, with its new content. Throws as decideInText does; nothing is applied then.
+ */
+export function decideManyInText(text: string, decisions: ReadonlyMap<string, ReviewDecision>, schemas: RunSchemas, now: Date = new Date()): Array<{ line: number; content: string }> {
+  const before = text.split('\n');
+  const after = new TextDecoder().decode(applySkillReviews(new TextEncoder().encode(text), new Map(decisions), schemas, now)).split('\n');
+  const changes: Array<{ line: number; content: string }> = [];
+  for (let index = 0; index < before.length; index += 1) if (before[index] !== after[index]) changes.push({ line: index, content: after[index]! });
+  return changes;
+}
+
 /** Column range of a field's key (`"review"` for `review.state`) in a line, for a diagnostic; whole line when absent. */
 export function fieldRange(content: string, field: string | undefined): { start: number; end: number } {
   if (field) {

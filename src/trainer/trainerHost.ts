@@ -8,8 +8,9 @@ import os from 'node:os';
 import path from 'node:path';
 import * as vscode from 'vscode';
 import { requestStop } from '../runs/control';
+import { runEndMessage } from './runEndMessage';
 import type { RunEvent, Stage } from '../runs/types';
-import { isLive, type RunChangeEvent, type RunEntry, type RunsModel } from '../views/runsModel';
+import { isLive, type RunChangeEvent, type RunEntry, type RunsModel } from '../runsModel';
 import {
   isProcessGroupAlive,
   isTrainerAlive,
@@ -213,6 +214,10 @@ export class TrainerHost implements vscode.Disposable {
 
   /** Attaches to every live run on this machine not yet followed (on activation: the reattach after a reload). */
   attachLiveRuns(): void {
+    // Runs this workspace launched are followed even where the discovery rules do not look (another runs_dir).
+    for (const dir of Object.keys(this.launched())) {
+      if (!this.runs.get(dir) && existsSync(path.join(dir, 'run.json'))) void this.runs.add(dir);
+    }
     for (const entry of this.runs.runs()) this.attach(entry);
   }
 
@@ -297,15 +302,14 @@ export class TrainerHost implements vscode.Disposable {
   private notifyEnd(session: RunSession, state: string, entry: RunEntry | undefined): void {
     const manifest = entry?.index.manifest;
     const name = manifest ? `${manifest.name} (${manifest.id})` : session.runId;
-    const progress = manifest?.progress ? ` at ${manifest.progress.unit ?? 'step'} ${manifest.progress.step}${manifest.progress.total ? `/${manifest.progress.total}` : ''}` : '';
     if (state === 'completed') {
-      void vscode.window.showInformationMessage(`SEED: run ${name} completed${progress}.`, 'Open Dashboard').then((pick) => {
+      void vscode.window.showInformationMessage(runEndMessage(name, state, manifest, session.stopRequested), 'Open Dashboard').then((pick) => {
         if (pick) void vscode.commands.executeCommand('seedStudio.openDashboard', session.dir);
       });
       return;
     }
     if (state === 'stopped') {
-      void vscode.window.showInformationMessage(`SEED: run ${name} stopped${progress}.`);
+      void vscode.window.showInformationMessage(runEndMessage(name, state, manifest, session.stopRequested));
       return;
     }
     // failed, interrupted, or never started: say what happened, with the last events and the log at hand.
@@ -357,6 +361,7 @@ export class TrainerHost implements vscode.Disposable {
     }
     await requestStop(dir);
     if (session) session.stopRequested = true;
+    this.runs.core.noteStopRequested(dir); // the tree and the dashboard say "stopping" now, not at the next step
     this.log.info(`trainer: stop requested for ${path.basename(dir)} (control file)`);
     this.updateStatusBar();
     this.runs.schedule(dir);

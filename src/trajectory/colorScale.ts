@@ -1,8 +1,11 @@
 // Colour scales of the token heatmap. The gate g = σ(β·Δ) and Δ use a diverging blue–orange palette (safe for the
 // common colour-vision deficiencies: the two ends differ in lightness and in the blue–yellow axis, not in red–green),
 // centred on the value that means "no preference" (g = 0.5, Δ = 0); the log-probs use a sequential purple scale from
-// 0 (certain) down. Domains are fixed, not fitted to the data, so colours compare across trajectories and in diffs.
-// Values are quantized into BINS bins; the centre bin of a diverging scale is uncoloured.
+// 0 (certain) down. The absolute domains (g in [0, 1], Δ in ±2 nats, log-probs down to −8) compare across
+// trajectories and are what the diff uses; the viewer fits the domain to the trajectory's own range by default,
+// because in a real trajectory most gates sit within a few hundredths of 0.5 and would all be blank. Values are
+// quantized into BINS bins; the centre bin of a diverging scale is uncoloured. Each theme kind has its own palette
+// ends, chosen for at least 3:1 contrast against the theme's background (WCAG's non-text contrast).
 // No vscode and no Node APIs: the webviews import this module too.
 
 export type HeatMode = 'gate' | 'delta' | 'teacher' | 'student';
@@ -26,6 +29,14 @@ export interface HeatScale {
   /** What the two ends mean, for the legend. */
   lowMeaning: string;
   highMeaning: string;
+  /** The domain was fitted to a trajectory's values (not the absolute one). */
+  fitted?: boolean;
+  /**
+   * Colour by the logarithm of the distance from the neutral value over this many decades below the domain's end
+   * (fitted scales): teacher and student agree to within 1e-5 nats on most tokens of a near-deterministic policy, and
+   * a linear scale fitted to the few strong disagreements would leave all the rest blank.
+   */
+  logDecades?: number;
 }
 
 const SCALES: Record<HeatMode, HeatScale> = {
@@ -75,17 +86,69 @@ export function heatScale(mode: HeatMode): HeatScale {
   return SCALES[mode];
 }
 
+/** The smallest half-width a fitted diverging scale gets (a trajectory of exactly neutral values stays blank). */
+const MIN_SPAN: Record<HeatMode, number> = { gate: 0.005, delta: 0.01, teacher: 0.05, student: 0.05 };
+/** The share of values inside a fitted domain: the rest are clamped to its ends (a few outliers do not wash it out). */
+export const FIT_QUANTILE = 0.98;
+
+function quantile(sorted: Float64Array, q: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * (sorted.length - 1)))] ?? Number.NaN;
+}
+
+/** Decades a fitted scale covers below the end of its domain. */
+export const FIT_DECADES = 3;
+
+/**
+ * The scale of `mode` with its domain fitted to `values` (e.g. every turn's array of the trajectory): a diverging
+ * scale stays centred and spans the 98th percentile of |value − centre| (never beyond the absolute domain of g); a
+ * sequential one runs from 0 down to the 2nd percentile. Colours follow the distance from the neutral value on a log
+ * scale over FIT_DECADES decades. Without finite values, the absolute scale.
+ */
+export function fittedScale(mode: HeatMode, values: Iterable<ArrayLike<number> | undefined>): HeatScale {
+  const base = SCALES[mode];
+  const collected: number[] = [];
+  for (const array of values) {
+    if (!array) continue;
+    for (let i = 0; i < array.length; i += 1) {
+      const value = array[i] ?? Number.NaN;
+      if (Number.isFinite(value)) collected.push(base.kind === 'diverging' ? Math.abs(value - base.center) : value);
+    }
+  }
+  if (collected.length === 0) return base;
+  const sorted = Float64Array.from(collected).sort();
+  if (base.kind === 'diverging') {
+    let span = Math.max(quantile(sorted, FIT_QUANTILE), MIN_SPAN[mode]);
+    if (mode === 'gate') span = Math.min(span, 0.5);
+    return { ...base, low: base.center - span, high: base.center + span, fitted: true, logDecades: FIT_DECADES };
+  }
+  const low = Math.min(quantile(sorted, 1 - FIT_QUANTILE), -MIN_SPAN[mode]);
+  return { ...base, low, fitted: true, logDecades: FIT_DECADES };
+}
+
 /** The bin of a value: 0..BINS−1, or −1 for a value that is missing (NaN). Out-of-domain values are clamped. */
+/** A fraction of the domain (0 = neutral, 1 = its end) through the scale's log transform, if any. */
+function spread(scale: HeatScale, fraction: number): number {
+  const m = Math.max(0, Math.min(1, fraction));
+  if (!scale.logDecades) return m;
+  return m <= 0 ? 0 : Math.max(0, 1 + Math.log10(m) / scale.logDecades);
+}
+
+function unspread(scale: HeatScale, t: number): number {
+  if (!scale.logDecades) return t;
+  return t <= 0 ? 0 : 10 ** ((t - 1) * scale.logDecades);
+}
+
 export function binOf(scale: HeatScale, value: number): number {
   if (Number.isNaN(value)) return -1;
   if (scale.kind === 'diverging') {
     const span = value >= scale.center ? scale.high - scale.center : scale.center - scale.low;
-    const t = Math.max(-1, Math.min(1, (value - scale.center) / span));
+    const t = Math.sign(value - scale.center) * spread(scale, Math.abs(value - scale.center) / span);
     // Rounded away from the centre symmetrically (Math.round alone would round −2.5 and 2.5 differently).
     return CENTER_BIN + Math.sign(t) * Math.round(Math.abs(t) * CENTER_BIN);
   }
   // Sequential: bin 0 at `high` (certain, uncoloured), the last bin at `low`.
-  const t = Math.max(0, Math.min(1, (scale.high - value) / (scale.high - scale.low)));
+  const t = spread(scale, (scale.high - value) / (scale.high - scale.low));
   return Math.round(t * (BINS - 1));
 }
 
@@ -93,9 +156,10 @@ export function binOf(scale: HeatScale, value: number): number {
 export function binValue(scale: HeatScale, bin: number): number {
   if (scale.kind === 'diverging') {
     const t = (bin - CENTER_BIN) / CENTER_BIN;
-    return t >= 0 ? scale.center + t * (scale.high - scale.center) : scale.center + t * (scale.center - scale.low);
+    const m = Math.sign(t) * unspread(scale, Math.abs(t));
+    return m >= 0 ? scale.center + m * (scale.high - scale.center) : scale.center + m * (scale.center - scale.low);
   }
-  return scale.high - (bin / (BINS - 1)) * (scale.high - scale.low);
+  return scale.high - unspread(scale, bin / (BINS - 1)) * (scale.high - scale.low);
 }
 
 export interface Rgba {
@@ -105,23 +169,59 @@ export interface Rgba {
   a: number;
 }
 
-/** Ends of the palettes: orange for the low end of a diverging scale, blue for the high end, purple sequential. */
+export type ThemeKind = 'light' | 'dark';
+
+/**
+ * Ends of the palettes: orange for the low end of a diverging scale, blue for the high end, purple sequential. On a
+ * dark background the blue of the light theme is too dark to see (2.0:1 against #1e1e1e), so the dark
+ * theme has lighter ends.
+ */
+export const PALETTES: Record<ThemeKind, { divergingLow: Rgb; divergingHigh: Rgb; sequential: Rgb }> = {
+  light: { divergingLow: { r: 200, g: 90, b: 0 }, divergingHigh: { r: 20, g: 90, b: 180 }, sequential: { r: 140, g: 80, b: 200 } },
+  dark: { divergingLow: { r: 245, g: 150, b: 40 }, divergingHigh: { r: 80, g: 150, b: 255 }, sequential: { r: 190, g: 130, b: 255 } },
+};
+
+/** The light theme's palette (the default of the CSS; tests read it). */
 export const PALETTE = {
-  divergingLow: { r: 230, g: 120, b: 20 },
-  divergingHigh: { r: 40, g: 120, b: 200 },
-  sequential: { r: 140, g: 80, b: 200 },
+  ...PALETTES.light,
   /** Opacity at the ends; it falls linearly to 0 at the neutral value, so neutral tokens keep the theme background. */
   maxAlpha: 0.8,
 } as const;
 
+interface Rgb {
+  r: number;
+  g: number;
+  b: number;
+}
+
 /** The colour of a bin of a scale of `kind` (a translucent overlay on the theme's background). */
-export function binColor(kind: HeatScale['kind'], bin: number): Rgba {
+export function binColor(kind: HeatScale['kind'], bin: number, theme: ThemeKind = 'light'): Rgba {
+  const palette = PALETTES[theme];
   if (kind === 'diverging') {
     const t = (bin - CENTER_BIN) / CENTER_BIN;
-    const end = t < 0 ? PALETTE.divergingLow : PALETTE.divergingHigh;
+    const end = t < 0 ? palette.divergingLow : palette.divergingHigh;
     return { ...end, a: round3(Math.abs(t) * PALETTE.maxAlpha) };
   }
-  return { ...PALETTE.sequential, a: round3((bin / (BINS - 1)) * PALETTE.maxAlpha) };
+  return { ...palette.sequential, a: round3((bin / (BINS - 1)) * PALETTE.maxAlpha) };
+}
+
+function luminance(c: Rgb): number {
+  const channel = (v: number): number => {
+    const x = v / 255;
+    return x <= 0.03928 ? x / 12.92 : ((x + 0.055) / 1.055) ** 2.4;
+  };
+  return 0.2126 * channel(c.r) + 0.7152 * channel(c.g) + 0.0722 * channel(c.b);
+}
+
+/** WCAG contrast ratio of a translucent colour drawn over `background` against that background. */
+export function contrastOnBackground(color: Rgba, background: Rgb): number {
+  const over = {
+    r: color.r * color.a + background.r * (1 - color.a),
+    g: color.g * color.a + background.g * (1 - color.a),
+    b: color.b * color.a + background.b * (1 - color.a),
+  };
+  const [a, b] = [luminance(over), luminance(background)];
+  return (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05);
 }
 
 function round3(value: number): number {
@@ -134,11 +234,10 @@ export function cssColor(color: Rgba): string {
   return color.a === 1 ? `rgb(${color.r}, ${color.g}, ${color.b})` : `rgba(${color.r}, ${color.g}, ${color.b}, ${color.a})`;
 }
 
-/** The CSS colour of a value under a mode; `undefined` for a missing value. */
-export function colorOf(mode: HeatMode, value: number): string | undefined {
-  const scale = heatScale(mode);
+/** The CSS colour of a value under a mode (its absolute scale, or `scale`); `undefined` for a missing value. */
+export function colorOf(mode: HeatMode, value: number, scale: HeatScale = heatScale(mode), theme: ThemeKind = 'light'): string | undefined {
   const bin = binOf(scale, value);
-  return bin < 0 ? undefined : cssColor(binColor(scale.kind, bin));
+  return bin < 0 ? undefined : cssColor(binColor(scale.kind, bin, theme));
 }
 
 /** The class name of a bin, as the webview's generated stylesheet names it (`h-d0`…, `h-s20`). */
@@ -146,11 +245,17 @@ export function binClass(kind: HeatScale['kind'], bin: number): string {
   return bin < 0 ? 'h-none' : `h-${kind === 'diverging' ? 'd' : 's'}${bin}`;
 }
 
-/** CSS rules for every bin of both palettes (the webview installs them once). */
+/** CSS rules for every bin of both palettes, the dark palette under VS Code's dark and high-contrast body classes. */
 export function paletteCss(): string {
   const rules: string[] = [];
-  for (const kind of ['diverging', 'sequential'] as const) {
-    for (let bin = 0; bin < BINS; bin += 1) rules.push(`.${binClass(kind, bin)}{background-color:${cssColor(binColor(kind, bin))}}`);
+  const scopes: Record<ThemeKind, string[]> = { light: [''], dark: ['body.vscode-dark ', 'body.vscode-high-contrast:not(.vscode-high-contrast-light) '] };
+  for (const theme of ['light', 'dark'] as const) {
+    for (const kind of ['diverging', 'sequential'] as const) {
+      for (let bin = 0; bin < BINS; bin += 1) {
+        const selector = scopes[theme].map((scope) => `${scope}.${binClass(kind, bin)}`).join(',');
+        rules.push(`${selector}{background-color:${cssColor(binColor(kind, bin, theme))}}`);
+      }
+    }
   }
   return rules.join('\n');
 }

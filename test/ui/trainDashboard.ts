@@ -123,12 +123,12 @@ async function trainAndWatch(session: CodeServerSession, python: string): Promis
   while ((await cards.count()) < 5 && Date.now() < deadline) await page.waitForTimeout(250);
   const titles = await cards.locator('h3').allTextContents();
   if (titles.length < 5) throw new Error(`the dashboard shows only ${titles.length} charts: ${titles.join(', ')}`);
-  for (const expected of ['Success rate', 'Episode length (steps)', 'Policy-gradient loss', 'Phase times (s)']) {
+  for (const expected of ['Success rate (training rollouts)', 'Episode length (steps)', 'Policy-gradient loss', 'Phase times (s)']) {
     if (!titles.includes(expected)) throw new Error(`the dashboard has no "${expected}" chart (it has: ${titles.join(', ')})`);
   }
   const statusText = (await frame.locator('.status').textContent()) ?? '';
-  // The run name is bidi-isolated (FSI … PDI) so a right-to-left or override character in it cannot reorder the rest.
-  if (!statusText.includes('\u2068tiny-grpo\u2069: running')) throw new Error(`the dashboard's status line says "${statusText}"`);
+  // The run's title is bidi-isolated (FSI … PDI) so a right-to-left or override character in it cannot reorder the rest.
+  if (!statusText.includes('\u2068tiny-grpo · grpo\u2069: running')) throw new Error(`the dashboard's status line says "${statusText}"`);
   await page.waitForTimeout(3_000); // a few more live redraws
   mkdirSync(resultsDir, { recursive: true });
   const screenshot = path.join(resultsDir, 'ui-train-dashboard.png');

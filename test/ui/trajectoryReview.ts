@@ -8,49 +8,15 @@
 // Writes test-results/ui-trajectory-heatmap.png and test-results/ui-skill-review.png.
 import { cpSync, mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import type { FrameLocator, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { RunReader, RunSchemas, decodeTokenArrays, findSchemasDir } from '../../src/runs';
-import { colorOf } from '../../src/trajectory/colorScale';
+import { colorOf, fittedScale } from '../../src/trajectory/colorScale';
 import { formatNumber } from '../../src/trajectory/format';
 import { type CodeServerSession, repoRoot, resultsDir, runCodeServerTest, runnerPrerequisites } from '../integration/codeServerSession';
+import { fail, palette, treeRow, webview } from './workbench';
 
 const LABEL = 'trajectory & review ui (code-server)';
 const fixtureRun = path.join(repoRoot, 'test', 'fixtures', 'runs', 'valid');
-
-function fail(message: string): never {
-  throw new Error(message);
-}
-
-async function palette(page: Page, title: string): Promise<void> {
-  const widget = page.locator('.quick-input-widget');
-  const input = widget.locator('.quick-input-box input');
-  for (let attempt = 1; attempt <= 5; attempt += 1) {
-    if (await widget.isVisible()) await page.keyboard.press('Escape');
-    await page.keyboard.press('F1');
-    await input.waitFor({ state: 'visible', timeout: 15_000 });
-    await input.fill(`>${title}`);
-    const row = widget.locator('.monaco-list-row', { hasText: title }).first();
-    try {
-      await row.waitFor({ state: 'visible', timeout: 5_000 });
-    } catch {
-      continue; // the palette opened before the extension's commands were known: reopen it
-    }
-    await row.click();
-    return;
-  }
-  fail(`"${title}" never appeared in the command palette`);
-}
-
-/** The content frame of the visible webview (VS Code nests it: iframe.webview → #active-frame). */
-function webview(page: Page): FrameLocator {
-  return page.frameLocator('iframe.webview.ready >> visible=true').frameLocator('#active-frame');
-}
-
-async function treeRow(page: Page, text: string): Promise<void> {
-  const row = page.locator('.monaco-list-row', { hasText: text }).first();
-  await row.waitFor({ state: 'visible', timeout: 30_000 });
-  await row.click();
-}
 
 async function heatmapFromTree(page: Page): Promise<string[]> {
   const notes: string[] = [];
@@ -69,8 +35,10 @@ async function heatmapFromTree(page: Page): Promise<string[]> {
   await tokens.nth(arrays.count - 1).waitFor({ state: 'visible', timeout: 30_000 });
   const seen = await tokens.evaluateAll((spans) => spans.map((s) => [Number(s.getAttribute('data-i')), s.ownerDocument.defaultView!.getComputedStyle(s).backgroundColor] as [number, string]));
   if (seen.length !== arrays.count) fail(`turn 1 has ${seen.length} token spans, the fixture ${arrays.count} tokens`);
+  // The viewer's default scale: fitted to all the trajectory's gates.
+  const scale = fittedScale('gate', trajectory.steps.map((step) => (step.tokens ? decodeTokenArrays(step.tokens).gate : undefined)));
   for (const [index, background] of seen) {
-    const expected = colorOf('gate', arrays.gate![index]!);
+    const expected = colorOf('gate', arrays.gate![index]!, scale);
     if (background !== expected) fail(`token ${index}: background ${background}, expected ${expected} for g = ${arrays.gate![index]}`);
   }
   notes.push(`${seen.length} tokens of turn 1 coloured by g (${new Set(seen.map(([, b]) => b)).size} colours)`);
@@ -102,7 +70,7 @@ async function acceptFromReview(page: Page, session: CodeServerSession): Promise
   const status = page.locator('.statusbar-item', { hasText: 'reviewed' }).first();
   await status.waitFor({ timeout: 10_000 });
   const statusText = ((await status.textContent()) ?? '').trim();
-  if (!statusText.includes('3/4 reviewed') || !statusText.includes('0 pending')) fail(`status bar says "${statusText}"`);
+  if (!statusText.includes('4/4 reviewed') || !statusText.includes('0 pending')) fail(`status bar says "${statusText}"`);
 
   await page.keyboard.press('Control+S');
   let after = before;

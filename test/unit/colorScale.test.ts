@@ -2,7 +2,7 @@
 // missing values, and the CSS the webviews use.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { BINS, CENTER_BIN, PALETTE, binClass, binColor, binOf, binValue, colorOf, cssColor, heatScale, paletteCss } from '../../src/trajectory/colorScale';
+import { BINS, CENTER_BIN, PALETTE, PALETTES, binClass, binColor, binOf, binValue, colorOf, contrastOnBackground, cssColor, fittedScale, heatScale, paletteCss } from '../../src/trajectory/colorScale';
 
 test('gate: 0.5 is the uncoloured centre bin, 0 and 1 the two ends', () => {
   const gate = heatScale('gate');
@@ -51,6 +51,9 @@ test('the palette ends are apart on the blue–yellow axis (the one red–green 
   assert.ok(blueYellow(low) < -50 && blueYellow(high) > 50);
   const luminance = (c: { r: number; g: number; b: number }) => 0.2126 * c.r + 0.7152 * c.g + 0.0722 * c.b;
   assert.ok(Math.abs(luminance(low) - luminance(high)) > 10);
+  const dark = PALETTES.dark;
+  assert.ok(blueYellow(dark.divergingLow) < -50 && blueYellow(dark.divergingHigh) > 50);
+  assert.ok(Math.abs(luminance(dark.divergingLow) - luminance(dark.divergingHigh)) > 10);
 });
 
 test('Δ: diverging around 0 over ±2 nats', () => {
@@ -87,5 +90,59 @@ test('CSS: colours in the form Chromium reports, one rule per bin of each palett
     assert.ok(css.includes(`.h-d${bin}{background-color:${cssColor(binColor('diverging', bin))}}`));
     assert.ok(css.includes(`.h-s${bin}{background-color:${cssColor(binColor('sequential', bin))}}`));
   }
-  assert.equal(css.split('\n').length, 2 * BINS);
+  assert.equal(css.split('\n').length, 4 * BINS, 'light rules and dark-theme rules');
+  assert.ok(css.includes(`body.vscode-dark .h-d${BINS - 1},body.vscode-high-contrast:not(.vscode-high-contrast-light) .h-d${BINS - 1}{background-color:${cssColor(binColor('diverging', BINS - 1, 'dark'))}}`));
+});
+
+test('fitted scale: gates within a few hundredths of 0.5 get visible colours; the absolute scale leaves them blank', () => {
+  // As in the demo trajectory: g ≈ 0.5 ± 0.02 (94 % of tokens blank under the absolute scale).
+  const gates = Float32Array.from({ length: 200 }, (_, i) => 0.5 + 0.02 * Math.sin(i));
+  const absolute = heatScale('gate');
+  const blankAbsolute = gates.filter((g) => binOf(absolute, g) === CENTER_BIN).length / gates.length;
+  const fitted = fittedScale('gate', [gates]);
+  const blankFitted = gates.filter((g) => binOf(fitted, g) === CENTER_BIN).length / gates.length;
+  assert.ok(blankAbsolute > 0.9, `absolute: ${blankAbsolute}`);
+  assert.ok(blankFitted < 0.15, `fitted: ${blankFitted}`);
+  assert.equal(fitted.center, 0.5);
+  assert.ok(fitted.fitted && fitted.high > 0.515 && fitted.high <= 0.52 + 1e-6 && Math.abs(fitted.high - 0.5 - (0.5 - fitted.low)) < 1e-9);
+  // Δ: symmetric around 0 at the 98th percentile of |Δ| (one outlier of 9 nats does not set the domain).
+  const deltas = Float32Array.from([...Array.from({ length: 99 }, (_, i) => (i % 2 ? 1 : -1) * (i / 99) * 0.3), 9]);
+  const delta = fittedScale('delta', [deltas]);
+  assert.ok(delta.high > 0.28 && delta.high < 0.31 && delta.low === -delta.high, JSON.stringify(delta));
+  // Sequential: from 0 down to the 2nd percentile.
+  const logp = Float32Array.from({ length: 100 }, (_, i) => -i / 50);
+  const teacher = fittedScale('teacher', [logp]);
+  assert.ok(teacher.high === 0 && teacher.low < -1.9 && teacher.low > -2, JSON.stringify(teacher));
+  // No finite values (or no arrays): the absolute scale.
+  assert.equal(fittedScale('gate', [undefined, Float32Array.from([Number.NaN])]), absolute);
+  assert.equal(colorOf('gate', 0.52, fitted), cssColor(binColor('diverging', BINS - 1)));
+});
+
+test('contrast: the palette ends stand out at least 3:1 from both the light and the dark theme background', () => {
+  const light = { r: 255, g: 255, b: 255 };
+  const dark = { r: 30, g: 30, b: 30 }; // Dark+ editor background #1e1e1e
+  for (const kind of ['diverging', 'sequential'] as const) {
+    const ends = kind === 'diverging' ? [0, BINS - 1] : [BINS - 1];
+    for (const bin of ends) {
+      assert.ok(contrastOnBackground(binColor(kind, bin, 'light'), light) >= 3, `${kind} ${bin} on light`);
+      assert.ok(contrastOnBackground(binColor(kind, bin, 'dark'), dark) >= 3, `${kind} ${bin} on dark: ${contrastOnBackground(binColor(kind, bin, 'dark'), dark)}`);
+    }
+  }
+  // What the issue saw: the light palette's blue on a dark background is nearly invisible.
+  assert.ok(contrastOnBackground(binColor('diverging', BINS - 1, 'light'), dark) < 3);
+});
+
+test('fitted scale on a heavy-tailed Δ (a near-deterministic policy): log distance colours what a linear fit would blank', () => {
+  // Quantiles as measured on a household trajectory of the shipped tiny policy: median |Δ| 2e-5, 90th 3e-3, max 0.14.
+  const magnitudes = [2e-6, 2e-6, 2e-5, 1.3e-4, 2.7e-3, 5.4e-2, 0.105, 0.137, 0.144];
+  const deltas = Float32Array.from(magnitudes.flatMap((m, i) => [m, -m * (i % 2 ? 1 : 0.9)]));
+  const fitted = fittedScale('delta', [deltas]);
+  assert.equal(fitted.logDecades, 3);
+  const blank = (scale: ReturnType<typeof heatScale>) => [...deltas].filter((d) => binOf(scale, d) === CENTER_BIN).length / deltas.length;
+  assert.ok(blank(heatScale('delta')) > 0.7, `absolute ${blank(heatScale('delta'))}`);
+  assert.ok(blank(fitted) < 0.45, `fitted ${blank(fitted)}`); // the 2e-6, 2e-5 and 1.3e-4 tokens: under span/1000
+  // Below a thousandth of the domain's end a token stays blank (agreement to ~1e-5 nats is not a disagreement).
+  assert.equal(binOf(fitted, fitted.high / 2000), CENTER_BIN);
+  assert.equal(binOf(fitted, fitted.high), BINS - 1);
+  assert.ok(Math.abs(binValue(fitted, BINS - 1) - fitted.high) < 1e-9 && binValue(fitted, CENTER_BIN) === fitted.center);
 });

@@ -1,7 +1,7 @@
 // The dashboard's data path: metric rows → series, debiased smoothing, min-max decimation.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { DASHBOARD_CHARTS, chartOf, metricPoints, seriesLabel } from '../../src/dashboard/charts';
+import { DASHBOARD_CHARTS, chartOf, chartOfSeries, isPerTaskType, metricPoints, seriesLabel } from '../../src/dashboard/charts';
 import { Series, SmoothedSeries, minMaxDecimate } from '../../src/dashboard/series';
 import type { MetricRow } from '../../src/runs/types';
 
@@ -79,7 +79,12 @@ test('metric rows become points of the right charts; eval rows only where evalua
     ['time/rollout', 'time', 3, 2],
   ]);
   const evalRow = { step: 3, time: 't', kind: 'eval', split: 'test_seen', 'success/overall': 0.8, 'episode/length': 7 } as unknown as MetricRow;
-  assert.deepEqual(metricPoints(evalRow).map((p) => [p.series, p.split]), [['eval:test_seen:success/overall', 'test_seen']]);
+  assert.deepEqual(metricPoints(evalRow).map((p) => [p.series, p.split, p.chart]), [['eval:test_seen:success/overall', 'test_seen', 'eval']]);
+  // Evaluation has its own chart: the training success chart never mixes in evaluation series.
+  assert.equal(chartOfSeries('eval:test_seen:success/overall')?.id, 'eval');
+  assert.equal(chartOfSeries('success/overall')?.id, 'success');
+  assert.equal(isPerTaskType('eval:valid_seen:success/heat'), true);
+  assert.equal(isPerTaskType('success/overall'), false);
   assert.equal(seriesLabel('eval:test_seen:success/overall'), 'eval test_seen · overall');
   assert.equal(seriesLabel('success/pick_and_place'), 'pick_and_place');
   assert.equal(chartOf('loss/sft_val')?.id, 'sft');

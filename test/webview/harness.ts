@@ -1,4 +1,4 @@
-// Webviews outside VS Code: a local HTTP server serves a page shaped like src/panels/webviewHtml.ts (the same strict
+// Webviews outside VS Code: a local HTTP server serves a page shaped like src/webviews/webviewHtml.ts (the same strict
 // CSP with a nonce, the built bundle from dist/webview/, the stylesheet from media/), and headless Chromium opens it
 // with a stub of VS Code's webview API injected before any script runs. Tests post the host's messages into the page
 // and read what the webview posted back. Shared by test/webview/run.ts and bench/trajectory-render.mjs.

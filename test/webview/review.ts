@@ -122,4 +122,42 @@ export const reviewTests: TestCase[] = [
       assert.equal(await view.page.locator('[data-filter="taskType"]').getAttribute('title'), long);
     },
   ],
+  [
+    'review: bulk accept / reject of the filtered set in one message; identical skills grouped with their own bulk actions',
+    async (context) => {
+      const base = fixtureRecords();
+      // 30 records: 3 skills written ten times each (with case / spacing / final-period variants), every 7th invalid.
+      const skills = ['Take the mug first, then heat it.', 'Open the fridge before looking inside.', 'Go to the sinkbasin and clean the object.'];
+      const records = Array.from({ length: 30 }, (_, i) => {
+        const text = skills[i % 3]!;
+        const variant = i % 2 ? text.toLowerCase().replace(/\.$/, '') : text;
+        const valid = i % 7 !== 3;
+        return { ...base[0]!, id: `r-${String(i).padStart(2, '0')}`, success: i % 2 === 0, skill: valid ? variant : null, valid, review: { state: 'pending' as const } };
+      });
+      const view = await context.open('review', { width: 1100, height: 900 });
+      await view.send('records', message(records));
+      await view.waitFor('rendered');
+      await view.page.selectOption('[data-filter="outcome"]', 'failure');
+      const failures = records.filter((r) => !r.success);
+      const acceptShown = view.page.locator('[data-k="bulk"] [data-action="bulk-accept"]');
+      assert.equal(await acceptShown.textContent(), `Accept shown (${failures.filter((r) => r.valid).length})`);
+      await acceptShown.click();
+      assert.deepEqual(await view.waitFor('decideMany'), { ids: failures.filter((r) => r.valid).map((r) => r.id), state: 'accepted' });
+      await view.page.locator('[data-k="bulk"] [data-action="bulk-reject"]').click();
+      assert.deepEqual(await view.waitFor('decideMany', 2), { ids: failures.map((r) => r.id), state: 'rejected' });
+      await view.page.selectOption('[data-filter="outcome"]', 'all');
+      await view.page.locator('[data-action="group"]').check();
+      const sizes = await view.page.$$eval('section.group', (groups) => groups.map((g) => Number(g.getAttribute('data-size'))));
+      const invalid = records.filter((r) => !r.valid).length;
+      assert.equal(sizes.reduce((a, b) => a + b, 0), records.length);
+      assert.equal(sizes.length, 4, `three skills (variants together) and the invalid ones: ${sizes.join(', ')}`);
+      assert.ok(sizes.includes(invalid));
+      const first = view.page.locator('section.group').first();
+      const firstIds = await first.locator('.card[data-id]').evaluateAll((cards) => cards.map((c) => c.getAttribute('data-id')));
+      await first.locator('[data-action="bulk-reject"]').click();
+      assert.deepEqual(await view.waitFor('decideMany', 3), { ids: firstIds, state: 'rejected' });
+      await context.screenshot(view, 'review-grouped');
+      assert.deepEqual(view.errors, []);
+    },
+  ],
 ];

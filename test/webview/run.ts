@@ -10,7 +10,8 @@ import path from 'node:path';
 import type { Browser } from 'playwright-core';
 import { RunReader, RunSchemas, decodeTokenArrays, findSchemasDir, type TokenArrays, type Trajectory } from '../../src/runs';
 import { diffTrajectories } from '../../src/trajectory/align';
-import { colorOf } from '../../src/trajectory/colorScale';
+import { BINS, CENTER_BIN, binOf, colorOf, fittedScale, heatScale } from '../../src/trajectory/colorScale';
+import { strongestDisagreements } from '../../src/trajectory/disagreement';
 import { formatNumber } from '../../src/trajectory/format';
 import { displayText } from '../../src/trajectory/inertText';
 import { stepStats } from '../../src/trajectory/turnStats';
@@ -18,6 +19,8 @@ import { PageServer, launchChromium, openWebview, repoRoot, resultsDir, type Web
 import { HOSTILE_SHORT, hostileSkillRecords, hostileTrajectory } from './hostile';
 import { syntheticTrajectory } from './synthetic';
 import { reviewTests } from './review';
+import { dashboardTests } from './dashboard';
+import { tableTests } from './table';
 
 const LABEL = 'webview (Chromium)';
 const fixtureRun = path.join(repoRoot, 'test', 'fixtures', 'runs', 'valid');
@@ -61,19 +64,88 @@ function arraysOf(trajectory: Trajectory, turn: number): TokenArrays {
   return decodeTokenArrays(trajectory.steps[turn]!.tokens!);
 }
 
-async function assertColouredBy(view: WebviewPage, trajectory: Trajectory, turn: number, mode: 'gate' | 'delta' | 'teacher' | 'student'): Promise<number> {
+type Mode = 'gate' | 'delta' | 'teacher' | 'student';
+
+function valuesOf(arrays: TokenArrays, mode: Mode): Float32Array | undefined {
+  return { gate: arrays.gate, delta: arrays.delta, teacher: arrays.teacherLogp, student: arrays.logp }[mode];
+}
+
+/** The scale the viewer colours by: fitted to all the trajectory's values of the mode (default), or absolute. */
+function viewerScale(trajectory: Trajectory, mode: Mode, absolute = false) {
+  if (absolute) return heatScale(mode);
+  return fittedScale(mode, trajectory.steps.map((step) => (step.tokens ? valuesOf(decodeTokenArrays(step.tokens), mode) : undefined)));
+}
+
+async function assertColouredBy(view: WebviewPage, trajectory: Trajectory, turn: number, mode: Mode, absolute = false): Promise<number> {
   const arrays = arraysOf(trajectory, turn);
-  const values = { gate: arrays.gate, delta: arrays.delta, teacher: arrays.teacherLogp, student: arrays.logp }[mode]!;
+  const values = valuesOf(arrays, mode)!;
+  const scale = viewerScale(trajectory, mode, absolute);
   const tokens = await tokensOfTurn(view, turn);
   assert.equal(tokens.length, arrays.count, `turn ${turn}: ${tokens.length} token spans for ${arrays.count} tokens`);
   for (const token of tokens) {
     assert.equal(token.text, displayText(arrays.text[token.i]!), `turn ${turn} token ${token.i}: text`);
-    assert.equal(token.background, colorOf(mode, values[token.i]!), `turn ${turn} token ${token.i} (${mode} ${values[token.i]}): colour`);
+    assert.equal(token.background, colorOf(mode, values[token.i]!, scale), `turn ${turn} token ${token.i} (${mode} ${values[token.i]}): colour`);
   }
   return tokens.length;
 }
 
 const viewerTests: TestCase[] = [
+  [
+    'viewer: the colour scale is fitted to the trajectory (g ≈ 0.5 ± 0.02 is visible), "a" switches to the absolute scale',
+    async (context) => {
+      // Gates as in the demo trajectory: within a few hundredths of 0.5, where the absolute scale colours nothing.
+      const trajectory = syntheticTrajectory({ turns: 3, tokensPerTurn: 60, deltaWidth: 0.032 });
+      const view = await showTrajectory(context, trajectory);
+      const gates = trajectory.steps.map((step) => decodeTokenArrays(step.tokens!).gate!);
+      const blank = (scale: ReturnType<typeof heatScale>) => gates.flatMap((g) => [...g]).filter((g) => binOf(scale, g) === CENTER_BIN).length / (3 * 60);
+      assert.ok(blank(heatScale('gate')) > 0.9, `absolute scale leaves ${blank(heatScale('gate'))} blank`);
+      assert.ok(blank(viewerScale(trajectory, 'gate')) < 0.2, `fitted scale leaves ${blank(viewerScale(trajectory, 'gate'))} blank`);
+      for (let turn = 0; turn < 3; turn += 1) await assertColouredBy(view, trajectory, turn, 'gate');
+      assert.equal(await view.page.locator('.legend').getAttribute('data-scale'), 'fitted');
+      await context.screenshot(view, 'viewer-fitted-scale');
+      await view.page.keyboard.press('a');
+      assert.equal(await view.page.locator('.legend').getAttribute('data-scale'), 'absolute');
+      for (let turn = 0; turn < 3; turn += 1) await assertColouredBy(view, trajectory, turn, 'gate', true);
+      assert.equal(await view.page.locator('[data-action="scale"]').textContent(), 'Scale: absolute');
+      await view.page.locator('[data-action="scale"]').click();
+      await assertColouredBy(view, trajectory, 0, 'gate');
+      // Dark theme: the body class switches the bins to the dark palette (lighter ends).
+      await view.page.evaluate(() => document.body.classList.add('vscode-dark'));
+      const top = await view.page.evaluate((bin) => {
+        const probe = document.createElement('span');
+        probe.className = `tok h-d${bin}`;
+        document.body.append(probe);
+        const colour = getComputedStyle(probe).backgroundColor;
+        probe.remove();
+        return colour;
+      }, BINS - 1);
+      assert.equal(top, colorOf('gate', 1, heatScale('gate'), 'dark'));
+      assert.deepEqual(view.errors, []);
+    },
+  ],
+  [
+    'viewer: "next strongest disagreement" walks the tokens by |Δ|, marks the token and shows its numbers',
+    async (context) => {
+      const trajectory = syntheticTrajectory({ turns: 12, tokensPerTurn: 40 });
+      const view = await showTrajectory(context, trajectory, { width: 1000, height: 500 });
+      const order = strongestDisagreements(trajectory.steps.map((step) => decodeTokenArrays(step.tokens!).delta));
+      for (let k = 0; k < 3; k += 1) {
+        if (k === 0) await view.page.locator('[data-action="next-disagreement"]').click();
+        else await view.page.keyboard.press('d');
+        const target = order[k]!;
+        const focused = view.page.locator('.tok.focus-token');
+        assert.equal(await focused.count(), 1);
+        assert.equal(await focused.getAttribute('data-i'), String(target.token));
+        assert.equal(await focused.evaluate((span) => span.closest<HTMLElement>('[data-turn]')?.dataset.turn), String(target.turn));
+        assert.equal(await view.page.locator('.token-card [data-k="delta"] .card-value').textContent(), formatNumber(target.delta));
+        assert.match((await view.page.locator('#nav-status').textContent()) ?? '', new RegExp(`^Disagreement ${k + 1} of ${order.length}:`));
+      }
+      await view.page.keyboard.press('D');
+      assert.equal(await view.page.locator('.tok.focus-token').getAttribute('data-i'), String(order[1]!.token));
+      assert.ok(Math.abs(order[0]!.delta) >= Math.abs(order[1]!.delta) && Math.abs(order[1]!.delta) >= Math.abs(order[2]!.delta));
+      assert.deepEqual(view.errors, []);
+    },
+  ],
   [
     'viewer: every generated token is coloured by its gate value, header and skill shown',
     async (context) => {
@@ -382,7 +454,7 @@ async function main(): Promise<void> {
     },
   };
   const filter = process.env.SEED_TEST_GREP;
-  const cases = [...viewerTests, ...diffTests, ...reviewTests, ...securityTests].filter(([name]) => !filter || name.includes(filter));
+  const cases = [...viewerTests, ...diffTests, ...reviewTests, ...dashboardTests, ...tableTests, ...securityTests].filter(([name]) => !filter || name.includes(filter));
   let passed = 0;
   let failed = 0;
   for (const [name, body] of cases) {

@@ -27,13 +27,15 @@ export interface SyntheticOptions {
   taskId?: string;
   success?: boolean;
   teacher?: boolean;
+  /** Δ is uniform in ±deltaWidth/2 nats (default 1.6); 0.032 keeps g = σ(5Δ) within 0.5 ± 0.02, as in the demo. */
+  deltaWidth?: number;
 }
 
 function sigmoid(x: number): number {
   return 1 / (1 + Math.exp(-x));
 }
 
-export function syntheticStep(t: number, count: number, rand: () => number, action: string | null, teacher: boolean): TrajectoryStep {
+export function syntheticStep(t: number, count: number, rand: () => number, action: string | null, teacher: boolean, deltaWidth = 1.6): TrajectoryStep {
   const text: string[] = [];
   const ids: number[] = [];
   const logp: number[] = [];
@@ -46,7 +48,7 @@ export function syntheticStep(t: number, count: number, rand: () => number, acti
     text.push(piece);
     ids.push(1000 + Math.floor(rand() * 150000));
     const student = -Math.pow(rand(), 3) * 6;
-    const d = (rand() - 0.5) * 1.6;
+    const d = (rand() - 0.5) * deltaWidth;
     logp.push(student);
     teacherLogp.push(student + d);
     delta.push(d);
@@ -74,7 +76,7 @@ export function syntheticTrajectory(options: SyntheticOptions = {}): Trajectory 
   const steps: TrajectoryStep[] = [];
   for (let t = 0; t < turns; t += 1) {
     const action = options.actions ? options.actions[t]! : `go to place ${t}`;
-    steps.push(syntheticStep(t, count, rand, action, options.teacher ?? true));
+    steps.push(syntheticStep(t, count, rand, action, options.teacher ?? true, options.deltaWidth));
   }
   const success = options.success ?? true;
   return {

@@ -42,5 +42,6 @@ def self_analyze(
     for episode, generation in zip(episodes, generations):
         parsed = parse_skill_reply(generation.text)
         episode.skill = parsed
+        episode.skill_reply = generation.text
         results.append((generation.text, parsed))
     return results

@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator
 
 SCHEMA_ID = "urn:seed-studio:schema:experiment"
 
@@ -74,8 +74,9 @@ class LoraConfig(_Section):
 class ModelConfig(_Section):
     path: str = Field(
         description=(
-            "Hugging Face model directory (or hub id when a hub is reachable) of the policy. For Stage 2 this is "
-            "normally the Stage-1 SFT output: it becomes the actor, the analyzer and the KL reference."
+            "Hugging Face model directory (or hub id when a hub is reachable) of the policy, or `builtin:household-tiny` "
+            "for the tiny policy shipped with the trainer. For Stage 2 this is normally the Stage-1 SFT output: it "
+            "becomes the actor, the analyzer and the KL reference."
         )
     )
     dtype: Literal["auto", "float32", "bfloat16", "float16"] = Field(
@@ -99,6 +100,12 @@ class ModelConfig(_Section):
             "disabled; `null` means a full fine-tune with a frozen reference copy."
         ),
     )
+
+    @field_validator("path")
+    @classmethod
+    def _known_builtin(cls, value: str) -> str:
+        builtin_model_dir(value)  # raises on an unknown `builtin:` name
+        return value
 
 
 class EnvironmentConfig(_Section):
@@ -388,9 +395,26 @@ class ExperimentConfig(_Section):
         return path if path.is_absolute() else self._base_dir / path
 
     def resolved_model(self) -> ModelConfig:
-        """`model` with a relative local path resolved against the experiment file (a hub id stays as it is)."""
-        local = self.resolve_path(self.model.path)
+        """`model` with `builtin:NAME` or a relative local path resolved (a hub id stays as it is)."""
+        builtin = builtin_model_dir(self.model.path)
+        local = builtin if builtin is not None else self.resolve_path(self.model.path)
         return self.model.model_copy(update={"path": str(local)}) if local.exists() else self.model
+
+
+BUILTIN_PREFIX = "builtin:"
+# The policies shipped inside the package (trainer/seed_trainer/assets/): templates name them so that they work in any
+# workspace, wherever the extension installed the trainer.
+BUILTIN_MODELS = ("household-tiny",)
+
+
+def builtin_model_dir(value: str) -> Path | None:
+    """The folder of `builtin:NAME`; None for any other model path. An unknown name is a ValueError."""
+    if not value.startswith(BUILTIN_PREFIX):
+        return None
+    name = value[len(BUILTIN_PREFIX):]
+    if name not in BUILTIN_MODELS:
+        raise ValueError(f"unknown built-in model `{name}` (built-in: {', '.join(BUILTIN_MODELS)})")
+    return Path(__file__).resolve().parent / "assets" / name
 
 
 class ExperimentError(ValueError):

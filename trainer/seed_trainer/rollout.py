@@ -50,6 +50,7 @@ class Episode:
     won: bool = False
     final_observation: str = ""
     skill: Any = None  # the hindsight skill (json_repair.SkillParse) once analysed
+    skill_reply: str | None = None  # the analyzer's raw reply: recorded when it is not a valid skill
     spec: Any = None  # the task specification it was built from (an oracle analyzer reads the ground truth there)
     error: str | None = None  # why the environment failed (EnvironmentFailure): the episode ended there, not won
     score: float | None = None  # the environment's own task score when it reports one (info["score"], e.g. WebShop)

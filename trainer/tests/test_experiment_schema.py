@@ -73,3 +73,25 @@ def test_wrong_type_is_a_located_error(tmp_path):
     bad.write_text("name: x\nmodel: {path: m}\nopd: {beta: lots}\n", encoding="utf-8")
     with pytest.raises(ExperimentError, match=r"opd\.beta"):
         load_experiment(bad)
+
+
+TEMPLATES = sorted((REPO / "resources" / "templates").glob("*.seed.yaml"))
+
+
+@pytest.mark.parametrize("path", TEMPLATES, ids=lambda p: p.name)
+def test_templates_load_and_builtin_policies_resolve(path, tmp_path):
+    # A template is written into any workspace: a `builtin:` policy must resolve to the folder shipped in the package
+    # (the "Quick CPU check" used to name `models/tiny`, which no workspace has).
+    target = tmp_path / "exp.seed.yaml"
+    target.write_text(path.read_text(encoding="utf-8").replace("{{name}}", "t"), encoding="utf-8")
+    config = load_experiment(target)
+    if config.model.path.startswith("builtin:"):
+        resolved = Path(config.resolved_model().path)
+        assert resolved.is_dir() and (resolved / "config.json").is_file(), resolved
+
+
+def test_unknown_builtin_model_is_a_located_error(tmp_path):
+    path = tmp_path / "x.seed.yaml"
+    path.write_text("name: x\nmodel:\n  path: builtin:huge\n", encoding="utf-8")
+    with pytest.raises(ExperimentError, match=r"model\.path.*unknown built-in model `huge`"):
+        load_experiment(path)

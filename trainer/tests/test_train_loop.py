@@ -68,6 +68,8 @@ def test_one_update_of_each_algorithm_writes_a_valid_run(tmp_path, tiny_policy_d
         assert trajectory["skill"]["source"] == ("static" if algorithm == "sdar" else "self")
     if algorithm not in ("grpo", "sdar") and row["skill/parse_rate"] == 0.0:
         assert row["gate/mean"] is None and row["opd/active_ratio"] == 0.0  # an untrained analyzer writes no JSON
+        # the self-analysis's reply is kept when it is not a skill, so the viewer can show why
+        assert trajectory["skill"]["valid"] is False and isinstance(trajectory["skill"]["raw"], str)
     if algorithm == "sdar":
         # the static bank is always a valid skill, so every token is OPD-active
         assert row["opd/active_ratio"] == pytest.approx(1.0) and row["skill/parse_rate"] == 1.0

@@ -1,10 +1,11 @@
 // The trajectory diff webview: two trajectories of one task aligned turn by turn (LCS over actions), the first
 // divergence highlighted and scrolled to, removed / inserted / changed turns marked, per-turn reward and gate deltas,
-// and on demand each side's token heatmap. Receives both records from the host (src/viewer/diffPanel.ts).
+// and on demand each side's token heatmap. Receives both records from the host (src/trajectory/diffPanel.ts).
 import { HostChannel } from '../shared/hostApi';
-import { DIFF_TO_WEBVIEW, type DiffToHost, type DiffToWebview, type TrajectoryPayload } from '../shared/trajectoryProtocol';
+import { DIFF_TO_WEBVIEW, type DiffToHost, type DiffToWebview, type TrajectoryPayload } from '../../src/protocol/trajectoryProtocol';
 import { clear, el, isTyping } from '../shared/dom';
 import { TokenHoverCard, installHeatmapStyles, legend, renderTokens } from '../shared/heatmap';
+import { heatScale } from '../../src/trajectory/colorScale';
 import { diffTrajectories, type DiffRow, type TrajectoryDiff, type TurnDelta } from '../../src/trajectory/align';
 import { formatNumber, formatPercent, formatScore, formatSigned } from '../../src/trajectory/format';
 import { clip } from '../../src/trajectory/inertText';
@@ -70,7 +71,8 @@ function cell(m: TrajectoryModel, index: number | undefined, side: 'a' | 'b', ro
   if (expanded) {
     if (arrays) {
       tokens = el('div', { class: 'tokens', attrs: { 'data-side': side, 'data-turn': String(index), 'data-row': String(rowIndex) } });
-      tokens.append(renderTokens(arrays, arrays.gate ? 'gate' : arrays.logp ? 'student' : undefined, 20_000).fragment);
+      // The diff keeps the absolute scale: colours of the two sides compare.
+      tokens.append(renderTokens(arrays, arrays.gate ? heatScale('gate') : arrays.logp ? heatScale('student') : undefined, 20_000).fragment);
     } else {
       tokens = el('div', { class: 'text muted' }, clip(step.response, 20_000).text);
     }
@@ -173,7 +175,7 @@ function show(params: DiffToWebview['show']): void {
       sameTask ? null : el('div', { class: 'warning', text: `Different tasks: ${m.a.trajectory.task.id} and ${m.b.trajectory.task.id}.` }),
       el('div', { class: 'sides' }, sideHeader('a', params.a, m.a), sideHeader('b', params.b, m.b)),
       summary(diff),
-      el('div', { class: 'toolbar' }, jump, textDiff, el('span', { class: 'toolbar-gap' }), legend('gate')),
+      el('div', { class: 'toolbar' }, jump, textDiff, el('span', { class: 'toolbar-gap' }), legend(heatScale('gate'))),
     ),
     list,
     el('div', { class: 'statusline', text: 'j / k: next / previous row · d: first divergence · t: tokens of the current row' }),

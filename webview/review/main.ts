@@ -3,10 +3,10 @@
 // outcome, task type, state and text; counts. Decisions go to the host, which edits the document; the document's new
 // content comes back as a `records` message and the cards are redrawn (so undo/redo shows here too).
 import { HostChannel } from '../shared/hostApi';
-import { REVIEW_TO_WEBVIEW, type ReviewLine, type ReviewToHost, type ReviewToWebview } from '../shared/reviewProtocol';
+import { REVIEW_TO_WEBVIEW, type ReviewLine, type ReviewToHost, type ReviewToWebview } from '../../src/protocol/reviewProtocol';
 import { clear, el, isTyping } from '../shared/dom';
 import type { ReviewState, SkillRecord } from '../../src/runs/types';
-import { NO_FILTER, describeCounts, matchesFilter, reviewCounts, taskTypes, type SkillFilter } from '../../src/review/skillFilters';
+import { NO_FILTER, bulkTargets, describeCounts, groupSkills, matchesFilter, reviewCounts, taskTypes, type SkillFilter } from '../../src/review/skillFilters';
 import { formatScore } from '../../src/trajectory/format';
 import { clip, displayText } from '../../src/trajectory/inertText';
 
@@ -17,18 +17,34 @@ const root = document.getElementById('root') ?? document.body.appendChild(docume
 const MAX_TEXT = 20_000;
 
 let data: Records | undefined;
-let filter: SkillFilter = { ...NO_FILTER, ...((channel.state as { filter?: SkillFilter } | undefined)?.filter ?? {}) };
+const savedState = (channel.state ?? {}) as { filter?: SkillFilter; grouped?: boolean };
+let filter: SkillFilter = { ...NO_FILTER, ...(savedState.filter ?? {}) };
+/** Cards grouped by identical or near-identical skill. */
+let grouped = savedState.grouped ?? false;
+
+function saveState(): void {
+  channel.state = { filter, grouped };
+}
 /** Edits in progress survive redraws: record id → draft text. */
 const drafts = new Map<string, string>();
 let currentId: string | undefined;
 
 function setFilter(change: Partial<SkillFilter>): void {
   filter = { ...filter, ...change };
-  channel.state = { filter };
+  saveState();
   render();
 }
 
 const FILTER_OPTION_CHARS = 48;
+
+/** Accept / Reject buttons for a set of records (the filtered set, or a group): one message, one edit, one undo. */
+function bulkButtons(records: readonly SkillRecord[], scope: string, locked: boolean): HTMLElement[] {
+  const make = (state: 'accepted' | 'rejected', verb: string) => {
+    const targets = bulkTargets(records, state);
+    return button(`${verb} ${scope} (${targets.length})`, `bulk-${state === 'accepted' ? 'accept' : 'reject'}`, `${verb} these ${targets.length} records at once (one edit: Undo takes it back)${state === 'accepted' ? '; records that failed format verification are left out' : ''}`, () => channel.post('decideMany', { ids: targets.map((r) => r.id), state }), { disabled: locked || targets.length === 0 });
+  };
+  return [make('accepted', 'Accept'), make('rejected', 'Reject')];
+}
 
 function select(label: string, key: keyof SkillFilter, options: Array<[string, string]>): HTMLElement {
   const input = el('select', { attrs: { 'aria-label': label, 'data-filter': key } });
@@ -146,14 +162,40 @@ function render(): void {
   search.value = filter.text ?? '';
   search.addEventListener('input', () => {
     filter = { ...filter, text: search.value };
-    channel.state = { filter };
+    saveState();
     renderList();
   });
   const list = el('div', { class: 'cards', attrs: { role: 'list' } });
+  const bulk = el('div', { class: 'bulk', attrs: { 'data-k': 'bulk' } });
+  const groupBox = el('input', { attrs: { type: 'checkbox', 'data-action': 'group', 'aria-label': 'Group identical skills' } });
+  groupBox.checked = grouped;
+  groupBox.addEventListener('change', () => {
+    grouped = groupBox.checked;
+    saveState();
+    renderList();
+  });
   const renderList = () => {
     clear(list);
     const visible = data!.lines.filter((l) => !l.record || matchesFilter(l.record, filter));
-    list.append(...visible.map((l) => (l.record ? card(l.record, l.line, data!.readOnly) : problemCard(l))));
+    const visibleRecords = visible.filter((l) => l.record).map((l) => l.record!);
+    const locked = data!.readOnly !== null || data!.problems.some((p) => p.severity === 'error');
+    bulk.replaceChildren(...bulkButtons(visibleRecords, 'shown', locked), el('label', { class: 'group-toggle' }, groupBox, el('span', { text: 'Group identical skills' })));
+    if (grouped) {
+      const lineOf = new Map(visible.filter((l) => l.record).map((l) => [l.record!.id, l.line]));
+      for (const group of groupSkills(visibleRecords)) {
+        const head = el(
+          'div',
+          { class: 'group-head' },
+          el('span', { class: 'group-count', text: `${group.records.length} ×` }),
+          el('span', { class: 'group-text text', text: clip(group.text, 300).text }),
+          ...(group.records.length > 1 ? bulkButtons(group.records, 'group', locked) : []),
+        );
+        list.append(el('section', { class: 'group', attrs: { 'data-size': String(group.records.length) } }, head, ...group.records.map((r) => card(r, lineOf.get(r.id) ?? 0, data!.readOnly))));
+      }
+      for (const line of visible.filter((l) => !l.record)) list.append(problemCard(line));
+    } else {
+      list.append(...visible.map((l) => (l.record ? card(l.record, l.line, data!.readOnly) : problemCard(l))));
+    }
     if (visible.length === 0) list.append(el('p', { class: 'muted', text: 'No record matches the filters.' }));
     const status = document.getElementById('shown');
     if (status) status.textContent = `${visible.filter((l) => l.record).length} of ${records.length} shown`;
@@ -188,6 +230,7 @@ function render(): void {
         select('State', 'state', [['all', 'All'], ['pending', 'Pending'], ['accepted', 'Accepted'], ['edited', 'Edited'], ['rejected', 'Rejected']]),
         search,
       ),
+      bulk,
     ),
     list,
   );

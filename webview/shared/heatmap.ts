@@ -1,7 +1,7 @@
 // The token heatmap shared by the viewer and the diff: one span per generated token, coloured by the bin of its value
 // under the chosen mode; a legend; a hover card with Δ, g, ℓ^skill and ℓ^θ of the token under the pointer.
 import type { TokenArrays } from '../../src/runs/tokenArrays';
-import { BINS, binClass, binOf, binValue, heatScale, paletteCss, type HeatMode } from '../../src/trajectory/colorScale';
+import { BINS, binClass, binOf, binValue, paletteCss, type HeatMode, type HeatScale } from '../../src/trajectory/colorScale';
 import { formatNumber } from '../../src/trajectory/format';
 import { displayText } from '../../src/trajectory/inertText';
 import { adoptCss, el } from './dom';
@@ -46,12 +46,11 @@ export function installHeatmapStyles(): void {
   adoptCss(paletteCss());
 }
 
-/** The CSS class of token `i` under `mode` (`tok h-d13`, `tok h-none` when the value is missing). */
-export function tokenClass(arrays: TokenArrays, index: number, mode: HeatMode | undefined): string {
-  const values = mode ? modeValues(arrays, mode) : undefined;
+/** The CSS class of token `i` under a scale (`tok h-d13`, `tok h-none` when the value is missing). */
+export function tokenClass(arrays: TokenArrays, index: number, scale: HeatScale | undefined): string {
+  const values = scale ? modeValues(arrays, scale.mode) : undefined;
   const empty = (arrays.text[index] ?? '') === '' ? ' empty' : '';
-  if (!mode || !values) return `tok h-none${empty}`;
-  const scale = heatScale(mode);
+  if (!scale || !values) return `tok h-none${empty}`;
   return `tok ${binClass(scale.kind, binOf(scale, values[index] ?? Number.NaN))}${empty}`;
 }
 
@@ -66,14 +65,14 @@ export interface RenderedTokens {
  * ends inside a multi-byte character) still gets a span, drawn as a thin bar, so it can be hovered. Stops after
  * `maxChars` characters of text (a hostile 1 MB token must not hang the page); the caller offers the rest.
  */
-export function renderTokens(arrays: TokenArrays, mode: HeatMode | undefined, maxChars = Infinity, from = 0): RenderedTokens {
+export function renderTokens(arrays: TokenArrays, scale: HeatScale | undefined, maxChars = Infinity, from = 0): RenderedTokens {
   const fragment = document.createDocumentFragment();
   let chars = 0;
   let index = from;
   for (; index < arrays.count && chars < maxChars; index += 1) {
     const piece = arrays.text[index] ?? '';
     const span = document.createElement('span');
-    span.className = tokenClass(arrays, index, mode);
+    span.className = tokenClass(arrays, index, scale);
     span.setAttribute('data-i', String(index));
     if (piece !== '') span.textContent = displayText(piece);
     chars += piece.length;
@@ -82,24 +81,25 @@ export function renderTokens(arrays: TokenArrays, mode: HeatMode | undefined, ma
   return { fragment, rendered: index - from };
 }
 
-/** Re-colours existing token spans of one step for another mode (no re-creation). */
-export function recolorTokens(container: ParentNode, arrays: TokenArrays, mode: HeatMode | undefined): void {
+/** Re-colours existing token spans of one step for another mode or scale (no re-creation). */
+export function recolorTokens(container: ParentNode, arrays: TokenArrays, scale: HeatScale | undefined): void {
   for (const span of container.querySelectorAll<HTMLElement>('.tok')) {
     const index = Number(span.getAttribute('data-i'));
-    span.className = tokenClass(arrays, index, mode);
+    const focused = span.classList.contains('focus-token') ? ' focus-token' : '';
+    span.className = tokenClass(arrays, index, scale) + focused;
   }
 }
 
-/** The legend of a mode: the bins from the low end to the high end, the domain's ends and their meaning. */
-export function legend(mode: HeatMode): HTMLElement {
-  const scale = heatScale(mode);
+/** The legend of a scale: the bins from the low end to the high end, the domain's ends and their meaning. */
+export function legend(scale: HeatScale): HTMLElement {
+  const mode = scale.mode;
   const bar = el('div', { class: 'legend-bar', attrs: { role: 'img', 'aria-label': `${scale.title}: ${formatNumber(scale.low, 1)} to ${formatNumber(scale.high, 1)}` } });
   for (let k = 0; k < BINS; k += 1) {
     // Left to right from the low value to the high value (sequential bins count down from the high end).
     const bin = scale.kind === 'diverging' ? k : BINS - 1 - k;
     bar.append(el('span', { class: `legend-bin ${binClass(scale.kind, bin)}`, title: formatNumber(binValue(scale, bin), 3) }));
   }
-  const digits = mode === 'gate' ? 1 : 0;
+  const digits = scale.fitted ? (mode === 'gate' ? 3 : 2) : mode === 'gate' ? 1 : 0;
   const ticks = el(
     'div',
     { class: 'legend-ticks' },
@@ -109,8 +109,8 @@ export function legend(mode: HeatMode): HTMLElement {
   );
   return el(
     'div',
-    { class: 'legend', attrs: { 'data-mode': mode } },
-    el('div', { class: 'legend-title' }, mathLabel(scale.title)),
+    { class: 'legend', attrs: { 'data-mode': mode, 'data-scale': scale.fitted ? 'fitted' : 'absolute' } },
+    el('div', { class: 'legend-title' }, mathLabel(scale.title), scale.fitted ? ` — fitted to this trajectory${scale.logDecades ? `, log distance over ${scale.logDecades} decades` : ''}` : ' — absolute'),
     bar,
     ticks,
     el('div', { class: 'legend-meaning' }, el('span', { class: 'legend-low', text: `◀ ${scale.lowMeaning}` }), el('span', { class: 'legend-high', text: `${scale.highMeaning} ▶` })),

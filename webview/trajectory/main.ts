@@ -1,11 +1,11 @@
 // The trajectory viewer webview: header, toolbar (colour mode, copy, open as text, compare), legend, the virtualized
 // turns with their token heatmaps, the hindsight skill beside them, the hover card and keyboard navigation.
-// Receives the trajectory record from the host (src/viewer/trajectoryPanel.ts); all text goes in as text.
+// Receives the trajectory record from the host (src/trajectory/trajectoryPanel.ts); all text goes in as text.
 import { HostChannel } from '../shared/hostApi';
-import { VIEWER_TO_WEBVIEW, type TrajectoryPayload, type ViewerToHost, type ViewerToWebview } from '../shared/trajectoryProtocol';
+import { VIEWER_TO_WEBVIEW, type TrajectoryPayload, type ViewerToHost, type ViewerToWebview } from '../../src/protocol/trajectoryProtocol';
 import { clear, el, isTyping } from '../shared/dom';
 import { MODE_LABELS, TokenHoverCard, installHeatmapStyles, legend, mathLabel, recolorTokens } from '../shared/heatmap';
-import { HEAT_MODES, type HeatMode } from '../../src/trajectory/colorScale';
+import { HEAT_MODES, heatScale, type HeatMode, type HeatScale } from '../../src/trajectory/colorScale';
 import { formatNumber, formatPercent, formatScore } from '../../src/trajectory/format';
 import { meanAdvantage } from '../../src/trajectory/turnStats';
 import { estimateTextHeight } from '../../src/trajectory/virtualLayout';
@@ -17,6 +17,8 @@ interface SavedState {
   runDir?: string;
   id?: string;
   mode?: HeatMode;
+  /** Colour by the absolute domain instead of the one fitted to the trajectory. */
+  absolute?: boolean;
 }
 
 const channel = new HostChannel<ViewerToWebview, ViewerToHost>(VIEWER_TO_WEBVIEW);
@@ -26,7 +28,15 @@ installHeatmapStyles();
 let model: TrajectoryModel | undefined;
 let list: TurnList | undefined;
 let current = 0;
-const view: TurnViewState = { mode: undefined, expanded: new Set<string>() };
+let hoverCard: TokenHoverCard | undefined;
+/** Position in the model's disagreement list of the token last jumped to (−1: none yet). */
+let disagreementCursor = -1;
+const view: TurnViewState = { mode: undefined, scale: undefined, expanded: new Set<string>() };
+
+function scaleFor(mode: HeatMode | undefined): HeatScale | undefined {
+  if (!mode) return undefined;
+  return saved().absolute ? heatScale(mode) : (model?.fitted[mode] ?? heatScale(mode));
+}
 
 function saved(): SavedState {
   const state = channel.state;
@@ -93,11 +103,16 @@ function toolbar(m: TrajectoryModel): HTMLElement {
     button.addEventListener('click', run);
     return button;
   };
+  const scaleButton = action(saved().absolute ? 'Scale: absolute' : 'Scale: fitted', 'scale', 'Switch between the colour scale fitted to this trajectory and the absolute one (a)', () => toggleScale());
+  const next = action('Next disagreement', 'next-disagreement', 'Jump to the token where teacher and student disagree most, then the next (d; D goes back)', () => jumpToDisagreement(1));
+  next.disabled = m.disagreements.length === 0;
   return el(
     'div',
     { class: 'toolbar' },
     el('span', { class: 'toolbar-label', text: 'Colour by' }),
     modes,
+    scaleButton,
+    next,
     el('span', { class: 'toolbar-gap' }),
     action('Copy as Text', 'copy', 'Copy the whole trajectory as text (c)', () => channel.post('copyText', {})),
     action('Open as Text', 'openText', 'Open the text rendering in an editor', () => channel.post('openText', {})),
@@ -108,7 +123,7 @@ function toolbar(m: TrajectoryModel): HTMLElement {
 function legendSlot(): HTMLElement {
   const slot = document.getElementById('legend-slot') ?? el('div', { attrs: { id: 'legend-slot' } });
   clear(slot);
-  if (view.mode) slot.append(legend(view.mode));
+  if (view.scale) slot.append(legend(view.scale));
   else slot.append(el('div', { class: 'legend-none', text: 'No token arrays were recorded for this trajectory: nothing to colour.' }));
   return slot;
 }
@@ -118,13 +133,41 @@ function setMode(mode: HeatMode): void {
   view.mode = mode;
   channel.state = { ...saved(), mode };
   for (const button of document.querySelectorAll<HTMLElement>('.mode')) button.setAttribute('aria-checked', String(button.dataset.mode === mode));
+  recolor();
+}
+
+function recolor(): void {
+  view.scale = scaleFor(view.mode);
   legendSlot();
-  if (list) {
-    for (const [index, row] of list.rendered) {
-      const arrays = model.turns[index]?.arrays;
-      if (arrays) recolorTokens(row, arrays, mode);
-    }
+  if (!model || !list) return;
+  for (const [index, row] of list.rendered) {
+    const arrays = model.turns[index]?.arrays;
+    if (arrays) recolorTokens(row, arrays, view.scale);
   }
+}
+
+function toggleScale(): void {
+  const absolute = !saved().absolute;
+  channel.state = { ...saved(), absolute };
+  const button = document.querySelector<HTMLElement>('[data-action="scale"]');
+  if (button) button.textContent = absolute ? 'Scale: absolute' : 'Scale: fitted';
+  recolor();
+}
+
+/** Moves to the next (`step` 1) or previous (−1) token in order of |Δ|: scrolls to it, marks it, shows its numbers. */
+function jumpToDisagreement(step: 1 | -1): void {
+  if (!model || !list || model.disagreements.length === 0) return;
+  const count = model.disagreements.length;
+  disagreementCursor = (((disagreementCursor + step) % count) + count) % count;
+  const target = model.disagreements[disagreementCursor]!;
+  setCurrent(target.turn, false);
+  for (const marked of document.querySelectorAll('.focus-token')) marked.classList.remove('focus-token');
+  const span = document.querySelector<HTMLElement>(`.turn[data-turn="${target.turn}"] .tok[data-i="${target.token}"]`);
+  span?.classList.add('focus-token');
+  span?.scrollIntoView({ block: 'center' });
+  if (span) hoverCard?.show(span);
+  const status = document.getElementById('nav-status');
+  if (status) status.textContent = `Disagreement ${disagreementCursor + 1} of ${count}: Δ ${formatNumber(target.delta)} at turn ${target.turn + 1}, token ${target.token + 1}`;
 }
 
 /** Pixel metrics for the height estimates: a monospace character's width and the line height. */
@@ -166,7 +209,9 @@ function show(payload: TrajectoryPayload): void {
   view.mode = sameTrajectory && previous.mode && m.modes.includes(previous.mode) ? previous.mode : m.modes[0];
   view.expanded.clear();
   current = 0;
-  channel.state = { runDir: payload.runDir, id: trajectory.id, mode: view.mode };
+  disagreementCursor = -1;
+  channel.state = { runDir: payload.runDir, id: trajectory.id, mode: view.mode, ...(previous.absolute ? { absolute: true } : {}) };
+  view.scale = scaleFor(view.mode);
 
   clear(root);
   const scroller = el('div', { class: 'turns', attrs: { role: 'list', 'aria-label': 'Turns', tabindex: '0' } });
@@ -176,7 +221,7 @@ function show(payload: TrajectoryPayload): void {
     toolbar(m),
     legendSlot(),
     el('main', { class: 'traj-main' }, scroller, aside),
-    el('div', { class: 'statusline' }, el('span', { attrs: { id: 'nav-status' }, text: `Turn 1 of ${m.turns.length}` }), el('span', { class: 'keys', text: 'j / k: next / previous turn · g / G: first / last · 1–4: colour mode · c: copy' })),
+    el('div', { class: 'statusline' }, el('span', { attrs: { id: 'nav-status' }, text: `Turn 1 of ${m.turns.length}` }), el('span', { class: 'keys', text: 'j / k: next / previous turn · g / G: first / last · 1–4: colour mode · a: fitted / absolute scale · d / D: next / previous disagreement · c: copy' })),
   );
 
   const { charWidth, lineHeight } = measureText(scroller);
@@ -196,7 +241,8 @@ function show(payload: TrajectoryPayload): void {
     render: (index) => (index < m.turns.length ? renderTurn(m, index, view, onExpand) : renderFinal(trajectory.final_observation ?? '', index, view, onExpand)),
     onChange: markCurrent,
   });
-  new TokenHoverCard(scroller, (span) => {
+  hoverCard?.element.remove();
+  hoverCard = new TokenHoverCard(scroller, (span) => {
     const row = span.closest<HTMLElement>('[data-turn]');
     const index = Number(row?.dataset.turn);
     const arrays = m.turns[index]?.arrays;
@@ -239,6 +285,8 @@ document.addEventListener('keydown', (event) => {
   else if (key === 'G' || (onHead && key === 'End')) setCurrent(list.count - 1, true);
   else if (/^[1-4]$/.test(key)) setMode(HEAT_MODES[Number(key) - 1]!);
   else if (key === 'c') channel.post('copyText', {});
+  else if (key === 'a') toggleScale();
+  else if (key === 'd' || key === 'D') jumpToDisagreement(key === 'd' ? 1 : -1);
   else handled = false;
   if (handled) event.preventDefault();
 });

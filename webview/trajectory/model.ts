@@ -1,7 +1,9 @@
 // The viewer's model of one trajectory: every step's token arrays decoded once, per-turn and overall summaries.
 import type { TokenArrays } from '../../src/runs/tokenArrays';
 import type { Trajectory, TrajectoryStep } from '../../src/runs/types';
-import type { HeatMode } from '../../src/trajectory/colorScale';
+import { fittedScale, type HeatMode, type HeatScale } from '../../src/trajectory/colorScale';
+import { strongestDisagreements, type TokenRef } from '../../src/trajectory/disagreement';
+import { modeValues } from '../shared/heatmap';
 import { combineStats, decodeStepTokens, statsOfArrays, type TurnStats } from '../../src/trajectory/turnStats';
 
 export interface TurnModel {
@@ -18,6 +20,10 @@ export interface TrajectoryModel {
   total: TurnStats;
   /** Modes that have data in at least one turn. */
   modes: HeatMode[];
+  /** Each mode's scale fitted to this trajectory's values. */
+  fitted: Partial<Record<HeatMode, HeatScale>>;
+  /** Tokens by |Δ|, strongest first (empty without a teacher pass). */
+  disagreements: TokenRef[];
 }
 
 export function buildModel(trajectory: Trajectory): TrajectoryModel {
@@ -32,5 +38,8 @@ export function buildModel(trajectory: Trajectory): TrajectoryModel {
   const modes: HeatMode[] = [];
   if (has((a) => a.gate)) modes.push('gate', 'delta', 'teacher');
   if (has((a) => a.logp)) modes.push('student');
-  return { trajectory, turns, total: combineStats(turns.map((t) => t.stats)), modes };
+  const fitted: Partial<Record<HeatMode, HeatScale>> = {};
+  for (const mode of modes) fitted[mode] = fittedScale(mode, turns.map((turn) => (turn.arrays ? modeValues(turn.arrays, mode) : undefined)));
+  const disagreements = strongestDisagreements(turns.map((turn) => turn.arrays?.delta));
+  return { trajectory, turns, total: combineStats(turns.map((t) => t.stats)), modes, fitted, disagreements };
 }

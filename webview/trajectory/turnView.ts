@@ -2,7 +2,7 @@
 // tokens (or plain text when the step recorded no token arrays), and the action. Long texts are cut with a button
 // that shows the rest, so a hostile 1 MB line cannot stall the page.
 import type { Trajectory } from '../../src/runs/types';
-import { binClass, binOf, heatScale, type HeatMode } from '../../src/trajectory/colorScale';
+import { binClass, binOf, heatScale, type HeatMode, type HeatScale } from '../../src/trajectory/colorScale';
 import { formatNumber, formatPercent, formatScore } from '../../src/trajectory/format';
 import { clip } from '../../src/trajectory/inertText';
 import { el } from '../shared/dom';
@@ -13,6 +13,8 @@ export const MAX_FIELD_CHARS = 20_000;
 
 export interface TurnViewState {
   mode: HeatMode | undefined;
+  /** The scale tokens are coloured by: the mode's fitted or absolute scale. */
+  scale: HeatScale | undefined;
   /** Fields shown whole: `<turn>:<field>`. */
   expanded: Set<string>;
 }
@@ -79,7 +81,7 @@ export function renderTurn(m: TrajectoryModel, index: number, view: TurnViewStat
     const key = `${index}:tokens`;
     const whole = view.expanded.has(key);
     const tokens = el('div', { class: 'tokens', attrs: { 'data-turn': String(index) } });
-    const { fragment, rendered } = renderTokens(arrays, view.mode, whole ? Infinity : MAX_FIELD_CHARS);
+    const { fragment, rendered } = renderTokens(arrays, view.scale, whole ? Infinity : MAX_FIELD_CHARS);
     tokens.append(fragment);
     response = el(
       'div',
@@ -130,8 +132,9 @@ export function skillPanel(trajectory: Trajectory): HTMLElement {
       el('p', { class: 'muted', text: 'None: no analysis ran for this trajectory (GRPO, evaluation, or a baseline without skills).' }),
     );
   }
+  // Open when the skill is invalid: the raw reply is what shows why format verification failed.
   const raw = skill.raw
-    ? el('details', { class: 'raw' }, el('summary', { text: 'Raw analyzer reply' }), el('div', { class: 'text' }, clip(skill.raw, MAX_FIELD_CHARS).text))
+    ? el('details', { class: 'raw', attrs: skill.valid ? {} : { open: '' } }, el('summary', { text: 'Raw analyzer reply' }), el('div', { class: 'text' }, clip(skill.raw, MAX_FIELD_CHARS).text))
     : null;
   return el(
     'aside',

@@ -91,13 +91,23 @@ suite('SEED experiment files', () => {
 
   test('SEED: New Experiment writes a valid experiment from a template', async () => {
     const folder = path.join(workspaceDir(), 'authoring');
-    const uri = await vscode.commands.executeCommand<vscode.Uri>('seedStudio.newExperiment', { template: 'grpo-baseline', name: 'from template', folder });
+    // Typed with its extension: saved once as quick-check.seed.yaml (not …seed.yaml.seed.yaml).
+    const uri = await vscode.commands.executeCommand<vscode.Uri>('seedStudio.newExperiment', { template: 'cpu-quick', name: 'quick check.seed.yaml', folder });
     assert.ok(uri && existsSync(uri.fsPath));
-    assert.equal(path.basename(uri.fsPath), 'from-template.seed.yaml');
+    assert.equal(path.basename(uri.fsPath), 'quick-check.seed.yaml');
     const document = await vscode.workspace.openTextDocument(uri);
-    assert.match(document.getText(), /^name: from-template$/m);
+    assert.match(document.getText(), /^name: quick-check$/m);
+    assert.match(document.getText(), /^ {2}path: builtin:household-tiny\b/m);
     await new Promise((resolve) => setTimeout(resolve, 500));
-    assert.deepEqual(vscode.languages.getDiagnostics(uri).map((d) => d.message), []);
+    assert.deepEqual(vscode.languages.getDiagnostics(uri).map((d) => d.message), [], 'the Quick CPU check runs as it is');
+    // A Stage-2 template starts from the Stage-1 output: until it exists, a warning on model.path says so.
+    const stage2 = await vscode.commands.executeCommand<vscode.Uri>('seedStudio.newExperiment', { template: 'grpo-baseline', name: 'from template', folder });
+    assert.ok(stage2);
+    await vscode.workspace.openTextDocument(stage2);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const diagnostics = vscode.languages.getDiagnostics(stage2);
+    assert.deepEqual(diagnostics.map((d) => [d.severity, d.message.split(' (')[0]]), [[vscode.DiagnosticSeverity.Warning, 'model.path: no folder runs/household-sft/model']]);
+    assert.equal(diagnostics[0]?.range.start.line, 6, 'on the value of model.path');
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
   });
 });

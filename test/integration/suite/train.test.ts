@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { SeedStudioApi } from '../../../src/extension';
-import type { TrainResult } from '../../../src/commands/trainCommands';
+import type { TrainResult } from '../../../src/trainer/trainCommands';
 import { isProcessGroupAlive, isTrainerAlive } from '../../../src/trainer/trainerProcess';
 import { configureTrainerEnv, killTrainer, repoRoot, seedApi, tinyPolicy, trainerPython, waitFor, workspaceDir, writeExperiment } from '../trainFixture';
 
@@ -56,9 +56,9 @@ suite('SEED: Train', () => {
     assert.ok(tree);
     const runNode = await waitFor('the run in the tree', () => tree.getChildren().find((node) => node.dir === result.runDir), 10_000);
     const runItem = tree.getTreeItem(runNode);
-    assert.equal(runItem.label, '\u2068tiny-grpo\u2069', 'the run name is bidi-isolated');
+    assert.equal(runItem.label, '\u2068tiny-grpo · grpo\u2069', 'the title names the algorithm and is bidi-isolated');
     assert.equal(typeof runItem.tooltip, 'string', 'a plain-text tooltip: no Markdown links from run files');
-    assert.match(String(runItem.description), /^grpo · \d+\/100000/);
+    assert.match(String(runItem.description), /^\d+\/100000/);
     assert.match(String(runItem.contextValue), /\blive\b/);
     const [update] = tree.getChildren(runNode);
     assert.ok(update && update.kind === 'batch');

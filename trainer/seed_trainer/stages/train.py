@@ -138,6 +138,8 @@ def trajectory_record(episode: Episode, update: int, config: ExperimentConfig, t
             "source": source,
             "reason": episode.skill.reason or None,
         }
+        if not episode.skill.valid and episode.skill_reply is not None:
+            skill["raw"] = episode.skill_reply  # why it failed format verification (run-format §7)
     return {
         "phase": "train",
         "update": update,

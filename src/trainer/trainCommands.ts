@@ -8,12 +8,12 @@ import { EXPERIMENT_GLOB, ExperimentService } from '../experiments/experimentSer
 import { problemLine, type ExperimentProblem } from '../experiments/experimentSchema';
 import { loadYaml } from '../lazyRequire';
 import type { Services } from '../services';
-import { resolveTrainerPython } from '../trainer/pythonInterpreter';
-import type { RunLifetime } from '../trainer/trainerHost';
-import { STAGE_CHOICES, type StageChoice } from '../trainer/trainerProcess';
-import { summarizeProbe } from '../trainer/trainerProbe';
-import { isLive, type RunEntry } from '../views/runsModel';
-import { refuseWhenUntrusted } from './trust';
+import { resolveTrainerPython } from './pythonInterpreter';
+import type { RunLifetime } from './trainerHost';
+import { STAGE_CHOICES, type StageChoice } from './trainerProcess';
+import { summarizeProbe } from './trainerProbe';
+import { isLive, pickRun as pickRunOf, type RunEntry } from '../runsModel';
+import { refuseWhenUntrusted } from '../trust';
 
 export interface TrainArgs {
   experiment?: string | vscode.Uri;
@@ -253,22 +253,7 @@ async function train(services: Services, arg?: vscode.Uri | TrainArgs): Promise<
 async function pickRun(services: Services, arg: unknown, title: string, filter: (entry: RunEntry) => boolean): Promise<string | undefined> {
   const given = runDirOf(arg);
   if (given) return path.resolve(given);
-  await services.runs.ready;
-  const candidates = services.runs.runs().filter(filter);
-  if (candidates.length === 0) {
-    void vscode.window.showInformationMessage(`SEED: no run to ${title.toLowerCase()}.`);
-    return undefined;
-  }
-  if (candidates.length === 1) return candidates[0]?.dir;
-  const picked = await vscode.window.showQuickPick(
-    candidates.map((entry) => ({
-      label: entry.index.manifest?.name ?? path.basename(entry.dir),
-      description: `${entry.index.manifest?.id ?? ''} · ${entry.state}`,
-      dir: entry.dir,
-    })),
-    { title: `SEED: ${title}` },
-  );
-  return picked?.dir;
+  return pickRunOf(services.runs, { title, filter, empty: `no run to ${title.toLowerCase()}.` });
 }
 
 async function hasCheckpoint(entry: RunEntry): Promise<boolean> {

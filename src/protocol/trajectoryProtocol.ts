@@ -1,6 +1,7 @@
 // Messages of the trajectory viewer (webview/trajectory) and the trajectory diff (webview/diff). See protocol.ts.
 // (Type aliases, not interfaces: a message map must be assignable to Record<string, unknown>.)
-import type { Trajectory } from '../../src/runs/types';
+import type { Trajectory } from '../runs/types';
+import { messageSet } from './protocol';
 
 /** A trajectory as the host hands it to a webview: the record as stored (token arrays still base64) and its run. */
 export interface TrajectoryPayload {
@@ -38,8 +39,8 @@ export type ViewerToHost = {
   rendered: RenderedReport;
 };
 
-export const VIEWER_TO_WEBVIEW: ReadonlyArray<keyof ViewerToWebview> = ['show', 'error'];
-export const VIEWER_TO_HOST: ReadonlyArray<keyof ViewerToHost> = ['copyText', 'openText', 'compare', 'rendered'];
+export const VIEWER_TO_WEBVIEW = messageSet<ViewerToWebview>({ show: true, error: true });
+export const VIEWER_TO_HOST = messageSet<ViewerToHost>({ copyText: true, openText: true, compare: true, rendered: true });
 
 export type DiffToWebview = {
   show: { a: TrajectoryPayload; b: TrajectoryPayload };
@@ -52,5 +53,5 @@ export type DiffToHost = {
   rendered: RenderedReport & { rows: number; firstDivergence: number };
 };
 
-export const DIFF_TO_WEBVIEW: ReadonlyArray<keyof DiffToWebview> = ['show', 'error'];
-export const DIFF_TO_HOST: ReadonlyArray<keyof DiffToHost> = ['openTextDiff', 'openTrajectory', 'rendered'];
+export const DIFF_TO_WEBVIEW = messageSet<DiffToWebview>({ show: true, error: true });
+export const DIFF_TO_HOST = messageSet<DiffToHost>({ openTextDiff: true, openTrajectory: true, rendered: true });

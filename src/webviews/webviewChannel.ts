@@ -1,7 +1,8 @@
 // The host side of a webview's message channel: typed posting, typed handlers, and messages held back until the
 // webview's `ready` (so nothing sent while the page loads is lost). Incoming messages are untrusted and narrowed.
+// A message with a `seq` is answered when its handler is done: ok, or the handler's error for the page to show.
 import * as vscode from 'vscode';
-import { isMessage, isReady, type Message, type MessageMap } from '../../webview/shared/protocol';
+import { HOST_REPLY, isMessage, isReady, type HostReply, type Message, type MessageMap, type MessageSet } from '../protocol/protocol';
 
 export class WebviewChannel<ToWebview extends MessageMap, ToHost extends MessageMap> implements vscode.Disposable {
   private isReady = false;
@@ -12,7 +13,7 @@ export class WebviewChannel<ToWebview extends MessageMap, ToHost extends Message
 
   constructor(
     private readonly webview: vscode.Webview,
-    hostTypes: ReadonlyArray<keyof ToHost & string>,
+    hostMessages: MessageSet<ToHost>,
     private readonly log?: vscode.LogOutputChannel,
   ) {
     this.subscription = webview.onDidReceiveMessage((value: unknown) => {
@@ -23,14 +24,25 @@ export class WebviewChannel<ToWebview extends MessageMap, ToHost extends Message
         for (const listener of this.readyListeners) listener();
         return;
       }
-      if (!isMessage<ToHost>(value, hostTypes)) {
+      if (!isMessage<ToHost>(value, hostMessages)) {
         this.log?.warn(`webview sent an unknown message: ${JSON.stringify(value)?.slice(0, 200)}`);
         return;
       }
-      const handler = this.handlers.get(value.type);
-      Promise.resolve(handler?.(value.params as never)).catch((error: unknown) =>
-        this.log?.error(`webview message ${value.type} failed: ${String(error)}`),
-      );
+      const { type, seq } = value;
+      const handler = this.handlers.get(type);
+      const reply = (params: Omit<HostReply['params'], 'seq' | 'request'>): void => {
+        if (typeof seq === 'number') void this.webview.postMessage({ type: HOST_REPLY, params: { seq, request: type, ...params } } satisfies HostReply);
+      };
+      Promise.resolve()
+        .then(() => handler?.(value.params as never))
+        .then(
+          () => reply({ ok: true }),
+          (error: unknown) => {
+            const message = error instanceof Error ? error.message : String(error);
+            this.log?.error(`webview message ${type} failed: ${message}`);
+            reply({ ok: false, error: message });
+          },
+        );
     });
   }
 

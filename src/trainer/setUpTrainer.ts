@@ -4,10 +4,10 @@ import { execFile, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import * as vscode from 'vscode';
-import { resolveTrainerPython, selectInPythonExtension } from '../trainer/pythonInterpreter';
-import { FACTS_SCRIPT, planSetup, type InterpreterFacts, type SetupStep } from '../trainer/setupPlan';
+import { resolveTrainerPython, selectInPythonExtension } from './pythonInterpreter';
+import { FACTS_SCRIPT, planSetup, type InterpreterFacts, type SetupStep } from './setupPlan';
 import type { Services } from '../services';
-import { refuseWhenUntrusted } from './trust';
+import { refuseWhenUntrusted } from '../trust';
 
 export interface SetUpTrainerArgs {
   /** Skip the confirmation of a new virtual environment (tests, scripted use). */

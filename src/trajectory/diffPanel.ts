@@ -1,9 +1,9 @@
 // The trajectory diff panel (webview/diff): two trajectories aligned turn by turn in the webview (src/trajectory/
 // align.ts); the host loads both, and serves "Open as Text Diff" and opening either side in the viewer.
 import * as vscode from 'vscode';
-import { WebviewChannel } from '../panels/webviewChannel';
-import { localResourceRoots, webviewHtml } from '../panels/webviewHtml';
-import { DIFF_TO_HOST, type DiffToHost, type DiffToWebview, type RenderedReport } from '../../webview/shared/trajectoryProtocol';
+import { WebviewChannel } from '../webviews/webviewChannel';
+import { localResourceRoots, webviewHtml } from '../webviews/webviewHtml';
+import { DIFF_TO_HOST, type DiffToHost, type DiffToWebview, type RenderedReport } from '../protocol/trajectoryProtocol';
 import type { RunAccess, TrajectoryRef } from './runAccess';
 import { openTextDiff } from './trajectoryDocuments';
 

@@ -1,15 +1,15 @@
 // The trajectory viewer panel (webview/trajectory): one panel per trajectory, revealed again when reopened; it sends
 // the trajectory record after the webview's ready, and serves its requests (copy as text, open as text, compare).
 import * as vscode from 'vscode';
-import { WebviewChannel } from '../panels/webviewChannel';
-import { localResourceRoots, webviewHtml } from '../panels/webviewHtml';
-import { renderTrajectoryText } from '../trajectory/textRender';
+import { WebviewChannel } from '../webviews/webviewChannel';
+import { localResourceRoots, webviewHtml } from '../webviews/webviewHtml';
+import { renderTrajectoryText } from './textRender';
 import {
   VIEWER_TO_HOST,
   type RenderedReport,
   type ViewerToHost,
   type ViewerToWebview,
-} from '../../webview/shared/trajectoryProtocol';
+} from '../protocol/trajectoryProtocol';
 import type { RunAccess, TrajectoryRef } from './runAccess';
 import { trajectoryTextUri } from './trajectoryDocuments';
 

@@ -1,6 +1,7 @@
 // Messages of the skill review (webview/review, src/review/skillReviewEditor.ts). See protocol.ts.
-import type { ReviewState, SkillRecord } from '../../src/runs/types';
-import type { SkillProblem } from '../../src/review/skillFilters';
+import type { ReviewState, SkillRecord } from '../runs/types';
+import type { SkillProblem } from '../review/skillFilters';
+import { messageSet } from './protocol';
 
 export interface ReviewLine {
   /** 1-based line in skills.jsonl. */
@@ -25,10 +26,12 @@ export type ReviewToWebview = {
 
 export type ReviewToHost = {
   decide: { id: string; state: ReviewState; text?: string; note?: string };
+  /** One decision for many records (the filtered set or a group of identical skills): one edit, one undo step. */
+  decideMany: { ids: string[]; state: 'accepted' | 'rejected' };
   openTrajectory: { id: string };
   openAsText: Record<string, never>;
   rendered: { records: number; shown: number; ms: number };
 };
 
-export const REVIEW_TO_WEBVIEW: ReadonlyArray<keyof ReviewToWebview> = ['records', 'error'];
-export const REVIEW_TO_HOST: ReadonlyArray<keyof ReviewToHost> = ['decide', 'openTrajectory', 'openAsText', 'rendered'];
+export const REVIEW_TO_WEBVIEW = messageSet<ReviewToWebview>({ records: true, error: true });
+export const REVIEW_TO_HOST = messageSet<ReviewToHost>({ decide: true, decideMany: true, openTrajectory: true, openAsText: true, rendered: true });

@@ -3,24 +3,38 @@
 // metrics.jsonl). The webview reports each redraw (`rendered`), which tests read. Restored after a window reload.
 import path from 'node:path';
 import * as vscode from 'vscode';
-import { FROM_DASHBOARD, type DashboardRun, type FromDashboard, type ToDashboard } from '../../webview/shared/dashboardProtocol';
+import { FROM_DASHBOARD, type DashboardRun, type FromDashboard, type ToDashboard } from '../protocol/dashboardProtocol';
 import type { Services } from '../services';
-import type { RunEntry } from '../views/runsModel';
-import { WebviewChannel } from './webviewChannel';
-import { localResourceRoots, webviewHtml } from './webviewHtml';
+import { summarizeEval, type EvalSummary } from './evaluation';
+import { describeRun } from './runDescription';
+import type { RunEntry } from '../runsModel';
+import { WebviewChannel } from '../webviews/webviewChannel';
+import { localResourceRoots, webviewHtml } from '../webviews/webviewHtml';
 
 export const DASHBOARD_VIEW_TYPE = 'seedStudio.dashboard';
 
-export function describeRun(entry: RunEntry): DashboardRun {
-  const manifest = entry.index.manifest;
-  return {
-    key: entry.dir,
-    id: manifest?.id ?? path.basename(entry.dir),
-    name: manifest?.name ?? path.basename(entry.dir),
-    stage: manifest?.stage ?? '?',
-    algorithm: manifest?.algorithm ?? '?',
-    status: entry.state === 'loading' ? 'running' : entry.state,
-  };
+/** The latest report of every evaluated split of a run (unreadable reports are skipped: the run tree shows them). */
+export async function readEvaluations(entry: RunEntry): Promise<EvalSummary[]> {
+  const reader = entry.index.reader;
+  const splits = await reader.listEvalSplits().catch(() => []);
+  const reports = await Promise.all(splits.map((split) => reader.readEval(split).then(summarizeEval, () => undefined)));
+  return reports.filter((r): r is EvalSummary => r !== undefined);
+}
+
+/** Writes an exported chart where the user chooses (PNG from a data URL, CSV as text). */
+async function saveExport(params: FromDashboard['export']): Promise<void> {
+  const base = vscode.workspace.workspaceFolders?.[0]?.uri;
+  const name = params.name.replace(/[^A-Za-z0-9_.-]+/g, '-');
+  const target = await vscode.window.showSaveDialog({
+    title: `SEED: export ${params.format.toUpperCase()}`,
+    ...(base ? { defaultUri: vscode.Uri.joinPath(base, name) } : {}),
+    filters: params.format === 'png' ? { 'PNG image': ['png'] } : { CSV: ['csv'] },
+  });
+  if (!target) return;
+  const prefix = 'data:image/png;base64,';
+  if (params.format === 'png' && !params.data.startsWith(prefix)) throw new Error('the chart image is not a PNG data URL');
+  const bytes = params.format === 'png' ? Buffer.from(params.data.slice(prefix.length), 'base64') : Buffer.from(params.data, 'utf8');
+  await vscode.workspace.fs.writeFile(target, bytes);
 }
 
 export class DashboardPanel implements vscode.Disposable {
@@ -51,7 +65,8 @@ export class DashboardPanel implements vscode.Disposable {
       .on('rendered', (report) => {
         this.lastRendered = report;
         for (const listener of [...this.renderedListeners]) listener(report);
-      });
+      })
+      .on('export', saveExport);
     panel.webview.html = webviewHtml(panel.webview, extensionUri, { title: 'SEED Dashboard', bundle: 'dashboard', stylesheet: true });
     this.disposables.push(
       this.channel,
@@ -65,10 +80,16 @@ export class DashboardPanel implements vscode.Disposable {
           this.channel.post('metrics', { run: dir, rows: change.metrics, reset: change.metricsReset });
         }
         if (event.stateChanged || change?.manifest) {
-          const run = describeRun(event.entry);
+          const run = describeRun(event.entry, services.runs.title(dir));
           const progress = event.entry.index.manifest?.progress;
-          this.channel.post('status', { run: dir, status: run.status, ...(progress ? { progress: { step: progress.step, total: progress.total } } : {}) });
+          this.channel.post('status', {
+            run: dir,
+            status: run.status,
+            ...(progress ? { progress: { step: progress.step, total: progress.total } } : {}),
+            ...(run.error ? { error: run.error } : {}),
+          });
         }
+        if (change?.metrics.some((row) => row.kind === 'eval') || event.stateChanged) this.sendEvaluations(dir);
       }),
     );
     this.updateTitle();
@@ -106,19 +127,30 @@ export class DashboardPanel implements vscode.Disposable {
   }
 
   private updateTitle(): void {
-    const names = this.overlay.map((dir) => this.services.runs.get(dir)?.index.manifest?.name ?? path.basename(dir));
+    const names = this.overlay.map((dir) => this.services.runs.title(dir));
     this.panel.title = names.length === 1 ? `SEED: ${names[0]}` : names.length > 1 ? `SEED: ${names.length} runs` : 'SEED Dashboard';
   }
 
   private sendRuns(): void {
-    const available = this.services.runs.runs().map(describeRun);
-    const overlaid = this.overlay.map((dir) => this.services.runs.get(dir)).filter((e): e is RunEntry => e !== undefined).map(describeRun);
+    const titles = this.services.runs.core.titles();
+    const describe = (entry: RunEntry): DashboardRun => describeRun(entry, titles.get(entry.dir) ?? path.basename(entry.dir));
+    const available = this.services.runs.runs().map(describe);
+    const overlaid = this.overlay.map((dir) => this.services.runs.get(dir)).filter((e): e is RunEntry => e !== undefined).map(describe);
     this.channel.post('runs', { overlaid, available });
   }
 
   private sendMetrics(dir: string): void {
     const entry = this.services.runs.get(dir);
     if (entry) this.channel.post('metrics', { run: dir, rows: [...entry.index.metrics], reset: true });
+    this.sendEvaluations(dir);
+  }
+
+  private sendEvaluations(dir: string): void {
+    const entry = this.services.runs.get(dir);
+    if (!entry) return;
+    void readEvaluations(entry).then((reports) => {
+      if (reports.length > 0 && this.overlay.includes(dir)) this.channel.post('evaluations', { run: dir, reports });
+    });
   }
 
   /** Everything, again: after the webview's (re)load. */

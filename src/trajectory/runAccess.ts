@@ -1,9 +1,10 @@
-// Reading trajectories for the viewer, the diff and the text documents: the run-format schemas (loaded once from the
-// extension's schemas/), a trajectory by run directory and id, the short name of a run, and the quick picks that
-// choose a run and a trajectory when a command is run from the palette.
+// Reading trajectories for the viewer, the diff, the review and the text documents, through the one runs model
+// (its schemas, its discovery rules, its run titles): a trajectory by run directory and id, the name of a run, and
+// the quick picks that choose a run and a trajectory when a command is run from the palette.
 import path from 'node:path';
 import * as vscode from 'vscode';
-import { RunReader, RunSchemas, findSchemasDir, type Trajectory, type TrajectoryIndexRow } from '../runs';
+import { RunReader, type RunSchemas, type Trajectory, type TrajectoryIndexRow } from '../runs';
+import { pickRun as pickRunOf, type RunsModel } from '../runsModel';
 
 /** A trajectory addressed by its run directory and its id (the arguments of the viewer's commands). */
 export interface TrajectoryRef {
@@ -44,13 +45,16 @@ export function refFromArgs(args: readonly unknown[]): { runDir?: string; id?: s
 }
 
 export class RunAccess {
-  private cachedSchemas: RunSchemas | undefined;
-
-  constructor(private readonly extensionUri: vscode.Uri) {}
+  constructor(readonly runs: RunsModel) {}
 
   schemas(): RunSchemas {
-    this.cachedSchemas ??= RunSchemas.load(findSchemasDir({ extensionRoot: this.extensionUri.fsPath }));
-    return this.cachedSchemas;
+    return this.runs.schemas;
+  }
+
+  /** The run directories the runs model lists (the discovery rules applied), sorted. */
+  async runDirs(): Promise<string[]> {
+    await this.runs.ready;
+    return this.runs.runs().map((entry) => entry.dir).sort();
   }
 
   reader(runDir: string): RunReader {
@@ -76,38 +80,8 @@ export class RunAccess {
   }
 }
 
-/** Run directories in the workspace: folders holding a run.json next to trajectories/ or skills.jsonl. */
-export async function findRunDirs(): Promise<string[]> {
-  const manifests = await vscode.workspace.findFiles('**/run.json', '{**/node_modules/**,**/.git/**,**/checkpoints/**}', 1000);
-  return [...new Set(manifests.map((uri) => path.dirname(uri.fsPath)))].sort();
-}
-
-interface RunPick extends vscode.QuickPickItem {
-  runDir: string;
-}
-
-export async function pickRun(access: RunAccess, title: string, preferred?: string): Promise<string | undefined> {
-  const dirs = await findRunDirs();
-  if (dirs.length === 0) {
-    void vscode.window.showWarningMessage('SEED: no run directory (a folder with run.json) in this workspace.');
-    return undefined;
-  }
-  const items: RunPick[] = await Promise.all(
-    dirs.map(async (runDir) => {
-      const relative = vscode.workspace.asRelativePath(runDir);
-      let detail: string | undefined;
-      try {
-        const manifest = await access.reader(runDir).readManifest();
-        detail = `${manifest.name} · ${manifest.stage} · ${manifest.algorithm} · ${manifest.status}`;
-      } catch (error) {
-        detail = `unreadable: ${(error as Error).message}`;
-      }
-      return { label: path.basename(runDir), description: relative, detail, runDir };
-    }),
-  );
-  if (preferred) items.sort((x, y) => Number(y.runDir === preferred) - Number(x.runDir === preferred));
-  const choice = await vscode.window.showQuickPick(items, { title, placeHolder: 'Run', matchOnDescription: true, matchOnDetail: true });
-  return choice?.runDir;
+export function pickRun(access: RunAccess, title: string, preferred?: string): Promise<string | undefined> {
+  return pickRunOf(access.runs, { title, ...(preferred ? { preferred } : {}), empty: 'no run directory (a folder with run.json) in this workspace.', pickSingle: true });
 }
 
 interface TrajectoryPick extends vscode.QuickPickItem {

@@ -8,7 +8,8 @@ import type { Services } from '../services';
 import type { TaskGroup, TrajectoryBatch } from '../runs/runIndex';
 import type { TrajectoryIndexRow } from '../runs/types';
 import { displayText, isolatedText } from '../trajectory/inertText';
-import { isLive, type RunEntry, type RunState, type RunsModel } from './runsModel';
+import { groupComparePair } from './groupCompare';
+import { isLive, type RunEntry, type RunState, type RunsModel } from '../runsModel';
 
 export type RunsNode =
   | { kind: 'run'; dir: string; runDir: string }
@@ -127,7 +128,7 @@ export class RunsTreeProvider implements vscode.TreeDataProvider<RunsNode>, vsco
     const entry = this.runs.get(element.dir);
     switch (element.kind) {
       case 'run':
-        return entry ? runItem(entry) : new vscode.TreeItem(isolatedText(path.basename(element.dir)));
+        return entry ? runItem(entry, this.runs.title(entry.dir), this.runs.core.success(entry)) : new vscode.TreeItem(isolatedText(path.basename(element.dir)));
       case 'problem': {
         const item = new vscode.TreeItem(displayText(element.message), vscode.TreeItemCollapsibleState.None);
         item.iconPath = icon('warning', 'list.warningForeground');
@@ -170,10 +171,10 @@ function nodeId(node: RunsNode): string {
   }
 }
 
-function runItem(entry: RunEntry): vscode.TreeItem {
+function runItem(entry: RunEntry, title: string, success: string | undefined): vscode.TreeItem {
   const manifest = entry.index.manifest;
   const item = new vscode.TreeItem(
-    isolatedText(manifest?.name ?? path.basename(entry.dir)),
+    isolatedText(title),
     entry.index.batches.size > 0 || entry.index.problems.length > 0 || entry.index.manifestError
       ? vscode.TreeItemCollapsibleState.Collapsed
       : vscode.TreeItemCollapsibleState.None,
@@ -182,12 +183,8 @@ function runItem(entry: RunEntry): vscode.TreeItem {
   const [iconName, colour] = STATE_ICONS[entry.state];
   item.iconPath = icon(iconName, colour);
   const parts: string[] = [];
-  if (manifest) {
-    parts.push(manifest.stage === 'train' ? manifest.algorithm : manifest.stage);
-    if (manifest.progress) parts.push(`${manifest.progress.step}/${manifest.progress.total ?? '?'}`);
-    const success = lastSuccess(entry);
-    if (success !== undefined) parts.push(`${(success * 100).toFixed(0)}%`);
-  }
+  if (manifest?.progress && entry.state !== 'completed') parts.push(`${manifest.progress.step}/${manifest.progress.total ?? '?'}`);
+  if (success !== undefined) parts.push(`success ${success}`);
   if (entry.state !== 'completed') parts.push(entry.state);
   item.description = parts.join(' · ');
   // A plain-text tooltip: run files are untrusted, and Markdown would turn a URL in an error or event message into a
@@ -209,16 +206,6 @@ function runItem(entry: RunEntry): vscode.TreeItem {
   if (entry.state === 'stopped' || entry.state === 'failed' || entry.state === 'interrupted') flags.push('resumable');
   item.contextValue = flags.join(' ');
   return item;
-}
-
-function lastSuccess(entry: RunEntry): number | undefined {
-  const rows = entry.index.metrics;
-  for (let i = rows.length - 1; i >= 0; i -= 1) {
-    const row = rows[i];
-    const value = row?.['success/overall'];
-    if (row?.kind !== 'eval' && typeof value === 'number') return value;
-  }
-  return undefined;
 }
 
 function batchItem(batch: TrajectoryBatch, node: RunsNode): vscode.TreeItem {
@@ -254,18 +241,17 @@ function trajectoryItem(row: TrajectoryIndexRow, node: RunsNode): vscode.TreeIte
   return item;
 }
 
-/** "Compare" from the tree: the two selected trajectories, or a failure and a success of one task group. */
-function comparePair(services: Services, clicked: RunsNode | undefined, selected: readonly RunsNode[] | undefined): [RunsNode, RunsNode] | undefined {
+/** "Compare" from the tree: the two selected trajectories, or a failure and a success (with gates) of a task group. */
+function comparePair(services: Services, clicked: RunsNode | undefined, selected: readonly RunsNode[] | undefined): [RunsNode, RunsNode] | { refusal: string } | undefined {
   const picks = (selected && selected.length > 0 ? selected : clicked ? [clicked] : []).filter((n) => n.kind === 'trajectory');
   if (picks.length === 2 && picks[0] && picks[1]) return [picks[0], picks[1]];
   if (clicked?.kind === 'group') {
     const group = services.runs.get(clicked.dir)?.index.batches.get(clicked.batch)?.groups.get(clicked.group);
-    const failure = group?.rows.find((row) => !row.success);
-    const success = group?.rows.find((row) => row.success);
-    if (failure && success) {
-      const make = (id: string): RunsNode => ({ kind: 'trajectory', dir: clicked.dir, runDir: clicked.dir, batch: clicked.batch, group: clicked.group, id });
-      return [make(failure.id), make(success.id)];
-    }
+    if (!group) return undefined;
+    const chosen = groupComparePair(group.rows);
+    if ('refusal' in chosen) return chosen;
+    const make = (id: string): RunsNode => ({ kind: 'trajectory', dir: clicked.dir, runDir: clicked.dir, batch: clicked.batch, group: clicked.group, id });
+    return [make(chosen.pair[0].id), make(chosen.pair[1].id)];
   }
   return undefined;
 }
@@ -287,6 +273,10 @@ export function registerRunsTree(_context: vscode.ExtensionContext, services: Se
     services.runs.onDidChangeRuns(describe),
     vscode.commands.registerCommand('seedStudio.runs.compare', async (clicked?: RunsNode, selected?: RunsNode[]) => {
       const pair = comparePair(services, clicked, selected);
+      if (pair && 'refusal' in pair) {
+        void vscode.window.showWarningMessage(`SEED: cannot compare this task group: ${pair.refusal}.`);
+        return undefined;
+      }
       if (pair) return vscode.commands.executeCommand('seedStudio.compareTrajectories', pair[0], pair[1]);
       return vscode.commands.executeCommand('seedStudio.compareTrajectories', clicked);
     }),

@@ -7,7 +7,7 @@
 // Missing arguments are asked for with quick picks (palette use). runDir may be a path or a Uri.
 import * as vscode from 'vscode';
 import { TrajectoryDiffPanel, DIFF_VIEW_TYPE } from './diffPanel';
-import { RunAccess, completeRef, pickRun, pickTrajectory, refFromArgs, toTrajectoryRef, type TrajectoryRef } from './runAccess';
+import { type RunAccess, completeRef, pickRun, pickTrajectory, refFromArgs, toTrajectoryRef, type TrajectoryRef } from './runAccess';
 import { TRAJECTORY_VIEW_TYPE, TrajectoryPanel } from './trajectoryPanel';
 import { openTextDiff, registerTrajectoryDocuments, trajectoryTextUri } from './trajectoryDocuments';
 
@@ -18,7 +18,7 @@ export const TRAJECTORY_COMMANDS = {
   asText: 'seedStudio.openTrajectoryAsText',
 } as const;
 
-export function registerTrajectoryViewer(context: vscode.ExtensionContext, log: vscode.LogOutputChannel, access = new RunAccess(context.extensionUri)): vscode.Disposable {
+export function registerTrajectoryViewer(context: vscode.ExtensionContext, log: vscode.LogOutputChannel, access: RunAccess): vscode.Disposable {
   const extensionUri = context.extensionUri;
 
   const openViewer = (ref: TrajectoryRef, existing?: vscode.WebviewPanel): TrajectoryPanel =>

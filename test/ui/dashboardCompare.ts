@@ -1,0 +1,188 @@
+// End to end in code-server, like a user: two runs of one experiment in the workspace (a SEED run and a GRPO run
+// with a different group size, both with an evaluation) and a real household run of the shipped tiny policy (SDAR,
+// one update: real teacher log-probs and gates). The Runs tree tells the runs apart; both selected → Open Dashboard
+// overlays them with the comparison table and the evaluation panel; the household trajectory opens in the viewer with
+// the colour scale fitted to it, and "a" switches to the absolute scale.
+//
+//   npm run build && node out/test/ui/dashboardCompare.js
+//
+// Writes test-results/ui-dashboard-compare.png and test-results/ui-heatmap-fitted.png (and -absolute).
+import { execFileSync } from 'node:child_process';
+import { cpSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import type { Page } from 'playwright-core';
+import { RunReader, RunSchemas, decodeTokenArrays, findSchemasDir, type TrajectoryIndexRow } from '../../src/runs';
+import { CENTER_BIN, binOf, colorOf, fittedScale, heatScale } from '../../src/trajectory/colorScale';
+import { type CodeServerSession, repoRoot, resultsDir, runCodeServerTest, runnerPrerequisites } from '../integration/codeServerSession';
+import { fail, treeRow, webview } from './workbench';
+
+const LABEL = 'dashboard compare & fitted heatmap ui (code-server)';
+const fixtureRun = path.join(repoRoot, 'test', 'fixtures', 'runs', 'valid');
+
+/** Two runs of experiment household-seed: the fixture (SEED), and a copy made a GRPO run with group size 4. */
+function prepareComparedRuns(session: CodeServerSession): void {
+  const seedRun = path.join(session.workspace, 'runs', '20260301-120000-train-household-seed');
+  const grpoRun = path.join(session.workspace, 'runs', '20260302-120000-train-household-seed');
+  cpSync(fixtureRun, seedRun, { recursive: true });
+  cpSync(fixtureRun, grpoRun, { recursive: true });
+  const manifestFile = path.join(grpoRun, 'run.json');
+  const manifest = JSON.parse(readFileSync(manifestFile, 'utf8')) as Record<string, unknown> & { config: Record<string, unknown> };
+  const rollout = { ...(manifest.config.rollout as Record<string, unknown>), group_size: 4 };
+  writeFileSync(
+    manifestFile,
+    JSON.stringify({ ...manifest, id: path.basename(grpoRun), algorithm: 'grpo', started: '2026-03-02T12:00:00.000Z', config: { ...manifest.config, algorithm: 'grpo', rollout } }, null, 2),
+  );
+  // Lower successes for the GRPO run, so the two overlaid lines differ.
+  const metricsFile = path.join(grpoRun, 'metrics.jsonl');
+  const rows = readFileSync(metricsFile, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+  for (const row of rows) if (typeof row['success/overall'] === 'number') row['success/overall'] = (row['success/overall'] as number) / 2;
+  writeFileSync(metricsFile, `${rows.map((row) => JSON.stringify(row)).join('\n')}\n`);
+}
+
+/** One SDAR update of the shipped tiny policy on the household environment (real teacher pass, ~20 s on a CPU). */
+function trainHouseholdRun(session: CodeServerSession, python: string): string {
+  cpSync(path.join(repoRoot, 'examples', 'household-skills'), path.join(session.workspace, 'household-skills'), { recursive: true });
+  const experiment = path.join(session.workspace, 'heatmap-demo.seed.yaml');
+  writeFileSync(
+    experiment,
+    [
+      'name: heatmap-demo',
+      'seed: 0',
+      'algorithm: sdar',
+      'updates: 1',
+      'model:',
+      '  path: builtin:household-tiny',
+      '  device: cpu',
+      'environment:',
+      '  name: household',
+      'sdar:',
+      '  skill_bank: household-skills',
+      'rollout:',
+      '  tasks_per_update: 2',
+      '  group_size: 2',
+      '  max_steps: 4',
+      '  history: 2',
+      '  max_prompt_tokens: 512',
+      '  max_response_tokens: 32',
+      'rl:',
+      '  mini_batch_size: 8',
+      '  micro_batch_size: 4',
+      '',
+    ].join('\n'),
+  );
+  execFileSync(python, ['-m', 'seed_trainer', 'train', experiment], { cwd: session.workspace, stdio: 'pipe', timeout: 240_000, env: { ...process.env, OMP_NUM_THREADS: '1' } });
+  const runs = readdirSync(path.join(session.workspace, 'runs')).filter((name) => name.includes('heatmap-demo'));
+  if (runs.length !== 1) fail(`the household run did not leave one run folder: ${runs.join(', ')}`);
+  return path.join(session.workspace, 'runs', runs[0]!);
+}
+
+async function dashboardOfTwoRuns(page: Page): Promise<string[]> {
+  await page.locator('.part.activitybar a.action-label[aria-label^="SEED"]').first().click();
+  // Titles tell the two runs apart (same experiment name): algorithm, then the start time.
+  await treeRow(page, 'household-seed · seed');
+  await treeRow(page, 'household-seed · grpo', ['Control']);
+  const row = page.locator('.monaco-list-row', { hasText: 'household-seed · grpo' }).first();
+  await row.hover();
+  await row.locator('.action-label[aria-label="Open Dashboard"]').click();
+
+  const frame = webview(page);
+  const table = frame.locator('.comparison-panel table');
+  await table.waitFor({ state: 'visible', timeout: 30_000 });
+  const heads = await table.locator('thead th').allTextContents();
+  if (heads.length !== 3 || !heads[1]?.includes('household-seed · seed') || !heads[2]?.includes('household-seed · grpo')) fail(`comparison table columns: ${heads.join(' | ')}`);
+  const cells = async (label: string) => table.locator('tr', { has: frame.locator('th', { hasText: new RegExp(`^${label.replace('.', '\\.')}$`) }) }).locator('td').allTextContents();
+  const groupSize = await cells('rollout.group_size');
+  if (groupSize.length !== 2 || groupSize[1] !== '4' || groupSize[0] === '4') fail(`rollout.group_size row: ${groupSize.join(' | ')}`);
+  const algorithm = await cells('algorithm');
+  if (algorithm.join(',') !== 'seed,grpo') fail(`algorithm row: ${algorithm.join(' | ')}`);
+  const evaluation = frame.locator('.evaluation-panel table');
+  await evaluation.waitFor({ state: 'visible', timeout: 15_000 });
+  const split = (await evaluation.locator('tr.split-row td').allTextContents()).map((t) => t.trim());
+  if (split.length !== 2 || !split.every((t) => /^\d+% \[\d+–\d+\] n=\d+$/.test(t))) fail(`evaluation panel row: ${split.join(' | ')}`);
+  // Both runs overlaid in the training success chart: one legend entry per run for "overall".
+  const legend = await frame.locator('.card[data-chart="success"] .legend-item').allTextContents();
+  const overall = legend.filter((text) => text.endsWith('overall'));
+  if (overall.length !== 2) fail(`success legend: ${legend.join(' | ')}`);
+  await frame.locator('.card[data-chart="eval"]:not([hidden]) canvas').waitFor({ timeout: 15_000 });
+  await page.screenshot({ path: path.join(resultsDir, 'ui-dashboard-compare.png') });
+  return [`comparison table: ${heads.slice(1).join(' vs ')}; rollout.group_size ${groupSize.join(' vs ')}`, `evaluation panel: ${split.join(' vs ')}`, `success legend: ${overall.join(', ')}`];
+}
+
+async function fittedHeatmap(page: Page, runDir: string): Promise<string[]> {
+  const reader = new RunReader(runDir, RunSchemas.load(findSchemasDir({ extensionRoot: repoRoot })));
+  const rows: TrajectoryIndexRow[] = (await reader.readTrajectoryIndex()).records.map((r) => r.value);
+  const row = rows.find((r) => r.teacher) ?? fail('the household run wrote no trajectory with gates');
+  const trajectory = await reader.findTrajectory(row.id);
+  const gates = trajectory.steps.map((step) => (step.tokens ? decodeTokenArrays(step.tokens).gate : undefined));
+  const scale = fittedScale('gate', gates);
+  const first = decodeTokenArrays(trajectory.steps[0]!.tokens!);
+
+  await page.keyboard.press('Escape');
+  // Only this run's rows may match "Update 1", "group 0 ·" and "#0 …": collapse what the first step expanded.
+  await page.locator('.pane-header .action-label[aria-label="Collapse All"]').first().click();
+  await page.locator('.monaco-list-row', { hasText: 'Update 1' }).first().waitFor({ state: 'hidden', timeout: 10_000 });
+  await treeRow(page, 'heatmap-demo · sdar');
+  await treeRow(page, 'Update 1');
+  await treeRow(page, `group ${row.group} ·`);
+  await treeRow(page, `#${row.sample} ${row.success ? 'success' : 'failure'}`);
+
+  const frame = webview(page);
+  const tokens = frame.locator('.turn[data-turn="0"] .tok');
+  await tokens.nth(first.count - 1).waitFor({ state: 'visible', timeout: 30_000 });
+  if ((await frame.locator('.legend').getAttribute('data-scale')) !== 'fitted') fail('the viewer does not start on the fitted scale');
+  const seen = await tokens.evaluateAll((spans) => spans.map((s) => [Number(s.getAttribute('data-i')), s.ownerDocument.defaultView!.getComputedStyle(s).backgroundColor] as [number, string]));
+  for (const [index, background] of seen) {
+    const expected = colorOf('gate', first.gate![index]!, scale);
+    if (background !== expected) fail(`token ${index}: ${background}, expected ${expected} for g = ${first.gate![index]}`);
+  }
+  const all = gates.flatMap((g) => (g ? [...g] : []));
+  const blank = (s: ReturnType<typeof heatScale>) => all.filter((g) => binOf(s, g) === CENTER_BIN).length / all.length;
+  const coloured = seen.filter(([, background]) => background !== 'rgba(0, 0, 0, 0)').length;
+  await page.screenshot({ path: path.join(resultsDir, 'ui-heatmap-fitted.png') });
+  await frame.locator('[data-action="scale"]').click();
+  await frame.locator('.legend[data-scale="absolute"]').waitFor({ timeout: 10_000 });
+  const absolute = await tokens.evaluateAll((spans) => spans.filter((s) => s.ownerDocument.defaultView!.getComputedStyle(s).backgroundColor !== 'rgba(0, 0, 0, 0)').length);
+  await page.screenshot({ path: path.join(resultsDir, 'ui-heatmap-absolute.png') });
+  if (absolute > coloured) fail(`the absolute scale colours more tokens (${absolute}) than the fitted one (${coloured})`);
+  return [
+    `${row.id}: ${all.length} tokens; blank under the absolute scale ${(100 * blank(heatScale('gate'))).toFixed(0)} %, under the fitted scale ${(100 * blank(scale)).toFixed(0)} % (domain g ∈ [${scale.low.toFixed(3)}, ${scale.high.toFixed(3)}])`,
+    `turn 1: ${coloured} of ${seen.length} tokens coloured (fitted), ${absolute} (absolute)`,
+  ];
+}
+
+function main(): void {
+  const python = runnerPrerequisites(LABEL, 'dist/webview/dashboard.js', 'dist/webview/trajectory.js');
+  runCodeServerTest(
+    { label: LABEL, artifactName: 'ui-dashboard-compare', timeoutSeconds: 300, session: { label: 'ui-compare', env: { SEED_PYTHON: python }, installExtension: true } },
+    async (session) => {
+      mkdirSync(resultsDir, { recursive: true });
+      prepareComparedRuns(session);
+      const householdRun = trainHouseholdRun(session, python);
+      const page = await session.openBrowser();
+      await page.goto(session.workbenchUrl());
+      await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
+      let passed = 0;
+      let failed = 0;
+      for (const [name, step] of [
+        ['two runs selected in the Runs tree → dashboard overlay, comparison table, evaluation panel', () => dashboardOfTwoRuns(page)],
+        ['household trajectory → heatmap on the fitted scale, "absolute" one click away', () => fittedHeatmap(page, householdRun)],
+      ] as const) {
+        const started = Date.now();
+        try {
+          const notes = await step();
+          passed += 1;
+          console.log(`${LABEL}: ✓ ${name} (${((Date.now() - started) / 1000).toFixed(1)} s)`);
+          for (const note of notes) console.log(`    ${note}`);
+        } catch (error) {
+          failed += 1;
+          console.error(`${LABEL}: ✗ ${name}: ${error instanceof Error ? error.message : String(error)}`);
+          await page.screenshot({ path: path.join(resultsDir, `ui-dashboard-compare-failure-${passed + failed}.png`) }).catch(() => undefined);
+        }
+      }
+      console.log(`${LABEL}: ${passed} passed, ${failed} failed`);
+      return { passed: failed === 0 };
+    },
+  );
+}
+
+main();

@@ -1,0 +1,213 @@
+// Webview tests of the dashboard (webview/dashboard) in Chromium: 21 success series keep the plot its height (the
+// legend scrolls and toggles series), evaluation has its own chart and panel with Wilson intervals, a run's first
+// update is drawn as a point, x ticks are whole steps, a failed run says why it has no charts, the comparison table
+// diffs configs, exports are posted, and a failing host handler is shown on the page.
+import assert from 'node:assert/strict';
+import { wilsonInterval } from '../../src/dashboard/evaluation';
+import type { DashboardRun } from '../../src/protocol/dashboardProtocol';
+import type { MetricRow } from '../../src/runs/types';
+import type { WebviewPage } from './harness';
+import type { TestCase } from './run';
+
+const TYPES = ['pick_and_place', 'look_at_obj_in_light', 'pick_clean_then_place_in_recep', 'pick_heat_then_place_in_recep', 'pick_cool_then_place_in_recep', 'pick_two_obj_and_place'];
+
+function run(key: string, fields: Partial<DashboardRun> = {}): DashboardRun {
+  return { key, id: key, name: key, stage: 'train', algorithm: 'seed', status: 'completed', started: '2026-11-30T10:00:00Z', config: {}, ...fields };
+}
+
+function updateRow(step: number, success: number): MetricRow {
+  const row: Record<string, unknown> = { step, time: new Date(Date.parse('2026-11-30T10:00:00Z') + step * 60_000).toISOString(), kind: 'update', 'success/overall': success, 'loss/pg': -0.01 * step };
+  for (const [i, type] of TYPES.entries()) row[`success/${type}`] = (success + i / 10) % 1;
+  return row as unknown as MetricRow;
+}
+
+function evalRow(step: number, split: string, success: number): MetricRow {
+  const row: Record<string, unknown> = { step, time: '2026-11-30T10:30:00Z', kind: 'eval', split, 'success/overall': success };
+  for (const type of TYPES) row[`success/${type}`] = success;
+  return row as unknown as MetricRow;
+}
+
+function evaluation(split: string, step: number, success: number, n: number) {
+  const cell = { success, n, interval: wilsonInterval(Math.round(success * n), n) };
+  return { split, step, overall: cell, byType: Object.fromEntries(TYPES.map((type) => [type, { ...cell, n: n / 6, interval: wilsonInterval(Math.round((success * n) / 6), n / 6) }])) };
+}
+
+/** The page's redraw count so far (redraws are throttled, so several messages may land in one). */
+async function renders(view: WebviewPage): Promise<number> {
+  return view.page.evaluate(() => (window as unknown as { __seedDashboard: { renders: number } }).__seedDashboard.renders);
+}
+
+async function rendered(view: WebviewPage, minimum: number): Promise<void> {
+  await view.page.waitForFunction((n) => (window as unknown as { __seedDashboard: { renders: number } }).__seedDashboard.renders >= n, minimum);
+  await view.page.waitForTimeout(300); // the ≤ 4/s render throttle
+}
+
+/** Datasets of a chart as chart.js holds them (label, point count, point radius, hidden in the legend). */
+async function chartState(view: WebviewPage, chart: string) {
+  return view.page.evaluate((id) => {
+    const card = document.querySelector<HTMLElement>(`.card[data-chart="${id}"]`)!;
+    const canvas = card.querySelector('canvas')!;
+    const legend = [...card.querySelectorAll<HTMLElement>('.legend-item')].map((item) => ({ label: item.textContent ?? '', pressed: item.getAttribute('aria-pressed') }));
+    return { hidden: card.hidden, canvasHeight: canvas.getBoundingClientRect().height, legendHeight: card.querySelector('.legend')!.getBoundingClientRect().height, legend };
+  }, chart);
+}
+
+async function datasets(view: WebviewPage, chart: string): Promise<Array<{ label: string; points: number; radius: number; xs: number[] }>> {
+  return view.page.evaluate((id) => {
+    const canvas = document.querySelector<HTMLCanvasElement>(`.card[data-chart="${id}"] canvas`)!;
+    const registry = (window as unknown as { __seedCharts?: Map<HTMLCanvasElement, { data: { datasets: Array<{ label: string; data: Array<{ x: number }>; pointRadius: number }> } }> }).__seedCharts;
+    const chart = registry?.get(canvas);
+    return (chart?.data.datasets ?? []).map((d) => ({ label: d.label, points: d.data.length, radius: d.pointRadius, xs: d.data.map((p) => p.x) }));
+  }, chart);
+}
+
+async function tickLabels(view: WebviewPage, chart: string, axis: 'x' | 'y' = 'x'): Promise<string[]> {
+  return view.page.evaluate(
+    ([id, which]) => {
+      const canvas = document.querySelector<HTMLCanvasElement>(`.card[data-chart="${id}"] canvas`)!;
+      const registry = (window as unknown as { __seedCharts?: Map<HTMLCanvasElement, { scales: Record<string, { ticks: Array<{ label: string }> }> }> }).__seedCharts;
+      return (registry?.get(canvas)?.scales[which]?.ticks ?? []).map((t) => t.label);
+    },
+    [chart, axis] as const,
+  );
+}
+
+async function xTickLabels(view: WebviewPage, chart: string): Promise<string[]> {
+  return tickLabels(view, chart, 'x');
+}
+
+export const dashboardTests: TestCase[] = [
+  [
+    'dashboard: 21 success series leave the plot its height; the legend scrolls and toggles a series; ticks are whole steps',
+    async (context) => {
+      const view = await context.open('dashboard', { width: 900, height: 900 });
+      const a = run('/runs/a', { name: 'household-demo · seed' });
+      const b = run('/runs/b', { name: 'household-demo · grpo' });
+      const c = run('/runs/c', { name: 'household-demo · grpo_opsd' });
+      await view.send('runs', { overlaid: [a, b, c], available: [a, b, c] });
+      for (const r of [a, b, c]) await view.send('metrics', { run: r.key, rows: [1, 2, 3, 4, 5].map((s) => updateRow(s, s / 10)), reset: true });
+      await rendered(view, 1);
+      await view.page.waitForFunction(() => document.querySelectorAll('.card[data-chart="success"] .legend-item').length === 21);
+      const success = await chartState(view, 'success');
+      assert.equal(success.hidden, false);
+      assert.equal(success.legend.length, 21, 'three runs × (overall + six task types)');
+      assert.equal(Math.round(success.canvasHeight), 220, `the plot keeps its height (was squeezed to 40–50 px): ${success.canvasHeight}`);
+      assert.ok(success.legendHeight < 70, `the legend scrolls in a fixed height: ${success.legendHeight}`);
+      assert.ok((await datasets(view, 'success')).every((d) => !d.label.startsWith('eval')), 'no evaluation series in the training success chart');
+      // Toggle the first series off: one dataset fewer, its legend entry says so.
+      const shown = (await datasets(view, 'success')).filter((d) => !d.label.endsWith('(raw)')).length;
+      const before = await renders(view);
+      await view.page.locator('.card[data-chart="success"] .legend-item').first().click();
+      await rendered(view, before + 1);
+      const after = (await datasets(view, 'success')).filter((d) => !d.label.endsWith('(raw)')).length;
+      assert.equal(after, shown - 1);
+      assert.equal((await chartState(view, 'success')).legend[0]?.pressed, 'false');
+      const labels = (await xTickLabels(view, 'success')).filter(Boolean);
+      assert.ok(labels.length > 0 && labels.every((label) => /^\d+$/.test(label)), `x ticks: ${labels.join(', ')}`);
+      await context.screenshot(view, 'dashboard-legend');
+      assert.deepEqual(view.errors, []);
+    },
+  ],
+  [
+    'dashboard: a run’s first update is drawn as a point on a padded axis with clean ticks',
+    async (context) => {
+      const view = await context.open('dashboard');
+      const a = run('/runs/a', { status: 'running' });
+      await view.send('runs', { overlaid: [a], available: [a] });
+      await view.send('metrics', { run: a.key, rows: [updateRow(1, 0.5)], reset: true });
+      await rendered(view, 1);
+      const overall = (await datasets(view, 'success')).find((d) => d.label === 'overall');
+      assert.ok(overall && overall.points === 1 && overall.radius > 0, JSON.stringify(overall));
+      const labels = (await xTickLabels(view, 'success')).filter(Boolean);
+      assert.ok(labels.includes('1') && labels.every((label) => /^\d+$/.test(label)), `x ticks: ${labels.join(', ')}`);
+      // A flat series of 3.0000000000000004 (a mean of floats): y ticks without the noise.
+      await view.send('metrics', { run: a.key, rows: [{ step: 2, time: '2026-11-30T10:02:00Z', kind: 'update', 'episode/length': 3.0000000000000004 }], reset: false });
+      await view.page.waitForFunction(() => !document.querySelector('.card[data-chart="length"]')?.hasAttribute('hidden'));
+      await view.page.waitForTimeout(400);
+      const yLabels = await tickLabels(view, 'length', 'y');
+      assert.ok(yLabels.length > 0 && yLabels.every((label) => !/\d{6,}/.test(label)), `y ticks: ${yLabels.join(', ')}`);
+    },
+  ],
+  [
+    'dashboard: evaluation in its own chart with Wilson whiskers and a panel per split and task type; two runs compared',
+    async (context) => {
+      const view = await context.open('dashboard', { width: 1300, height: 1000 });
+      const a = run('/runs/a', { name: 'demo · seed', config: { algorithm: 'seed', opd: { beta: 5 }, rollout: { group_size: 8 } } });
+      const b = run('/runs/b', { name: 'demo · grpo', algorithm: 'grpo', config: { algorithm: 'grpo', opd: { beta: 5 }, rollout: { group_size: 4 } } });
+      await view.send('runs', { overlaid: [a, b], available: [a, b] });
+      await view.send('metrics', { run: a.key, rows: [updateRow(1, 0.2), updateRow(2, 0.4), evalRow(2, 'valid_seen', 0.75)], reset: true });
+      await view.send('metrics', { run: b.key, rows: [updateRow(1, 0.1), updateRow(2, 0.3), evalRow(2, 'valid_seen', 0.5)], reset: true });
+      await view.send('evaluations', { run: a.key, reports: [evaluation('valid_seen', 2, 0.75, 24)] });
+      await view.send('evaluations', { run: b.key, reports: [evaluation('valid_seen', 2, 0.5, 24)] });
+      await rendered(view, 1);
+      const evalSets = await datasets(view, 'eval');
+      assert.ok(evalSets.length >= 2 && evalSets.every((d) => d.label.includes('eval valid_seen')), JSON.stringify(evalSets.map((d) => d.label)));
+      const panel = view.page.locator('.evaluation-panel');
+      assert.equal(await panel.locator('thead th').nth(1).textContent(), 'demo · seed');
+      assert.equal(await panel.locator('tr.split-row td').first().textContent(), '75% [55–88] n=24');
+      assert.equal(await panel.locator('tr.type-row').count(), 6, 'one row per task type');
+      const table = view.page.locator('.comparison-panel');
+      const rowText = async (label: string) => table.locator('tr', { has: view.page.locator('th', { hasText: new RegExp(`^${label}$`) }) }).locator('td').allTextContents();
+      assert.deepEqual(await rowText('rollout.group_size'), ['8', '4']);
+      assert.deepEqual(await rowText('algorithm'), ['seed', 'grpo']);
+      assert.equal(await table.locator('th', { hasText: /^opd\.beta$/ }).count(), 0, 'equal config values are not listed');
+      assert.deepEqual(await rowText('eval valid_seen'), ['0.75', '0.5']);
+      // "Per task type" off hides the per-type rows of the evaluation panel too.
+      const before = await renders(view);
+      await view.page.locator('#per-task-type').click();
+      await rendered(view, before + 1);
+      assert.equal(await panel.locator('tr.type-row').count(), 0);
+      await context.screenshot(view, 'dashboard-evaluation');
+      assert.deepEqual(view.errors, []);
+    },
+  ],
+  [
+    'dashboard: after a failed run without metrics it says why, not "Waiting for metrics…"',
+    async (context) => {
+      const view = await context.open('dashboard');
+      const a = run('/runs/a', { status: 'running' });
+      await view.send('runs', { overlaid: [a], available: [a] });
+      await rendered(view, 1);
+      assert.equal(await view.page.locator('.empty-note').textContent(), 'Waiting for metrics…');
+      await view.send('status', { run: a.key, status: 'failed', error: 'model.path: no folder models/tiny' });
+      await view.page.waitForFunction(() => document.querySelector('.empty-note')?.textContent?.includes('failed'));
+      assert.equal(await view.page.locator('.empty-note').textContent(), '/runs/a: failed — model.path: no folder models/tiny. It wrote no metrics.');
+    },
+  ],
+  [
+    'dashboard: PNG and CSV exports are posted; wall-time axis; a failed host handler is shown on the page',
+    async (context) => {
+      const view = await context.open('dashboard');
+      const a = run('/runs/a', { name: 'demo, "v2"' });
+      await view.send('runs', { overlaid: [a], available: [a] });
+      await view.send('metrics', { run: a.key, rows: [updateRow(1, 0.2), updateRow(2, 0.4), updateRow(3, 0.6)], reset: true });
+      await rendered(view, 1);
+      await view.page.locator('.card[data-chart="pg"] [data-action="csv"]').click();
+      const csv = await view.waitFor<{ format: string; name: string; data: string }>('export');
+      assert.equal(csv.format, 'csv');
+      assert.equal(csv.name, 'pg.csv');
+      assert.equal(csv.data.split('\n')[1], '"demo, ""v2""",pg,1,-0.01,-0.01');
+      await view.page.locator('.card[data-chart="pg"] [data-action="png"]').click();
+      const png = await view.waitFor<{ format: string; data: string }>('export', 2);
+      assert.ok(png.format === 'png' && png.data.startsWith('data:image/png;base64,') && png.data.length > 1000);
+      // Wall time: minutes since the run's start (rows are one minute apart).
+      const before = await renders(view);
+      await view.page.evaluate(() => {
+        const select = document.getElementById('x-axis') as HTMLElement & { value: string };
+        select.value = 'time';
+        select.dispatchEvent(new Event('change'));
+      });
+      await rendered(view, before + 1);
+      const pg = (await datasets(view, 'pg'))[0];
+      assert.deepEqual(pg?.xs, [1, 2, 3]);
+      // The host answers the export with an error: the page shows it.
+      const posted = await view.posted();
+      const seq = (posted.filter((p) => p.message.type === 'export')[0]?.message as { seq?: number }).seq;
+      assert.equal(typeof seq, 'number', 'messages to the host carry a seq for the reply');
+      await view.send('hostReply', { seq, request: 'export', ok: false, error: 'EACCES: permission denied' });
+      await view.page.waitForSelector('#host-error');
+      assert.equal(await view.page.locator('#host-error').textContent(), 'export failed: EACCES: permission denied (click to dismiss)');
+      assert.deepEqual(view.errors, []);
+    },
+  ],
+];

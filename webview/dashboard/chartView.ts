@@ -1,0 +1,254 @@
+// One dashboard chart: a chart.js canvas of fixed height, an HTML legend under it whose entries toggle their series
+// (it scrolls instead of squeezing the plot, however many series there are), drag-to-zoom on x (double-click
+// resets), log-scale y, export as PNG or CSV, and whiskers for the Wilson intervals of evaluation points.
+import {
+  Chart,
+  LinearScale,
+  LineController,
+  LineElement,
+  LogarithmicScale,
+  PointElement,
+  ScatterController,
+  Tooltip,
+  type ChartDataset,
+  type Plugin,
+} from 'chart.js';
+import { cleanNumber, paddedRange, xTickLabel, type XAxis } from '../../src/dashboard/axis';
+import type { ChartSpec } from '../../src/dashboard/charts';
+import type { Interval } from '../../src/dashboard/evaluation';
+import type { Point } from '../../src/dashboard/series';
+
+Chart.register(LineController, ScatterController, LineElement, PointElement, LinearScale, LogarithmicScale, Tooltip);
+
+export interface LegendEntry {
+  key: string;
+  label: string;
+  colour: string;
+  dash: number[];
+  hidden: boolean;
+}
+
+export type SeriesDataset = ChartDataset<'line', Point[]> & { intervals?: Array<Interval | undefined> };
+
+export interface ChartOptions {
+  xAxis: XAxis;
+  logScale: boolean;
+  xRange: { min: number; max: number } | undefined;
+}
+
+export interface ChartCallbacks {
+  toggle(key: string): void;
+  zoom(range: { min: number; max: number } | undefined): void;
+  exportPng(view: ChartView): void;
+  exportCsv(view: ChartView): void;
+}
+
+/** Draws each evaluation point's interval as a vertical whisker with caps. */
+const intervalWhiskers: Plugin<'line'> = {
+  id: 'seedIntervals',
+  afterDatasetsDraw(chart) {
+    const { ctx } = chart;
+    const y = chart.scales.y;
+    if (!y) return;
+    chart.data.datasets.forEach((dataset, index) => {
+      const intervals = (dataset as SeriesDataset).intervals;
+      if (!intervals || !chart.isDatasetVisible(index)) return;
+      const meta = chart.getDatasetMeta(index);
+      ctx.save();
+      ctx.strokeStyle = String(dataset.borderColor ?? '#888');
+      ctx.lineWidth = 1;
+      meta.data.forEach((element, i) => {
+        const interval = intervals[i];
+        if (!interval) return;
+        const x = element.x;
+        const top = y.getPixelForValue(interval.high);
+        const bottom = y.getPixelForValue(interval.low);
+        ctx.beginPath();
+        ctx.moveTo(x, top);
+        ctx.lineTo(x, bottom);
+        ctx.moveTo(x - 3, top);
+        ctx.lineTo(x + 3, top);
+        ctx.moveTo(x - 3, bottom);
+        ctx.lineTo(x + 3, bottom);
+        ctx.stroke();
+      });
+      ctx.restore();
+    });
+  },
+};
+
+/** Every chart by its canvas: what tests and the bench read (the datasets drawn, the ticks chart.js made). */
+const CHARTS = new Map<HTMLCanvasElement, Chart<'line', Point[]>>();
+(window as unknown as { __seedCharts: typeof CHARTS }).__seedCharts = CHARTS;
+
+export function cssVar(name: string, fallback: string): string {
+  return getComputedStyle(document.body).getPropertyValue(name).trim() || fallback;
+}
+
+function button(text: string, title: string, action: string): HTMLButtonElement {
+  const element = document.createElement('button');
+  element.className = 'chart-action';
+  element.textContent = text;
+  element.title = title;
+  element.dataset.action = action;
+  return element;
+}
+
+export class ChartView {
+  readonly card: HTMLElement;
+  readonly canvas: HTMLCanvasElement;
+  readonly legend: HTMLElement;
+  chart: Chart<'line', Point[]> | undefined;
+  dirty = false;
+  private selection: HTMLElement;
+  private dragFrom: number | undefined;
+
+  constructor(
+    readonly spec: ChartSpec,
+    private readonly callbacks: ChartCallbacks,
+  ) {
+    this.card = document.createElement('section');
+    this.card.className = 'card';
+    this.card.dataset.chart = spec.id;
+    const head = document.createElement('div');
+    head.className = 'card-head';
+    const title = document.createElement('h3');
+    title.textContent = spec.title;
+    const png = button('PNG', 'Save this chart as a PNG image', 'png');
+    const csv = button('CSV', 'Save the points of this chart as CSV', 'csv');
+    png.addEventListener('click', () => callbacks.exportPng(this));
+    csv.addEventListener('click', () => callbacks.exportCsv(this));
+    head.append(title, png, csv);
+    const holder = document.createElement('div');
+    holder.className = 'canvas-holder';
+    this.canvas = document.createElement('canvas');
+    this.selection = document.createElement('div');
+    this.selection.className = 'zoom-selection';
+    this.selection.hidden = true;
+    holder.append(this.canvas, this.selection);
+    this.legend = document.createElement('div');
+    this.legend.className = 'legend';
+    this.legend.setAttribute('role', 'group');
+    this.legend.setAttribute('aria-label', `${spec.title}: series`);
+    this.card.append(head, holder, this.legend);
+    this.card.hidden = true;
+    this.installZoom(holder);
+  }
+
+  private installZoom(holder: HTMLElement): void {
+    const offsetX = (event: MouseEvent): number => event.clientX - this.canvas.getBoundingClientRect().left;
+    this.canvas.addEventListener('mousedown', (event) => {
+      if (event.button !== 0) return;
+      this.dragFrom = offsetX(event);
+    });
+    window.addEventListener('mousemove', (event) => {
+      if (this.dragFrom === undefined) return;
+      const to = Math.max(0, Math.min(this.canvas.clientWidth, offsetX(event)));
+      this.selection.hidden = false;
+      this.selection.style.left = `${Math.min(this.dragFrom, to)}px`;
+      this.selection.style.width = `${Math.abs(to - this.dragFrom)}px`;
+    });
+    window.addEventListener('mouseup', (event) => {
+      if (this.dragFrom === undefined) return;
+      const from = this.dragFrom;
+      this.dragFrom = undefined;
+      this.selection.hidden = true;
+      const to = offsetX(event);
+      const x = this.chart?.scales.x;
+      if (!x || Math.abs(to - from) < 6) return;
+      const a = x.getValueForPixel(Math.min(from, to));
+      const b = x.getValueForPixel(Math.max(from, to));
+      if (a !== undefined && b !== undefined && b > a) this.callbacks.zoom({ min: a, max: b });
+    });
+    holder.addEventListener('dblclick', () => this.callbacks.zoom(undefined));
+  }
+
+  /** Replaces the datasets; the legend lists every series, hidden ones greyed out. */
+  draw(datasets: SeriesDataset[], legend: LegendEntry[], options: ChartOptions): void {
+    const wantLog = options.logScale && !this.spec.fraction;
+    if (this.chart && (this.chart.options.scales?.y?.type === 'logarithmic') !== wantLog) {
+      this.chart.destroy();
+      this.chart = undefined;
+    }
+    this.chart ??= this.create(wantLog);
+    const x = this.chart.options.scales!.x!;
+    const xs = datasets.flatMap((d) => d.data.map((p) => p.x));
+    const padded = paddedRange(Math.min(...xs), Math.max(...xs), options.xAxis);
+    const range = options.xRange ?? padded;
+    x.min = range?.min;
+    x.max = range?.max;
+    (x as { title: { text: string } }).title.text = options.xAxis === 'step' ? 'step' : 'wall time (minutes since start)';
+    (x.ticks as { callback: (value: number | string) => string }).callback = (value) => xTickLabel(Number(value), options.xAxis);
+    // y ticks without floating-point noise (a flat series at 3 was labelled 3.0000000000000004)
+    (this.chart.options.scales!.y!.ticks as { callback: (value: number | string) => string }).callback = (value) => cleanNumber(Number(value));
+    this.chart.data.datasets = datasets;
+    this.chart.update('none');
+    this.drawLegend(legend);
+  }
+
+  /** Axis and grid colours from the theme (called again when the theme changes). */
+  applyTheme(): void {
+    if (!this.chart) return;
+    const foreground = cssVar('--vscode-charts-foreground', cssVar('--vscode-foreground', '#cccccc'));
+    const grid = cssVar('--vscode-charts-lines', 'rgba(128,128,128,0.25)');
+    for (const scale of Object.values(this.chart.options.scales ?? {})) {
+      if (!scale) continue;
+      scale.ticks = { ...scale.ticks, color: foreground };
+      scale.grid = { ...scale.grid, color: grid };
+      if ('title' in scale && scale.title) scale.title.color = foreground;
+    }
+  }
+
+  private create(log: boolean): Chart<'line', Point[]> {
+    const chart = this.build(log);
+    this.chart = chart;
+    CHARTS.set(this.canvas, chart);
+    this.applyTheme();
+    return chart;
+  }
+
+  private build(log: boolean): Chart<'line', Point[]> {
+    return new Chart<'line', Point[]>(this.canvas, {
+      type: 'line',
+      data: { datasets: [] },
+      plugins: [intervalWhiskers],
+      options: {
+        animation: false,
+        responsive: true,
+        maintainAspectRatio: false,
+        parsing: false,
+        normalized: true,
+        interaction: { mode: 'nearest', axis: 'x', intersect: false },
+        elements: { point: { radius: 0 }, line: { tension: 0 } },
+        scales: {
+          x: { type: 'linear', title: { display: true, text: 'step' }, ticks: { maxTicksLimit: 8, autoSkip: true } },
+          y: log
+            ? { type: 'logarithmic', ticks: { maxTicksLimit: 6 } }
+            : { type: 'linear', ...(this.spec.fraction ? { min: 0, max: 1 } : {}), ticks: { maxTicksLimit: 6 } },
+        },
+        plugins: { legend: { display: false }, tooltip: { enabled: true } },
+      },
+    });
+  }
+
+  private drawLegend(entries: LegendEntry[]): void {
+    this.legend.replaceChildren(
+      ...entries.map((entry) => {
+        const item = document.createElement('button');
+        item.className = 'legend-item';
+        item.dataset.series = entry.key;
+        item.setAttribute('aria-pressed', String(!entry.hidden));
+        item.title = entry.hidden ? 'Show this series' : 'Hide this series';
+        const swatch = document.createElement('span');
+        swatch.className = 'swatch';
+        swatch.style.borderTopColor = entry.colour;
+        swatch.style.borderTopStyle = entry.dash.length > 0 ? 'dashed' : 'solid';
+        const label = document.createElement('span');
+        label.textContent = entry.label;
+        item.append(swatch, label);
+        item.addEventListener('click', () => this.callbacks.toggle(entry.key));
+        return item;
+      }),
+    );
+  }
+}
