@@ -245,3 +245,23 @@ def test_three_updates_at_lr_1e6_in_bf16_move_the_weights_as_fp32_does(tmp_path,
         assert all(r["optim/skipped_steps"] == 0.0 for r in RunReader(run_dir).metrics())
     assert moved["float32"] > 0.5
     assert moved["bfloat16"] > 0.9 * moved["float32"], moved
+
+
+def test_the_update_raises_positive_advantage_responses_and_lowers_negative_ones(tmp_path, tiny_policy_dir, counter_tasks, compute_dtype):
+    """The RL wiring end to end (loss sign, token-mean, optimizer): one PPO update makes the sampled responses with
+    A > 0 more likely and those with A < 0 less likely, in fp32 and under bf16 autocast."""
+    config = load_experiment(_experiment(tmp_path, tiny_policy_dir, model={"dtype": compute_dtype},
+                                         rl={"kl_coef": 0.0, "entropy_coef": 0.0}))
+    policy = Policy.load(config.resolved_model())
+    samples = _samples(policy, counter_tasks, config)
+    for i, sample in enumerate(samples):
+        sample.step.advantage = 1.0 if i % 2 == 0 else -1.0
+    steps = [s.step for s in samples]
+    before = policy.score([s.prompt_ids for s in steps], [s.response_ids for s in steps])
+    result = ppo_update(policy, torch.optim.AdamW(policy.model.parameters(), lr=3e-3), samples, config,
+                        LossSettings.for_algorithm(config), random.Random(0))
+    assert result.metrics["skipped_steps"] == 0.0
+    after = policy.score([s.prompt_ids for s in steps], [s.response_ids for s in steps])
+    change = [float(a.sum() - b.sum()) for a, b in zip(after, before)]
+    assert all(c > 0 for c in change[0::2]), change
+    assert all(c < 0 for c in change[1::2]), change
