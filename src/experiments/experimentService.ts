@@ -16,6 +16,13 @@ import type { ValidationRequest } from './validationWorker';
  *  a few KB and take 1–3 ms). */
 export const SYNC_LIMIT = 16 * 1024;
 
+/** `problems` plus the check of model.path against the disk, for a file on disk (an untitled document has no folder
+ *  to resolve it against) whose model.path the schema did not already object to. */
+function withModelPath(document: vscode.TextDocument, text: string, problems: ExperimentProblem[]): ExperimentProblem[] {
+  if (document.uri.scheme !== 'file' || problems.some((p) => p.field === 'model.path')) return problems;
+  return [...problems, ...modelPathProblems(text, path.dirname(document.uri.fsPath))];
+}
+
 const NO_RANGE = { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } };
 
 export const EXPERIMENT_FILE = /\.seed\.ya?ml$/i;
@@ -61,11 +68,7 @@ export class ExperimentService {
     const cached = this.cache.get(key);
     if (cached && cached.version === document.version) return cached.problems;
     const text = document.getText();
-    const problems = this.schema.validate(text);
-    // Only a file on disk has a folder to resolve model.path against (an untitled document has none).
-    if (document.uri.scheme === 'file' && !problems.some((p) => p.field === 'model.path')) {
-      problems.push(...modelPathProblems(text, path.dirname(document.uri.fsPath)));
-    }
+    const problems = withModelPath(document, text, this.schema.validate(text));
     this.cache.set(key, { version: document.version, problems });
     return problems;
   }
@@ -83,12 +86,13 @@ export class ExperimentService {
     const { version } = document;
     const text = document.getText();
     // U+FFFD in a saved file may stand for bytes that are not UTF-8, which only the bytes can show (and locate).
-    const problems =
+    const found =
       text.includes('\uFFFD') && !document.isDirty && document.uri.scheme === 'file'
         ? await this.problemsOfFile(document.uri.fsPath)
         : text.length <= SYNC_LIMIT
           ? this.schema.validate(text)
           : await this.inWorker({ text });
+    const problems = withModelPath(document, text, found);
     this.cache.set(document.uri.toString(), { version, problems });
     return problems;
   }

@@ -7,7 +7,7 @@ import os
 import re
 from pathlib import Path
 
-from seed_trainer.config import ExperimentConfig
+from seed_trainer.config import ExperimentConfig, builtin_model_dir
 
 # What a Hugging Face hub id looks like: `name` or `org/name`. Anything else given as model.path is a local path.
 _HUB_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*(/[A-Za-z0-9][A-Za-z0-9._-]*)?$")
@@ -33,12 +33,13 @@ def _looks_local(raw: str, config: ExperimentConfig) -> bool:
 def check_model_path(config: ExperimentConfig) -> None:
     """A local model directory must exist; a hub id is only accepted offline when the hub cache holds it."""
     raw = config.model.path
-    local = config.resolve_path(raw)
+    builtin = builtin_model_dir(raw)  # `builtin:NAME`: a policy shipped in the package (an unknown name raised already)
+    local = builtin if builtin is not None else config.resolve_path(raw)
     if local.exists():
         if not local.is_dir():
             raise InputError(f"model.path: {raw}: not a directory ({local})")
         return
-    if _looks_local(raw, config):
+    if builtin is not None or _looks_local(raw, config):
         raise InputError(f"model.path: {raw}: no such model directory ({local})")
     if hub_offline():
         from huggingface_hub import try_to_load_from_cache

@@ -7,6 +7,8 @@ from pathlib import Path
 
 import jsonschema
 import pytest
+
+from seed_trainer.preflight import check_model_path
 import yaml
 
 from seed_trainer.config import ExperimentConfig, ExperimentError, experiment_json_schema, load_experiment
@@ -88,6 +90,7 @@ def test_templates_load_and_builtin_policies_resolve(path, tmp_path):
     if config.model.path.startswith("builtin:"):
         resolved = Path(config.resolved_model().path)
         assert resolved.is_dir() and (resolved / "config.json").is_file(), resolved
+        check_model_path(config)  # the stages' preflight accepts it too (it once took it for a missing local folder)
 
 
 def test_unknown_builtin_model_is_a_located_error(tmp_path):
