@@ -193,8 +193,9 @@ class RlConfig(_Section):
         description=(
             "Where the π_old log-probs of the sampled tokens come from: `recompute` (a forward pass after the "
             "rollout, as verl: the first PPO step starts at ratio exactly 1), `rollout` (the log-probs generation "
-            "sampled with; saves that pass, equal to it up to float rounding in fp32), `auto`: rollout when computing "
-            "in float32, recompute in bf16/fp16 (a KV-cached decode and a full forward then differ by more)."
+            "sampled with; saves that pass, equal to it up to float rounding in fp32, but generate then keeps every "
+            "step's full-vocabulary logits), `auto`: rollout on the CPU in float32, recompute otherwise (in bf16/fp16 "
+            "a KV-cached decode and a full forward differ by more)."
         ),
     )
     max_skipped_steps: int = Field(

@@ -5,8 +5,9 @@ attention never looks to the right, so padding at the end changes nothing for th
 its unmasked causal kernel (faster on CPU and GPU; and no query row is ever fully masked, the condition under which
 cuDNN's attention backward returns NaN). The decoder's hidden states at the positions that predict response tokens
 are gathered into a [B, R] response-aligned block, so the output layer only ever sees R positions per row — never the
-full-vocabulary logits of the whole sequence. Generation alone left-pads (batched decoding needs it). Scoring sorts the rows by length and packs them into micro-batches under a token budget (`batching.plan_micro_batches`),
-so short rows are not padded to the longest of the whole pass.
+full-vocabulary logits of the whole sequence. Generation alone left-pads (batched decoding needs it). Scoring sorts
+the rows by length and packs them into micro-batches under a token budget (`batching.plan_micro_batches`), so short
+rows are not padded to the longest of the whole pass.
 
 Precision (docs/trainer.md, "Mixed precision"): `model.dtype` is the *compute* dtype. A policy that trains keeps its
 weights in fp32 (the master weights the optimizer steps on) and runs every forward under `torch.autocast` in the
@@ -239,12 +240,14 @@ class Policy:
         Sampling is plain: temperature only, no top-k/top-p, no repetition penalty — a model's own
         `generation_config` defaults (Qwen2.5-Instruct ships top_k 20, top_p 0.8, repetition_penalty 1.05) are not
         applied, so the distribution that samples is the one `score` computes. `with_logprobs` also returns each
-        sampled token's log-prob under that distribution, from the logits the sampling step saw."""
+        sampled token's log-prob under that distribution, from the logits the sampling step saw (generate keeps every
+        step's logits for that: B × steps × vocabulary floats — meant for small vocabularies)."""
         was_training = self.model.training
         self.model.eval()
         # More prompts than one batch: batch them by length, so short prompts are not left-padded to long ones.
-        order = sorted(range(len(prompts)), key=lambda i: len(prompts[i])) if len(prompts) > batch_size else range(len(prompts))
-        order = list(order)
+        order = list(range(len(prompts)))
+        if len(prompts) > batch_size:
+            order.sort(key=lambda i: len(prompts[i]))
         results: list[Generation | None] = [None] * len(prompts)
         try:
             for start in range(0, len(order), batch_size):
@@ -281,7 +284,9 @@ class Policy:
             # On the CPU a preallocated cache saves the per-token concatenation of the dynamic one (8 % of a
             # household rollout). A fresh one per call: a cache kept from an earlier call is longer, and attention
             # over a different length rounds differently, so a resumed run would no longer repeat its updates exactly.
-            cache = StaticCache(config=self.model.config, max_cache_len=width + max_new_tokens) if self.device.type == "cpu" else None
+            cache = None
+            if self.device.type == "cpu":
+                cache = StaticCache(config=self.model.config, max_cache_len=width + max_new_tokens)
             output = self.model.generate(
                 input_ids=input_ids,
                 attention_mask=attention_mask,

@@ -307,7 +307,7 @@ def _train_loop(config: ExperimentConfig, writer: RunWriter, checkpoint: Path | 
     token_text = TokenText(policy.tokenizer)
     ro, rl = config.rollout, config.rl
     reuse_sampling_logprobs = rl.old_logprobs == "rollout" or (
-        rl.old_logprobs == "auto" and policy.compute_dtype == torch.float32
+        rl.old_logprobs == "auto" and policy.device.type == "cpu" and policy.compute_dtype == torch.float32
     )
     writer.event("info", f"policy on {policy.device} (compute {str(policy.compute_dtype).removeprefix('torch.')}); "
                  f"{sum(p.numel() for p in policy.model.parameters() if p.requires_grad):,} trainable parameters")
