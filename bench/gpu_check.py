@@ -31,8 +31,7 @@ import yaml
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "trainer" / "tests"))  # the tests' counter environment
 
-from counter_env import CounterTasks  # noqa: E402
-from seed_trainer.algo.json_repair import parse_skill_reply  # noqa: E402
+from stage2_step import analyses_always_valid  # noqa: E402  (the same stand-in for a trained analyzer)
 from seed_trainer.config import ModelConfig, load_experiment  # noqa: E402
 from seed_trainer.models.tiny import build_model, build_tokenizer  # noqa: E402
 from seed_trainer.policy import Policy  # noqa: E402
@@ -94,22 +93,6 @@ def make_model(directory: Path, shape: str) -> int:
     model.save_pretrained(directory)
     tokenizer.save_pretrained(directory)
     return sum(p.numel() for p in model.parameters())
-
-
-def _always_valid_skills() -> None:
-    """A random model never writes valid JSON, which would skip the teacher pass; after the real greedy analysis
-    generation, mark every analysis valid so SEED pays for the teacher pass as a trained run does."""
-    import seed_trainer.stages.train as stage
-
-    real = stage.self_analyze
-
-    def analyze(policy, episodes, **kwargs):
-        replies = real(policy, episodes, **kwargs)
-        for episode in episodes:
-            episode.skill = parse_skill_reply('{"episode_summary": "-", "episode_skill": "add one, then finish"}')
-        return replies
-
-    stage.self_analyze = analyze
 
 
 FINITE_AFTER_UPDATE: list[bool] = []  # filled by the wrapped update, emptied before each run
@@ -200,7 +183,7 @@ def main() -> None:
     if not args.skip_tests:
         result["tests"] = run_tests(device)
         print(json.dumps({"tests": result["tests"]["summary"]}), flush=True)
-    _always_valid_skills()
+    analyses_always_valid()
     _check_weights_after_every_update()
     result["shapes"] = {}
     for shape in shapes:
