@@ -13,8 +13,11 @@ from seed_trainer.config import load_experiment
 from seed_trainer.reporting.records import MAX_TOKEN_ROWS, TOKEN_COLUMNS
 from seed_trainer.reporting.tensorboard_reporter import TensorBoardReporter, inert, markdown_table
 from seed_trainer.reporting.wandb_reporter import choose_mode, logged_in
-from seed_trainer.runlog import RunReader, TokenArrays, check_run
-from seed_trainer.stages.train import train
+from seed_trainer.runlog import RunReader, RunWriter, TokenArrays, check_run
+from seed_trainer.stages.collect import collect
+from seed_trainer.stages.evaluate import evaluate_checkpoint
+from seed_trainer.stages.sft import sft
+from seed_trainer.stages.train import resume, train
 
 tensorboard = pytest.importorskip("tensorboard", reason="the `tensorboard` package is not installed (trainer[test])")
 wandb = pytest.importorskip("wandb", reason="the `wandb` package is not installed (trainer[test])")
@@ -76,11 +79,26 @@ def _expected_scalars(rows):
     return out
 
 
+def _tensorboard(run_dir):
+    from tensorboard.backend.event_processing import event_accumulator
+
+    events = event_accumulator.EventAccumulator(str(run_dir / "tensorboard"), size_guidance={"scalars": 0, "tensors": 0})
+    events.Reload()
+    return events
+
+
+def _tensorboard_scalars(events):
+    """(tag, step) → value; a step logged twice would show up as a list of two."""
+    out = {}
+    for tag in events.Tags()["scalars"]:
+        for event in events.Scalars(tag):
+            out.setdefault((tag, event.step), []).append(event.value)
+    return {key: values[0] if len(values) == 1 else values for key, values in out.items()}
+
+
 def test_a_training_run_round_trips_through_tensorboard_and_wandb_offline(
     tmp_path, tiny_policy_dir, wandb_home, valid_skills, capfd
 ):
-    from tensorboard.backend.event_processing import event_accumulator
-
     path = _experiment(tmp_path, tiny_policy_dir, report_to=["tensorboard", "wandb"])
     run_dir = train(load_experiment(path), path, echo=None)
     assert check_run(run_dir).ok
@@ -96,10 +114,8 @@ def test_a_training_run_round_trips_through_tensorboard_and_wandb_offline(
     assert all(t.gate for t in gates)
 
     # TensorBoard, through its own reader
-    events = event_accumulator.EventAccumulator(str(run_dir / "tensorboard"), size_guidance={"scalars": 0, "tensors": 0})
-    events.Reload()
-    tags = events.Tags()
-    got = {(tag, e.step): e.value for tag in tags["scalars"] for e in events.Scalars(tag)}
+    events = _tensorboard(run_dir)
+    got = _tensorboard_scalars(events)
     assert got.keys() == expected.keys()
     for key, value in expected.items():
         assert got[key] == pytest.approx(value, rel=1e-6, abs=1e-6), key
@@ -139,6 +155,63 @@ def test_a_training_run_round_trips_through_tensorboard_and_wandb_offline(
     assert tokens_table["columns"] == TOKEN_COLUMNS
     assert [row[3] for row in tokens_table["data"]] == pytest.approx([g for t in gates for g in t.gate])
     assert len(tables["eval/valid_seen/by_task_type"]) == 2
+
+
+def test_resume_hides_the_rolled_back_update_in_tensorboard_and_continues_the_same_wandb_run(
+    tmp_path, tiny_policy_dir, wandb_home, monkeypatch
+):
+    path = _experiment(tmp_path, tiny_policy_dir, updates=3, report_to=["tensorboard", "wandb"],
+                       eval={"tasks": 2, "every": 0}, checkpoint={"every": 1})
+    real = RunWriter.trajectory
+
+    def crash_in_update_2(self, record, **kwargs):  # after update 2's metrics row, before its checkpoint
+        if record.get("update") == 2:
+            raise RuntimeError("simulated crash")
+        return real(self, record, **kwargs)
+
+    monkeypatch.setattr(RunWriter, "trajectory", crash_in_update_2)
+    with pytest.raises(RuntimeError, match="simulated crash"):
+        train(load_experiment(path), path, echo=None)
+    monkeypatch.undo()
+    (run_dir,) = (tmp_path / "runs").iterdir()
+    assert _tensorboard_scalars(_tensorboard(run_dir))[("loss/pg", 2)] is not None  # update 2 reached TensorBoard
+
+    resume(run_dir, echo=None)
+    reader = RunReader(run_dir)
+    assert reader.manifest()["status"] == "completed"
+    rows = reader.metrics()
+    assert [r["step"] for r in rows] == [1, 2, 3]  # resume rolled update 2 back and ran it again
+    got = _tensorboard_scalars(_tensorboard(run_dir))
+    expected = _expected_scalars(rows)
+    assert got.keys() == expected.keys()  # each step once: the rolled-back update 2 is purged
+    for key, value in expected.items():
+        assert got[key] == pytest.approx(value, rel=1e-6, abs=1e-6), key
+    first, second = sorted((run_dir / "wandb").glob("offline-run-*"))  # one per process, the same W&B run id
+    assert first.name.endswith(reader.manifest()["id"]) and second.name.endswith(reader.manifest()["id"])
+    assert [h["step"] for h in wandb_offline.history(second) if "loss/pg" in h] == [2, 3]
+
+
+def test_every_stage_reports(tmp_path, tiny_policy_dir, monkeypatch):
+    """collect, sft and eval runs send their own rows (and collect its samples) to TensorBoard."""
+    from test_collect_sft import _experiment as stage1_experiment  # the counter with an oracle analyzer
+
+    path = stage1_experiment(tmp_path, tiny_policy_dir, report_to=["tensorboard"], eval={"tasks": 2})
+    config = load_experiment(path)
+    collected = collect(config, path, echo=None)
+    trained = sft(config, path, data=collected, echo=None)
+    evaluated = evaluate_checkpoint(config, path, split="valid_seen", checkpoint=trained / "model", echo=None)
+    for run_dir in (collected, trained, evaluated):
+        reader = RunReader(run_dir)
+        assert reader.manifest()["status"] == "completed"
+        events = _tensorboard(run_dir)
+        got, rows = _tensorboard_scalars(events), reader.metrics()
+        expected = _expected_scalars(rows)
+        expected.update({("epoch", r["step"]): r["epoch"] for r in rows if "epoch" in r})
+        assert rows and got.keys() == expected.keys(), run_dir.name
+        for key, value in expected.items():
+            assert got[key] == pytest.approx(value, rel=1e-6, abs=1e-6), key
+    assert any(tag.startswith("samples/collect/") for tag in _tensorboard(collected).Tags()["tensors"])
+    assert "eval/valid_seen/by_task_type/text_summary" in _tensorboard(evaluated).Tags()["tensors"]
 
 
 def test_a_missing_backend_and_a_failing_one_cost_one_warning_each_and_the_run_completes(
