@@ -214,6 +214,26 @@ def test_every_stage_reports(tmp_path, tiny_policy_dir, monkeypatch):
     assert "eval/valid_seen/by_task_type/text_summary" in _tensorboard(evaluated).Tags()["tensors"]
 
 
+def test_wandb_that_cannot_reach_its_server_logs_offline_instead(tmp_path, tiny_policy_dir, wandb_home, monkeypatch):
+    import socket
+
+    with socket.socket() as probe:  # a local port nobody listens on: the connection is refused
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    monkeypatch.setenv("WANDB_API_KEY", "a" * 40)  # "logged in", so the trainer tries online first
+    monkeypatch.setenv("WANDB_BASE_URL", f"http://127.0.0.1:{port}")
+    monkeypatch.setenv("WANDB_INIT_TIMEOUT", "3")
+    path = _experiment(tmp_path, tiny_policy_dir, updates=1, report_to=["wandb"], eval={"tasks": 2, "every": 0})
+    run_dir = train(load_experiment(path), path, echo=None)
+    reader = RunReader(run_dir)
+    assert reader.manifest()["status"] == "completed"
+    (offline,) = [e for e in reader.events() if e.get("code") == "report_offline"]
+    assert "wandb sync" in offline["message"]
+    assert not [e for e in reader.events() if e.get("code") in ("report_unavailable", "report_failed")]
+    history = wandb_offline.history(wandb_offline.offline_run(run_dir))
+    assert [h["step"] for h in history if "loss/pg" in h] == [1]
+
+
 def test_a_missing_backend_and_a_failing_one_cost_one_warning_each_and_the_run_completes(
     tmp_path, tiny_policy_dir, monkeypatch
 ):

@@ -64,6 +64,7 @@ class WandbReporter:
                 raise
             warn(f"report_to wandb: could not start an online run ({type(exc).__name__}: {exc}); logging offline to "
                  f"wandb/ instead (upload it later with `wandb sync`)", "report_offline")
+            wandb.teardown()  # forget the failed start, which still holds the run id
             self._run = wandb.init(mode="offline", **init)
         self._run.define_metric(STEP_KEY)
         self._run.define_metric("*", step_metric=STEP_KEY)
