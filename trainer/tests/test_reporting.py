@@ -186,9 +186,11 @@ def test_resume_hides_the_rolled_back_update_in_tensorboard_and_continues_the_sa
     assert got.keys() == expected.keys()  # each step once: the rolled-back update 2 is purged
     for key, value in expected.items():
         assert got[key] == pytest.approx(value, rel=1e-6, abs=1e-6), key
-    first, second = sorted((run_dir / "wandb").glob("offline-run-*"))  # one per process, the same W&B run id
-    assert first.name.endswith(reader.manifest()["id"]) and second.name.endswith(reader.manifest()["id"])
-    assert [h["step"] for h in wandb_offline.history(second) if "loss/pg" in h] == [2, 3]
+    # one offline folder per process (W&B suffixes `-1` to a name taken within the same second), one W&B run id
+    folders = list((run_dir / "wandb").glob("offline-run-*"))
+    assert [wandb_offline.run_record(f).run_id for f in folders] == [reader.manifest()["id"]] * 2
+    logged = sorted([h["step"] for h in wandb_offline.history(f) if "loss/pg" in h] for f in folders)
+    assert logged == [[1, 2], [2, 3]]  # the crashed process got to update 2, the resumed one redid it
 
 
 def test_every_stage_reports(tmp_path, tiny_policy_dir, monkeypatch):

@@ -49,9 +49,13 @@ def offline_run(run_dir: Path) -> Path:
     return folder
 
 
-def config(folder: Path) -> dict[str, Any]:
+def run_record(folder: Path) -> Any:
     (run,) = [r.run for r in records(next(folder.glob("run-*.wandb"))) if r.HasField("run")]
-    return {item.key: json.loads(item.value_json) for item in run.config.update}
+    return run
+
+
+def config(folder: Path) -> dict[str, Any]:
+    return {item.key: json.loads(item.value_json) for item in run_record(folder).config.update}
 
 
 def history(folder: Path) -> list[dict[str, Any]]:

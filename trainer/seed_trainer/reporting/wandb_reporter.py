@@ -16,6 +16,7 @@ from urllib.parse import urlparse
 from seed_trainer.reporting.records import EVAL_COLUMNS, STEP_COLUMNS, TOKEN_COLUMNS, SampleChooser, eval_rows, scalars
 
 DEFAULT_PROJECT = "seed-studio"
+INIT_TIMEOUT = 30.0  # seconds (W&B's own default is 90: a long wait before training starts when the network is down)
 #: The x axis of every chart: the run's own step (update, SFT step, collection batch), not W&B's call counter.
 STEP_KEY = "step"
 
@@ -54,7 +55,10 @@ class WandbReporter:
             config={**(manifest.get("config") or {}), "seed_run": {
                 key: manifest.get(key) for key in ("stage", "algorithm", "experiment", "git_commit", "parent")}},
             # console off: the trainer's stdout carries its JSON events, nothing else may write there
-            settings=wandb.Settings(silent=True, console="off"),
+            # init_timeout: how long an online start may wait for the server before the run logs offline instead;
+            # read here because W&B reads its environment only once per process
+            settings=wandb.Settings(silent=True, console="off",
+                                    init_timeout=float(os.environ.get("WANDB_INIT_TIMEOUT") or INIT_TIMEOUT)),
         )
         mode = choose_mode()
         try:
