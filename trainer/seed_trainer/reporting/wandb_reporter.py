@@ -74,6 +74,10 @@ class WandbReporter:
         self._run.define_metric("*", step_metric=STEP_KEY)
         self._samples = SampleChooser()
 
+    def _table(self, columns: list[str], rows: list[list[Any]]) -> Any:
+        # mixed types allowed: a column that is null in one row and text in the next must not end the reporting
+        return self._wandb.Table(columns=columns, data=rows, allow_mixed_types=True)
+
     def metrics(self, row: Mapping[str, Any]) -> None:
         self._run.log({STEP_KEY: row["step"], **dict(scalars(row))})
 
@@ -81,13 +85,13 @@ class WandbReporter:
         sample = self._samples.choose(record)
         if sample is None:
             return
-        tables = {f"{sample.tag}/steps": self._wandb.Table(columns=STEP_COLUMNS, data=sample.steps)}
+        tables = {f"{sample.tag}/steps": self._table(STEP_COLUMNS, sample.steps)}
         if sample.tokens:
-            tables[f"{sample.tag}/tokens"] = self._wandb.Table(columns=TOKEN_COLUMNS, data=sample.tokens)
+            tables[f"{sample.tag}/tokens"] = self._table(TOKEN_COLUMNS, sample.tokens)
         self._run.log({STEP_KEY: sample.step, **tables})
 
     def eval(self, report: Mapping[str, Any]) -> None:
-        table = self._wandb.Table(columns=EVAL_COLUMNS, data=eval_rows(report))
+        table = self._table(EVAL_COLUMNS, eval_rows(report))
         self._run.log({STEP_KEY: int(report.get("step") or 0), f"eval/{report['split']}/by_task_type": table})
 
     def close(self, status: str) -> None:
