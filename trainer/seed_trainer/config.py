@@ -387,6 +387,15 @@ class ExperimentConfig(_Section):
     eval: EvalConfig = Field(default_factory=EvalConfig)
     checkpoint: CheckpointConfig = Field(default_factory=CheckpointConfig)
     sdar: SdarConfig = Field(default_factory=SdarConfig)
+    report_to: list[Literal["tensorboard", "wandb"]] = Field(
+        default_factory=list,
+        json_schema_extra={"uniqueItems": True},
+        description=(
+            "Also send the metrics, the config, the evaluations and a few sample trajectories to TensorBoard "
+            "(`<run>/tensorboard/`) and/or Weights & Biases (`<run>/wandb/`; offline unless you are logged in). Needs "
+            "the `tensorboard` / `wandb` package; when one is missing or fails, the run goes on without it (a warning)."
+        ),
+    )
 
     # Relative paths in the file (model.path, sdar.skill_bank, runs_dir) are relative to the file's folder.
     _base_dir: Path = PrivateAttr(default_factory=Path.cwd)

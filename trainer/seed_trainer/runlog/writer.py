@@ -12,7 +12,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, Protocol, TextIO
 
 from seed_trainer.runlog import layout
 from seed_trainer.runlog.atomic import write_json_atomic
@@ -69,6 +69,21 @@ def _finite_or_none(name: str, value: Any) -> float | int | None:
     return value if math.isfinite(value) else None
 
 
+class Reporter(Protocol):
+    """Another place the run's records also go (TensorBoard, W&B: seed_trainer/reporting). Called after each record is
+    in the run directory; an exception stops that reporter only (one `warning` event, code `report_failed`)."""
+
+    name: str
+
+    def metrics(self, row: Mapping[str, Any]) -> None: ...
+
+    def trajectory(self, record: Mapping[str, Any]) -> None: ...
+
+    def eval(self, report: Mapping[str, Any]) -> None: ...
+
+    def close(self, status: str) -> None: ...
+
+
 class CheckpointWriteError(RuntimeError):
     """Saving a checkpoint failed; the message names its directory (the cause is chained)."""
 
@@ -106,6 +121,7 @@ class RunWriter:
         self._echo = echo
         self._files = _Files()
         self._lock: RunLock | None = None
+        self._reporters: list[Reporter] = []
 
     # -- creation and manifest ---------------------------------------------------------------------------------
 
@@ -265,6 +281,32 @@ class RunWriter:
             progress["unit"] = unit
         self.update_manifest(progress=progress)
 
+    # -- reporters ---------------------------------------------------------------------------------------------
+
+    def add_reporter(self, reporter: Reporter) -> None:
+        """Send every metrics row, trajectory and evaluation also to `reporter` until the run ends."""
+        self._reporters.append(reporter)
+
+    def _report(self, method: str, *args: Any) -> None:
+        # A dashboard is a convenience: its failure must never cost the run (the record is already on disk).
+        for reporter in list(self._reporters):
+            try:
+                getattr(reporter, method)(*args)
+            except Exception as exc:  # noqa: BLE001 - any failure of a third-party logger
+                self._reporters.remove(reporter)
+                self.event("warning", f"report_to {reporter.name}: {method} failed, no more reporting to it in this "
+                           f"run: {type(exc).__name__}: {exc}", code="report_failed")
+                self._close_reporters([reporter], "failed", quiet=True)
+
+    def _close_reporters(self, reporters: list[Reporter], status: str, *, quiet: bool = False) -> None:
+        for reporter in reporters:
+            try:
+                reporter.close(status)
+            except Exception as exc:  # noqa: BLE001
+                if not quiet:  # quiet: it already failed, or the run's files are closing
+                    self.event("warning", f"report_to {reporter.name}: closing failed: {type(exc).__name__}: {exc}",
+                               code="report_failed")
+
     # -- appends -----------------------------------------------------------------------------------------------
 
     def _appender(self, slot: str, path: Path) -> JsonlAppender:
@@ -314,6 +356,7 @@ class RunWriter:
                 raise ValueError(f"metric name {name!r} must be namespaced as group/name (see metric_name())")
             record[name] = _finite_or_none(name, value)
         self._append("metrics", self.paths.metrics, "metric", record)
+        self._report("metrics", record)
         return record
 
     def _trajectory_appender(self, name: str) -> JsonlAppender:
@@ -347,6 +390,7 @@ class RunWriter:
         placed = appender.append(out)
         row = self.index_row(out, file, placed)
         self._append("index", self.paths.trajectory_index, "trajectory-index", row)
+        self._report("trajectory", out)
         return row
 
     @staticmethod
@@ -394,6 +438,7 @@ class RunWriter:
         self._validate("eval", out, self.paths.relative(path))
         path.parent.mkdir(exist_ok=True)
         write_json_atomic(path, out)
+        self._report("eval", out)
         return path
 
     # -- checkpoints and control -------------------------------------------------------------------------------
@@ -454,6 +499,8 @@ class RunWriter:
         if error is not None:
             fields["error"] = error
         self.update_manifest(**fields)
+        reporters, self._reporters = self._reporters, []
+        self._close_reporters(reporters, status)  # before `finished`, the last event of the process
         self.event("finished", message or f"run {status}", status=status)
         self.close()
 
@@ -465,6 +512,8 @@ class RunWriter:
                 appender.sync()
 
     def close(self) -> None:
+        reporters, self._reporters = self._reporters, []  # still open when finish() could not run (a full disk)
+        self._close_reporters(reporters, str(self._manifest.get("status")), quiet=True)
         for slot in ("events", "metrics", "skills", "index"):
             appender = getattr(self._files, slot)
             if appender is not None:

@@ -13,6 +13,7 @@ from typing import Any, Callable, Sequence, TextIO
 import torch
 
 from seed_trainer.config import ExperimentConfig
+from seed_trainer.reporting import attach_reporters
 from seed_trainer.rollout import Episode
 from seed_trainer.runlog import RunWriter, TokenArrays, metric_name
 
@@ -69,7 +70,9 @@ def create_run(
 
 def run_stage(writer: RunWriter, body: Callable[[StopFlag], None], *, describe: Callable[[BaseException], str] | None = None) -> None:
     """Runs a stage's body with SIGINT/SIGTERM turned into a stop flag it checks at step boundaries. Any exception
-    ends the run as `failed` (with `describe(exc)` as the error, default `Type: message`) and is re-raised."""
+    ends the run as `failed` (with `describe(exc)` as the error, default `Type: message`) and is re-raised. The
+    backends of the config's `report_to` get the run's records too (seed_trainer/reporting)."""
+    attach_reporters(writer)  # before our signal handlers, so that a backend's own handlers cannot replace them
     stop = StopFlag()
     restore_signals = stop.install()
     try:
