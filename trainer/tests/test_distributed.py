@@ -1,0 +1,192 @@
+"""Several processes under torchrun on the CPU (gloo): the update equals the one-process update, rank 0 alone writes a
+complete run directory, a rank that dies fails the job with a clear error, and the run resumes."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+
+from testenv import subprocess_env
+from seed_trainer.dist import DistributedSetupError, Ranks, ranks_from_env
+from seed_trainer.runlog import RunReader, check_run
+
+TESTS = Path(__file__).parent
+
+
+def test_each_rank_gets_whole_groups_in_order():
+    groups = list(range(7))
+    shares = [Ranks(r, 3).share(groups) for r in range(3)]
+    assert shares == [(0, [0, 1, 2]), (3, [3, 4]), (5, [5, 6])]
+    assert [g for _, share in shares for g in share] == groups
+    assert Ranks(1, 4).share([0, 1]) == (1, [1]) and Ranks(3, 4).share([0, 1]) == (2, [])
+
+
+def test_torchrun_environment_is_read_and_checked():
+    assert not ranks_from_env({}).distributed
+    assert ranks_from_env({"RANK": "1", "WORLD_SIZE": "2", "LOCAL_RANK": "1"}) == Ranks(1, 2, 1)
+    with pytest.raises(DistributedSetupError, match="integers"):
+        ranks_from_env({"RANK": "1"})
+    with pytest.raises(DistributedSetupError, match="inconsistent"):
+        ranks_from_env({"RANK": "2", "WORLD_SIZE": "2", "LOCAL_RANK": "0"})
+
+
+def _experiment(tmp_path: Path, model_dir: Path, *, updates: int = 3, environment: str = "counter_env:CounterTasks", **extra) -> Path:
+    data = {
+        "name": "dist",
+        "seed": 3,
+        "algorithm": "seed",
+        "updates": updates,
+        "model": {"path": str(model_dir), "device": "cpu"},
+        "environment": {"name": environment},
+        # 3 groups over 2 ranks: shares of 2 and 1
+        "rollout": {"tasks_per_update": 3, "group_size": 2, "max_steps": 2, "history": 1,
+                    "max_prompt_tokens": 256, "max_response_tokens": 6},
+        "analyzer": {"max_tokens": 8},
+        # mini-batches smaller than the update, micro-batches smaller than a mini-batch: the shares matter
+        "rl": {"mini_batch_size": 5, "micro_batch_size": 2, "lr": 1e-3},
+        "eval": {"every": 0},
+        "checkpoint": {"every": 1, "keep_last": 2},
+        **extra,
+    }
+    path = tmp_path / "dist.seed.yaml"
+    path.write_text(yaml.safe_dump(data), encoding="utf-8")
+    return path
+
+
+def _torchrun(nproc: int, *args: str, extra_path: Path | None = None, **popen) -> subprocess.Popen:
+    env = subprocess_env(OMP_NUM_THREADS="1")
+    if extra_path is not None:
+        env["PYTHONPATH"] = os.pathsep.join([str(extra_path), env["PYTHONPATH"]])
+    command = [sys.executable, "-m", "torch.distributed.run", "--standalone", f"--nproc_per_node={nproc}", *args]
+    return subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **popen)
+
+
+def _finish(process: subprocess.Popen, timeout: float = 300) -> tuple[int, str, str]:
+    out, err = process.communicate(timeout=timeout)
+    return process.returncode, out, err
+
+
+def test_two_processes_make_the_one_process_update(tmp_path, tiny_policy_dir):
+    path = _experiment(tmp_path, tiny_policy_dir, **{"model": {"path": str(tiny_policy_dir), "device": "cpu", "dtype": "float32"}})
+    results = {}
+    for nproc in (1, 2):
+        out = tmp_path / f"update-{nproc}.json"
+        code, _, err = _finish(_torchrun(nproc, str(TESTS / "dist_update_driver.py"), str(path), str(out)))
+        assert code == 0, err[-3000:]
+        results[nproc] = json.loads(out.read_text())
+    one, two = results[1], results[2]
+    assert one["world"] == 1 and two["world"] == 2
+    assert two["groups"] == one["groups"]  # the same episodes, in the same order, with update-wide group ids
+    assert sorted({g for g, _, _ in two["groups"]}) == [0, 1, 2]
+    assert two["advantages"] == pytest.approx(one["advantages"], abs=1e-6)
+    assert set(two["metrics"]) == set(one["metrics"]) and {"loss", "pg_loss", "kl", "opd_loss", "grad_norm"} <= set(one["metrics"])
+    for name, value in one["metrics"].items():
+        assert two["metrics"][name] == pytest.approx(value, abs=1e-5), name
+    assert one["metrics"]["grad_norm"] > 0
+    moved = 0.0
+    for name, values in one["weights"].items():
+        other = two["weights"][name]
+        assert max(abs(a - b) for a, b in zip(values, other)) <= 1e-5, name
+        moved = max(moved, max(abs(a) for a in values))
+    assert moved > 0
+
+
+def _trajectory_groups(run_dir: Path, update: int) -> list[tuple[int, int]]:
+    reader = RunReader(run_dir)
+    return sorted((t["group"], t["sample"]) for _, t in reader.iter_trajectories(f"it-{update:06d}.jsonl"))
+
+
+def test_torchrun_train_writes_one_complete_run(tmp_path, tiny_policy_dir):
+    path = _experiment(tmp_path, tiny_policy_dir)
+    run_dir = tmp_path / "runs" / "two"
+    code, out, err = _finish(_torchrun(2, "-m", "seed_trainer", "train", str(path), "--run-dir", str(run_dir)))
+    assert code == 0, err[-3000:]
+    reader = RunReader(run_dir)
+    manifest = reader.manifest()
+    assert manifest["status"] == "completed" and manifest["pid"] != os.getpid()
+    assert check_run(run_dir).ok, check_run(run_dir)
+    rows = [r for r in reader.metrics() if r["kind"] == "update"]
+    assert [r["step"] for r in rows] == [1, 2, 3]
+    for update in (1, 2, 3):  # rank 0 wrote both ranks' trajectories: every group, every copy, once
+        assert _trajectory_groups(run_dir, update) == [(g, i) for g in range(3) for i in range(2)]
+    assert any("2 processes" in e["message"] for e in reader.events())
+    assert sorted(p.name for p in (run_dir / "checkpoints").iterdir()) == ["step-000002", "step-000003"]
+    assert (run_dir / "checkpoints" / "step-000003" / "rng_state_ranks.pt").is_file()
+    # one JSON event stream on stdout (rank 0's): every line parses, one `finished`
+    events = [json.loads(line) for line in out.splitlines() if line.startswith("{")]
+    assert [e["type"] for e in events].count("finished") == 1
+
+
+SLOW_ENV = '''
+import time
+import counter_env
+
+class SlowCounterEnv(counter_env.CounterEnv):
+    def step(self, action):
+        time.sleep(0.05)
+        return super().step(action)
+
+class SlowCounterTasks(counter_env.CounterTasks):
+    def make(self, spec):
+        return SlowCounterEnv(spec)
+'''
+
+
+def _rank_pid(launcher: int, rank: int) -> int | None:
+    """The pid of the torchrun worker with RANK=`rank` among the launcher's children (Linux /proc)."""
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+            parent = int(stat[stat.rindex(")") + 2 :].split()[1])
+            environ = (entry / "environ").read_bytes().split(b"\0")
+        except (OSError, ValueError):
+            continue
+        if parent == launcher and f"RANK={rank}".encode() in environ:
+            return int(entry.name)
+    return None
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="finds the rank's process through /proc (Linux only)")
+def test_a_dead_rank_fails_the_job_clearly_and_the_run_resumes(tmp_path, tiny_policy_dir):
+    (tmp_path / "slow_counter_env.py").write_text(SLOW_ENV, encoding="utf-8")
+    path = _experiment(tmp_path, tiny_policy_dir, updates=4, environment="slow_counter_env:SlowCounterTasks")
+    run_dir = tmp_path / "runs" / "killed"
+    launcher = _torchrun(2, "-m", "seed_trainer", "train", str(path), "--run-dir", str(run_dir), extra_path=tmp_path)
+    try:
+        deadline = time.monotonic() + 240
+        while not (run_dir / "checkpoints" / "step-000001").is_dir():
+            assert launcher.poll() is None, launcher.communicate()[1][-3000:]
+            assert time.monotonic() < deadline, "no checkpoint of update 1 in time"
+            time.sleep(0.05)
+        victim = _rank_pid(launcher.pid, 1)
+        assert victim is not None, "rank 1's process was not found"
+        os.kill(victim, signal.SIGKILL)
+        code, _, err = _finish(launcher)
+    finally:
+        if launcher.poll() is None:
+            launcher.kill()
+            launcher.communicate()
+    assert code != 0
+    manifest = RunReader(run_dir).manifest()
+    assert manifest["status"] == "failed", (manifest["status"], err[-3000:], RunReader(run_dir).events()[-3:])
+    assert "another rank stopped responding" in manifest["error"] and "resume" in manifest["error"], manifest["error"]
+    assert "another rank stopped responding" in err
+
+    code, _, err = _finish(_torchrun(2, "-m", "seed_trainer", "resume", str(run_dir), extra_path=tmp_path))
+    assert code == 0, err[-3000:]
+    reader = RunReader(run_dir)
+    assert reader.manifest()["status"] == "completed" and check_run(run_dir).ok
+    assert [r["step"] for r in reader.metrics() if r["kind"] == "update"] == [1, 2, 3, 4]
+    for update in (1, 2, 3, 4):
+        assert _trajectory_groups(run_dir, update) == [(g, i) for g in range(3) for i in range(2)]
+    assert "resumed" in [e["type"] for e in reader.events()]
