@@ -58,11 +58,13 @@ def _run_stage(run: Callable[[], object]) -> int:
 def _experiment(args: argparse.Namespace, *, model: bool = True, environment: bool = True):
     """The experiment of a stage command, its inputs checked before any run directory exists; None (after one line on
     stderr) when it cannot run."""
+    from seed_trainer.dist import ranks_from_env
     from seed_trainer.preflight import InputError, check_inputs, check_new_run_dir
 
     try:
         config = load_experiment(args.experiment)
-        check_new_run_dir(args.run_dir)
+        if ranks_from_env().main:  # under torchrun rank 0 creates the run directory; the others must not race it
+            check_new_run_dir(args.run_dir)
         check_inputs(config, model=model, environment=environment)
     except (ExperimentError, InputError, OSError) as exc:
         sys.stderr.write(f"error: {exc}\n")
@@ -217,4 +219,15 @@ def main(argv: list[str] | None = None) -> int:
     if not getattr(args, "func", None):
         parser.print_help(sys.stderr)
         return 2
+    from seed_trainer.dist import DistributedSetupError, ranks_from_env
+
+    try:
+        ranks = ranks_from_env()
+    except DistributedSetupError as exc:
+        sys.stderr.write(f"error: {exc}\n")
+        return 2
+    if ranks.distributed and args.func not in (_cmd_train, _cmd_resume) and not ranks.main:
+        # only Stage 2 shares its work across processes; rank 0 runs the other commands alone
+        sys.stderr.write(f"rank {ranks.rank}: `{args.command}` runs in one process (rank 0); this rank has nothing to do\n")
+        return 0
     return int(args.func(args))

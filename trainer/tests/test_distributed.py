@@ -190,3 +190,17 @@ def test_a_dead_rank_fails_the_job_clearly_and_the_run_resumes(tmp_path, tiny_po
     for update in (1, 2, 3, 4):
         assert _trajectory_groups(run_dir, update) == [(g, i) for g in range(3) for i in range(2)]
     assert "resumed" in [e["type"] for e in reader.events()]
+
+
+def test_command_line_under_torchrun(tmp_path, tiny_policy_dir, monkeypatch, capsys):
+    from seed_trainer.cli import main
+
+    path = _experiment(tmp_path, tiny_policy_dir)
+    monkeypatch.setenv("RANK", "x")
+    monkeypatch.setenv("WORLD_SIZE", "2")
+    assert main(["validate", str(path)]) == 2 and "must be integers" in capsys.readouterr().err
+    monkeypatch.setenv("RANK", "1")
+    monkeypatch.setenv("LOCAL_RANK", "1")
+    # only Stage 2 is shared: another rank leaves `collect` to rank 0 and writes nothing
+    assert main(["collect", str(path), "--run-dir", str(tmp_path / "c")]) == 0
+    assert "runs in one process (rank 0)" in capsys.readouterr().err and not (tmp_path / "c").exists()
