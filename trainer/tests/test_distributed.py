@@ -104,11 +104,43 @@ def _trajectory_groups(run_dir: Path, update: int) -> list[tuple[int, int]]:
     return sorted((t["group"], t["sample"]) for _, t in reader.iter_trajectories(f"it-{update:06d}.jsonl"))
 
 
-def test_torchrun_train_writes_one_complete_run(tmp_path, tiny_policy_dir):
-    path = _experiment(tmp_path, tiny_policy_dir)
-    run_dir = tmp_path / "runs" / "two"
-    code, out, err = _finish(_torchrun(2, "-m", "seed_trainer", "train", str(path), "--run-dir", str(run_dir)))
+SLOW_ENV = '''
+import time
+import counter_env
+
+class SlowCounterEnv(counter_env.CounterEnv):
+    def step(self, action):
+        time.sleep(0.05)
+        return super().step(action)
+
+class SlowCounterTasks(counter_env.CounterTasks):
+    def make(self, spec):
+        return SlowCounterEnv(spec)
+'''
+SLOW = "slow_counter_env:SlowCounterTasks"  # the counter tasks with time between steps, to stop or kill a run mid-way
+
+
+@pytest.fixture(scope="module")
+def slow_env_dir(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("slow-env")
+    (folder / "slow_counter_env.py").write_text(SLOW_ENV, encoding="utf-8")
+    return folder
+
+
+@pytest.fixture(scope="module")
+def two_process_run(tmp_path_factory, tiny_policy_dir, slow_env_dir):
+    """An uninterrupted 2-process run: (run directory, torchrun's stdout)."""
+    tmp = tmp_path_factory.mktemp("two")
+    path = _experiment(tmp, tiny_policy_dir, environment=SLOW)
+    run_dir = tmp / "runs" / "two"
+    code, out, err = _finish(_torchrun(2, "-m", "seed_trainer", "train", str(path), "--run-dir", str(run_dir),
+                                       extra_path=slow_env_dir))
     assert code == 0, err[-3000:]
+    return run_dir, out
+
+
+def test_torchrun_train_writes_one_complete_run(two_process_run):
+    run_dir, out = two_process_run
     reader = RunReader(run_dir)
     manifest = reader.manifest()
     assert manifest["status"] == "completed" and manifest["pid"] != os.getpid()
@@ -125,19 +157,7 @@ def test_torchrun_train_writes_one_complete_run(tmp_path, tiny_policy_dir):
     assert [e["type"] for e in events].count("finished") == 1
 
 
-SLOW_ENV = '''
-import time
-import counter_env
 
-class SlowCounterEnv(counter_env.CounterEnv):
-    def step(self, action):
-        time.sleep(0.05)
-        return super().step(action)
-
-class SlowCounterTasks(counter_env.CounterTasks):
-    def make(self, spec):
-        return SlowCounterEnv(spec)
-'''
 
 
 def _rank_pid(launcher: int, rank: int) -> int | None:
@@ -157,17 +177,48 @@ def _rank_pid(launcher: int, rank: int) -> int | None:
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="finds the rank's process through /proc (Linux only)")
-def test_a_dead_rank_fails_the_job_clearly_and_the_run_resumes(tmp_path, tiny_policy_dir):
-    (tmp_path / "slow_counter_env.py").write_text(SLOW_ENV, encoding="utf-8")
-    path = _experiment(tmp_path, tiny_policy_dir, updates=4, environment="slow_counter_env:SlowCounterTasks")
-    run_dir = tmp_path / "runs" / "killed"
-    launcher = _torchrun(2, "-m", "seed_trainer", "train", str(path), "--run-dir", str(run_dir), extra_path=tmp_path)
+def _await_checkpoint(launcher: subprocess.Popen, run_dir: Path, update: int) -> None:
+    deadline = time.monotonic() + 240
+    while not (run_dir / "checkpoints" / f"step-{update:06d}").is_dir():
+        assert launcher.poll() is None, launcher.communicate()[1][-3000:]
+        assert time.monotonic() < deadline, f"no checkpoint of update {update} in time"
+        time.sleep(0.05)
+
+
+def _numbers(run_dir: Path) -> dict[int, dict]:
+    """Update rows by step without wall times."""
+    rows = [r for r in RunReader(run_dir).metrics() if r["kind"] == "update"]
+    return {r["step"]: {k: v for k, v in r.items() if not k.startswith("time")} for r in rows}
+
+
+def test_stop_and_resume_under_torchrun_repeat_the_uninterrupted_run(tmp_path, tiny_policy_dir, slow_env_dir, two_process_run):
+    path = _experiment(tmp_path, tiny_policy_dir, environment=SLOW)
+    run_dir = tmp_path / "runs" / "stopped"
+    launcher = _torchrun(2, "-m", "seed_trainer", "train", str(path), "--run-dir", str(run_dir), extra_path=slow_env_dir)
     try:
-        deadline = time.monotonic() + 240
-        while not (run_dir / "checkpoints" / "step-000001").is_dir():
-            assert launcher.poll() is None, launcher.communicate()[1][-3000:]
-            assert time.monotonic() < deadline, "no checkpoint of update 1 in time"
-            time.sleep(0.05)
+        _await_checkpoint(launcher, run_dir, 1)
+        (run_dir / "control").write_text("", encoding="utf-8")  # the extension's stop request
+        code, _, err = _finish(launcher)
+    finally:
+        if launcher.poll() is None:
+            launcher.kill()
+            launcher.communicate()
+    assert code == 0, err[-3000:]
+    manifest = RunReader(run_dir).manifest()
+    assert manifest["status"] == "stopped" and manifest["progress"]["step"] < 3, manifest["status"]
+    code, _, err = _finish(_torchrun(2, "-m", "seed_trainer", "resume", str(run_dir), extra_path=slow_env_dir))
+    assert code == 0, err[-3000:]
+    assert RunReader(run_dir).manifest()["status"] == "completed" and check_run(run_dir).ok
+    # each rank's sampling RNG came back from the checkpoint: the updates are the uninterrupted run's
+    assert _numbers(run_dir) == _numbers(two_process_run[0])
+
+
+def test_a_dead_rank_fails_the_job_clearly_and_the_run_resumes(tmp_path, tiny_policy_dir, slow_env_dir):
+    path = _experiment(tmp_path, tiny_policy_dir, updates=4, environment=SLOW)
+    run_dir = tmp_path / "runs" / "killed"
+    launcher = _torchrun(2, "-m", "seed_trainer", "train", str(path), "--run-dir", str(run_dir), extra_path=slow_env_dir)
+    try:
+        _await_checkpoint(launcher, run_dir, 1)
         victim = _rank_pid(launcher.pid, 1)
         assert victim is not None, "rank 1's process was not found"
         os.kill(victim, signal.SIGKILL)
@@ -182,7 +233,7 @@ def test_a_dead_rank_fails_the_job_clearly_and_the_run_resumes(tmp_path, tiny_po
     assert "another rank stopped responding" in manifest["error"] and "resume" in manifest["error"], manifest["error"]
     assert "another rank stopped responding" in err
 
-    code, _, err = _finish(_torchrun(2, "-m", "seed_trainer", "resume", str(run_dir), extra_path=tmp_path))
+    code, _, err = _finish(_torchrun(2, "-m", "seed_trainer", "resume", str(run_dir), extra_path=slow_env_dir))
     assert code == 0, err[-3000:]
     reader = RunReader(run_dir)
     assert reader.manifest()["status"] == "completed" and check_run(run_dir).ok

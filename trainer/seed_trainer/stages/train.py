@@ -235,7 +235,9 @@ def _resume_main(run_dir: Path, echo: TextIO | None, progress: bool, repair: boo
         lock.release()
         raise
     where = writer.paths.relative(checkpoint) if checkpoint else "the start (no checkpoint yet)"
-    writer.event("resumed", f"resumed from {where}, update {done + 1} next (pid {os.getpid()})", step=done, pid=os.getpid())
+    processes = f", {ranks.world} processes" if ranks.distributed else ""
+    writer.event("resumed", f"resumed from {where}, update {done + 1} next (pid {os.getpid()}{processes})",
+                 step=done, pid=os.getpid())
     if broken:
         writer.event(
             "warning",
