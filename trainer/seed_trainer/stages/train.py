@@ -177,7 +177,7 @@ def train(
     try:
         if not ranks.main:
             run_dir = dist.broadcast(ranks, None, "waiting for rank 0 to create the run directory")
-            _run_quietly(lambda stop: _train_loop(config, dist.QuietWriter(), None, stop, False, ranks))
+            _run_quietly(lambda stop: _train_loop(config, dist.QuietWriter(), None, stop, False, ranks=ranks))
             return Path(run_dir)
         runs_dir = runs_dir_for(config, runs_dir)
         writer = create_run(
@@ -187,7 +187,7 @@ def train(
         )
         if ranks.distributed:
             writer.event("info", f"{ranks.world} processes (torchrun); rank 0 writes this run directory")
-        run_stage(writer, lambda stop: _train_loop(config, writer, None, stop, progress, ranks, str(writer.run_dir)))
+        run_stage(writer, lambda stop: _train_loop(config, writer, None, stop, progress, ranks=ranks, announce=str(writer.run_dir)))
         return writer.run_dir
     finally:
         dist.stop(ranks)
@@ -216,7 +216,7 @@ def resume(run_dir: str | Path, *, echo: TextIO | None = sys.stdout, progress: b
         else:  # rank 0 checks and repairs the directory, then says what to continue from
             data, base, checkpoint = dist.broadcast(ranks, None, "waiting for rank 0 to check the run directory")
             config = experiment_from_data(data, Path(base), f"{run_dir / 'run.json'}: config")
-            _run_quietly(lambda stop: _train_loop(config, dist.QuietWriter(), checkpoint and Path(checkpoint), stop, False, ranks))
+            _run_quietly(lambda stop: _train_loop(config, dist.QuietWriter(), checkpoint and Path(checkpoint), stop, False, ranks=ranks))
     finally:
         dist.stop(ranks)
     return run_dir
@@ -251,7 +251,7 @@ def _resume_main(run_dir: Path, echo: TextIO | None, progress: bool, repair: boo
         writer.paths.control.unlink()
         writer.event("info", "removed the control file of the stop this run obeyed")
     writer.set_progress(done)
-    run_stage(writer, lambda stop: _train_loop(config, writer, checkpoint, stop, progress, ranks, (
+    run_stage(writer, lambda stop: _train_loop(config, writer, checkpoint, stop, progress, ranks=ranks, announce=(
         config.model_dump(mode="json", by_alias=True), str(config.resolve_path(".")), checkpoint and str(checkpoint))))
 
 
@@ -317,6 +317,7 @@ def _train_loop(
     checkpoint: Path | None,
     stop: StopFlag,
     progress: bool,
+    *,
     ranks: dist.Ranks = dist.SINGLE,
     announce: object = None,
 ) -> None:
