@@ -17,6 +17,7 @@ import torch
 from seed_trainer import dist
 from seed_trainer.analysis import self_analyze
 from seed_trainer.analyzers import ANALYSIS_PROMPT_TOKENS
+from seed_trainer.analyzers.oracle import OracleAnalyzer
 from seed_trainer.config import load_experiment
 from seed_trainer.envs import make_task_source
 from seed_trainer.policy import Policy
@@ -58,8 +59,12 @@ def main(experiment: str, out: str) -> None:
         step.old_logp = logp
     for step, logp in zip(steps, policy.score(prompts, responses, reference=True, **scoring)):
         step.ref_logp = logp
-    self_analyze(policy, episodes, max_tokens=config.analyzer.max_tokens, max_prompt_tokens=ANALYSIS_PROMPT_TOKENS,
-                 batch_size=ro.generation_batch_size)
+    if config.opd.skill_source == "oracle":  # the environment's own skills: OPD active whatever the tiny policy writes
+        for episode, analysis in zip(episodes, OracleAnalyzer(source).analyze(episodes)):
+            episode.skill = analysis.parse
+    else:
+        self_analyze(policy, episodes, max_tokens=config.analyzer.max_tokens, max_prompt_tokens=ANALYSIS_PROMPT_TOKENS,
+                     batch_size=ro.generation_batch_size)
     teacher_pass(policy, episodes, max_prompt_tokens=ro.max_prompt_tokens, temperature=ro.temperature,
                  micro_batch_size=rl.micro_batch_size, max_tokens=rl.micro_batch_tokens)
 

@@ -74,12 +74,37 @@ def _finish(process: subprocess.Popen, timeout: float = 300) -> tuple[int, str, 
     return process.returncode, out, err
 
 
+VARIED_ENV = '''
+import json
+import counter_env
+from seed_trainer.envs.base import StepResult
+
+class VariedEnv(counter_env.CounterEnv):
+    """Won when the action text has an even length: outcomes vary within a group whatever the tiny policy writes."""
+    def step(self, action):
+        result = super().step(action)
+        won = len(action) % 2 == 0
+        return StepResult(result.observation, True if won else result.done, won, {})
+
+class VariedTasks(counter_env.CounterTasks):
+    def make(self, spec):
+        return VariedEnv(spec)
+
+    def oracle_analysis(self, spec, episode):
+        return json.dumps({"episode_summary": "s", "episode_skill": f"add one {spec.target} times, then finish"})
+'''
+
+
 def test_two_processes_make_the_one_process_update(tmp_path, tiny_policy_dir):
-    path = _experiment(tmp_path, tiny_policy_dir, **{"model": {"path": str(tiny_policy_dir), "device": "cpu", "dtype": "float32"}})
+    (tmp_path / "varied_env.py").write_text(VARIED_ENV, encoding="utf-8")
+    path = _experiment(tmp_path, tiny_policy_dir, environment="varied_env:VariedTasks",
+                       model={"path": str(tiny_policy_dir), "device": "cpu", "dtype": "float32"},
+                       opd={"skill_source": "oracle"})
     results = {}
     for nproc in (1, 2):
         out = tmp_path / f"update-{nproc}.json"
-        code, _, err = _finish(_torchrun(nproc, str(TESTS / "dist_update_driver.py"), str(path), str(out)))
+        code, _, err = _finish(_torchrun(nproc, str(TESTS / "dist_update_driver.py"), str(path), str(out),
+                                         extra_path=tmp_path))
         assert code == 0, err[-3000:]
         results[nproc] = json.loads(out.read_text())
     one, two = results[1], results[2]
@@ -90,7 +115,9 @@ def test_two_processes_make_the_one_process_update(tmp_path, tiny_policy_dir):
     assert set(two["metrics"]) == set(one["metrics"]) and {"loss", "pg_loss", "kl", "opd_loss", "grad_norm"} <= set(one["metrics"])
     for name, value in one["metrics"].items():
         assert two["metrics"][name] == pytest.approx(value, abs=1e-5), name
-    assert one["metrics"]["grad_norm"] > 0
+    # every term of the loss takes part (GRPO advantages vary, the oracle's skills switch OPD on)
+    assert one["metrics"]["grad_norm"] > 0 and any(a != 0 for a in one["advantages"])
+    assert one["metrics"]["pg_loss"] != 0 and one["metrics"]["opd_loss"] != 0 and one["metrics"]["kl"] != 0
     moved = 0.0
     for name, values in one["weights"].items():
         other = two["weights"][name]

@@ -209,7 +209,7 @@ def resume(run_dir: str | Path, *, echo: TextIO | None = sys.stdout, progress: b
     keep, and only then cuts what was written after that checkpoint — the interrupted update. A corrupt line in what
     it keeps refuses the resume (ResumeError, nothing changed) unless `repair`, which sets such lines aside."""
     run_dir = Path(run_dir)
-    ranks = dist.start()
+    ranks = dist.start(_recorded_device(run_dir))
     try:
         if ranks.main:
             _resume_main(run_dir, echo, progress, repair, ranks)
@@ -220,6 +220,15 @@ def resume(run_dir: str | Path, *, echo: TextIO | None = sys.stdout, progress: b
     finally:
         dist.stop(ranks)
     return run_dir
+
+
+def _recorded_device(run_dir: Path) -> str:
+    """The run's `model.device` (it picks the process group's backend); `auto` when run.json cannot say — resume's own
+    checks report that."""
+    try:
+        return str(read_manifest(run_dir)["config"]["model"].get("device", "auto"))
+    except Exception:  # noqa: BLE001 - resume reports a bad run directory itself, with its location
+        return "auto"
 
 
 def _resume_main(run_dir: Path, echo: TextIO | None, progress: bool, repair: bool, ranks: dist.Ranks) -> None:
