@@ -32,6 +32,7 @@ from seed_trainer.runlog.checkpoint_manifest import checkpoint_problem
 
 STATE_FILE = "trainer_state.json"
 RNG_FILE = "rng_state.pt"
+RANK_RNG_FILE = "rng_state_ranks.pt"  # under torchrun: every rank's torch RNG state, in rank order
 OPTIMIZER_FILE = "optimizer.pt"
 ADAPTER_CONFIG = "adapter_config.json"
 
@@ -80,11 +81,15 @@ def save_checkpoint(
     loop_rng: random.Random,
     base_model: str,
     files: dict[str, int],
+    rank_rng: list[dict[str, Any]] | None = None,
 ) -> None:
-    """Everything `resume` needs, into `directory` (the writer's temporary checkpoint directory)."""
+    """Everything `resume` needs, into `directory` (the writer's temporary checkpoint directory). `rank_rng`: every
+    rank's sampling RNG state under torchrun (dist.rank_rng_states)."""
     save_model(directory, policy)
     torch.save(optimizer.state_dict(), directory / OPTIMIZER_FILE)
     torch.save(capture_rng(loop_rng), directory / RNG_FILE)
+    if rank_rng is not None:
+        torch.save(rank_rng, directory / RANK_RNG_FILE)
     state = {
         "stage": "train",
         "update": update,
@@ -200,14 +205,26 @@ def _load_weights(model: torch.nn.Module, directory: Path) -> None:
 
 
 def load_training_state(
-    directory: Path, policy: Policy, optimizer: torch.optim.Optimizer, loop_rng: random.Random
+    directory: Path, policy: Policy, optimizer: torch.optim.Optimizer, loop_rng: random.Random,
+    *, rank: int = 0, world: int = 1,
 ) -> dict[str, Any]:
-    """Put the checkpoint's weights, optimizer state and RNG states back; returns its trainer_state.json."""
+    """Put the checkpoint's weights, optimizer state and RNG states back; returns its trainer_state.json. Under
+    torchrun each rank loads the same files and takes its own sampling RNG state when the checkpoint was written by
+    as many ranks; otherwise ranks other than 0 keep the seed they were given (the run goes on, not bit-exactly)."""
     directory = Path(directory)
     state = read_state(directory)
     _load_weights(policy.model, directory)
     optimizer.load_state_dict(torch.load(directory / OPTIMIZER_FILE, map_location=policy.device, weights_only=True))
     restore_rng(torch.load(directory / RNG_FILE, weights_only=True), loop_rng)
+    ranks_file = directory / RANK_RNG_FILE
+    if world > 1:
+        per_rank = torch.load(ranks_file, weights_only=True) if ranks_file.is_file() else []
+        if len(per_rank) == world:
+            torch.set_rng_state(per_rank[rank]["torch"])
+            if "cuda" in per_rank[rank] and torch.cuda.is_available():
+                torch.cuda.set_rng_state(per_rank[rank]["cuda"])
+        elif rank > 0:
+            torch.manual_seed(state["update"] * 1_000_003 + rank)
     return state
 
 

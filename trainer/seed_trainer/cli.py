@@ -58,11 +58,13 @@ def _run_stage(run: Callable[[], object]) -> int:
 def _experiment(args: argparse.Namespace, *, model: bool = True, environment: bool = True):
     """The experiment of a stage command, its inputs checked before any run directory exists; None (after one line on
     stderr) when it cannot run."""
+    from seed_trainer.dist import ranks_from_env
     from seed_trainer.preflight import InputError, check_inputs, check_new_run_dir
 
     try:
         config = load_experiment(args.experiment)
-        check_new_run_dir(args.run_dir)
+        if ranks_from_env().main:  # under torchrun rank 0 creates the run directory; the others must not race it
+            check_new_run_dir(args.run_dir)
         check_inputs(config, model=model, environment=environment)
     except (ExperimentError, InputError, OSError) as exc:
         sys.stderr.write(f"error: {exc}\n")
@@ -165,6 +167,34 @@ def _cmd_export(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_export_verl(args: argparse.Namespace) -> int:
+    from seed_trainer.export_verl import default_out_dir, verl_export, write_export
+
+    try:
+        config = load_experiment(args.experiment)
+    except (ExperimentError, OSError) as exc:
+        sys.stderr.write(f"error: {exc}\n")
+        return 2
+    experiment = Path(args.experiment)
+    out_dir = Path(args.out) if args.out else default_out_dir(experiment)
+    export = verl_export(config, nnodes=args.nnodes, gpus_per_node=args.gpus_per_node, address=args.address)
+    try:
+        written = write_export(export, experiment, out_dir)
+    except OSError as exc:
+        sys.stderr.write(f"error: export-verl: {exc}\n")
+        return 2
+    print(json.dumps({"out": str(out_dir), "files": [p.name for p in written], "overrides": len(export.overrides),
+                      "unmapped": [u.setting for u in export.unmapped]}))
+    return 0
+
+
+def _positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m seed_trainer", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -208,6 +238,15 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("--format", required=True, choices=["hf", "onnx"])
     export.add_argument("--out", help="output directory (default: <run>/exports/<checkpoint>-<format>)")
     export.set_defaults(func=_cmd_export)
+
+    verl = commands.add_parser("export-verl", help="write verl-agent's Hydra overrides and the `ray job submit` command "
+                                                   "for a multi-node run of the experiment (see mapping.md for what has no counterpart)")
+    verl.add_argument("experiment", help="the experiment file (*.seed.yaml)")
+    verl.add_argument("--out", help="output folder (default: <experiment>-verl beside the experiment file)")
+    verl.add_argument("--nnodes", type=_positive, default=1, help="nodes of the Ray cluster (default 1)")
+    verl.add_argument("--gpus-per-node", type=_positive, default=8, help="GPUs per node (default 8)")
+    verl.add_argument("--address", default="http://127.0.0.1:8265", help="Ray dashboard address of the head node")
+    verl.set_defaults(func=_cmd_export_verl)
     return parser
 
 
@@ -217,4 +256,15 @@ def main(argv: list[str] | None = None) -> int:
     if not getattr(args, "func", None):
         parser.print_help(sys.stderr)
         return 2
+    from seed_trainer.dist import DistributedSetupError, ranks_from_env
+
+    try:
+        ranks = ranks_from_env()
+    except DistributedSetupError as exc:
+        sys.stderr.write(f"error: {exc}\n")
+        return 2
+    if ranks.distributed and args.func not in (_cmd_train, _cmd_resume) and not ranks.main:
+        # only Stage 2 shares its work across processes; rank 0 runs the other commands alone
+        sys.stderr.write(f"rank {ranks.rank}: `{args.command}` runs in one process (rank 0); this rank has nothing to do\n")
+        return 0
     return int(args.func(args))

@@ -15,6 +15,7 @@ from seed_trainer.algo.losses import seed_loss
 from seed_trainer.algo.variants import VARIANTS, gate_beta
 from seed_trainer.batching import plan_micro_batches
 from seed_trainer.config import ExperimentConfig
+from seed_trainer.dist import SINGLE, Ranks, all_gather, sum_gradients, sum_values
 from seed_trainer.policy import Policy, pack, response_logprobs
 from seed_trainer.precision import NonFiniteGuard, grad_scaler, guarded_step, loss_terms_not_finite
 from seed_trainer.rollout import Step
@@ -74,6 +75,7 @@ def ppo_update(
     *,
     scaler: torch.amp.GradScaler | None = None,
     guard: NonFiniteGuard | None = None,
+    ranks: Ranks = SINGLE,
 ) -> UpdateResult:
     """Runs the configured PPO epochs over `samples`.
 
@@ -81,6 +83,10 @@ def ppo_update(
     length (`batching.plan_micro_batches`) whose gradients accumulate. A micro-batch with a non-finite loss term is
     not back-propagated, and a mini-batch with one, or with a non-finite gradient norm, takes no step
     (`precision.guarded_step`); `guard` fails the run after too many in a row.
+
+    Under torchrun every rank holds all `samples` and the same `rng` (dist.py): each back-propagates every
+    `world`-th micro-batch of each mini-batch, and the gradients, non-finite terms and metrics are summed over the
+    ranks before the step, so every rank takes the single-process step.
     """
     rl = config.rl
     model = policy.model
@@ -104,7 +110,8 @@ def ppo_update(
             bad_terms: set[str] = set()
             mini_values: dict[str, float] = defaultdict(float)
             lengths = [len(s.step.prompt_ids) + len(s.step.response_ids) for s in mini]
-            for rows in plan_micro_batches(lengths, rl.micro_batch_size, rl.micro_batch_tokens):
+            plan = plan_micro_batches(lengths, rl.micro_batch_size, rl.micro_batch_tokens)
+            for rows in plan[ranks.rank :: ranks.world]:
                 micro = [mini[i] for i in rows]
                 steps = [s.step for s in micro]
                 batch = pack([s.prompt_ids for s in steps], [s.response_ids for s in steps], policy.pad_id, policy.device)
@@ -143,6 +150,10 @@ def ppo_update(
                     else:
                         sums[name] += value * micro_tokens
                 weight_total += micro_tokens
+            if ranks.distributed:
+                bad_terms = set().union(*all_gather(ranks, bad_terms, "comparing non-finite loss terms"))
+                sum_gradients(ranks, model)
+                mini_values = sum_values(ranks, mini_values, "summing the mini-batch losses")
             outcome = guarded_step(optimizer, model, rl.grad_clip, scaler, bad_terms)
             if outcome.skipped:
                 skipped.append(f"optimizer step {len(grad_norms) + len(skipped) + 1}: non-finite {outcome.reason}")
@@ -152,6 +163,9 @@ def ppo_update(
                     mini_sums[name] += value * tokens
                 applied_tokens += tokens
             guard.record(outcome)  # the loop names the update
+    if ranks.distributed:
+        sums = sum_values(ranks, {**sums, _WEIGHT: weight_total}, "summing the update metrics")
+        weight_total = sums.pop(_WEIGHT)
     metrics = {name: value / max(weight_total, 1.0) for name, value in sums.items()}
     metrics.update({name: value / max(applied_tokens, 1.0) for name, value in mini_sums.items()})
     if grad_norms:  # none when every step was skipped: a missing value, not a NaN in the metrics row
@@ -159,6 +173,8 @@ def ppo_update(
     metrics["skipped_steps"] = float(len(skipped))
     return UpdateResult(metrics, skipped)
 
+
+_WEIGHT = "\0tokens"  # the token weight travels with the sums it divides
 
 # The loss terms a non-finite value is reported by (docs/trainer.md, "Non-finite guard").
 _TERM_NAMES = {"pg_loss": "pg", "kl": "kl", "opd_loss": "opd", "entropy": "entropy", "loss": "total"}

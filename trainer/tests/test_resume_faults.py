@@ -205,7 +205,7 @@ def test_resume_removes_stale_temporary_files(stopped_early, monkeypatch):
     run = stopped_early
     (run / ".run.json.tmp-99999").write_bytes(b'{"format_vers')  # a kill during the run.json rewrite left this
     assert [(w.kind, w.file) for w in check_run(run).warnings] == [("stale_temp", ".run.json.tmp-99999")]
-    monkeypatch.setattr(train_stage, "_train_loop", lambda config, writer, *rest: writer.finish("stopped", "enough"))
+    monkeypatch.setattr(train_stage, "_train_loop", lambda config, writer, *rest, **_: writer.finish("stopped", "enough"))
     assert main(["resume", str(run)]) == 0
     assert not (run / ".run.json.tmp-99999").exists()
     warning = next(e for e in RunReader(run).events() if e.get("code") == "rolled_back")

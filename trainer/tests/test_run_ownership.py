@@ -34,7 +34,7 @@ run_dir, trials, out = Path(sys.argv[1]), int(sys.argv[2]), Path(sys.argv[3])
 import seed_trainer.stages.train as stage
 from seed_trainer.cli import main
 
-def owning_loop(config, writer, checkpoint, stop, progress):
+def owning_loop(config, writer, checkpoint, stop, progress, **_):
     # the owner: say so, then hold the run until the driver has seen the rival end (however slow it was to start),
     # and leave the run resumable for the next trial
     marker = out / "owner-now"
@@ -135,7 +135,7 @@ HOLDER = r'''
 import sys, time
 import seed_trainer.stages.train as stage
 from seed_trainer.cli import main
-def holding_loop(config, writer, checkpoint, stop, progress):
+def holding_loop(config, writer, checkpoint, stop, progress, **_):
     print("OWNING", flush=True)
     time.sleep(600)
 stage._train_loop = holding_loop

@@ -35,6 +35,7 @@ from seed_trainer.checkpoints import (
     set_aside_broken,
     usable_checkpoint,
 )
+from seed_trainer import dist
 from seed_trainer.config import ExperimentConfig, experiment_from_data
 from seed_trainer.envs import make_task_source
 from seed_trainer.memory import memory_warnings
@@ -172,15 +173,36 @@ def train(
     echo: TextIO | None = sys.stdout,
     progress: bool = False,
 ) -> Path:
-    """Runs Stage 2 in a new run directory and returns it. Failures end the run as `failed` and re-raise."""
-    runs_dir = runs_dir_for(config, runs_dir)
-    writer = create_run(
-        config, experiment_path, runs_dir, stage="train", run_id=run_id, echo=echo,
-        parent=parent_of(config.resolve_path(config.model.path), runs_dir),
-        progress_total=config.updates, progress_unit="update",
-    )
-    run_stage(writer, lambda stop: _train_loop(config, writer, None, stop, progress))
-    return writer.run_dir
+    """Runs Stage 2 in a new run directory and returns it. Failures end the run as `failed` and re-raise.
+    Under torchrun every rank calls it; rank 0 creates and writes the run directory (dist.py)."""
+    ranks = dist.start(config.model.device)
+    try:
+        if not ranks.main:
+            run_dir = dist.broadcast(ranks, None, "waiting for rank 0 to create the run directory")
+            _run_quietly(lambda stop: _train_loop(config, dist.QuietWriter(), None, stop, False, ranks=ranks))
+            return Path(run_dir)
+        runs_dir = runs_dir_for(config, runs_dir)
+        writer = create_run(
+            config, experiment_path, runs_dir, stage="train", run_id=run_id, echo=echo,
+            parent=parent_of(config.resolve_path(config.model.path), runs_dir),
+            progress_total=config.updates, progress_unit="update",
+        )
+        if ranks.distributed:
+            writer.event("info", f"{ranks.world} processes (torchrun); rank 0 writes this run directory")
+        run_stage(writer, lambda stop: _train_loop(config, writer, None, stop, progress, ranks=ranks, announce=str(writer.run_dir)))
+        return writer.run_dir
+    finally:
+        dist.stop(ranks)
+
+
+def _run_quietly(body) -> None:
+    """A rank other than 0 runs the loop with the same stop handling and nothing to record (rank 0 records)."""
+    stop = StopFlag()
+    restore_signals = stop.install()
+    try:
+        body(stop)
+    finally:
+        restore_signals()
 
 
 def resume(run_dir: str | Path, *, echo: TextIO | None = sys.stdout, progress: bool = False, repair: bool = False) -> Path:
@@ -189,6 +211,29 @@ def resume(run_dir: str | Path, *, echo: TextIO | None = sys.stdout, progress: b
     keep, and only then cuts what was written after that checkpoint — the interrupted update. A corrupt line in what
     it keeps refuses the resume (ResumeError, nothing changed) unless `repair`, which sets such lines aside."""
     run_dir = Path(run_dir)
+    ranks = dist.start(_recorded_device(run_dir))
+    try:
+        if ranks.main:
+            _resume_main(run_dir, echo, progress, repair, ranks)
+        else:  # rank 0 checks and repairs the directory, then says what to continue from
+            data, base, checkpoint = dist.broadcast(ranks, None, "waiting for rank 0 to check the run directory")
+            config = experiment_from_data(data, Path(base), f"{run_dir / 'run.json'}: config")
+            _run_quietly(lambda stop: _train_loop(config, dist.QuietWriter(), checkpoint and Path(checkpoint), stop, False, ranks=ranks))
+    finally:
+        dist.stop(ranks)
+    return run_dir
+
+
+def _recorded_device(run_dir: Path) -> str:
+    """The run's `model.device` (it picks the process group's backend); `auto` when run.json cannot say — resume's own
+    checks report that."""
+    try:
+        return str(read_manifest(run_dir)["config"]["model"].get("device", "auto"))
+    except Exception:  # noqa: BLE001 - resume reports a bad run directory itself, with its location
+        return "auto"
+
+
+def _resume_main(run_dir: Path, echo: TextIO | None, progress: bool, repair: bool, ranks: dist.Ranks) -> None:
     lock = RunLock.acquire(run_dir, command="resume")
     try:
         config, checkpoint, broken, plan = _check_resumable(run_dir, repair)
@@ -201,7 +246,9 @@ def resume(run_dir: str | Path, *, echo: TextIO | None = sys.stdout, progress: b
         lock.release()
         raise
     where = writer.paths.relative(checkpoint) if checkpoint else "the start (no checkpoint yet)"
-    writer.event("resumed", f"resumed from {where}, update {done + 1} next (pid {os.getpid()})", step=done, pid=os.getpid())
+    processes = f", {ranks.world} processes" if ranks.distributed else ""
+    writer.event("resumed", f"resumed from {where}, update {done + 1} next (pid {os.getpid()}{processes})",
+                 step=done, pid=os.getpid())
     if broken:
         writer.event(
             "warning",
@@ -215,8 +262,8 @@ def resume(run_dir: str | Path, *, echo: TextIO | None = sys.stdout, progress: b
         writer.paths.control.unlink()
         writer.event("info", "removed the control file of the stop this run obeyed")
     writer.set_progress(done)
-    run_stage(writer, lambda stop: _train_loop(config, writer, checkpoint, stop, progress))
-    return run_dir
+    run_stage(writer, lambda stop: _train_loop(config, writer, checkpoint, stop, progress, ranks=ranks, announce=(
+        config.model_dump(mode="json", by_alias=True), str(config.resolve_path(".")), checkpoint and str(checkpoint))))
 
 
 def _check_resumable(run_dir: Path, repair: bool):
@@ -275,10 +322,26 @@ def _phase(times: dict[str, float], update: int, name: str) -> Iterator[None]:
         times[f"time/{name}"] = time.perf_counter() - mark
 
 
-def _train_loop(config: ExperimentConfig, writer: RunWriter, checkpoint: Path | None, stop: StopFlag, progress: bool) -> None:
+def _train_loop(
+    config: ExperimentConfig,
+    writer: RunWriter | dist.QuietWriter,
+    checkpoint: Path | None,
+    stop: StopFlag,
+    progress: bool,
+    *,
+    ranks: dist.Ranks = dist.SINGLE,
+    announce: object = None,
+) -> None:
+    """The loop of every rank; rank 0 first sends the others `announce` (what they wait for: the run directory, or
+    what resume continues from)."""
+    if ranks.distributed and ranks.main:
+        dist.broadcast(ranks, announce, "telling the other ranks to start")
     rng = seed_everything(config.seed)
     source = make_task_source(config.environment.name, **config.environment.options)
     policy = Policy.load(config.resolved_model())
+    dist.copy_weights_from_main(ranks, policy.model)
+    if not ranks.main:  # its own sampling stream; the loop's `rng` (mini-batch shuffle) stays the same on every rank
+        torch.manual_seed(dist.rank_seed(config.seed, ranks))
     optimizer = torch.optim.AdamW(
         [p for p in policy.model.parameters() if p.requires_grad], lr=config.rl.lr, weight_decay=config.rl.weight_decay
     )
@@ -286,18 +349,21 @@ def _train_loop(config: ExperimentConfig, writer: RunWriter, checkpoint: Path | 
     guard = NonFiniteGuard(config.rl.max_skipped_steps)
     first = 1
     if checkpoint is not None:  # weights, optimizer, RNG states and the update counter
-        first = load_training_state(checkpoint, policy, optimizer, rng)["update"] + 1
+        first = load_training_state(checkpoint, policy, optimizer, rng, rank=ranks.rank, world=ranks.world)["update"] + 1
     saved = first - 1  # the last update whose checkpoint exists
 
     def save(update: int) -> None:
         nonlocal saved
+        rank_rng = dist.rank_rng_states(ranks)  # every rank takes part; rank 0 writes
+        saved = update
+        if not ranks.main:
+            return
         check_finite_weights(policy.model, f"checkpoint of update {update}")
         files = file_sizes(writer.run_dir)
         with writer.checkpoint(update) as directory:
             save_checkpoint(directory, policy, optimizer, update=update, loop_rng=rng,
-                            base_model=str(config.resolved_model().path), files=files)
+                            base_model=str(config.resolved_model().path), files=files, rank_rng=rank_rng)
         prune_checkpoints(writer.paths.checkpoints, config.checkpoint.keep_last)
-        saved = update
 
     settings = LossSettings.for_algorithm(config)
     variant = VARIANTS[config.algorithm]
@@ -311,11 +377,12 @@ def _train_loop(config: ExperimentConfig, writer: RunWriter, checkpoint: Path | 
     )
     writer.event("info", f"policy on {policy.device} (compute {str(policy.compute_dtype).removeprefix('torch.')}); "
                  f"{sum(p.numel() for p in policy.model.parameters() if p.requires_grad):,} trainable parameters")
-    for warning in memory_warnings(policy, config):
+    for warning in memory_warnings(policy, config) if ranks.main else ():
         writer.event("warning", warning, code="memory")
 
     for update in range(first, config.updates + 1):
-        if stop.signal or writer.stop_requested():
+        stopping = dist.broadcast(ranks, stop.signal or writer.stop_requested(), f"starting update {update}")
+        if stopping:
             writer.begin_stop("signal" if stop.signal else "control", signal=stop.signal)
             if update - 1 > saved:
                 save(update - 1)
@@ -324,11 +391,12 @@ def _train_loop(config: ExperimentConfig, writer: RunWriter, checkpoint: Path | 
         times: dict[str, float] = {}
         started = time.perf_counter()
 
-        # 1. rollout with π_old
+        # 1. rollout with π_old (under torchrun, of this rank's whole task groups)
         with _phase(times, update, "rollout"):
             specs = source.sample(
                 "train", ro.tasks_per_update, seed=config.seed * 1_000_003 + update, task_types=config.environment.task_types
             )
+            first_group, specs = ranks.share(specs)
             episodes = play_episodes(
                 policy, source, specs,
                 group_size=ro.group_size, max_steps=ro.max_steps, history_length=ro.history,
@@ -376,12 +444,17 @@ def _train_loop(config: ExperimentConfig, writer: RunWriter, checkpoint: Path | 
                     **({"insert": bank.insert} if bank is not None else {}),
                 )
 
-        # 5. the update (an optimizer step whose loss or gradient is not finite is skipped and reported)
+        # 5. the update (an optimizer step whose loss or gradient is not finite is skipped and reported); under
+        #    torchrun every rank first receives every episode, in the order one process would hold them
         with _phase(times, update, "update"):
+            episodes = dist.gather_episodes(ranks, episodes, first_group)
+            steps = [s for e in episodes for s in e.steps]
+            failures = dist.sum_values(ranks, failures, "counting environment failures")
+            dist.forward_events(ranks, writer)
             has_skill = {id(s): e.skill is not None and e.skill.valid for e in episodes for s in e.steps}
             samples = [Sample(s, has_skill[id(s)]) for s in steps]
             result = (
-                ppo_update(policy, optimizer, samples, config, settings, rng, scaler=scaler, guard=guard)
+                ppo_update(policy, optimizer, samples, config, settings, rng, scaler=scaler, guard=guard, ranks=ranks)
                 if samples else None
             )
         times["time/total"] = time.perf_counter() - started
@@ -410,8 +483,8 @@ def _train_loop(config: ExperimentConfig, writer: RunWriter, checkpoint: Path | 
         if progress:
             progress_bar(update, config.updates, f"success {values['success/overall']:.2f} {times['time/total']:.1f}s/update")
 
-        # 7. evaluation with the plain prompt (its own RNG: it never shifts the training stream)
-        if config.eval.every and update % config.eval.every == 0:
+        # 7. evaluation with the plain prompt (its own RNG: it never shifts the training stream), by rank 0
+        if ranks.main and config.eval.every and update % config.eval.every == 0:
             for split in config.eval.splits:
                 evaluate_policy(policy, source, config, split, step=update, writer=writer, token_text=token_text)
 

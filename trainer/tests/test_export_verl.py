@@ -1,0 +1,144 @@
+"""export-verl: golden files for the paper templates and an example, every setting accounted for, and verl's own
+config accepting the overrides when verl is installed (SEED_VERL_PYTHON names an interpreter that has it)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from seed_trainer.cli import main
+from seed_trainer.config import ExperimentConfig, load_experiment
+from seed_trainer.export_verl import hydra_value, render_files, verl_export
+
+REPO = Path(__file__).resolve().parents[2]
+GOLDEN = Path(__file__).parent / "golden" / "verl"
+SOURCES = {
+    "alfworld-qwen2.5-3b": REPO / "resources" / "templates" / "alfworld-qwen2.5-3b.seed.yaml",
+    "webshop-qwen2.5-3b": REPO / "resources" / "templates" / "webshop-qwen2.5-3b.seed.yaml",
+    "grpo-baseline": REPO / "resources" / "templates" / "grpo-baseline.seed.yaml",
+    "household-seed": REPO / "examples" / "household-seed.seed.yaml",
+}
+
+
+def _experiment(tmp_path: Path, name: str) -> Path:
+    """The source with its template placeholder filled, in a folder of its own (relative paths resolve there)."""
+    path = tmp_path / name / f"{name}.seed.yaml"
+    path.parent.mkdir(parents=True)
+    path.write_text(SOURCES[name].read_text(encoding="utf-8").replace("{{name}}", name), encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("name", sorted(SOURCES))
+def test_export_matches_the_golden_files(tmp_path, name):
+    path = _experiment(tmp_path, name)
+    out = tmp_path / "out"
+    assert main(["export-verl", str(path), "--out", str(out), "--nnodes", "2", "--gpus-per-node", "4",
+                 "--address", "http://head:8265"]) == 0
+    for file in ("overrides.txt", "submit.sh", "mapping.md"):
+        text = (out / file).read_text(encoding="utf-8").replace(str(path.parent), "<experiment-dir>")
+        golden = GOLDEN / name / file
+        if os.environ.get("SEED_UPDATE_GOLDEN"):
+            golden.parent.mkdir(parents=True, exist_ok=True)
+            golden.write_text(text, encoding="utf-8")
+        assert text == golden.read_text(encoding="utf-8"), f"{name}/{file} differs (SEED_UPDATE_GOLDEN=1 rewrites it)"
+    assert os.access(out / "submit.sh", os.X_OK)
+
+
+def _settings(model: type, prefix: str = "") -> set[str]:
+    """Every leaf setting of the experiment model, dotted (sections whose fields are all optional count once)."""
+    names = set()
+    for field, info in model.model_fields.items():
+        key = prefix + (info.alias or field)
+        annotation = info.annotation
+        inner = [a for a in getattr(annotation, "__args__", (annotation,)) if isinstance(a, type)]
+        section = next((a for a in inner if hasattr(a, "model_fields")), None)
+        names |= _settings(section, key + ".") | {key} if section is not None else {key}
+    return names
+
+
+def test_every_setting_is_mapped_or_listed():
+    """Each of our settings appears as a mapped setting, as a listed one, or under a listed section."""
+    config = ExperimentConfig.model_validate({
+        "name": "all", "model": {"path": "m", "lora": {"dropout": 0.1}, "dtype": "float16", "device": "cpu"},
+        "environment": {"name": "textworld", "task_types": ["cook"], "options": {"x": 1}},
+        "rl": {"micro_batch_tokens": 4096}, "sdar": {"skill_bank": "bank"},
+    })
+    export = verl_export(config)
+    covered = {o.setting for o in export.overrides} | {u.setting for u in export.unmapped}
+    missing = {
+        name for name in _settings(ExperimentConfig)
+        if not any(name == c or name.startswith(c + ".") for c in covered)
+        and name not in {"model", "environment", "rollout", "opd", "rl", "analyzer", "collect", "sft", "eval",
+                         "checkpoint", "sdar", "model.lora"}
+    }
+    assert missing == set()
+    assert {"environment.name", "environment.task_types", "environment.options", "model.lora.dropout",
+            "model.dtype", "model.device", "sdar.skill_bank"} <= {u.setting for u in export.unmapped}
+    keys = [o.key for o in export.overrides]
+    assert len(keys) == len(set(keys)), "a key is overridden twice"
+    assert {"actor_rollout_ref.actor.use_dynamic_bsz", "actor_rollout_ref.actor.ppo_max_token_len_per_gpu"} <= set(keys)
+
+
+def test_hydra_values_and_the_submit_command_parse():
+    assert [hydra_value(v) for v in (True, None, 1e-06, 3, ["console"], "Qwen/Qwen2.5-3B", "a b'c")] == [
+        "True", "null", "1e-06", "3", "[console]", "Qwen/Qwen2.5-3B", "'a b\\'c'"]
+    export = verl_export(ExperimentConfig.model_validate({"name": "it's mine", "model": {"path": "/m"}}))
+    words = shlex.split(export.submit)
+    assert words[:4] == ["ray", "job", "submit", "--address=http://127.0.0.1:8265"] and words[4:6] == ["--", "bash"]
+    inner = shlex.split(words[-1])
+    assert "trainer.experiment_name='it\\'s mine'" in inner and inner[inner.index("&&") + 1 : inner.index("&&") + 4] == [
+        "python3", "-m", "verl.trainer.main_ppo"]
+
+
+def test_bad_input_is_a_clear_error(tmp_path, capsys):
+    bad = tmp_path / "bad.seed.yaml"
+    bad.write_text("name: x\nmodel: {path: m}\nrl: {clip: -1}\n", encoding="utf-8")
+    assert main(["export-verl", str(bad), "--out", str(tmp_path / "o")]) == 2
+    assert "rl.clip" in capsys.readouterr().err and not (tmp_path / "o").exists()
+    with pytest.raises(SystemExit):
+        main(["export-verl", str(bad), "--nnodes", "0"])
+
+
+VERL_CHECK = """
+import importlib.util, json, os, sys
+from hydra import compose, initialize_config_dir
+from omegaconf import OmegaConf
+config_dir = os.path.join(importlib.util.find_spec("verl").submodule_search_locations[0], "trainer", "config")
+overrides = json.loads(sys.argv[1])
+with initialize_config_dir(config_dir=config_dir, version_base=None):
+    config = compose(config_name="ppo_trainer", overrides=overrides)
+values = {o.split("=", 1)[0]: OmegaConf.select(config, o.split("=", 1)[0]) for o in overrides}
+print(json.dumps({k: OmegaConf.to_container(v) if OmegaConf.is_config(v) else v for k, v in values.items()}))
+"""
+
+
+def _verl_python() -> str | None:
+    candidate = os.environ.get("SEED_VERL_PYTHON") or sys.executable
+    found = subprocess.run([candidate, "-c", "import importlib.util as u; print(bool(u.find_spec('verl') and u.find_spec('hydra')))"],
+                           capture_output=True, text=True)
+    return candidate if found.stdout.strip() == "True" else None
+
+
+@pytest.mark.parametrize("name", ["alfworld-qwen2.5-3b", "household-seed"])
+def test_verl_accepts_its_own_keys(tmp_path, name):
+    python = _verl_python()
+    if python is None:
+        print("skipped: verl and hydra are not installed (set SEED_VERL_PYTHON to an interpreter that has verl)")
+        pytest.skip("verl and hydra are not installed (set SEED_VERL_PYTHON to an interpreter that has verl==0.9.1)")
+    export = verl_export(load_experiment(_experiment(tmp_path, name)))
+    upstream = [o.text() for o in export.overrides if o.upstream]
+    result = subprocess.run([python, "-c", VERL_CHECK, json.dumps(upstream)], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr[-3000:]
+    values = json.loads(result.stdout)
+    assert values["actor_rollout_ref.actor.clip_ratio_c"] == 3.0 and values["algorithm.adv_estimator"] == "grpo"
+    assert values["trainer.total_training_steps"] == 150
+    # verl-agent's keys are not verl's: the same check refuses them, so the split is right
+    agent = [o.text() for o in export.overrides if not o.upstream][:1]
+    refused = subprocess.run([python, "-c", VERL_CHECK, json.dumps(upstream + agent)], capture_output=True, text=True)
+    assert refused.returncode != 0 and "Could not override" in refused.stderr
