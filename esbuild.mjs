@@ -20,7 +20,8 @@ const hostBundle = {
   format: 'cjs',
   target: 'node20',
   outdir: 'dist',
-  external: ['vscode'],
+  // onnxruntime-node is a native module (what-if rescoring): required from node_modules at run time, never bundled.
+  external: ['vscode', 'onnxruntime-node'],
   sourcemap: !production,
   minify: production,
   logLevel: 'warning',
