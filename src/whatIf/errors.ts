@@ -7,6 +7,7 @@ export type WhatIfProblem =
   | 'skill' // the skill text cannot be inserted (control characters, empty)
   | 'context' // prompt + response longer than the model's context
   | 'trajectory' // a step without what rescoring needs (prompt text, token ids)
+  | 'runtime' // onnxruntime-node is not installed for this platform
   | 'cancelled';
 
 export class WhatIfError extends Error {

@@ -1,12 +1,20 @@
 // Log-probs of response tokens under an exported model, with onnxruntime-node. The runtime (a native module of
 // ~20 MB) is required on first use only, never at activation (bench/extension.mjs measures activation).
 import type * as Ort from 'onnxruntime-node';
+import { WhatIfError } from './errors';
 
 let ort: typeof Ort | undefined;
 
 function loadOrt(): typeof Ort {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports -- deliberate lazy load of a native module
-  ort ??= require('onnxruntime-node') as typeof Ort;
+  try {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- deliberate lazy load of a native module
+    ort ??= require('onnxruntime-node') as typeof Ort;
+  } catch (error) {
+    throw new WhatIfError(
+      'runtime',
+      `onnxruntime-node cannot load on ${process.platform}-${process.arch} (${(error as Error).message.split('\n')[0]}): install the SEED Studio VSIX built for this platform.`,
+    );
+  }
   return ort;
 }
 
