@@ -14,6 +14,8 @@ const hostBundle = {
   entryPoints: [
     { in: 'src/extension.ts', out: 'extension' },
     { in: 'src/experiments/validationWorker.ts', out: 'experimentWorker' },
+    // What-if rescoring (tokenizers, template engine, onnxruntime-node): required on first use (whatIfSession.ts).
+    { in: 'src/whatIf/rescore.ts', out: 'whatIf' },
   ],
   bundle: true,
   platform: 'node',

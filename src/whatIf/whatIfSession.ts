@@ -1,6 +1,7 @@
 // The host side of "What if…" for one open trajectory: picks the ONNX export whose weights scored it, rescores the
 // trajectory under a typed skill behind a cancellable progress notification, keeps every result for comparison,
 // saves them next to the run and reopens them with the viewer.
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import * as vscode from 'vscode';
 import { decodeInt32 } from '../runs';
@@ -92,9 +93,7 @@ export class WhatIfSession implements vscode.Disposable {
     if (this.rescorer?.dir === exportDir) return this.rescorer.rescorer;
     await this.rescorer?.rescorer.close();
     this.rescorer = undefined;
-    // Required here, on first use: onnxruntime-node and the tokenizers never load at activation.
-    // eslint-disable-next-line @typescript-eslint/no-require-imports -- deliberate lazy load (see above)
-    const { Rescorer } = require('./rescore') as typeof import('./rescore');
+    const { Rescorer } = loadRescorer();
     const rescorer = await Rescorer.open(exportDir, steps, { runId: run });
     this.rescorer = { dir: exportDir, rescorer };
     return rescorer;
@@ -104,6 +103,18 @@ export class WhatIfSession implements vscode.Disposable {
     void this.rescorer?.rescorer.close();
     this.rescorer = undefined;
   }
+}
+
+/**
+ * The rescorer module, required on first use. In the extension it is a bundle of its own (dist/whatIf.js, see
+ * esbuild.mjs), so activation neither loads nor parses the tokenizers, the template engine or onnxruntime-node; the
+ * tests run the compiled module beside this one.
+ */
+function loadRescorer(): typeof import('./rescore') {
+  const bundled = path.join(__dirname, 'whatIf.js');
+  const id = existsSync(bundled) ? bundled : './rescore';
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- deliberate lazy load (see above)
+  return require(id) as typeof import('./rescore');
 }
 
 function toRescoreStep(step: { t: number; prompt?: string; response: string; tokens?: { ids: string } }): RescoreStep {
