@@ -14,13 +14,16 @@ const hostBundle = {
   entryPoints: [
     { in: 'src/extension.ts', out: 'extension' },
     { in: 'src/experiments/validationWorker.ts', out: 'experimentWorker' },
+    // What-if rescoring (tokenizers, template engine, onnxruntime-node): required on first use (whatIfSession.ts).
+    { in: 'src/whatIf/rescore.ts', out: 'whatIf' },
   ],
   bundle: true,
   platform: 'node',
   format: 'cjs',
   target: 'node20',
   outdir: 'dist',
-  external: ['vscode'],
+  // onnxruntime-node is a native module (what-if rescoring): required from node_modules at run time, never bundled.
+  external: ['vscode', 'onnxruntime-node'],
   sourcemap: !production,
   minify: production,
   logLevel: 'warning',

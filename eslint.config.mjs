@@ -34,6 +34,7 @@ export default tseslint.config(
       'src/runsTree/groupCompare.ts',
       'src/experiments/modelPath.ts',
       'src/trainer/runEndMessage.ts',
+      'src/whatIf/{errors,exportChoice,gate,onnxExport,onnxScorer,promptTokens,rescore,skillInsertion,whatIfFile,whatIfRecord}.ts',
     ],
     rules: {
       'no-restricted-imports': [

@@ -29,6 +29,10 @@ const require = createRequire(import.meta.url);
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const runsArg = process.argv.indexOf('--runs');
 const RUNS = runsArg > 0 ? Number(process.argv[runsArg + 1]) : 7;
+// `--only activation` (or index, dashboard): one part, e.g. to compare activation before and after a change.
+const onlyArg = process.argv.indexOf('--only');
+const ONLY = onlyArg > 0 ? process.argv[onlyArg + 1] : undefined;
+const part = async (name, measure) => (ONLY === undefined || ONLY === name ? measure() : undefined);
 
 const median = (values) => {
   const sorted = [...values].sort((a, b) => a - b);
@@ -352,9 +356,9 @@ try {
     bench: 'extension',
     runs: RUNS,
     machine: { cpus: os.cpus().length, cpu: os.cpus()[0]?.model, node: process.version, platform: `${process.platform}-${process.arch}` },
-    activation: benchActivation(scratch),
-    index: await benchIndex(scratch),
-    dashboard: await benchDashboard(),
+    activation: await part('activation', () => benchActivation(scratch)),
+    index: await part('index', () => benchIndex(scratch)),
+    dashboard: await part('dashboard', () => benchDashboard()),
   };
   process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
 } finally {

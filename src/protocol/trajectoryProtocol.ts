@@ -1,6 +1,7 @@
 // Messages of the trajectory viewer (webview/trajectory) and the trajectory diff (webview/diff). See protocol.ts.
 // (Type aliases, not interfaces: a message map must be assignable to Record<string, unknown>.)
 import type { Trajectory } from '../runs/types';
+import type { WhatIfResultRecord } from '../whatIf/whatIfRecord';
 import { messageSet } from './protocol';
 
 /** A trajectory as the host hands it to a webview: the record as stored (token arrays still base64) and its run. */
@@ -25,9 +26,16 @@ export interface RenderedReport {
   tokensInDom: number;
 }
 
+/** The what-if results of the trajectory shown, newest last; `file` once they are saved (or were reopened). */
+export interface WhatIfPayload {
+  results: WhatIfResultRecord[];
+  file?: string;
+}
+
 export type ViewerToWebview = {
   show: TrajectoryPayload;
   error: { message: string };
+  whatIf: WhatIfPayload;
 };
 
 export type ViewerToHost = {
@@ -37,10 +45,14 @@ export type ViewerToHost = {
   /** Pick another trajectory and compare this one with it. */
   compare: Record<string, never>;
   rendered: RenderedReport;
+  /** Rescore the trajectory's response tokens under this skill (the host shows a cancellable progress). */
+  whatIf: { skill: string };
+  /** Save the what-if results next to the run (whatif/<trajectory id>.json). */
+  saveWhatIf: Record<string, never>;
 };
 
-export const VIEWER_TO_WEBVIEW = messageSet<ViewerToWebview>({ show: true, error: true });
-export const VIEWER_TO_HOST = messageSet<ViewerToHost>({ copyText: true, openText: true, compare: true, rendered: true });
+export const VIEWER_TO_WEBVIEW = messageSet<ViewerToWebview>({ show: true, error: true, whatIf: true });
+export const VIEWER_TO_HOST = messageSet<ViewerToHost>({ copyText: true, openText: true, compare: true, rendered: true, whatIf: true, saveWhatIf: true });
 
 export type DiffToWebview = {
   show: { a: TrajectoryPayload; b: TrajectoryPayload };

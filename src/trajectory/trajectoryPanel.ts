@@ -12,6 +12,7 @@ import {
 } from '../protocol/trajectoryProtocol';
 import type { RunAccess, TrajectoryRef } from './runAccess';
 import { trajectoryTextUri } from './trajectoryDocuments';
+import { WhatIfSession } from '../whatIf/whatIfSession';
 
 export const TRAJECTORY_VIEW_TYPE = 'seedStudio.trajectory';
 
@@ -24,6 +25,7 @@ export class TrajectoryPanel implements vscode.Disposable {
   private readonly channel: WebviewChannel<ViewerToWebview, ViewerToHost>;
   private readonly disposables: vscode.Disposable[] = [];
   private renderedWaiters: Array<(report: RenderedReport) => void> = [];
+  private readonly whatIf: WhatIfSession;
   /** The last report from the webview (tests read it). */
   lastRendered: RenderedReport | undefined;
 
@@ -38,6 +40,7 @@ export class TrajectoryPanel implements vscode.Disposable {
     panel.webview.options = { enableScripts: true, localResourceRoots: localResourceRoots(extensionUri) };
     panel.iconPath = vscode.Uri.joinPath(extensionUri, 'media', 'seed.svg');
     this.channel = new WebviewChannel<ViewerToWebview, ViewerToHost>(panel.webview, VIEWER_TO_HOST, log);
+    this.whatIf = new WhatIfSession(ref, access, log);
     this.channel
       .onReady(() => void this.send())
       .on('copyText', async () => this.copyText())
@@ -47,12 +50,18 @@ export class TrajectoryPanel implements vscode.Disposable {
       .on('compare', async () => {
         await this.hooks.compare(this.ref);
       })
+      .on('whatIf', async ({ skill }) => {
+        this.channel.post('whatIf', await this.whatIf.rescore(skill));
+      })
+      .on('saveWhatIf', async () => {
+        this.channel.post('whatIf', await this.whatIf.save());
+      })
       .on('rendered', (report) => {
         this.lastRendered = report;
         for (const waiter of this.renderedWaiters.splice(0)) waiter(report);
       });
     panel.webview.html = webviewHtml(panel.webview, extensionUri, { title: `Trajectory ${ref.id}`, bundle: 'trajectory', stylesheet: true });
-    this.disposables.push(this.channel, panel.onDidDispose(() => this.dispose()));
+    this.disposables.push(this.channel, this.whatIf, panel.onDidDispose(() => this.dispose()));
   }
 
   static key(ref: TrajectoryRef): string {
@@ -97,11 +106,25 @@ export class TrajectoryPanel implements vscode.Disposable {
       this.panel.title = `Trajectory ${loaded.trajectory.id}`;
       this.channel.post('show', { runDir: loaded.runDir, run: loaded.run, trajectory: loaded.trajectory });
     } catch (error) {
-      const message = (error as Error).message;
-      this.log.error(`trajectory ${this.ref.id} in ${this.ref.runDir}: ${message}`);
-      this.channel.post('error', { message });
-      void vscode.window.showErrorMessage(`SEED: cannot open trajectory ${this.ref.id}: ${message}`);
+      this.reportLoadError(error);
+      return;
     }
+    try {
+      const saved = this.whatIf.reopen();
+      if (saved.results.length > 0) this.channel.post('whatIf', saved);
+    } catch (error) {
+      // A bad what-if file does not stop the trajectory from showing; it is named and left as it is.
+      const message = (error as Error).message;
+      this.log.warn(`what-if results of ${this.ref.id}: ${message}`);
+      void vscode.window.showWarningMessage(`SEED: the saved what-if results were not reopened: ${message}`);
+    }
+  }
+
+  private reportLoadError(error: unknown): void {
+    const message = (error as Error).message;
+    this.log.error(`trajectory ${this.ref.id} in ${this.ref.runDir}: ${message}`);
+    this.channel.post('error', { message });
+    void vscode.window.showErrorMessage(`SEED: cannot open trajectory ${this.ref.id}: ${message}`);
   }
 
   private async copyText(): Promise<void> {

@@ -21,6 +21,7 @@ import { syntheticTrajectory } from './synthetic';
 import { reviewTests } from './review';
 import { dashboardTests } from './dashboard';
 import { tableTests } from './table';
+import { whatIfTests } from './whatIf';
 
 const LABEL = 'webview (Chromium)';
 const fixtureRun = path.join(repoRoot, 'test', 'fixtures', 'runs', 'valid');
@@ -454,7 +455,7 @@ async function main(): Promise<void> {
     },
   };
   const filter = process.env.SEED_TEST_GREP;
-  const cases = [...viewerTests, ...diffTests, ...reviewTests, ...dashboardTests, ...tableTests, ...securityTests].filter(([name]) => !filter || name.includes(filter));
+  const cases = [...viewerTests, ...whatIfTests, ...diffTests, ...reviewTests, ...dashboardTests, ...tableTests, ...securityTests].filter(([name]) => !filter || name.includes(filter));
   let passed = 0;
   let failed = 0;
   for (const [name, body] of cases) {

@@ -5,7 +5,11 @@
   `logits` (float32, [batch, sequence, vocab]), float32 on CPU; position ids are computed inside the graph from the
   attention mask (cumulative sum − 1), as the trainer computes them, so left padding works. Saved with the tokenizer
   files, the chat template (as chat_template.jinja and in tokenizer_config.json), the model's config.json and an
-  `export.json` describing the inputs and outputs. The what-if view rescores with it (onnxruntime).
+  `export.json` describing the inputs and outputs. The what-if view rescores with it (onnxruntime-node): so
+  `export.json` also carries what a rescorer needs to rebuild the trainer's teacher prompt byte for byte — the prompt
+  settings of the run the checkpoint belongs to (history, max prompt tokens, temperature, β of the gate), the skill
+  insertion format and the truncation rule, the model's context length, and which run and checkpoint it came from.
+  Its contract is `schemas/onnx-export.schema.json`.
 """
 
 from __future__ import annotations
@@ -19,20 +23,69 @@ from typing import Literal
 import torch
 
 from seed_trainer import __version__
+from seed_trainer.algo import skills
+from seed_trainer.algo.variants import gate_beta
 from seed_trainer.checkpoints import load_checkpoint_policy
+from seed_trainer.config import OpdConfig, RolloutConfig
 
 FORMATS = ("hf", "onnx")
 ONNX_OPSET = 17
+
+
+def run_of(checkpoint: str | Path) -> Path | None:
+    """The run directory a checkpoint lies in (`<run>/checkpoints/step-N`, `<run>/model`), or None."""
+    checkpoint = Path(checkpoint).resolve()
+    for run in (checkpoint.parent, checkpoint.parent.parent):
+        if (run / "run.json").exists():
+            return run
+    return None
 
 
 def default_export_dir(checkpoint: str | Path, format: str) -> Path:
     """`<run>/exports/<checkpoint name>-<format>` for a checkpoint inside a run (`<run>/checkpoints/step-N`,
     `<run>/model`), else `<checkpoint>-<format>` beside it."""
     checkpoint = Path(checkpoint).resolve()
-    for run in (checkpoint.parent, checkpoint.parent.parent):
-        if (run / "run.json").exists():
-            return run / "exports" / f"{checkpoint.name}-{format}"
+    run = run_of(checkpoint)
+    if run is not None:
+        return run / "exports" / f"{checkpoint.name}-{format}"
     return checkpoint.with_name(f"{checkpoint.name}-{format}")
+
+
+def prompt_settings(checkpoint: str | Path) -> tuple[dict, dict | None]:
+    """(prompt settings, `{id, checkpoint}` of the run) for a checkpoint: the resolved config in its run's run.json,
+    or the experiment defaults (and no run) for a model directory outside any run.
+
+    The settings are what the teacher pass used: the history window and max prompt tokens of `rollout`, the sampling
+    temperature the log-probs are computed at, and the gate's β as the algorithm applies it (0 for the ungated
+    baseline). SDAR's static prefix is not a hindsight skill insertion, so its `insertion` is `prefix`."""
+    run = run_of(checkpoint)
+    config: dict = {}
+    source = None
+    if run is not None:
+        manifest = json.loads((run / "run.json").read_text(encoding="utf-8"))
+        config = manifest.get("config") or {}
+        source = {"id": str(manifest.get("id", run.name)), "checkpoint": Path(checkpoint).resolve().name}
+    rollout = RolloutConfig.model_validate(config.get("rollout") or {})
+    opd = OpdConfig.model_validate(config.get("opd") or {})
+    algorithm = str(config.get("algorithm", "seed"))
+    settings = {
+        "from": "run" if run is not None else "defaults",
+        "algorithm": algorithm,
+        "history": rollout.history,
+        "max_prompt_tokens": rollout.max_prompt_tokens,
+        "temperature": rollout.temperature,
+        "beta": gate_beta(algorithm, opd.beta),
+        "chat": {"role": "user", "add_generation_prompt": True},
+        "skill": {
+            "insertion": "prefix" if algorithm == "sdar" else "after_task_line",
+            "header": skills.SKILL_HEADER,
+            "instruction": skills.SKILL_INSTRUCTION,
+            "task_marker": skills.TASK_MARKER,
+            "turn_marker": skills.TURN_MARKER,
+            "truncation": "middle_after_skill_block",
+        },
+    }
+    return settings, source
 
 
 class _LogitsOnly(torch.nn.Module):
@@ -113,6 +166,7 @@ def _export_onnx(checkpoint: Path, out: Path, opset: int) -> None:
     policy.tokenizer.save_pretrained(out)
     _chat_template_in_config(out, policy.tokenizer.chat_template)
     model.config.save_pretrained(out)
+    settings, run = prompt_settings(checkpoint)
     meta = {
         "format": "onnx",
         "exported_by": f"seed-trainer {__version__}",
@@ -127,6 +181,10 @@ def _export_onnx(checkpoint: Path, out: Path, opset: int) -> None:
         "position_ids": "computed in the graph: cumsum(attention_mask) - 1, clamped at 0",
         "pad_token_id": policy.pad_id,
         "stop_token_ids": policy.stop_ids,
+        "vocab_size": model.config.vocab_size,
+        "context_length": getattr(model.config, "max_position_embeddings", None),
+        "run": run,
+        "prompt": settings,
     }
     (out / "export.json").write_text(json.dumps(meta, indent=2) + "\n", encoding="utf-8")
 

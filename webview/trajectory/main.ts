@@ -12,6 +12,7 @@ import { estimateTextHeight } from '../../src/trajectory/virtualLayout';
 import { buildModel, type TrajectoryModel } from './model';
 import { TurnList } from './turnList';
 import { renderTurn, renderFinal, skillPanel, type TurnViewState } from './turnView';
+import { WhatIfView } from './whatIfView';
 
 interface SavedState {
   runDir?: string;
@@ -29,6 +30,7 @@ let model: TrajectoryModel | undefined;
 let list: TurnList | undefined;
 let current = 0;
 let hoverCard: TokenHoverCard | undefined;
+let whatIf: WhatIfView | undefined;
 /** Position in the model's disagreement list of the token last jumped to (−1: none yet). */
 let disagreementCursor = -1;
 const view: TurnViewState = { mode: undefined, scale: undefined, expanded: new Set<string>() };
@@ -117,6 +119,7 @@ function toolbar(m: TrajectoryModel): HTMLElement {
     action('Copy as Text', 'copy', 'Copy the whole trajectory as text (c)', () => channel.post('copyText', {})),
     action('Open as Text', 'openText', 'Open the text rendering in an editor', () => channel.post('openText', {})),
     action('Compare…', 'compare', 'Compare with another trajectory of the same task', () => channel.post('compare', {})),
+    action('What if…', 'what-if', 'Edit the skill and see the gates recomputed (w)', () => whatIf?.toggle()),
   );
 }
 
@@ -216,12 +219,17 @@ function show(payload: TrajectoryPayload): void {
   clear(root);
   const scroller = el('div', { class: 'turns', attrs: { role: 'list', 'aria-label': 'Turns', tabindex: '0' } });
   const aside = skillPanel(trajectory);
+  whatIf = new WhatIfView(m, {
+    rescore: (skill) => channel.request('whatIf', { skill }),
+    save: () => channel.request('saveWhatIf', {}),
+  });
   root.append(
     header(payload, m),
     toolbar(m),
+    whatIf.element,
     legendSlot(),
     el('main', { class: 'traj-main' }, scroller, aside),
-    el('div', { class: 'statusline' }, el('span', { attrs: { id: 'nav-status' }, text: `Turn 1 of ${m.turns.length}` }), el('span', { class: 'keys', text: 'j / k: next / previous turn · g / G: first / last · 1–4: colour mode · a: fitted / absolute scale · d / D: next / previous disagreement · c: copy' })),
+    el('div', { class: 'statusline' }, el('span', { attrs: { id: 'nav-status' }, text: `Turn 1 of ${m.turns.length}` }), el('span', { class: 'keys', text: 'j / k: next / previous turn · g / G: first / last · 1–4: colour mode · a: fitted / absolute scale · d / D: next / previous disagreement · w: what if… · c: copy' })),
   );
 
   const { charWidth, lineHeight } = measureText(scroller);
@@ -287,10 +295,14 @@ document.addEventListener('keydown', (event) => {
   else if (key === 'c') channel.post('copyText', {});
   else if (key === 'a') toggleScale();
   else if (key === 'd' || key === 'D') jumpToDisagreement(key === 'd' ? 1 : -1);
+  else if (key === 'w') whatIf?.toggle();
   else handled = false;
   if (handled) event.preventDefault();
 });
 
-channel.on('show', show).on('error', ({ message }) => showError(message));
+channel
+  .on('show', show)
+  .on('error', ({ message }) => showError(message))
+  .on('whatIf', (payload) => whatIf?.update(payload));
 channel.ready();
 

@@ -113,12 +113,15 @@ def trajectory_record(episode: Episode, update: int, config: ExperimentConfig, t
     steps = []
     for step in episode.steps:
         arrays = {"ids": step.response_ids, "text": token_text(step.response_ids), "logp": step.old_logp}
-        if step.teacher_logp is not None and step.old_logp is not None:
+        scored = step.teacher_logp is not None and step.old_logp is not None
+        if scored:
             delta, gate = opd_gate(step.teacher_logp, step.old_logp, beta)
             arrays.update(teacher_logp=step.teacher_logp, delta=delta, gate=gate)
         steps.append(
             {
                 "t": step.t,
+                # h_t of a step the teacher scored: what-if rescoring rebuilds the teacher prompt from it
+                **({"prompt": step.prompt} if scored else {}),
                 "observation": step.observation,
                 "response": step.response,
                 "action": step.action if step.valid else None,

@@ -1,0 +1,99 @@
+// End to end in code-server, like a user: the trainer writes a real two-update tiny run and the ONNX export of
+// checkpoint 1 into the workspace; the runs tree opens a trajectory of update 2; "What if…" → type a skill → Rescore
+// (onnxruntime-node in the extension host, behind the progress notification) → the recomputed gates and the
+// difference view appear beside the recorded ones → Save writes whatif/<id>.json next to the run.
+//
+//   npm run build && node out/test/ui/whatIf.js
+//
+// Writes test-results/ui-whatif.png.
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import type { Page } from 'playwright-core';
+import { RunSchemas, findSchemasDir, type TrajectoryIndexRow } from '../../src/runs';
+import type { WhatIfFile } from '../../src/whatIf/whatIfRecord';
+import { type CodeServerSession, repoRoot, resultsDir, runCodeServerTest, runnerPrerequisites } from '../integration/codeServerSession';
+import { fail, treeRow, webview } from './workbench';
+
+const LABEL = 'what-if ui (code-server)';
+const SKILL = 'Go straight to the receptacle named in the task and never open anything.';
+
+async function whatIfFromTree(page: Page, session: CodeServerSession, runDir: string): Promise<string[]> {
+  const rows = readFileSync(path.join(runDir, 'trajectories', 'index.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as TrajectoryIndexRow);
+  const row = rows.find((r) => r.update === 2)!;
+  await page.locator('.part.activitybar a.action-label[aria-label^="SEED"]').first().click();
+  await treeRow(page, 'whatif-tiny');
+  await treeRow(page, 'Update 2');
+  await treeRow(page, row.task.type);
+  await treeRow(page, `#${row.sample} ${row.success ? 'success' : 'failure'}`);
+
+  const frame = webview(page);
+  await frame.locator('[data-action="what-if"]').waitFor({ state: 'visible', timeout: 30_000 });
+  await frame.locator('[data-action="what-if"]').click();
+  await frame.locator('.whatif-skill').fill(SKILL);
+  const started = Date.now();
+  await frame.locator('[data-action="whatif-rescore"]').click();
+  const result = frame.locator('.whatif-summary tr[data-result="0"]');
+  await result.waitFor({ state: 'visible', timeout: 90_000 });
+  const seconds = (Date.now() - started) / 1000;
+  const recordedGate = (await frame.locator('.whatif-summary tr[data-result="recorded"] [data-k="meanGate"]').textContent())?.trim();
+  const newGate = (await result.locator('[data-k="meanGate"]').textContent())?.trim();
+  if (!newGate || newGate === '—') fail(`no recomputed mean g (row says ${newGate})`);
+  if (newGate === recordedGate) fail(`the mean g did not change with another skill (${newGate})`);
+  const turns = await frame.locator('.whatif-turn').count();
+  if (turns !== row.length) fail(`${turns} what-if turns for ${row.length} steps`);
+  const flips = Number(await result.locator('[data-k="flipsUp"]').textContent()) + Number(await result.locator('[data-k="flipsDown"]').textContent());
+  const marked = await frame.locator('.whatif-turns .tok.flip-up, .whatif-turns .tok.flip-down').count();
+  if (marked !== flips) fail(`${marked} tokens marked as flipped, the summary counts ${flips}`);
+  const status = (await frame.locator('[data-k="whatif-status"]').textContent()) ?? '';
+  if (!/onnxruntime-node \(cpu\) in [\d.]+ s with exports\/step-000001-onnx/.test(status)) fail(`status says "${status}"`);
+  await page.screenshot({ path: path.join(resultsDir, 'ui-whatif.png') });
+
+  await frame.locator('[data-action="whatif-save"]').click();
+  const file = path.join(runDir, 'whatif', `${row.id}.json`);
+  for (let waited = 0; waited < 10_000 && !existsSync(file); waited += 200) await new Promise((resolve) => setTimeout(resolve, 200));
+  if (!existsSync(file)) fail(`${file} was not written`);
+  const saved = RunSchemas.load(findSchemasDir({ extensionRoot: repoRoot })).validate<WhatIfFile>('whatif', JSON.parse(readFileSync(file, 'utf8')), { file: 'whatif' });
+  if (saved.results[0]?.skill !== SKILL) fail('the saved file does not hold the typed skill');
+  void session;
+  return [
+    `mean g recorded ${recordedGate} → ${newGate} under the typed skill; ${flips} tokens flipped side; ${turns} turns`,
+    `rescored in ${seconds.toFixed(1)} s from the click (status: ${status.trim()})`,
+    `saved ${path.relative(runDir, file)} (valid against schemas/whatif.schema.json)`,
+  ];
+}
+
+function main(): void {
+  const python = runnerPrerequisites(LABEL, 'dist/webview/trajectory.js');
+  runCodeServerTest(
+    { label: LABEL, artifactName: 'ui-whatif', timeoutSeconds: 180, session: { label: 'ui-whatif', env: { SEED_PYTHON: python }, installExtension: true } },
+    async (session) => {
+      const made = execFileSync(python, [path.join(repoRoot, 'trainer', 'tests', 'make_whatif_run.py'), session.workspace], {
+        cwd: path.join(repoRoot, 'trainer', 'tests'),
+        env: { ...process.env, OMP_NUM_THREADS: '1' },
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'ignore'],
+      });
+      const { run } = JSON.parse(made.trim().split('\n').pop()!) as { run: string };
+      mkdirSync(resultsDir, { recursive: true });
+      const page = await session.openBrowser();
+      await page.goto(session.workbenchUrl());
+      await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
+      const started = Date.now();
+      try {
+        const notes = await whatIfFromTree(page, session, run);
+        console.log(`${LABEL}: ✓ runs tree → trajectory → What if… → rescored gates → save (${((Date.now() - started) / 1000).toFixed(1)} s)`);
+        for (const note of notes) console.log(`    ${note}`);
+        console.log(`${LABEL}: 1 passed, 0 failed`);
+        return { passed: true };
+      } catch (error) {
+        console.error(`${LABEL}: ✗ What if…: ${error instanceof Error ? error.message : String(error)}`);
+        await page.screenshot({ path: path.join(resultsDir, 'ui-whatif-failure.png') }).catch(() => undefined);
+        console.log(`${LABEL}: 0 passed, 1 failed`);
+        return { passed: false };
+      }
+    },
+  );
+}
+
+main();

@@ -1,0 +1,67 @@
+// The recorded gates of a real tiny SEED run are reproduced from its checkpoint's ONNX export: the trainer writes a
+// two-update run and exports checkpoint 1 (trainer/tests/make_whatif_run.py); update 2's teacher pass ran on those
+// weights, so rescoring its trajectories with their own skills must give back their gates.
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, test } from 'node:test';
+import { decodeFloat32, decodeInt32 } from '../../src/runs/tokenArrays';
+import type { Trajectory } from '../../src/runs/types';
+import { Rescorer } from '../../src/whatIf/rescore';
+import { repoRoot, trainerPython } from './repoPaths';
+
+const root = mkdtempSync(path.join(os.tmpdir(), 'seed-whatif-run-'));
+after(() => rmSync(root, { recursive: true, force: true }));
+
+/** Recorded and recomputed log-probs are both float32 PyTorch vs onnxruntime; the gate's slope is at most β/4. */
+const LOGP_TOLERANCE = 1e-4;
+
+test('rescoring update 2 of a real run from checkpoint 1\'s export gives back its recorded gates', { timeout: 300_000 }, async () => {
+  const made = execFileSync(trainerPython(), [path.join(repoRoot, 'trainer', 'tests', 'make_whatif_run.py'), root], {
+    cwd: path.join(repoRoot, 'trainer', 'tests'),
+    env: { ...process.env, OMP_NUM_THREADS: '1' },
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'ignore'],
+  });
+  const { run, export: exportDir } = JSON.parse(made.trim().split('\n').pop()!) as { run: string; export: string };
+  const runId = (JSON.parse(readFileSync(path.join(run, 'run.json'), 'utf8')) as { id: string }).id;
+  const lines = readFileSync(path.join(run, 'trajectories', 'it-000002.jsonl'), 'utf8').trim().split('\n');
+  let tokens = 0;
+  let worstLogp = 0;
+  let worstGate = 0;
+  for (const line of lines) {
+    const trajectory = JSON.parse(line) as Trajectory;
+    const skill = trajectory.skill?.text;
+    assert.ok(trajectory.skill?.valid && skill, 'the oracle writes a valid skill for every trajectory');
+    const steps = trajectory.steps.map((step) => ({ t: step.t, prompt: step.prompt ?? '', responseIds: decodeInt32(step.tokens!.ids), response: step.response }));
+    const rescorer = await Rescorer.open(exportDir, steps, { runId });
+    try {
+      const result = await rescorer.rescore(skill);
+      for (const [i, step] of trajectory.steps.entries()) {
+        const recorded = step.tokens!;
+        const mine = result.steps[i]!;
+        const pairs: [Float32Array, string | undefined][] = [
+          [mine.studentLogp, recorded.logp],
+          [mine.teacherLogp, recorded.teacher_logp],
+        ];
+        for (const [values, encoded] of pairs) {
+          const expected = decodeFloat32(encoded!);
+          expected.forEach((v, k) => (worstLogp = Math.max(worstLogp, Math.abs(v - values[k]!))));
+        }
+        decodeFloat32(recorded.gate!).forEach((v, k) => (worstGate = Math.max(worstGate, Math.abs(v - mine.gate[k]!))));
+        tokens += mine.gate.length;
+      }
+    } finally {
+      await rescorer.close();
+    }
+  }
+  console.log(`${lines.length} trajectories, ${tokens} tokens: worst log-prob difference ${worstLogp.toExponential(2)}, worst gate difference ${worstGate.toExponential(2)}`);
+  assert.ok(tokens > 0);
+  assert.ok(worstLogp <= LOGP_TOLERANCE, `log-probs differ by ${worstLogp}`);
+  assert.ok(worstGate <= 4 * LOGP_TOLERANCE, `gates differ by ${worstGate}`);
+
+  // The same export refuses another run's trajectories.
+  await assert.rejects(Rescorer.open(exportDir, [], { runId: 'another-run' }), /exported from run .* not from another-run/);
+});

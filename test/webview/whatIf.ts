@@ -1,0 +1,93 @@
+// Webview test of "What if…" in the trajectory viewer: the typed skill goes to the host, the host's results show
+// beside the recorded gates (summary row per skill, per-turn rows on one scale, flipped tokens marked), several skills
+// can be compared, and Save asks the host. The screenshot is test-results/webview-whatif.png.
+import assert from 'node:assert/strict';
+import { decodeTokenArrays } from '../../src/runs/tokenArrays';
+import { formatNumber } from '../../src/trajectory/format';
+import { gateFlips, summarize } from '../../src/whatIf/gate';
+import type { WhatIfResultRecord } from '../../src/whatIf/whatIfRecord';
+import type { TestCase } from './run';
+import { syntheticTrajectory } from './synthetic';
+
+/** A result whose gates are the recorded ones shifted by `shift` (clamped), as a rescoring with another skill gives. */
+function shiftedResult(trajectory: ReturnType<typeof syntheticTrajectory>, skill: string, shift: number): WhatIfResultRecord {
+  return {
+    skill,
+    export: 'exports/step-000006-onnx',
+    path: 'onnxruntime-node',
+    provider: 'cpu',
+    seconds: 1.25,
+    beta: 5,
+    temperature: 1,
+    steps: trajectory.steps.map((step) => {
+      const arrays = decodeTokenArrays(step.tokens!);
+      const gate = Array.from(arrays.gate!, (g) => Math.min(0.999, Math.max(0.001, g + shift)));
+      const delta = gate.map((g) => Math.log(g / (1 - g)) / 5);
+      return { t: step.t, logp: Array.from(arrays.logp!), teacher_logp: Array.from(arrays.logp!, (l, i) => l + delta[i]!), delta, gate };
+    }),
+  };
+}
+
+async function answer(view: Awaited<ReturnType<Parameters<TestCase[1]>[0]['open']>>, type: string, nth: number): Promise<void> {
+  await view.waitFor(type, nth);
+  const posted = (await view.posted()).filter((p) => p.message.type === type)[nth - 1]!;
+  await view.send('hostReply', { seq: (posted.message as { seq?: number }).seq, request: type, ok: true });
+}
+
+export const whatIfTests: TestCase[] = [
+  [
+    'viewer: What if… sends the typed skill, shows recomputed gates beside the recorded ones with flips, compares skills, saves',
+    async (context) => {
+      const trajectory = syntheticTrajectory({ turns: 3, tokensPerTurn: 30 });
+      const view = await context.open('trajectory', { width: 1200, height: 1000 });
+      await view.send('show', { runDir: '/runs/valid', run: 'valid', trajectory });
+      await view.waitFor('rendered');
+      assert.equal(await view.page.locator('#whatif').isHidden(), true);
+      await view.page.locator('[data-action="what-if"]').click();
+      const box = view.page.locator('.whatif-skill');
+      assert.equal(await box.inputValue(), trajectory.skill!.text, 'starts from the recorded skill');
+      await box.fill('Heat the mug <b>first</b>, then put it in the cabinet.');
+      await view.page.locator('[data-action="whatif-rescore"]').click();
+      const asked = await view.waitFor<{ skill: string }>('whatIf');
+      assert.equal(asked.skill, 'Heat the mug <b>first</b>, then put it in the cabinet.');
+
+      const up = shiftedResult(trajectory, asked.skill, 0.2);
+      await view.send('whatIf', { results: [up] });
+      await answer(view, 'whatIf', 1);
+      const row = view.page.locator('.whatif-summary tr[data-result="0"]');
+      const expected = summarize(up.steps.map((s) => ({ gate: Float32Array.from(s.gate), delta: Float32Array.from(s.delta) })));
+      assert.equal(await row.locator('[data-k="meanGate"]').textContent(), formatNumber(expected.meanGate));
+      assert.equal(await row.locator('.skill-cell').textContent(), asked.skill, 'the skill is shown as text');
+      // Per turn: recorded and recomputed rows of every token; exactly the tokens whose gate crossed 0.5 are marked.
+      let ups = 0;
+      for (let turn = 0; turn < 3; turn += 1) {
+        const recorded = decodeTokenArrays(trajectory.steps[turn]!.tokens!).gate!;
+        const flips = gateFlips(recorded, up.steps[turn]!.gate);
+        const marked = await view.page.$$eval(`.whatif-turn[data-turn="${turn}"] .rescored .tok`, (spans) => spans.map((s) => (s.classList.contains('flip-up') ? 1 : s.classList.contains('flip-down') ? -1 : 0)));
+        assert.deepEqual(marked, Array.from(flips), `turn ${turn}: flip marks`);
+        assert.equal(await view.page.locator(`.whatif-turn[data-turn="${turn}"] .recorded .tok`).count(), 30);
+        ups += flips.filter((f) => f === 1).length;
+      }
+      assert.ok(ups > 0, 'a +0.2 shift flips some tokens up');
+      assert.equal(await row.locator('[data-k="flipsUp"]').textContent(), String(ups));
+      assert.match((await view.page.locator('[data-k="whatif-status"]').textContent()) ?? '', /onnxruntime-node \(cpu\) in 1\.25 s with exports\/step-000006-onnx · not saved/);
+      await context.screenshot(view, 'whatif');
+
+      // A second skill: both rows stay, the newest is shown; choosing the first shows it again.
+      const down = shiftedResult(trajectory, 'Never heat anything.', -0.2);
+      await view.send('whatIf', { results: [up, down] });
+      assert.equal(await view.page.locator('.whatif-summary tr[data-result]').count(), 3);
+      assert.ok(Number(await view.page.locator('.whatif-summary tr[data-result="1"] [data-k="flipsDown"]').textContent()) > 0);
+      assert.ok((await view.page.locator('.whatif-turns .flip-down').count()) > 0);
+      await view.page.locator('.whatif-summary tr[data-result="0"] input').check();
+      assert.equal(await view.page.locator('.whatif-turns .flip-down').count(), 0);
+
+      await view.page.locator('[data-action="whatif-save"]').click();
+      await view.waitFor('saveWhatIf');
+      await view.send('whatIf', { results: [up, down], file: 'whatif/it-000007-0001.json' });
+      assert.match((await view.page.locator('[data-k="whatif-status"]').textContent()) ?? '', /saved in whatif\/it-000007-0001\.json/);
+      assert.deepEqual(view.errors, []);
+      assert.deepEqual(await view.violations(), []);
+    },
+  ],
+];

@@ -1,0 +1,227 @@
+// "What if…" in the trajectory viewer: type a skill, the host rescores the trajectory (src/whatIf/whatIfSession.ts),
+// and this section shows every result beside the recorded gates — a summary row per skill (mean g, g > 0.5, mean Δ,
+// tokens that flipped side), and per turn the recorded and recomputed token rows on one colour scale, with the tokens
+// whose gate crossed 0.5 marked (↑: the teacher now finds the token more likely than the student does, ↓: less).
+import type { WhatIfPayload } from '../../src/protocol/trajectoryProtocol';
+import type { TokenArrays } from '../../src/runs/tokenArrays';
+import { fittedScale, type HeatScale } from '../../src/trajectory/colorScale';
+import { formatNumber, formatPercent } from '../../src/trajectory/format';
+import { gateFlips, summarize, type GateSummary } from '../../src/whatIf/gate';
+import type { WhatIfResultRecord } from '../../src/whatIf/whatIfRecord';
+import { adoptCss, clear, el } from '../shared/dom';
+import { legend, renderTokens } from '../shared/heatmap';
+import type { TrajectoryModel } from './model';
+
+export interface WhatIfHost {
+  rescore(skill: string): Promise<void>;
+  save(): Promise<void>;
+}
+
+const CSS = `
+.whatif { border: 1px solid var(--vscode-panel-border, #8884); border-radius: 4px; padding: 8px 10px; margin: 6px 0; }
+.whatif[hidden] { display: none; }
+.whatif h2 { font-size: 1.05em; margin: 0 0 6px; }
+.whatif-skill { width: 100%; min-height: 3.5em; box-sizing: border-box; font-family: var(--vscode-editor-font-family, monospace); }
+.whatif-actions { display: flex; gap: 6px; align-items: center; margin: 6px 0; flex-wrap: wrap; }
+.whatif-status { opacity: 0.85; }
+.whatif-summary { border-collapse: collapse; margin: 6px 0; width: 100%; }
+.whatif-summary th, .whatif-summary td { text-align: left; padding: 2px 8px; border-bottom: 1px solid var(--vscode-panel-border, #8883); vertical-align: top; }
+.whatif-summary td.num { text-align: right; font-variant-numeric: tabular-nums; }
+.whatif-summary tr.selected { outline: 2px solid var(--vscode-focusBorder, #0078d4); }
+.whatif-summary .skill-cell { max-width: 40ch; overflow-wrap: anywhere; }
+.whatif-turn { margin: 8px 0; }
+.whatif-turn-head { font-weight: 600; margin-bottom: 2px; }
+.whatif-row { display: grid; grid-template-columns: 6.5em 1fr; gap: 6px; align-items: start; }
+.whatif-row .row-label { opacity: 0.8; }
+.whatif-row .tokens { white-space: pre-wrap; overflow-wrap: anywhere; font-family: var(--vscode-editor-font-family, monospace); }
+.tok.flip-up { outline: 2px solid #1a7f37; outline-offset: -1px; }
+.tok.flip-down { outline: 2px dashed #cf222e; outline-offset: -1px; }
+`;
+
+interface ResultView {
+  record: WhatIfResultRecord;
+  summary: GateSummary;
+  flipsUp: number;
+  flipsDown: number;
+}
+
+export class WhatIfView {
+  readonly element: HTMLElement;
+  private results: ResultView[] = [];
+  private selected = -1;
+  private readonly textarea: HTMLTextAreaElement;
+  private readonly status: HTMLElement;
+  private readonly summaryTable: HTMLElement;
+  private readonly turnsBox: HTMLElement;
+  private readonly saveButton: HTMLButtonElement;
+  private readonly rescoreButton: HTMLButtonElement;
+
+  constructor(
+    private readonly model: TrajectoryModel,
+    private readonly host: WhatIfHost,
+  ) {
+    adoptCss(CSS);
+    this.textarea = el('textarea', { class: 'whatif-skill', attrs: { 'aria-label': 'Skill to try', spellcheck: 'false' } });
+    this.textarea.value = model.trajectory.skill?.text ?? '';
+    this.rescoreButton = el('button', { class: 'action', text: 'Rescore', title: 'Recompute the gates of every turn under this skill', attrs: { 'data-action': 'whatif-rescore' } });
+    this.rescoreButton.addEventListener('click', () => void this.rescore());
+    this.saveButton = el('button', { class: 'action', text: 'Save', title: 'Save the results next to the run (whatif/<trajectory id>.json)', attrs: { 'data-action': 'whatif-save' } });
+    this.saveButton.disabled = true;
+    this.saveButton.addEventListener('click', () => void this.save());
+    this.status = el('span', { class: 'whatif-status', attrs: { 'data-k': 'whatif-status', role: 'status' } });
+    this.summaryTable = el('table', { class: 'whatif-summary', attrs: { 'aria-label': 'Gate summaries: recorded and each skill tried' } });
+    this.turnsBox = el('div', { class: 'whatif-turns' });
+    this.element = el(
+      'section',
+      { class: 'whatif', attrs: { id: 'whatif', 'aria-label': 'What if' } },
+      el('h2', { text: 'What if… the skill had been' }),
+      this.textarea,
+      el('div', { class: 'whatif-actions' }, this.rescoreButton, this.saveButton, this.status),
+      this.summaryTable,
+      this.turnsBox,
+    );
+    this.element.hidden = true;
+    this.textarea.addEventListener('keydown', (event) => {
+      if (event.key === 'Enter' && (event.ctrlKey || event.metaKey)) void this.rescore();
+    });
+    this.renderSummary();
+  }
+
+  toggle(): void {
+    this.element.hidden = !this.element.hidden;
+    if (!this.element.hidden) this.textarea.focus();
+  }
+
+  /** The host's results (after a rescoring, a save, or reopened with the run). */
+  update(payload: WhatIfPayload): void {
+    this.results = payload.results.map((record) => this.viewOf(record));
+    this.selected = this.results.length - 1;
+    this.element.hidden = false;
+    this.saveButton.disabled = this.results.length === 0;
+    const last = payload.results[payload.results.length - 1];
+    const ran = last ? `${last.path === 'trainer' ? 'the trainer' : 'onnxruntime-node'} (${last.provider}) in ${last.seconds.toFixed(2)} s with ${last.export}` : '';
+    this.status.textContent = [ran, payload.file ? `saved in ${payload.file}` : 'not saved'].filter(Boolean).join(' · ');
+    this.renderSummary();
+    this.renderTurns();
+  }
+
+  private async rescore(): Promise<void> {
+    this.rescoreButton.disabled = true;
+    this.status.textContent = 'Rescoring…';
+    try {
+      await this.host.rescore(this.textarea.value);
+    } catch (error) {
+      this.status.textContent = `Not rescored: ${(error as Error).message}`;
+    } finally {
+      this.rescoreButton.disabled = false;
+    }
+  }
+
+  private async save(): Promise<void> {
+    try {
+      await this.host.save();
+    } catch (error) {
+      this.status.textContent = `Not saved: ${(error as Error).message}`;
+    }
+  }
+
+  private recordedGate(turn: number): Float32Array | undefined {
+    return this.model.turns[turn]?.arrays?.gate;
+  }
+
+  private viewOf(record: WhatIfResultRecord): ResultView {
+    let flipsUp = 0;
+    let flipsDown = 0;
+    const parts = record.steps.map((step, i) => {
+      const before = this.recordedGate(i);
+      if (before) {
+        for (const flip of gateFlips(before, step.gate)) {
+          if (flip === 1) flipsUp++;
+          else if (flip === -1) flipsDown++;
+        }
+      }
+      return { gate: Float32Array.from(step.gate), delta: Float32Array.from(step.delta) };
+    });
+    return { record, summary: summarize(parts), flipsUp, flipsDown };
+  }
+
+  private renderSummary(): void {
+    clear(this.summaryTable);
+    const head = el('tr', {}, ...['', 'Skill', 'Scored by', 'mean g', 'g > 0.5', 'mean Δ', '↑ flips', '↓ flips'].map((text) => el('th', { text })));
+    const total = this.model.total;
+    const recorded = el(
+      'tr',
+      { attrs: { 'data-result': 'recorded' } },
+      el('td', { text: 'recorded' }),
+      el('td', { class: 'skill-cell', text: this.model.trajectory.skill?.text ?? '—' }),
+      el('td', { text: 'the trainer' }),
+      el('td', { class: 'num', attrs: { 'data-k': 'meanGate' }, text: formatNumber(total.meanGate) }),
+      el('td', { class: 'num', attrs: { 'data-k': 'fracAbove' }, text: formatPercent(total.fracGateAboveHalf) }),
+      el('td', { class: 'num', text: formatNumber(total.meanDelta) }),
+      el('td', { class: 'num', text: '' }),
+      el('td', { class: 'num', text: '' }),
+    );
+    this.summaryTable.append(head, recorded);
+    this.results.forEach((result, index) => {
+      const radio = el('input', { attrs: { type: 'radio', name: 'whatif-shown', 'aria-label': `Show skill ${index + 1} in the turns` } });
+      radio.checked = index === this.selected;
+      radio.addEventListener('change', () => {
+        this.selected = index;
+        this.renderSummary();
+        this.renderTurns();
+      });
+      const { summary } = result;
+      this.summaryTable.append(
+        el(
+          'tr',
+          { class: index === this.selected ? 'selected' : '', attrs: { 'data-result': String(index) } },
+          el('td', {}, radio),
+          el('td', { class: 'skill-cell', text: result.record.skill }),
+          el('td', { text: `${result.record.path} (${result.record.provider}), ${result.record.seconds.toFixed(2)} s` }),
+          el('td', { class: 'num', attrs: { 'data-k': 'meanGate' }, text: formatNumber(summary.meanGate) }),
+          el('td', { class: 'num', attrs: { 'data-k': 'fracAbove' }, text: formatPercent(summary.fracAboveHalf) }),
+          el('td', { class: 'num', text: formatNumber(summary.meanDelta) }),
+          el('td', { class: 'num', attrs: { 'data-k': 'flipsUp' }, text: String(result.flipsUp) }),
+          el('td', { class: 'num', attrs: { 'data-k': 'flipsDown' }, text: String(result.flipsDown) }),
+        ),
+      );
+    });
+  }
+
+  private renderTurns(): void {
+    clear(this.turnsBox);
+    const result = this.results[this.selected];
+    if (!result) return;
+    const steps = result.record.steps;
+    // One scale for both rows of every turn, fitted to the recorded and the recomputed gates together.
+    const scale: HeatScale = fittedScale('gate', [...this.model.turns.map((turn) => turn.arrays?.gate), ...steps.map((step) => step.gate)]);
+    this.turnsBox.append(legend(scale));
+    steps.forEach((step, i) => {
+      const turn = this.model.turns[i];
+      const arrays = turn?.arrays;
+      if (!arrays) return;
+      const after: TokenArrays = { count: arrays.count, ids: arrays.ids, text: arrays.text, gate: Float32Array.from(step.gate), delta: Float32Array.from(step.delta), teacherLogp: Float32Array.from(step.teacher_logp), logp: Float32Array.from(step.logp) };
+      const before = summarize(arrays.gate && arrays.delta ? [{ gate: arrays.gate, delta: arrays.delta }] : []);
+      const now = summarize([{ gate: after.gate!, delta: after.delta! }]);
+      const recordedRow = renderTokens(arrays, arrays.gate ? scale : undefined).fragment;
+      const whatIfRow = renderTokens(after, scale).fragment;
+      const flips = arrays.gate ? gateFlips(arrays.gate, after.gate!) : new Int8Array(0);
+      for (const span of whatIfRow.querySelectorAll<HTMLElement>('.tok')) {
+        const flip = flips[Number(span.getAttribute('data-i'))];
+        if (flip === 1) span.classList.add('flip-up');
+        else if (flip === -1) span.classList.add('flip-down');
+      }
+      const ups = flips.filter((f) => f === 1).length;
+      const downs = flips.filter((f) => f === -1).length;
+      this.turnsBox.append(
+        el(
+          'div',
+          { class: 'whatif-turn', attrs: { 'data-turn': String(i) } },
+          el('div', { class: 'whatif-turn-head', text: `Turn ${i + 1}: mean g ${formatNumber(before.meanGate)} → ${formatNumber(now.meanGate)} · g > 0.5 ${formatPercent(before.fracAboveHalf)} → ${formatPercent(now.fracAboveHalf)} · ↑ ${ups} ↓ ${downs}` }),
+          el('div', { class: 'whatif-row recorded' }, el('span', { class: 'row-label', text: 'recorded' }), el('div', { class: 'tokens' }, recordedRow)),
+          el('div', { class: 'whatif-row rescored' }, el('span', { class: 'row-label', text: 'what if' }), el('div', { class: 'tokens' }, whatIfRow)),
+        ),
+      );
+    });
+  }
+}
