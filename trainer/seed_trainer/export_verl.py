@@ -88,7 +88,7 @@ def verl_export(
     verl("trainer.total_training_steps", config.updates, "updates")
     verl("trainer.nnodes", nnodes)
     verl("trainer.n_gpus_per_node", gpus_per_node)
-    verl("trainer.logger", ["console"])
+    verl("trainer.logger", ["console", *config.report_to], "report_to")  # verl logs to the same backends
     verl("trainer.critic_warmup", 0)
     verl("data.seed", config.seed, "seed")
     agent("env.seed", config.seed, "seed")
