@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import platform
 import re
@@ -33,7 +34,7 @@ sys.path.insert(0, str(REPO / "trainer" / "tests"))  # the tests' counter enviro
 
 from stage2_step import analyses_always_valid  # noqa: E402  (the same stand-in for a trained analyzer)
 from seed_trainer.config import ModelConfig, load_experiment  # noqa: E402
-from seed_trainer.models.tiny import build_model, build_tokenizer  # noqa: E402
+from seed_trainer.models.tiny import save_tiny_policy  # noqa: E402
 from seed_trainer.policy import Policy  # noqa: E402
 from seed_trainer.runlog import RunReader  # noqa: E402
 
@@ -86,13 +87,14 @@ def run_tests(device: torch.device) -> dict:
 
 def make_model(directory: Path, shape: str) -> int:
     """Saves a random model of `shape` with a 512-token local tokenizer; returns its parameter count."""
-    tokenizer = build_tokenizer(CORPUS, 512)
-    model = build_model(tokenizer, **SHAPES[shape])
-    model.generation_config.eos_token_id = tokenizer.eos_token_id
-    model.generation_config.pad_token_id = tokenizer.pad_token_id
-    model.save_pretrained(directory)
-    tokenizer.save_pretrained(directory)
-    return sum(p.numel() for p in model.parameters())
+    from safetensors import safe_open
+
+    save_tiny_policy(directory, CORPUS, vocab_size=512, **SHAPES[shape])
+    count = 0
+    for shard in directory.glob("*.safetensors"):  # tied embeddings are stored (and counted) once
+        with safe_open(str(shard), "pt") as weights:
+            count += sum(math.prod(weights.get_slice(name).get_shape()) for name in weights.keys())
+    return count
 
 
 FINITE_AFTER_UPDATE: list[bool] = []  # filled by the wrapped update, emptied before each run
