@@ -302,7 +302,8 @@ def report(args, root: Path, seeds: list[int], algorithms: list[str]) -> dict:
         for seed in seeds:
             folder = root / f"seed-{seed}"
             train_run = folder / algorithm
-            if status_of(train_run) != "completed":
+            status = status_of(train_run)
+            if status is None:
                 continue
             label = "sft" if needs_stage1(algorithm, args) else "base"
             start = {split: eval_success(folder / f"{label}-eval-{split}", split) for split in args.splits}
@@ -311,17 +312,28 @@ def report(args, root: Path, seeds: list[int], algorithms: list[str]) -> dict:
             eval_rows = [r for r in metrics if r.get("kind") == "eval"]
             entry = {
                 "run": str(train_run.relative_to(REPO)) if train_run.is_relative_to(REPO) else str(train_run),
+                # an unfinished run is reported (its curve so far) but kept out of the summary's finals
+                "status": status,
+                "updates_done": max((r["step"] for r in rows), default=0),
                 "curve": curve(eval_rows, start, args.splits),
                 "final": {split: eval_success(train_run, split) for split in args.splits},
                 "start": start,
                 "invalid_action_rate_train_last5": _mean([1 - r["episode/valid_action_ratio"] for r in rows[-5:]]),
+                "train_success_first10": _mean([r["success/overall"] for r in rows[:10]]),
+                "train_success_last10": _mean([r["success/overall"] for r in rows[-10:]]),
                 "train_success_last5": _mean([r["success/overall"] for r in rows[-5:]]),
+                "admissible_action_ratio_train_first10": _mean([r.get("episode/admissible_action_ratio") for r in rows[:10]]),
+                "admissible_action_ratio_train_last10": _mean([r.get("episode/admissible_action_ratio") for r in rows[-10:]]),
                 "seconds_per_update": _mean([r.get("time/total") for r in rows]),
             }
             last_step = max((r["step"] for r in eval_rows), default=None)
             final_eval = [r for r in eval_rows if r["step"] == last_step]
             entry["invalid_action_rate_eval_final"] = _mean(
                 [1 - r["episode/valid_action_ratio"] for r in final_eval if r.get("episode/valid_action_ratio") is not None])
+            entry["admissible_action_ratio_eval"] = {
+                split: [[r["step"], r["episode/admissible_action_ratio"]] for r in eval_rows
+                        if r.get("split") == split and r.get("episode/admissible_action_ratio") is not None]
+                for split in args.splits}
             if algorithm != "grpo":
                 entry["diagnostics"] = diagnostics(train_run, rows)
             per_seed[str(seed)] = entry
@@ -331,7 +343,7 @@ def report(args, root: Path, seeds: list[int], algorithms: list[str]) -> dict:
     for algorithm, per_seed in results["algorithms"].items():
         summary = {}
         for split in args.splits:
-            finals = [e["final"][split] for e in per_seed.values() if e["final"][split]]
+            finals = [e["final"][split] for e in per_seed.values() if e["final"][split] and e["status"] == "completed"]
             if not finals:
                 continue
             summary[split] = {

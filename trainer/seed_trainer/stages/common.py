@@ -116,7 +116,7 @@ def drop_failed_episodes(
 
 
 def rollout_metrics(episodes: Sequence[Episode]) -> dict[str, float]:
-    """Success (overall and per task type), mean length, valid-action ratio and mean response tokens per step."""
+    """Success (overall and per task type), mean length, valid- and admissible-action ratios, response tokens per step."""
     metrics = {"success/overall": sum(e.won for e in episodes) / max(len(episodes), 1)}
     by_type: dict[str, list[bool]] = {}
     for episode in episodes:
@@ -127,6 +127,11 @@ def rollout_metrics(episodes: Sequence[Episode]) -> dict[str, float]:
     metrics["episode/length"] = len(steps) / max(len(episodes), 1)
     metrics["episode/valid_action_ratio"] = sum(s.valid for s in steps) / max(len(steps), 1)
     metrics["episode/response_tokens"] = sum(len(s.response_ids) for s in steps) / max(len(steps), 1)
+    listed = [s for s in steps if s.admissible_actions]
+    if listed:  # only environments that list their admissible actions (household, ALFWorld, TextWorld)
+        # The tiny policy's main failure is acting outside the list ("Nothing happens."), often in a loop: this is
+        # the behaviour RL and the skills should remove, visible long before success resolves.
+        metrics["episode/admissible_action_ratio"] = sum(s.action in s.admissible_actions for s in listed) / len(listed)
     scores = [e.score for e in episodes if e.score is not None]
     if scores:  # the environment's own task score (WebShop's), next to the 0/1 success
         metrics["episode/task_score"] = sum(scores) / len(scores)
