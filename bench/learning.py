@@ -120,9 +120,34 @@ def status_of(run_dir: Path) -> str | None:
         return None
 
 
+def settings_mismatch(experiment: Path, run_dir: Path) -> list[str]:
+    """The experiment's settings that an existing run was made with other values of ("rl.lr: 0.0003 ≠ 0.0001"):
+    a run is reused or resumed only when it is the run these arguments ask for."""
+    try:
+        recorded = json.loads((run_dir / "run.json").read_text(encoding="utf-8"))["config"]
+    except (OSError, ValueError, KeyError):
+        return []
+    wanted = yaml.safe_load(experiment.read_text(encoding="utf-8"))
+    differences: list[str] = []
+
+    def walk(want, have, where: str) -> None:
+        if isinstance(want, dict) and isinstance(have, dict):
+            for key, value in want.items():
+                if key not in ("name", "runs_dir"):  # the file's own name and folder, not a setting of the run
+                    walk(value, have.get(key), f"{where}.{key}" if where else key)
+        elif want != have:
+            differences.append(f"{where}: {have!r} ≠ {want!r}")
+
+    walk(wanted, recorded, "")
+    return differences
+
+
 def ensure_run(command: str, experiment: Path, run_dir: Path, log: Path, threads: int, extra: list[str] = ()) -> Path:
     """Runs a stage into `run_dir` unless it completed before; resumes an interrupted `train` run."""
     status = status_of(run_dir)
+    if status is not None and (differences := settings_mismatch(experiment, run_dir)):
+        raise SystemExit(f"{run_dir} was made with other settings than these arguments ask for "
+                         f"({'; '.join(differences[:6])}): pass another --runs folder, or remove that run")
     if status == "completed":
         return run_dir
     if command == "train" and status in ("running", "stopping", "stopped", "failed") and (run_dir / "checkpoints").is_dir():
