@@ -9,9 +9,13 @@ import { trainerEnv } from '../trainer/trainerHost';
 import { defaultEnvironment } from './environmentCatalog';
 import { MISSING_EXTRA, environmentProblems, extraOfProblem, namedEnvironment } from './environmentProblems';
 import type { ExperimentProblem } from './experimentSchema';
+import { SYNC_LIMIT } from './experimentService';
 
 /** The environment problems of a document's text; the doctor is asked at most once per interpreter (cached). */
 export async function environmentProblemsOf(document: vscode.TextDocument, text: string, services: Services): Promise<ExperimentProblem[]> {
+  // Text past SYNC_LIMIT is validated in a worker so that the host never stops for long; parsing it here would undo
+  // that (experiment files are a few KB).
+  if (text.length > SYNC_LIMIT) return [];
   const { experiments } = services;
   const catalog = experiments.environments;
   const defaultName = defaultEnvironment(experiments.schema);
