@@ -12,6 +12,7 @@ import { ExperimentService } from './experiments/experimentService';
 import { DashboardPanel, registerDashboard } from './dashboard/dashboardPanel';
 import type { Services } from './services';
 import { ProbeCache } from './trainer/probeCache';
+import { doctorFor } from './trainer/trainerDoctor';
 import { TrainerHost } from './trainer/trainerHost';
 import { RunsTreeProvider, registerRunsTree } from './runsTree/runsTree';
 import { RunsModel } from './runsModel';
@@ -34,7 +35,7 @@ export function activate(context: vscode.ExtensionContext): SeedStudioApi {
 
   trainer = new TrainerHost(context, runs, log);
   const probes = new ProbeCache(vscode.Uri.joinPath(context.extensionUri, 'resources', 'probe_environment.py').fsPath);
-  const services: Services = { log, runs, trainer, probes, experiments: new ExperimentService(context.extensionPath) };
+  const services: Services = { log, runs, trainer, probes, doctor: doctorFor(context.extensionPath), experiments: new ExperimentService(context.extensionPath) };
   context.subscriptions.push(runs, trainer, registerExperimentLanguage(context, services), registerTrainCommands(context, services));
   context.subscriptions.push(registerSetUpTrainer(context, services), registerRunsTree(context, services), registerDashboard(context, services));
   // The first scan of the workspace's runs, and the reattach to live trainers, happen after activation returns.

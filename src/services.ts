@@ -2,6 +2,7 @@
 import type * as vscode from 'vscode';
 import type { ExperimentService } from './experiments/experimentService';
 import type { ProbeCache } from './trainer/probeCache';
+import type { DoctorCache } from './trainer/trainerDoctor';
 import type { TrainerHost } from './trainer/trainerHost';
 import type { RunsModel } from './runsModel';
 
@@ -11,4 +12,6 @@ export interface Services {
   trainer: TrainerHost;
   experiments: ExperimentService;
   probes: ProbeCache;
+  /** What the trainer's Python can run (extras, environment data), asked on first need. */
+  doctor: DoctorCache;
 }

@@ -1,10 +1,15 @@
 // Editor support for `*.seed.yaml`: diagnostics from the JSON Schema (line and column), completion of keys and enum
 // values, hover docs from the schema's descriptions, a "Train" CodeLens, and "SEED: New Experiment" from templates.
+// The environment picker: environment names and each environment's options from the trainer's catalog (in the
+// schema), and warnings when the trainer's Python lacks the environment's extra or data, with an install quick fix.
 import { existsSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import * as vscode from 'vscode';
 import type { Services } from '../services';
+import { defaultEnvironment, environmentMarkdown, optionInfo, type EnvironmentEntry } from './environmentCatalog';
+import { InstallExtraActions, environmentProblemsOf } from './environmentDiagnostics';
+import { namedEnvironment } from './environmentProblems';
 import type { ExperimentProblem, FieldInfo, TextRange } from './experimentSchema';
 import { EXPERIMENT_FILE, ExperimentService, SYNC_LIMIT } from './experimentService';
 import { experimentFileName, experimentName, instantiateTemplate, listTemplates } from './templates';
@@ -23,7 +28,8 @@ export function toDiagnostic(problem: ExperimentProblem): vscode.Diagnostic {
     problem.message,
     problem.severity === 'error' ? vscode.DiagnosticSeverity.Error : vscode.DiagnosticSeverity.Warning,
   );
-  diagnostic.source = problem.source === 'yaml' ? 'SEED (YAML)' : 'SEED experiment';
+  diagnostic.source = problem.source === 'yaml' ? 'SEED (YAML)' : problem.source === 'environment' ? 'SEED environment' : 'SEED experiment';
+  if (problem.code) diagnostic.code = problem.code;
   return diagnostic;
 }
 
@@ -42,48 +48,84 @@ function fieldMarkdown(info: FieldInfo): vscode.MarkdownString {
   return markdown;
 }
 
+function keyItem(key: string, info: FieldInfo | undefined, replace: vscode.Range, indent: string): vscode.CompletionItem {
+  const item = new vscode.CompletionItem(key, vscode.CompletionItemKind.Property);
+  item.range = replace;
+  item.detail = info?.typeText;
+  if (info) item.documentation = fieldMarkdown(info);
+  if (info?.isObject) item.insertText = new vscode.SnippetString(`${key}:\n${indent}$0`);
+  else if (info && info.values.length > 0) {
+    const choices = info.values.map((v) => formatValue(v).replace(/[|,$}\\]/g, '\\$&')).join(',');
+    item.insertText = new vscode.SnippetString(`${key}: \${1|${choices}|}`);
+  } else {
+    const fallback = info?.default === undefined || info.default === null ? '' : formatValue(info.default);
+    item.insertText = new vscode.SnippetString(`${key}: \${1:${fallback.replace(/[$}\\]/g, '\\$&')}}`);
+  }
+  item.sortText = `${info?.required ? 0 : 1}${key}`;
+  return item;
+}
+
+function valueItems(info: FieldInfo, replace: vscode.Range): vscode.CompletionItem[] {
+  return info.values.map((value) => {
+    const text = formatValue(value);
+    const item = new vscode.CompletionItem(text, vscode.CompletionItemKind.EnumMember);
+    item.range = replace;
+    item.detail = info.default === value ? 'default' : info.typeText;
+    item.documentation = fieldMarkdown(info);
+    item.preselect = info.default === value;
+    return item;
+  });
+}
+
+function environmentItems(experiments: ExperimentService, replace: vscode.Range): vscode.CompletionItem[] {
+  const fallback = defaultEnvironment(experiments.schema);
+  return [...experiments.environments.values()].map((entry, index) => {
+    const item = new vscode.CompletionItem(entry.name, vscode.CompletionItemKind.Module);
+    item.range = replace;
+    item.detail = entry.extra ? `needs seed-trainer[${entry.extra}]` : entry.name === fallback ? 'default · built in' : 'built in';
+    item.documentation = new vscode.MarkdownString(environmentMarkdown(entry));
+    item.sortText = String(index).padStart(3, '0'); // the trainer's order
+    item.preselect = entry.name === fallback;
+    return item;
+  });
+}
+
+const OPTIONS_PATH = 'environment.options';
+
 class ExperimentCompletions implements vscode.CompletionItemProvider {
   constructor(private readonly experiments: ExperimentService) {}
+
+  private environmentOf(document: vscode.TextDocument): EnvironmentEntry | undefined {
+    return namedEnvironment(document.getText(), this.experiments.environments, defaultEnvironment(this.experiments.schema));
+  }
 
   provideCompletionItems(document: vscode.TextDocument, position: vscode.Position): vscode.CompletionItem[] {
     const context = cursorContext(document.getText(), position);
     if (!context) return [];
     const schema = this.experiments.schema;
     const replace = new vscode.Range(position.line, context.prefixStart, position.line, position.character);
+    const parent = context.parentPath.join('.');
     if (context.kind === 'key') {
       const siblings = new Set(context.siblings);
       const indent = ' '.repeat(context.prefixStart + 2);
+      if (parent === OPTIONS_PATH) {
+        const entry = this.environmentOf(document);
+        return Object.keys(entry?.options ?? {})
+          .filter((key) => !siblings.has(key))
+          .map((key) => keyItem(key, entry && optionInfo(schema, entry, key), replace, indent));
+      }
       return Object.keys(schema.objectProperties(context.parentPath))
         .filter((key) => !siblings.has(key))
-        .map((key) => {
-          const info = schema.fieldInfo([...context.parentPath, key]);
-          const item = new vscode.CompletionItem(key, vscode.CompletionItemKind.Property);
-          item.range = replace;
-          item.detail = info?.typeText;
-          if (info) item.documentation = fieldMarkdown(info);
-          if (info?.isObject) item.insertText = new vscode.SnippetString(`${key}:\n${indent}$0`);
-          else if (info && info.values.length > 0) {
-            const choices = info.values.map((v) => formatValue(v).replace(/[|,$}\\]/g, '\\$&')).join(',');
-            item.insertText = new vscode.SnippetString(`${key}: \${1|${choices}|}`);
-          } else {
-            const fallback = info?.default === undefined || info.default === null ? '' : formatValue(info.default);
-            item.insertText = new vscode.SnippetString(`${key}: \${1:${fallback.replace(/[$}\\]/g, '\\$&')}}`);
-          }
-          item.sortText = `${info?.required ? 0 : 1}${key}`;
-          return item;
-        });
+        .map((key) => keyItem(key, schema.fieldInfo([...context.parentPath, key]), replace, indent));
+    }
+    if (parent === 'environment' && context.key === 'name') return environmentItems(this.experiments, replace);
+    if (parent === OPTIONS_PATH) {
+      const entry = this.environmentOf(document);
+      const info = entry && optionInfo(schema, entry, context.key ?? '');
+      return info ? valueItems(info, replace) : [];
     }
     const info = schema.fieldInfo([...context.parentPath, context.key ?? '']);
-    if (!info) return [];
-    return info.values.map((value) => {
-      const text = formatValue(value);
-      const item = new vscode.CompletionItem(text, vscode.CompletionItemKind.EnumMember);
-      item.range = replace;
-      item.detail = info.default === value ? 'default' : info.typeText;
-      item.documentation = fieldMarkdown(info);
-      item.preselect = info.default === value;
-      return item;
-    });
+    return info ? valueItems(info, replace) : [];
   }
 }
 
@@ -91,11 +133,20 @@ class ExperimentHovers implements vscode.HoverProvider {
   constructor(private readonly experiments: ExperimentService) {}
 
   provideHover(document: vscode.TextDocument, position: vscode.Position): vscode.Hover | undefined {
-    const key = keyAt(document.getText(), position);
+    const text = document.getText();
+    const key = keyAt(text, position);
     if (!key) return undefined;
-    const info = this.experiments.schema.fieldInfo(key.path);
+    const { schema, environments } = this.experiments;
+    const field = key.path.join('.');
+    const environment = field === 'environment.name' || field.startsWith(`${OPTIONS_PATH}.`) ? namedEnvironment(text, environments, defaultEnvironment(schema)) : undefined;
+    const info =
+      key.path.length === 3 && field.startsWith(`${OPTIONS_PATH}.`)
+        ? environment && optionInfo(schema, environment, key.path[2] ?? '')
+        : schema.fieldInfo(key.path);
     if (!info) return undefined;
-    return new vscode.Hover(fieldMarkdown(info), new vscode.Range(position.line, key.start, position.line, key.end));
+    const markdown = fieldMarkdown(info);
+    if (environment) markdown.appendMarkdown('\n\n---\n\n').appendMarkdown(environmentMarkdown(environment));
+    return new vscode.Hover(markdown, new vscode.Range(position.line, key.start, position.line, key.end));
   }
 }
 
@@ -188,11 +239,15 @@ export function registerExperimentLanguage(context: vscode.ExtensionContext, ser
   const validate = (document: vscode.TextDocument): void => {
     if (!EXPERIMENT_FILE.test(document.uri.path) || document.uri.scheme === 'git') return;
     const { version } = document;
+    const stale = (): boolean => document.isClosed || document.version !== version; // a newer validation follows
     experiments.problemsAsync(document).then(
-      (problems) => {
-        if (document.isClosed || document.version !== version) return; // a newer validation follows
+      async (problems) => {
+        if (stale()) return;
         diagnostics.set(document.uri, problems.map(toDiagnostic));
         lenses.refresh();
+        // Then what the trainer's Python lacks for the environment (the doctor may take a moment the first time).
+        const environment = await environmentProblemsOf(document, document.getText(), services);
+        if (!stale() && environment.length > 0) diagnostics.set(document.uri, [...problems, ...environment].map(toDiagnostic));
       },
       (error: unknown) => services.log.error(`experiment diagnostics failed for ${document.uri.fsPath}: ${String(error)}`),
     );
@@ -211,6 +266,11 @@ export function registerExperimentLanguage(context: vscode.ExtensionContext, ser
 
   // Documents already open when the extension activates.
   setTimeout(() => vscode.workspace.textDocuments.forEach(validate), 0);
+  // A new interpreter, new trainer environment variables or a setup: ask the doctor again for what is open.
+  const recheck = services.doctor.onInvalidate(() => vscode.workspace.textDocuments.forEach(validate));
+  const settings = vscode.workspace.onDidChangeConfiguration((event) => {
+    if (event.affectsConfiguration('seedStudio.pythonPath') || event.affectsConfiguration('seedStudio.trainer.env')) services.doctor.invalidate();
+  });
 
   return vscode.Disposable.from(
     experiments,
@@ -226,6 +286,9 @@ export function registerExperimentLanguage(context: vscode.ExtensionContext, ser
     vscode.languages.registerCompletionItemProvider(SELECTOR, new ExperimentCompletions(experiments), ':', ' '),
     vscode.languages.registerHoverProvider(SELECTOR, new ExperimentHovers(experiments)),
     vscode.languages.registerCodeLensProvider(SELECTOR, lenses),
+    vscode.languages.registerCodeActionsProvider(SELECTOR, new InstallExtraActions(), { providedCodeActionKinds: InstallExtraActions.kinds }),
+    recheck,
+    settings,
     vscode.commands.registerCommand('seedStudio.newExperiment', (args?: NewExperimentArgs) => newExperiment(context, args)),
   );
 }

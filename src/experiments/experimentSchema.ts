@@ -28,7 +28,9 @@ export interface ExperimentProblem {
   severity: 'error' | 'warning';
   /** Dotted key path of the field ('' for the document). */
   field: string;
-  source: 'yaml' | 'limit' | 'schema';
+  source: 'yaml' | 'limit' | 'schema' | 'environment';
+  /** A machine-readable kind for code actions (`missing-extra`). */
+  code?: string;
 }
 
 /** The parts of a JSON Schema this module reads. */
@@ -54,6 +56,8 @@ export interface JsonSchema {
   then?: JsonSchema;
   exclusiveMinimum?: number;
   exclusiveMaximum?: number;
+  /** Vendor keywords (annotations ajv ignores), e.g. the environment catalog on `environment.name`. */
+  [extension: `x-${string}`]: unknown;
 }
 
 /** What the schema says about one key: for hover and completion. */
@@ -326,6 +330,11 @@ export class ExperimentSchema {
     if (path.length === 0) return undefined;
     const schema = this.schemaAt(path);
     if (!schema) return undefined;
+    return this.describe(path, schema, this.requiredKeys(path.slice(0, -1)).has(path[path.length - 1] ?? ''));
+  }
+
+  /** Hover / completion facts of a key at `path` whose value `schema` describes (e.g. an environment's option). */
+  describe(path: readonly string[], schema: JsonSchema, required: boolean): FieldInfo {
     const branches = this.branches(schema);
     const values: unknown[] = [];
     for (const branch of branches) {
@@ -343,7 +352,7 @@ export class ExperimentSchema {
       typeText: this.typeText(schema),
       values: [...new Set(values)],
       isObject: branches.some((branch) => branch.properties !== undefined),
-      required: this.requiredKeys(path.slice(0, -1)).has(path[path.length - 1] ?? ''),
+      required,
     };
   }
 }

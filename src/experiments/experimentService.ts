@@ -8,6 +8,7 @@ import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type * as vscode from 'vscode';
 import { loadYaml } from '../lazyRequire';
+import { environmentCatalog, type EnvironmentEntry } from './environmentCatalog';
 import { ExperimentSchema, type ExperimentProblem, type JsonSchema } from './experimentSchema';
 import { modelPathProblems } from './modelPath';
 import type { ValidationRequest } from './validationWorker';
@@ -41,6 +42,7 @@ export interface ExperimentFacts {
 
 export class ExperimentService {
   private schemaValue: ExperimentSchema | undefined;
+  private environmentsValue: Map<string, EnvironmentEntry> | undefined;
   private readonly cache = new Map<string, { version: number; problems: ExperimentProblem[] }>();
   private worker: Worker | undefined;
   private nextId = 0;
@@ -57,6 +59,12 @@ export class ExperimentService {
       this.schemaValue = new ExperimentSchema(JSON.parse(readFileSync(this.schemaFile, 'utf8')) as JsonSchema);
     }
     return this.schemaValue;
+  }
+
+  /** The built-in environments the schema describes (environmentCatalog.ts). */
+  get environments(): Map<string, EnvironmentEntry> {
+    this.environmentsValue ??= environmentCatalog(this.schema);
+    return this.environmentsValue;
   }
 
   static isExperiment(uri: vscode.Uri): boolean {

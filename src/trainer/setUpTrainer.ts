@@ -1,17 +1,21 @@
-// "SEED: Set Up Trainer": creates or updates a virtual environment with the trainer package (setupPlan.ts says
-// what runs), under a cancellable progress notification; every line of pip's output goes to a log channel.
+// "SEED: Set Up Trainer": creates or updates a virtual environment with the trainer package and the optional extras
+// the user picks (setupPlan.ts says what runs), under a cancellable progress notification; every line of pip's output
+// goes to a log channel. The extras and what each is for come from the trainer's doctor (trainerDoctor.ts).
 import { execFile, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import * as vscode from 'vscode';
 import { resolveTrainerPython, selectInPythonExtension } from './pythonInterpreter';
 import { FACTS_SCRIPT, planSetup, type InterpreterFacts, type SetupStep } from './setupPlan';
+import { trainerEnv } from './trainerHost';
 import type { Services } from '../services';
 import { refuseWhenUntrusted } from '../trust';
 
 export interface SetUpTrainerArgs {
   /** Skip the confirmation of a new virtual environment (tests, scripted use). */
   confirmed?: boolean;
+  /** The optional extras to install (the missing-extra quick fix); absent: the user picks them. */
+  extras?: string[];
 }
 
 export interface SetUpTrainerResult {
@@ -35,6 +39,26 @@ function interpreterFacts(python: string): Promise<InterpreterFacts> {
       }
     });
   });
+}
+
+/** The extras to install: a multi-select of the doctor's list (the installed ones picked), what each is for beside
+ *  it; undefined when the user cancels. Without a doctor report (the interpreter cannot run it) none are offered. */
+async function pickExtras(python: string, services: Services, channel: vscode.LogOutputChannel): Promise<string[] | undefined> {
+  const result = await services.doctor.get(python, trainerEnv());
+  if (!result.ok) {
+    channel.warn(`No optional extras offered: the trainer's doctor failed with ${python}: ${result.error}`);
+    return [];
+  }
+  const picks = await vscode.window.showQuickPick(
+    result.report.extras.map((extra) => ({
+      label: extra.name,
+      description: extra.installed ? 'installed' : '',
+      detail: extra.purpose,
+      picked: extra.installed,
+    })),
+    { title: 'SEED: Set Up Trainer — optional extras', placeHolder: 'Pick the extras to install with the trainer (none is fine)', canPickMany: true, ignoreFocusOut: true },
+  );
+  return picks?.map((pick) => pick.label);
 }
 
 function runStep(step: SetupStep, channel: vscode.LogOutputChannel, token: vscode.CancellationToken): Promise<void> {
@@ -78,14 +102,23 @@ export function registerSetUpTrainer(context: vscode.ExtensionContext, services:
       void vscode.window.showErrorMessage(`SEED: the Python interpreter (${choice.source}) cannot be used: ${(error as Error).message}`);
       return { python: choice.path, ok: false, error: (error as Error).message };
     }
+    const extras = args?.extras ?? (await pickExtras(choice.path, services, channel));
+    if (extras === undefined) return undefined;
     const newVenvDir = folder ? path.join(folder, '.venv') : path.join(context.globalStorageUri.fsPath, 'venv');
-    const plan = planSetup({
-      facts,
-      newVenvDir,
-      trainerSource,
-      editable: context.extensionMode !== vscode.ExtensionMode.Production,
-      torchRequirement: vscode.workspace.getConfiguration('seedStudio').get<string>('setup.torchRequirement') || 'torch',
-    });
+    let plan;
+    try {
+      plan = planSetup({
+        facts,
+        newVenvDir,
+        trainerSource,
+        editable: context.extensionMode !== vscode.ExtensionMode.Production,
+        torchRequirement: vscode.workspace.getConfiguration('seedStudio').get<string>('setup.torchRequirement') || 'torch',
+        extras,
+      });
+    } catch (error) {
+      void vscode.window.showErrorMessage(`SEED: Set Up Trainer: ${(error as Error).message}`);
+      return { python: choice.path, ok: false, error: (error as Error).message };
+    }
     if (plan.venvDir && !args?.confirmed) {
       const go = await vscode.window.showInformationMessage(
         `SEED: ${facts.executable} is not a virtual environment. Create one in ${plan.venvDir} and install the trainer there?`,
@@ -122,6 +155,7 @@ export function registerSetUpTrainer(context: vscode.ExtensionContext, services:
       await vscode.workspace.getConfiguration('seedStudio').update('pythonPath', plan.python, target);
     }
     services.probes.invalidate();
+    services.doctor.invalidate(); // open experiments are checked again: a missing-extra warning goes away
     channel.info(`Done: the trainer runs with ${plan.python}`);
     void vscode.window.showInformationMessage(`SEED: the trainer is set up in ${plan.python}.`, 'Show Trainer Status').then((pick) => {
       if (pick) void vscode.commands.executeCommand('seedStudio.showTrainerStatus');

@@ -491,7 +491,8 @@ function manifestPid(file: string): number | undefined {
   }
 }
 
-function trainerEnv(): Record<string, string> {
+/** The `seedStudio.trainer.env` setting (workspace levels only in a trusted workspace). */
+export function trainerEnv(): Record<string, string> {
   const inspected = vscode.workspace.getConfiguration('seedStudio').inspect<Record<string, string>>('trainer.env');
   const value = vscode.workspace.isTrusted
     ? { ...(inspected?.globalValue ?? {}), ...(inspected?.workspaceValue ?? {}), ...(inspected?.workspaceFolderValue ?? {}) }

@@ -5,6 +5,7 @@ as one JSON line on stdout; `resume` continues a run directory; `export` writes 
 (or stopped on request), 1 the run failed (the run directory says why), 2 bad input or a run directory another trainer
 owns (nothing written), 130 interrupted.
 `validate` checks experiment files under the rules the editor shares: exit 0 when every file is valid, 2 otherwise.
+`doctor` reports which optional extras and environments the interpreter can run.
 """
 
 from __future__ import annotations
@@ -17,11 +18,18 @@ from typing import Callable
 
 from seed_trainer import __version__
 from seed_trainer.config import ExperimentError, experiment_json_schema, load_experiment
+from seed_trainer.doctor import add_arguments as add_doctor_arguments
 
 
 def _cmd_schema(args: argparse.Namespace) -> int:
     sys.stdout.write(json.dumps(experiment_json_schema(), indent=2, ensure_ascii=False) + "\n")
     return 0
+
+
+def _cmd_doctor(args: argparse.Namespace) -> int:
+    from seed_trainer.doctor import run
+
+    return run(args)
 
 
 def _cmd_validate(args: argparse.Namespace) -> int:
@@ -203,6 +211,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     schema = commands.add_parser("schema", help="print the JSON Schema of the experiment file")
     schema.set_defaults(func=_cmd_schema)
+
+    doctor = commands.add_parser(
+        "doctor", help="which optional extras and environments this interpreter can run, and how to get the rest")
+    add_doctor_arguments(doctor)
+    doctor.set_defaults(func=_cmd_doctor)
 
     validate = commands.add_parser(
         "validate", help="check experiment files: FILE:LINE:COLUMN: field: message per problem; exit 0 valid, 2 not")

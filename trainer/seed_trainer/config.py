@@ -12,6 +12,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator
 
+from seed_trainer.envs.catalog import schema_extension as environments_schema_extension
+
 SCHEMA_ID = "urn:seed-studio:schema:experiment"
 
 # Rules between fields: when the field (dotted path) holds the value, the listed fields must be non-empty strings.
@@ -109,12 +111,22 @@ class ModelConfig(_Section):
 
 
 class EnvironmentConfig(_Section):
-    name: str = Field("household", description="Environment to train in. `household` is the built-in text world.")
+    name: str = Field(
+        "household",
+        description=(
+            "Environment to train in: `household` (the built-in text world), `textworld` (generated TextWorld games), "
+            "`alfworld`, `webshop`, `search_qa`, `env_server` (any AgentGym-style environment server), or "
+            "`package.module:Factory` for an environment of your own. docs/environments.md says what each needs."
+        ),
+        # the catalog of built-in environments, for the editor's completion and hover (envs/catalog.py)
+        json_schema_extra={"x-environments": environments_schema_extension()},
+    )
     task_types: list[str] | None = Field(
         None, description="Restrict training to these task types (names as the environment reports them); null: all."
     )
     options: dict[str, Any] = Field(
-        default_factory=dict, description="Environment-specific options, passed through unchanged."
+        default_factory=dict,
+        description="Environment-specific options, passed to the environment unchanged; each environment checks its own.",
     )
 
 

@@ -1,5 +1,6 @@
 // Experiment authoring in a real VS Code: diagnostics with positions, completion, hover, CodeLens, New Experiment,
-// and Train refusing an invalid file.
+// Train refusing an invalid file, and the environment picker (names and options from the trainer's catalog, a
+// missing extra reported by the trainer's doctor with an install quick fix).
 import * as assert from 'node:assert/strict';
 import { existsSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
@@ -87,6 +88,51 @@ suite('SEED experiment files', () => {
     const result = await vscode.commands.executeCommand('seedStudio.train', { experiment: broken.fsPath, stage: 'train' });
     assert.equal(result, undefined);
     assert.equal(existsSync(path.join(path.dirname(broken.fsPath), 'runs')), false, 'a run directory was created');
+  });
+
+  test('environment picker: names and options from the trainer, and a missing extra as a warning with an install quick fix', async () => {
+    const labels = (list: vscode.CompletionList): string[] => list.items.map((item) => (typeof item.label === 'string' ? item.label : item.label.label));
+    // The doctor treats textworld as missing (its test hook), although the trainer's .venv has it.
+    const settings = vscode.workspace.getConfiguration('seedStudio');
+    await settings.update('trainer.env', { SEED_DOCTOR_HIDE_MODULES: 'textworld' }, vscode.ConfigurationTarget.Workspace);
+    const file = path.join(workspaceDir(), 'authoring', 'textworld.seed.yaml');
+    writeFileSync(file, 'name: tw\nmodel:\n  path: builtin:household-tiny\nenvironment:\n  name: textworld\n  options:\n    kind: cooking\n    \n');
+    const uri = vscode.Uri.file(file);
+    await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(uri));
+    try {
+      const complete = (line: number, character: number) =>
+        vscode.commands.executeCommand<vscode.CompletionList>('vscode.executeCompletionItemProvider', uri, new vscode.Position(line, character));
+      const names = labels(await complete(4, 17));
+      for (const name of ['household', 'textworld', 'alfworld', 'webshop', 'search_qa', 'env_server']) assert.ok(names.includes(name), `names offered: ${names.join(', ')}`);
+      const options = labels(await complete(7, 4));
+      for (const option of ['variants', 'games_per_split', 'max_steps', 'cache_dir']) assert.ok(options.includes(option), `options offered: ${options.join(', ')}`);
+      assert.ok(!options.includes('kind'), 'an option already written is not offered again');
+      assert.ok(!options.includes('url'), "another environment's option is not offered");
+      const kinds = labels(await complete(6, 10));
+      assert.deepEqual(['cooking', 'coin_collector', 'treasure_hunter'].filter((k) => kinds.includes(k)), ['cooking', 'coin_collector', 'treasure_hunter']);
+      const hovers = await vscode.commands.executeCommand<vscode.Hover[]>('vscode.executeHoverProvider', uri, new vscode.Position(6, 5));
+      const hoverText = hovers.flatMap((hover) => hover.contents.map((c) => (typeof c === 'string' ? c : c.value))).join('\n');
+      assert.match(hoverText, /environment\.options\.kind/);
+      assert.match(hoverText, /tw-make/);
+
+      const warning = await waitFor('the missing-extra warning', () => vscode.languages.getDiagnostics(uri).find((d) => d.code === 'missing-extra'), 30_000);
+      assert.equal(warning.severity, vscode.DiagnosticSeverity.Warning);
+      assert.deepEqual([warning.range.start.line, warning.range.start.character, warning.range.end.character], [4, 8, 17], 'on the value of environment.name');
+      assert.match(warning.message, /^environment\.name: `textworld` needs the `textworld` extra, which the trainer's Python \(.+\) does not have: pip install 'seed-trainer\[textworld\]'$/);
+      const actions = await vscode.commands.executeCommand<vscode.CodeAction[]>('vscode.executeCodeActionProvider', uri, warning.range);
+      const install = actions.find((action) => action.title.includes('seed-trainer[textworld]'));
+      assert.ok(install, `actions: ${actions.map((a) => a.title).join(' | ')}`);
+      assert.equal(install.command?.command, 'seedStudio.setUpTrainer');
+      assert.deepEqual(install.command?.arguments, [{ extras: ['textworld'] }]);
+
+      // The hook removed: the setting change makes the doctor answer again, and the interpreter has textworld.
+      await settings.update('trainer.env', undefined, vscode.ConfigurationTarget.Workspace);
+      await waitFor('the warning to go', () => !vscode.languages.getDiagnostics(uri).some((d) => d.code === 'missing-extra'), 30_000);
+      assert.deepEqual(vscode.languages.getDiagnostics(uri).map((d) => d.message), []);
+    } finally {
+      await settings.update('trainer.env', undefined, vscode.ConfigurationTarget.Workspace);
+      await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    }
   });
 
   test('SEED: New Experiment writes a valid experiment from a template', async () => {

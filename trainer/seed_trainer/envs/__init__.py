@@ -9,6 +9,7 @@ import importlib
 from typing import Callable
 
 from seed_trainer.envs.base import Environment, EnvironmentFailure, Observation, StepResult, Task, TaskSource
+from seed_trainer.envs.catalog import ENVIRONMENTS
 
 _REGISTRY: dict[str, Callable[..., TaskSource]] = {}
 
@@ -17,48 +18,18 @@ def register(name: str, factory: Callable[..., TaskSource]) -> None:
     _REGISTRY[name] = factory
 
 
-def _household(**options) -> TaskSource:
-    from seed_trainer.envs.household import HouseholdTasks  # imported on use: the package stays light
+def _lazy(source: str) -> Callable[..., TaskSource]:
+    """A factory that imports `module:Class` on its first call: the package stays light."""
 
-    return HouseholdTasks(**options)
+    def factory(**options) -> TaskSource:
+        module_name, _, attribute = source.partition(":")
+        return getattr(importlib.import_module(module_name), attribute)(**options)
 
-
-def _env_server(**options) -> TaskSource:
-    from seed_trainer.envs.env_server import EnvServerTasks
-
-    return EnvServerTasks(**options)
+    return factory
 
 
-def _alfworld(**options) -> TaskSource:
-    from seed_trainer.envs.alfworld import AlfworldTasks
-
-    return AlfworldTasks(**options)
-
-
-def _webshop(**options) -> TaskSource:
-    from seed_trainer.envs.webshop import WebshopTasks
-
-    return WebshopTasks(**options)
-
-
-def _search_qa(**options) -> TaskSource:
-    from seed_trainer.envs.search_qa import SearchQATasks
-
-    return SearchQATasks(**options)
-
-
-def _textworld(**options) -> TaskSource:
-    from seed_trainer.envs.textworld_games import TextWorldTasks
-
-    return TextWorldTasks(**options)
-
-
-register("household", _household)
-register("env_server", _env_server)
-register("alfworld", _alfworld)
-register("webshop", _webshop)
-register("search_qa", _search_qa)
-register("textworld", _textworld)
+for _entry in ENVIRONMENTS:  # the built-in environments, from the catalog the editor also reads
+    register(_entry.name, _lazy(_entry.source))
 
 
 def task_source_factory(name: str) -> Callable[..., TaskSource]:
