@@ -491,7 +491,8 @@ function manifestPid(file: string): number | undefined {
   }
 }
 
-function trainerEnv(): Record<string, string> {
+/** seedStudio.trainer.env (workspace values only in a trusted workspace): every trainer process gets it. */
+export function trainerEnv(): Record<string, string> {
   const inspected = vscode.workspace.getConfiguration('seedStudio').inspect<Record<string, string>>('trainer.env');
   const value = vscode.workspace.isTrusted
     ? { ...(inspected?.globalValue ?? {}), ...(inspected?.workspaceValue ?? {}), ...(inspected?.workspaceFolderValue ?? {}) }
