@@ -64,6 +64,7 @@ export class WhatIfSession implements vscode.Disposable {
     }
     this.log.info(`what-if ${this.ref.id}: ${trajectory.steps.length} steps with ${record.export} on ${record.path} (${record.provider}) in ${record.seconds} s`);
     this.results = [...this.results, record];
+    this.file = undefined; // the saved file does not hold this result yet
     return this.payload();
   }
 

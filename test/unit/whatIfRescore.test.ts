@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
 import { WhatIfError, type WhatIfProblem } from '../../src/whatIf/errors';
-import { gateFlips } from '../../src/whatIf/gate';
+import { FLIP_MARGIN, gateFlips } from '../../src/whatIf/gate';
 import { loadOnnxExport, onnxModelBytes } from '../../src/whatIf/onnxExport';
 import { OnnxScorer } from '../../src/whatIf/onnxScorer';
 import { PromptEncoder } from '../../src/whatIf/promptTokens';
@@ -114,6 +114,12 @@ test('a Rescorer reproduces the trainer\'s gates for both skills, student scored
   } finally {
     await rescorer.close();
   }
+});
+
+test('a flip is a gate moving clearly across 0.5; a gate within FLIP_MARGIN of 0.5 has no side', () => {
+  const before = [0.5, 0.4, 0.5 + 1e-7, 0.6, 0.5 - FLIP_MARGIN / 2, 0.3];
+  const after = [0.5 + 1e-7, 0.6, 0.7, 0.4, 0.6, 0.2];
+  assert.deepEqual(Array.from(gateFlips(before, after)), [0, 1, 0, -1, 0, 0]);
 });
 
 function exportCopy(edit: (dir: string, meta: Record<string, unknown>) => void): string {

@@ -11,6 +11,7 @@ import { decodeFloat32, decodeInt32 } from '../../src/runs/tokenArrays';
 import type { Trajectory } from '../../src/runs/types';
 import { RunSchemas } from '../../src/runs/schemas';
 import { WhatIfError } from '../../src/whatIf/errors';
+import { gateFlips } from '../../src/whatIf/gate';
 import { Rescorer } from '../../src/whatIf/rescore';
 import { rescoreWithTrainer } from '../../src/whatIf/trainerRescore';
 import { repoRoot, trainerPython } from './repoPaths';
@@ -97,6 +98,8 @@ async function trainerPathChecks(run: string, trajectory: Trajectory, exportDir:
       worstOnnx = Math.max(worstOnnx, Math.abs(v - onnx.steps[i]!.teacherLogp[k]!));
     });
     step.gate.forEach((v, k) => (worstOnnx = Math.max(worstOnnx, Math.abs(v - onnx.steps[i]!.gate[k]!))));
+    // The difference view never shows a token flipping between the two scorers of the same skill.
+    assert.deepEqual(Array.from(gateFlips(onnx.steps[i]!.gate, step.gate)).filter((f) => f !== 0), [], `step ${step.t}: flips between the scorers`);
   }
   console.log(`trainer path: ${record.steps.length} steps in ${record.seconds} s; worst vs recorded ${worstRecorded.toExponential(2)}, vs onnxruntime-node ${worstOnnx.toExponential(2)}`);
   assert.ok(worstRecorded <= LOGP_TOLERANCE && worstOnnx <= LOGP_TOLERANCE);
