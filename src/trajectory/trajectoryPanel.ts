@@ -29,6 +29,8 @@ export class TrajectoryPanel implements vscode.Disposable {
   /** A skill to open "What if…" with once the trajectory is shown; sent at once when it is. */
   private pendingWhatIf: string | undefined;
   private shown = false;
+  /** The skill "What if…" was last opened with (tests read it). */
+  whatIfStarted: string | undefined;
   /** The last report from the webview (tests read it). */
   lastRendered: RenderedReport | undefined;
 
@@ -104,6 +106,7 @@ export class TrajectoryPanel implements vscode.Disposable {
       return;
     }
     this.pendingWhatIf = undefined;
+    this.whatIfStarted = skill;
     this.channel.post('startWhatIf', { skill });
   }
 

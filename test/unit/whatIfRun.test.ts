@@ -113,11 +113,16 @@ async function trainerPathChecks(run: string, trajectory: Trajectory, exportDir:
   await assert.rejects(rescoreWithTrainer(run, trajectory.id, ['look\u0007'], schemas, { python, env }), refused('trainer', /refused: the skill holds the control character U\+0007/));
   await assert.rejects(rescoreWithTrainer(run, 'nope', ['x'], schemas, { python, env }), refused('trainer', /refused: .*no trajectory with id 'nope'/));
   await assert.rejects(rescoreWithTrainer(run, trajectory.id, ['x'], schemas, { python: path.join(run, 'no-python'), env }), refused('trainer', /Cannot start the trainer's Python .*no-python/));
-  // Cancelled at its first progress line: the process ends and nothing comes back.
+  // Cancelled a second after the start (while it loads; its first progress line can take a minute on a loaded
+  // machine): the process is ended and nothing comes back.
   const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(), 1000);
+  const cancelledAt = performance.now();
   await assert.rejects(
     rescoreWithTrainer(run, trajectory.id, [skill], schemas, { python, env, signal: controller.signal, onProgress: () => controller.abort() }),
     refused('cancelled', /cancelled/),
   );
+  clearTimeout(timer);
+  assert.ok(performance.now() - cancelledAt < record.seconds * 1000, 'cancelling ends the process before it would have finished');
   assert.ok(!existsSync(path.join(run, 'whatif')), 'the trainer path writes nothing');
 }

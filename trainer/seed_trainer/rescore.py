@@ -16,18 +16,17 @@ import re
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
-from seed_trainer.algo.losses import opd_gate
 from seed_trainer.algo.variants import gate_beta
 from seed_trainer.config import ExperimentConfig, experiment_from_data
-from seed_trainer.export import run_of
-from seed_trainer.policy import Policy
 from seed_trainer.runlog import layout
 from seed_trainer.runlog.reader import RunReader
 from seed_trainer.runlog.schemas import SchemaSet
 from seed_trainer.runlog.tokens import decode_int32
-from seed_trainer.teacher import teacher_prompt_ids
+
+if TYPE_CHECKING:  # torch and transformers load only once the input has been checked: a refusal answers at once
+    from seed_trainer.policy import Policy
 
 #: Progress callback: (forward passes done, total).
 Progress = Callable[[int, int], None]
@@ -90,6 +89,7 @@ def scoring_weights(reader: RunReader, settings: RunSettings, trajectory: dict[s
 
 def check_checkpoint(checkpoint: Path, run_dir: Path) -> None:
     """Weights of another run would score with that run's policy: refused (a model outside any run is accepted)."""
+    from seed_trainer.export import run_of
     if not checkpoint.is_dir():
         raise RescoreError(f"--checkpoint {checkpoint}: not a directory")
     owner = run_of(checkpoint)
@@ -121,7 +121,7 @@ def trajectory_steps(trajectory: dict[str, Any]) -> list[StepInput]:
     return steps
 
 
-def check_steps(policy: Policy, steps: Sequence[StepInput], max_prompt_tokens: int) -> None:
+def check_steps(policy: "Policy", steps: Sequence[StepInput], max_prompt_tokens: int) -> None:
     """Everything a forward pass would trip over, before the first one: vocabulary, tokenizer, context."""
     vocab = policy.model.config.vocab_size
     context = getattr(policy.model.config, "max_position_embeddings", None)
@@ -144,7 +144,7 @@ def _float32_list(values) -> list[float]:
     return [float(f"{v:.7g}") for v in values.tolist()]
 
 
-def _score_chunked(policy: Policy, prompts, responses, *, temperature: float, micro: int, max_tokens: int | None,
+def _score_chunked(policy: "Policy", prompts, responses, *, temperature: float, micro: int, max_tokens: int | None,
                    tick: Callable[[int], None]):
     """Policy.score in chunks of `micro` rows, so progress can be told between them."""
     out = []
@@ -157,7 +157,7 @@ def _score_chunked(policy: Policy, prompts, responses, *, temperature: float, mi
 
 
 def rescore(
-    policy: Policy,
+    policy: "Policy",
     steps: Sequence[StepInput],
     skills: Sequence[str],
     *,
@@ -170,6 +170,9 @@ def rescore(
 ) -> list[dict[str, Any]]:
     """One result per skill: the student and teacher log-probs of every step's response tokens, Δ and g (the
     `results[]` items of a what-if file, without `export`, `path`, `provider` and `seconds`)."""
+    from seed_trainer.algo.losses import opd_gate
+    from seed_trainer.teacher import teacher_prompt_ids
+
     responses = [s.response_ids for s in steps]
     total = len(steps) * (1 + len(skills))
     done = 0
