@@ -1,6 +1,7 @@
-// The host side of "What if…" for one open trajectory: picks the ONNX export whose weights scored it, rescores the
-// trajectory under a typed skill behind a cancellable progress notification, keeps every result for comparison,
-// saves them next to the run and reopens them with the viewer.
+// The host side of "What if…" for one open trajectory: picks the ONNX export whose weights scored it (or, when there is
+// none or it is above seedStudio.whatIf.maxOnnxSizeMB, offers the trainer), rescores the trajectory under a typed skill
+// behind a cancellable progress notification, keeps every result for comparison, saves them next to the run and
+// reopens them with the viewer.
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import * as vscode from 'vscode';
