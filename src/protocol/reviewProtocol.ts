@@ -29,9 +29,11 @@ export type ReviewToHost = {
   /** One decision for many records (the filtered set or a group of identical skills): one edit, one undo step. */
   decideMany: { ids: string[]; state: 'accepted' | 'rejected' };
   openTrajectory: { id: string };
+  /** "What if…" on the record's trajectory, starting from its skill (the edited text when edited). */
+  whatIf: { id: string };
   openAsText: Record<string, never>;
   rendered: { records: number; shown: number; ms: number };
 };
 
 export const REVIEW_TO_WEBVIEW = messageSet<ReviewToWebview>({ records: true, error: true });
-export const REVIEW_TO_HOST = messageSet<ReviewToHost>({ decide: true, decideMany: true, openTrajectory: true, openAsText: true, rendered: true });
+export const REVIEW_TO_HOST = messageSet<ReviewToHost>({ decide: true, decideMany: true, openTrajectory: true, whatIf: true, openAsText: true, rendered: true });

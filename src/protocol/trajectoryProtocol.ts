@@ -36,6 +36,8 @@ export type ViewerToWebview = {
   show: TrajectoryPayload;
   error: { message: string };
   whatIf: WhatIfPayload;
+  /** Open "What if…" with this skill typed in (the skill review's What if… on a record). */
+  startWhatIf: { skill: string };
 };
 
 export type ViewerToHost = {
@@ -51,7 +53,7 @@ export type ViewerToHost = {
   saveWhatIf: Record<string, never>;
 };
 
-export const VIEWER_TO_WEBVIEW = messageSet<ViewerToWebview>({ show: true, error: true, whatIf: true });
+export const VIEWER_TO_WEBVIEW = messageSet<ViewerToWebview>({ show: true, error: true, whatIf: true, startWhatIf: true });
 export const VIEWER_TO_HOST = messageSet<ViewerToHost>({ copyText: true, openText: true, compare: true, rendered: true, whatIf: true, saveWhatIf: true });
 
 export type DiffToWebview = {

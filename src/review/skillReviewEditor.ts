@@ -8,6 +8,7 @@ import { localResourceRoots, webviewHtml } from '../webviews/webviewHtml';
 import { REVIEW_TO_HOST, type ReviewToHost, type ReviewToWebview } from '../protocol/reviewProtocol';
 import type { RunAccess } from '../trajectory/runAccess';
 import { applyDecision, applyDecisions, reviewRefusal } from './reviewDecisions';
+import { effectiveSkill } from './skillFilters';
 import { parseSkillsText } from './skillsDocument';
 
 export const REVIEW_VIEW_TYPE = 'seedStudio.skillReview';
@@ -65,6 +66,14 @@ export class SkillReviewEditorProvider implements vscode.CustomTextEditorProvide
           return;
         }
         await vscode.commands.executeCommand('seedStudio.openTrajectory', runDir, record.trajectory.id);
+      })
+      .on('whatIf', async ({ id }) => {
+        const record = parseSkillsText(document.getText(), this.access.schemas()).records.find((r) => r.id === id);
+        if (!record?.trajectory) {
+          void vscode.window.showInformationMessage(`SEED: the trajectory of ${id} was not kept: there is nothing to rescore.`);
+          return;
+        }
+        await vscode.commands.executeCommand('seedStudio.whatIfTrajectory', runDir, record.trajectory.id, effectiveSkill(record) ?? record.skill ?? '');
       })
       .on('openAsText', async () => {
         await vscode.commands.executeCommand('vscode.openWith', document.uri, 'default');

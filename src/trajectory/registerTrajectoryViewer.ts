@@ -4,6 +4,7 @@
 //   seedStudio.compareTrajectories(a?, b?)   a, b: {runDir, id}          → the diff panel
 //   seedStudio.openTrajectoryTextDiff(a?, b?)                            → VS Code's diff editor on text renderings
 //   seedStudio.openTrajectoryAsText(runDir?, id?) | ({runDir, id})      → the text rendering
+//   seedStudio.whatIfTrajectory(runDir, id, skill)                       → the viewer with "What if…" open on `skill`
 // Missing arguments are asked for with quick picks (palette use). runDir may be a path or a Uri.
 import * as vscode from 'vscode';
 import { TrajectoryDiffPanel, DIFF_VIEW_TYPE } from './diffPanel';
@@ -15,6 +16,7 @@ export const TRAJECTORY_COMMANDS = {
   open: 'seedStudio.openTrajectory',
   compare: 'seedStudio.compareTrajectories',
   textDiff: 'seedStudio.openTrajectoryTextDiff',
+  whatIf: 'seedStudio.whatIfTrajectory',
   asText: 'seedStudio.openTrajectoryAsText',
 } as const;
 
@@ -57,6 +59,11 @@ export function registerTrajectoryViewer(context: vscode.ExtensionContext, log: 
     vscode.commands.registerCommand(TRAJECTORY_COMMANDS.open, async (...args: unknown[]) => {
       const ref = await completeRef(access, refFromArgs(args), 'Open Trajectory');
       return ref ? openViewer(ref) : undefined;
+    }),
+    vscode.commands.registerCommand(TRAJECTORY_COMMANDS.whatIf, (runDir: string, id: string, skill: string) => {
+      const viewer = openViewer({ runDir, id });
+      viewer.startWhatIf(skill);
+      return viewer;
     }),
     vscode.commands.registerCommand(TRAJECTORY_COMMANDS.compare, (...args: unknown[]) => compare(args)),
     vscode.commands.registerCommand(TRAJECTORY_COMMANDS.textDiff, async (...args: unknown[]) => {

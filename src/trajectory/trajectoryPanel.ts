@@ -26,6 +26,11 @@ export class TrajectoryPanel implements vscode.Disposable {
   private readonly disposables: vscode.Disposable[] = [];
   private renderedWaiters: Array<(report: RenderedReport) => void> = [];
   private readonly whatIf: WhatIfSession;
+  /** A skill to open "What if…" with once the trajectory is shown; sent at once when it is. */
+  private pendingWhatIf: string | undefined;
+  private shown = false;
+  /** The skill "What if…" was last opened with (tests read it). */
+  whatIfStarted: string | undefined;
   /** The last report from the webview (tests read it). */
   lastRendered: RenderedReport | undefined;
 
@@ -94,6 +99,17 @@ export class TrajectoryPanel implements vscode.Disposable {
     return viewer;
   }
 
+  /** Opens "What if…" in the viewer with `skill` typed in (now, or once the trajectory is shown). */
+  startWhatIf(skill: string): void {
+    if (!this.shown) {
+      this.pendingWhatIf = skill;
+      return;
+    }
+    this.pendingWhatIf = undefined;
+    this.whatIfStarted = skill;
+    this.channel.post('startWhatIf', { skill });
+  }
+
   /** Resolves with the webview's next report that it has drawn (or the last one, if it has drawn already). */
   whenRendered(): Promise<RenderedReport> {
     if (this.lastRendered) return Promise.resolve(this.lastRendered);
@@ -105,6 +121,8 @@ export class TrajectoryPanel implements vscode.Disposable {
       const loaded = await this.access.load(this.ref);
       this.panel.title = `Trajectory ${loaded.trajectory.id}`;
       this.channel.post('show', { runDir: loaded.runDir, run: loaded.run, trajectory: loaded.trajectory });
+      this.shown = true;
+      if (this.pendingWhatIf !== undefined) this.startWhatIf(this.pendingWhatIf);
     } catch (error) {
       this.reportLoadError(error);
       return;

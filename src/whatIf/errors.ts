@@ -8,6 +8,7 @@ export type WhatIfProblem =
   | 'context' // prompt + response longer than the model's context
   | 'trajectory' // a step without what rescoring needs (prompt text, token ids)
   | 'runtime' // onnxruntime-node is not installed for this platform
+  | 'trainer' // the trainer's rescoring (python -m seed_trainer rescore) refused, failed or could not start
   | 'cancelled';
 
 export class WhatIfError extends Error {

@@ -1,6 +1,6 @@
 // An ONNX export folder (python -m seed_trainer export --format onnx): export.json checked against
 // schemas/onnx-export.schema.json, and the tokenizer files and chat template a rescorer needs, read once.
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { RunSchemas } from '../runs/schemas';
 import { WhatIfError } from './errors';
@@ -33,6 +33,7 @@ export interface OnnxExport {
   dir: string;
   meta: OnnxExportMeta;
   modelPath: string;
+  /** model.onnx and its external data files: what onnxruntime reads into memory. */
   modelBytes: number;
   tokenizerJson: Record<string, unknown>;
   tokenizerConfig: Record<string, unknown>;
@@ -78,8 +79,22 @@ export function loadOnnxExport(dir: string, schemas: RunSchemas = RunSchemas.loa
     throw new WhatIfError('mismatch', `${dir}: the tokenizer has ${vocab} tokens but the model only ${meta.vocab_size} logits — tokenizer.json belongs to another model.`);
   }
   const modelPath = path.join(dir, 'model.onnx');
-  const modelBytes = statSync(modelPath).size;
+  const modelBytes = onnxModelBytes(dir);
   return { dir, meta, modelPath, modelBytes, tokenizerJson, tokenizerConfig, chatTemplate };
+}
+
+// What an export folder holds besides the model: JSON (export.json, tokenizer and model configs), the template and
+// tokenizer vocabularies. Everything else is the model: model.onnx and, for models over protobuf's 2 GB limit, the
+// external data files torch.onnx.export writes beside it (one per tensor, named after it, or model.onnx.data).
+const NOT_MODEL = /\.(json|jinja|txt|model|md)$/i;
+
+/** The bytes onnxruntime loads for an export: model.onnx plus its external data files. */
+export function onnxModelBytes(dir: string): number {
+  let bytes = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    if (entry.isFile() && !NOT_MODEL.test(entry.name)) bytes += statSync(path.join(dir, entry.name)).size;
+  }
+  return bytes;
 }
 
 /** The largest token id the tokenizer can produce, plus one (vocabulary and added tokens). */

@@ -24,6 +24,8 @@ export class OnnxScorer {
   private constructor(
     private readonly session: Ort.InferenceSession,
     readonly provider: ExecutionProvider,
+    /** Why the CUDA execution provider was asked for and not used (the CPU ran instead). */
+    readonly cudaFallback?: string,
   ) {}
 
   /** Opens the model on the CUDA execution provider when asked and its libraries load, else on the CPU. */
@@ -31,14 +33,17 @@ export class OnnxScorer {
     const runtime = loadOrt();
     const base: Ort.InferenceSession.SessionOptions = { graphOptimizationLevel: 'all' };
     if (options.threads) base.intraOpNumThreads = options.threads;
+    let cudaFallback: string | undefined;
     if (options.preferCuda) {
       try {
         return new OnnxScorer(await runtime.InferenceSession.create(modelPath, { ...base, executionProviders: ['cuda'] }), 'cuda');
-      } catch {
-        // no CUDA libraries here (installed with ONNXRUNTIME_NODE_INSTALL=skip, or no GPU): the CPU runs it
+      } catch (error) {
+        // No CUDA provider libraries (onnxruntime-node installed with ONNXRUNTIME_NODE_INSTALL=skip ships none), or no
+        // GPU: the CPU runs it, and the caller says so.
+        cudaFallback = `the CUDA execution provider did not load (${(error as Error).message.split('\n')[0]})`;
       }
     }
-    return new OnnxScorer(await runtime.InferenceSession.create(modelPath, { ...base, executionProviders: ['cpu'] }), 'cpu');
+    return new OnnxScorer(await runtime.InferenceSession.create(modelPath, { ...base, executionProviders: ['cpu'] }), 'cpu', cudaFallback);
   }
 
   /** log softmax(logits / temperature) of each response token, predicted from the prompt and the tokens before it

@@ -71,6 +71,11 @@ export class Rescorer {
     return new Rescorer(bundle, encoder, scorer, steps);
   }
 
+  /** Why the CUDA execution provider was asked for and the CPU runs instead; undefined when it was not asked for or runs. */
+  get cudaFallback(): string | undefined {
+    return this.scorer.cudaFallback;
+  }
+
   get settings(): OnnxExport['meta']['prompt'] {
     return this.bundle.meta.prompt;
   }

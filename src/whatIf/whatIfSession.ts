@@ -1,14 +1,21 @@
-// The host side of "What if…" for one open trajectory: picks the ONNX export whose weights scored it, rescores the
-// trajectory under a typed skill behind a cancellable progress notification, keeps every result for comparison,
-// saves them next to the run and reopens them with the viewer.
+// The host side of "What if…" for one open trajectory: picks the ONNX export whose weights scored it (or, when there is
+// none or it is above seedStudio.whatIf.maxOnnxSizeMB, offers the trainer), rescores the trajectory under a typed skill
+// behind a cancellable progress notification, keeps every result for comparison, saves them next to the run and
+// reopens them with the viewer.
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import * as vscode from 'vscode';
 import { decodeInt32 } from '../runs';
 import type { WhatIfPayload } from '../protocol/trajectoryProtocol';
+import { resolveTrainerPython } from '../trainer/pythonInterpreter';
+import { trainerEnv } from '../trainer/trainerHost';
 import type { RunAccess, TrajectoryRef } from '../trajectory/runAccess';
 import { WhatIfError } from './errors';
 import { exportCandidates } from './exportChoice';
+import { onnxModelBytes } from './onnxExport';
+import { DEFAULT_MAX_ONNX_MB, chooseScorer, type ScorerChoice } from './scorerChoice';
+import { checkSkillText } from './skillInsertion';
+import { rescoreWithTrainer } from './trainerRescore';
 import type { Rescorer, RescoreStep } from './rescore';
 import { readWhatIf, resultRecord, whatIfPath, writeWhatIf, type WhatIfResultRecord } from './whatIfFile';
 
@@ -16,6 +23,8 @@ export class WhatIfSession implements vscode.Disposable {
   private results: WhatIfResultRecord[] = [];
   private file: string | undefined;
   private rescorer: { dir: string; rescorer: Rescorer } | undefined;
+  /** The user agreed to score this trajectory through the trainer: not asked again. */
+  private trainerAccepted = false;
 
   constructor(
     private readonly ref: TrajectoryRef,
@@ -38,32 +47,25 @@ export class WhatIfSession implements vscode.Disposable {
   }
 
   async rescore(skill: string): Promise<WhatIfPayload> {
+    checkSkillText(skill);
     const { trajectory, run } = await this.access.load(this.ref);
-    const exportDir = await this.chooseExport(trajectory.update, trajectory.phase);
-    if (!exportDir) throw new WhatIfError('export', 'No export chosen.');
-    const rescorer = await this.rescorerFor(exportDir, trajectory.steps.map((step) => toRescoreStep(step)), run);
-    const result = await vscode.window.withProgress(
-      { location: vscode.ProgressLocation.Notification, title: `SEED: What if… rescoring ${trajectory.steps.length} step(s)`, cancellable: true },
-      async (progress, token) => {
-        const controller = new AbortController();
-        const cancel = token.onCancellationRequested(() => controller.abort());
-        let last = 0;
-        try {
-          return await rescorer.rescore(skill, {
-            signal: controller.signal,
-            onProgress: (done, total) => {
-              progress.report({ increment: ((done - last) / total) * 100, message: `${done} of ${total} forward passes` });
-              last = done;
-            },
-          });
-        } finally {
-          cancel.dispose();
-        }
-      },
-    );
-    const record = resultRecord(result, exportDir, this.ref.runDir);
-    this.log.info(`what-if ${this.ref.id}: ${trajectory.steps.length} steps with ${record.export} on onnxruntime-node (${record.provider}) in ${record.seconds} s`);
+    const scorer = await this.chooseScorer(trajectory.update, trajectory.phase);
+    const title = `SEED: What if… rescoring ${trajectory.steps.length} step(s)`;
+    let record: WhatIfResultRecord;
+    if (scorer.path === 'trainer') {
+      const python = (await resolveTrainerPython()).path;
+      const file = await withCancellableProgress(`${title} with the trainer`, (signal, onProgress) =>
+        rescoreWithTrainer(this.ref.runDir, this.ref.id, [skill], this.access.schemas(), { python, env: trainerEnv(), signal, onProgress }),
+      );
+      record = file.results[0]!;
+    } else {
+      const rescorer = await this.rescorerFor(scorer.exportDir, trajectory.steps.map((step) => toRescoreStep(step)), run);
+      const result = await withCancellableProgress(title, (signal, onProgress) => rescorer.rescore(skill, { signal, onProgress }));
+      record = resultRecord(result, scorer.exportDir, this.ref.runDir);
+    }
+    this.log.info(`what-if ${this.ref.id}: ${trajectory.steps.length} steps with ${record.export} on ${record.path} (${record.provider}) in ${record.seconds} s`);
     this.results = [...this.results, record];
+    this.file = undefined; // the saved file does not hold this result yet
     return this.payload();
   }
 
@@ -74,19 +76,29 @@ export class WhatIfSession implements vscode.Disposable {
     return this.payload();
   }
 
-  private async chooseExport(update: number | null, phase: string): Promise<string | undefined> {
+  /** The export that fits, or — when there is none or it is too large — the trainer, once the user agrees. */
+  private async chooseScorer(update: number | null, phase: string): Promise<ScorerChoice> {
+    if (this.trainerAccepted) return { path: 'trainer', reason: 'chosen before' };
     const candidates = exportCandidates(this.ref.runDir, update, phase);
-    if (candidates.matching) return candidates.matching;
+    const exportDir = candidates.matching ?? (candidates.all.length <= 1 ? candidates.all[0] : await this.pickExport(candidates.all, candidates.wanted));
+    const maxMegabytes = vscode.workspace.getConfiguration('seedStudio').get<number>('whatIf.maxOnnxSizeMB', DEFAULT_MAX_ONNX_MB);
+    const choice = chooseScorer(exportDir, exportDir ? onnxModelBytes(exportDir) : undefined, maxMegabytes, exportDir && path.relative(this.ref.runDir, exportDir));
+    if (choice.path === 'onnxruntime-node') return choice;
     const exportHint = `python -m seed_trainer export --checkpoint ${path.join(this.ref.runDir, 'checkpoints', candidates.wanted ?? 'step-N')} --format onnx`;
-    if (candidates.all.length === 0) {
-      throw new WhatIfError('export', `This run has no ONNX export to rescore with. Export the checkpoint that scored this trajectory: ${exportHint}`);
-    }
-    if (candidates.all.length === 1) return candidates.all[0];
+    const accept = 'Score with the trainer';
+    const answer = await vscode.window.showWarningMessage(`SEED: ${choice.reason} Score through the trainer on the run's device instead?`, accept);
+    if (answer !== accept) throw new WhatIfError('export', `${choice.reason}${exportDir ? '' : ` Export the checkpoint that scored this trajectory: ${exportHint}`}`);
+    this.trainerAccepted = true;
+    return choice;
+  }
+
+  private async pickExport(all: string[], wanted: string | undefined): Promise<string> {
     const picked = await vscode.window.showQuickPick(
-      candidates.all.map((dir) => ({ label: path.basename(dir), description: dir, dir })),
-      { title: 'What if…: rescore with which export?', placeHolder: candidates.wanted ? `${candidates.wanted} (the weights that scored this trajectory) has no export` : undefined },
+      all.map((dir) => ({ label: path.basename(dir), description: dir, dir })),
+      { title: 'What if…: rescore with which export?', placeHolder: wanted ? `${wanted} (the weights that scored this trajectory) has no export` : undefined },
     );
-    return picked?.dir;
+    if (!picked) throw new WhatIfError('export', 'No export chosen.');
+    return picked.dir;
   }
 
   private async rescorerFor(exportDir: string, steps: RescoreStep[], run: string): Promise<Rescorer> {
@@ -94,7 +106,12 @@ export class WhatIfSession implements vscode.Disposable {
     await this.rescorer?.rescorer.close();
     this.rescorer = undefined;
     const { Rescorer } = loadRescorer();
-    const rescorer = await Rescorer.open(exportDir, steps, { runId: run });
+    const preferCuda = vscode.workspace.getConfiguration('seedStudio').get<string>('whatIf.executionProvider') === 'cuda';
+    const rescorer = await Rescorer.open(exportDir, steps, { runId: run, preferCuda });
+    if (rescorer.cudaFallback) {
+      this.log.warn(`what-if: ${rescorer.cudaFallback}; rescoring on the CPU`);
+      void vscode.window.showWarningMessage(`SEED: What if… ${rescorer.cudaFallback}: rescoring on the CPU instead.`);
+    }
     this.rescorer = { dir: exportDir, rescorer };
     return rescorer;
   }
@@ -115,6 +132,23 @@ function loadRescorer(): typeof import('./rescore') {
   const id = existsSync(bundled) ? bundled : './rescore';
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- deliberate lazy load (see above)
   return require(id) as typeof import('./rescore');
+}
+
+/** A task behind the cancellable progress notification, told its forward passes as they are done. */
+async function withCancellableProgress<T>(title: string, task: (signal: AbortSignal, onProgress: (done: number, total: number) => void) => Promise<T>): Promise<T> {
+  return vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title, cancellable: true }, async (progress, token) => {
+    const controller = new AbortController();
+    const cancel = token.onCancellationRequested(() => controller.abort());
+    let last = 0;
+    try {
+      return await task(controller.signal, (done, total) => {
+        progress.report({ increment: ((done - last) / total) * 100, message: `${done} of ${total} forward passes` });
+        last = done;
+      });
+    } finally {
+      cancel.dispose();
+    }
+  });
 }
 
 function toRescoreStep(step: { t: number; prompt?: string; response: string; tokens?: { ids: string } }): RescoreStep {

@@ -1,13 +1,15 @@
 // End to end in code-server, like a user: the trainer writes a real two-update tiny run and the ONNX export of
 // checkpoint 1 into the workspace; the runs tree opens a trajectory of update 2; "What if…" → type a skill → Rescore
 // (onnxruntime-node in the extension host, behind the progress notification) → the recomputed gates and the
-// difference view appear beside the recorded ones → Save writes whatif/<id>.json next to the run.
+// difference view appear beside the recorded ones → Save writes whatif/<id>.json next to the run. Then a size limit
+// below the export (seedStudio.whatIf.maxOnnxSizeMB) offers the trainer; accepted, a real trainer process scores the
+// same skill and gives the same mean g, and the status names the trainer.
 //
 //   npm run build && node out/test/ui/whatIf.js
 //
-// Writes test-results/ui-whatif.png.
+// Writes test-results/ui-whatif.png and ui-whatif-trainer.png.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { RunSchemas, findSchemasDir, type TrajectoryIndexRow } from '../../src/runs';
@@ -55,8 +57,27 @@ async function whatIfFromTree(page: Page, session: CodeServerSession, runDir: st
   if (!existsSync(file)) fail(`${file} was not written`);
   const saved = RunSchemas.load(findSchemasDir({ extensionRoot: repoRoot })).validate<WhatIfFile>('whatif', JSON.parse(readFileSync(file, 'utf8')), { file: 'whatif' });
   if (saved.results[0]?.skill !== SKILL) fail('the saved file does not hold the typed skill');
-  void session;
+
+  // When ONNX does not fit: a size limit below the export sends the same skill to the trainer, after asking.
+  mkdirSync(path.join(session.workspace, '.vscode'), { recursive: true });
+  writeFileSync(path.join(session.workspace, '.vscode', 'settings.json'), JSON.stringify({ 'seedStudio.whatIf.maxOnnxSizeMB': 1 }));
+  await new Promise((resolve) => setTimeout(resolve, 2_000)); // the configuration service reads the file change
+  const trainerStarted = Date.now();
+  await frame.locator('[data-action="whatif-rescore"]').click();
+  const offer = page.locator('.notifications-toasts .notification-toast', { hasText: 'above seedStudio.whatIf.maxOnnxSizeMB (1 MB)' });
+  await offer.waitFor({ state: 'visible', timeout: 30_000 });
+  const offerText = ((await offer.locator('.notification-list-item-message').textContent()) ?? '').trim();
+  await offer.locator('a.monaco-button', { hasText: 'Score with the trainer' }).click();
+  const trainerRow = frame.locator('.whatif-summary tr[data-result="1"]');
+  await trainerRow.waitFor({ state: 'visible', timeout: 180_000 });
+  const trainerSeconds = (Date.now() - trainerStarted) / 1000;
+  const trainerStatus = (await frame.locator('[data-k="whatif-status"]').textContent()) ?? '';
+  if (!/the trainer \(cpu\) in [\d.]+ s with checkpoints\/step-000001/.test(trainerStatus)) fail(`status after the trainer says "${trainerStatus}"`);
+  const trainerGate = (await trainerRow.locator('[data-k="meanGate"]').textContent())?.trim();
+  if (trainerGate !== newGate) fail(`the trainer's mean g ${trainerGate} differs from onnxruntime-node's ${newGate} for the same skill`);
+  await page.screenshot({ path: path.join(resultsDir, 'ui-whatif-trainer.png') });
   return [
+    `trainer fallback: offered ("${offerText}"), ${trainerStatus.trim()}; mean g ${trainerGate} = onnxruntime-node's; ${trainerSeconds.toFixed(1)} s from the click`,
     `mean g recorded ${recordedGate} → ${newGate} under the typed skill; ${flips} tokens flipped side; ${turns} turns`,
     `rescored in ${seconds.toFixed(1)} s from the click (status: ${status.trim()})`,
     `saved ${path.relative(runDir, file)} (valid against schemas/whatif.schema.json)`,
@@ -66,7 +87,7 @@ async function whatIfFromTree(page: Page, session: CodeServerSession, runDir: st
 function main(): void {
   const python = runnerPrerequisites(LABEL, 'dist/webview/trajectory.js');
   runCodeServerTest(
-    { label: LABEL, artifactName: 'ui-whatif', timeoutSeconds: 180, session: { label: 'ui-whatif', env: { SEED_PYTHON: python }, installExtension: true } },
+    { label: LABEL, artifactName: 'ui-whatif', timeoutSeconds: 420, session: { label: 'ui-whatif', env: { SEED_PYTHON: python }, installExtension: true } },
     async (session) => {
       const made = execFileSync(python, [path.join(repoRoot, 'trainer', 'tests', 'make_whatif_run.py'), session.workspace], {
         cwd: path.join(repoRoot, 'trainer', 'tests'),
@@ -82,7 +103,7 @@ function main(): void {
       const started = Date.now();
       try {
         const notes = await whatIfFromTree(page, session, run);
-        console.log(`${LABEL}: ✓ runs tree → trajectory → What if… → rescored gates → save (${((Date.now() - started) / 1000).toFixed(1)} s)`);
+        console.log(`${LABEL}: ✓ runs tree → trajectory → What if… → rescored gates → save → trainer fallback (${((Date.now() - started) / 1000).toFixed(1)} s)`);
         for (const note of notes) console.log(`    ${note}`);
         console.log(`${LABEL}: 1 passed, 0 failed`);
         return { passed: true };

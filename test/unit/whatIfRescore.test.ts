@@ -1,18 +1,20 @@
 // What-if rescoring against the shared vectors the trainer writes (test/fixtures/rescore/, make_rescore_vectors.py):
 // token ids exactly, log-probs within 1e-4 of PyTorch; and every bad input refused with its own message.
 import assert from 'node:assert/strict';
-import { cpSync, mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
 import { WhatIfError, type WhatIfProblem } from '../../src/whatIf/errors';
-import { gateFlips } from '../../src/whatIf/gate';
-import { loadOnnxExport } from '../../src/whatIf/onnxExport';
+import { FLIP_MARGIN, gateFlips } from '../../src/whatIf/gate';
+import { loadOnnxExport, onnxModelBytes } from '../../src/whatIf/onnxExport';
 import { OnnxScorer } from '../../src/whatIf/onnxScorer';
 import { PromptEncoder } from '../../src/whatIf/promptTokens';
 import { Rescorer, type RescoreStep } from '../../src/whatIf/rescore';
+import { DEFAULT_MAX_ONNX_MB, chooseScorer, formatBytes } from '../../src/whatIf/scorerChoice';
 import { insertSkill } from '../../src/whatIf/skillInsertion';
-import { repoRoot } from './repoPaths';
+import { repoRoot, trainerPython } from './repoPaths';
 
 interface Side {
   ids: number[];
@@ -114,6 +116,12 @@ test('a Rescorer reproduces the trainer\'s gates for both skills, student scored
   }
 });
 
+test('a flip is a gate moving clearly across 0.5; a gate within FLIP_MARGIN of 0.5 has no side', () => {
+  const before = [0.5, 0.4, 0.5 + 1e-7, 0.6, 0.5 - FLIP_MARGIN / 2, 0.3];
+  const after = [0.5 + 1e-7, 0.6, 0.7, 0.4, 0.6, 0.2];
+  assert.deepEqual(Array.from(gateFlips(before, after)), [0, 1, 0, -1, 0, 0]);
+});
+
 function exportCopy(edit: (dir: string, meta: Record<string, unknown>) => void): string {
   const root = mkdtempSync(path.join(os.tmpdir(), 'seed-whatif-'));
   tmpRoots.push(root);
@@ -168,4 +176,62 @@ test('bad exports, trajectories and skills are refused with a clear message', as
   } finally {
     await rescorer.close();
   }
+});
+
+test('the model size counts ONNX external data, and the size limit sends larger exports to the trainer', async () => {
+  // torch.onnx.export writes models over protobuf's 2 GB limit as model.onnx plus one external file per tensor: the
+  // trainer's own onnx package converts the tiny export the same way, and onnxruntime-node must still score it.
+  const dir = exportCopy(() => undefined);
+  const inline = statSync(path.join(dir, 'model.onnx')).size;
+  assert.equal(onnxModelBytes(dir), inline, 'tokenizer, template and JSON files are not the model');
+  execFileSync(trainerPython(), ['-c', [
+    'import onnx, sys',
+    'm = onnx.load(sys.argv[1])',
+    'onnx.save_model(m, sys.argv[1], save_as_external_data=True, all_tensors_to_one_file=False, size_threshold=0)',
+  ].join('\n'), path.join(dir, 'model.onnx')], { stdio: ['ignore', 'ignore', 'inherit'] });
+  const files = readdirSync(dir).filter((name) => !/\.(json|jinja)$/.test(name));
+  assert.ok(files.length > 2, `external data files beside model.onnx: ${files.join(', ')}`);
+  const total = files.reduce((sum, name) => sum + statSync(path.join(dir, name)).size, 0);
+  assert.ok(statSync(path.join(dir, 'model.onnx')).size < inline / 10, 'the weights left model.onnx');
+  assert.equal(loadOnnxExport(dir).modelBytes, total);
+  assert.ok(total >= inline * 0.95, `${total} bytes counted for a ${inline}-byte model`);
+
+  const vector = firstCase;
+  const rescorer = await Rescorer.open(dir, [{ t: 0, prompt: vector.prompt, responseIds: vectors.response_ids }]);
+  try {
+    const result = await rescorer.rescore(vector.teachers[0]!.skill);
+    assert.ok(worstDifference(result.steps[0]!.teacherLogp, vector.teachers[0]!.logp) <= LOGP_TOLERANCE, 'external data is the same model');
+  } finally {
+    await rescorer.close();
+  }
+
+  const megabytes = total / 1024 ** 2;
+  assert.deepEqual(chooseScorer(dir, total, Math.ceil(megabytes), 'exports/x'), { path: 'onnxruntime-node', exportDir: dir });
+  const above = chooseScorer(dir, total, megabytes / 2, 'exports/x');
+  assert.equal(above.path, 'trainer');
+  assert.match((above as { reason: string }).reason, /^exports\/x is [\d.]+ MB, above seedStudio\.whatIf\.maxOnnxSizeMB \([\d.]+ MB\)/);
+  const none = chooseScorer(undefined, undefined, DEFAULT_MAX_ONNX_MB);
+  assert.deepEqual(none, { path: 'trainer', reason: 'This run has no ONNX export to rescore with in the editor.' });
+  assert.equal(formatBytes(2.4 * 1024 ** 3), '2.4 GB');
+});
+
+test('asked for CUDA where its provider libraries are missing, the scorer says why and runs on the CPU', async (t) => {
+  const scorer = await OnnxScorer.open(path.join(EXPORT, 'model.onnx'), { preferCuda: true });
+  try {
+    if (scorer.provider === 'cuda') {
+      t.skip('the CUDA execution provider loaded here: there is no fallback to see');
+      console.log('skipped: onnxruntime-node loaded its CUDA execution provider on this machine');
+      return;
+    }
+    assert.equal(scorer.provider, 'cpu');
+    console.log(`fallback message: ${scorer.cudaFallback}`);
+    assert.match(scorer.cudaFallback ?? '', /^the CUDA execution provider did not load \(.+\)$/);
+    const logp = await scorer.responseLogprobs(firstCase.student.ids, vectors.response_ids, firstCase.temperature);
+    assert.ok(worstDifference(logp, firstCase.student.logp) <= LOGP_TOLERANCE);
+  } finally {
+    await scorer.close();
+  }
+  const plain = await OnnxScorer.open(path.join(EXPORT, 'model.onnx'));
+  assert.equal(plain.cudaFallback, undefined, 'not asked for CUDA: nothing to say');
+  await plain.close();
 });

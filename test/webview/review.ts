@@ -54,6 +54,9 @@ export const reviewTests: TestCase[] = [
       await card.locator('[data-action="open"]').click();
       assert.deepEqual(await view.waitFor('openTrajectory'), { id: pending.id });
       assert.equal(await view.page.locator(`.card[data-id="collect-000001-0004"] [data-action="open"]`).isDisabled(), true, 'no trajectory kept');
+      await card.locator('[data-action="what-if"]').click();
+      assert.deepEqual(await view.waitFor('whatIf'), { id: pending.id });
+      assert.equal(await view.page.locator(`.card[data-id="collect-000001-0004"] [data-action="what-if"]`).isDisabled(), true, 'no trajectory to rescore');
 
       // The host answers with the changed document: the card follows.
       const updated = records.map((r) => (r.id === pending.id ? { ...r, review: { state: 'accepted' as const, time: '2026-03-02T00:00:00.000Z' } } : r));

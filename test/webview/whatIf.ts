@@ -90,4 +90,23 @@ export const whatIfTests: TestCase[] = [
       assert.deepEqual(await view.violations(), []);
     },
   ],
+  [
+    'viewer: the skill review\'s What if… opens the section with the reviewed skill typed in, rendered as text',
+    async (context) => {
+      const trajectory = syntheticTrajectory({ turns: 2, tokensPerTurn: 10 });
+      const view = await context.open('trajectory', { width: 1000, height: 800 });
+      await view.send('show', { runDir: '/runs/valid', run: 'valid', trajectory });
+      await view.waitFor('rendered');
+      assert.equal(await view.page.locator('#whatif').isHidden(), true);
+      const edited = 'Open the <img src=x onerror=alert(1)> fridge first.';
+      await view.send('startWhatIf', { skill: edited });
+      await view.page.locator('#whatif').waitFor({ state: 'visible', timeout: 5000 });
+      assert.equal(await view.page.locator('.whatif-skill').inputValue(), edited);
+      assert.equal(await view.page.locator('#whatif img').count(), 0);
+      await view.page.locator('[data-action="whatif-rescore"]').click();
+      assert.equal((await view.waitFor<{ skill: string }>('whatIf')).skill, edited);
+      assert.deepEqual(view.errors, []);
+      assert.deepEqual(await view.violations(), []);
+    },
+  ],
 ];

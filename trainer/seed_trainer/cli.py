@@ -175,6 +175,29 @@ def _cmd_export(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_rescore(args: argparse.Namespace) -> int:
+    from seed_trainer.rescore import RescoreError, rescore_run_trajectory
+    from seed_trainer.runlog import RunFormatError
+
+    def progress(done: int, total: int) -> None:
+        sys.stdout.write(json.dumps({"type": "progress", "done": done, "total": total}) + "\n")
+        sys.stdout.flush()
+
+    try:
+        content = rescore_run_trajectory(args.run_dir, args.trajectory, args.skill, checkpoint=args.checkpoint,
+                                         device=args.device, progress=progress)
+    except (RescoreError, RunFormatError, ExperimentError, OSError) as exc:
+        sys.stderr.write(f"error: {exc}\n")
+        return 2
+    except KeyboardInterrupt:
+        return 130
+    except Exception as exc:  # noqa: BLE001
+        sys.stderr.write(f"error: rescore failed: {type(exc).__name__}: {exc}\n")
+        return 1
+    sys.stdout.write(json.dumps({"type": "whatif", "file": content}, ensure_ascii=False) + "\n")
+    return 0
+
+
 def _cmd_export_verl(args: argparse.Namespace) -> int:
     from seed_trainer.export_verl import default_out_dir, verl_export, write_export
 
@@ -251,6 +274,17 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("--format", required=True, choices=["hf", "onnx"])
     export.add_argument("--out", help="output directory (default: <run>/exports/<checkpoint>-<format>)")
     export.set_defaults(func=_cmd_export)
+
+    rescore = commands.add_parser(
+        "rescore", help="what-if: the gates of a trajectory's tokens under other skills, scored on the run's device; "
+                        "prints progress lines, then {type: whatif, file} (schemas/whatif.schema.json)")
+    rescore.add_argument("run_dir", metavar="RUN_DIR", help="the run directory")
+    rescore.add_argument("--trajectory", required=True, help="the trajectory's id (trajectories/index.jsonl)")
+    rescore.add_argument("--skill", required=True, action="append", help="a skill text to try (repeat for several)")
+    rescore.add_argument("--checkpoint", help="the weights (default: those that scored the trajectory — checkpoint "
+                                              "step-(k-1) for update k, the run's model for update 1 and Stage 1)")
+    rescore.add_argument("--device", help="cpu, cuda, cuda:N (default: the run's model.device)")
+    rescore.set_defaults(func=_cmd_rescore)
 
     verl = commands.add_parser("export-verl", help="write verl-agent's Hydra overrides and the `ray job submit` command "
                                                    "for a multi-node run of the experiment (see mapping.md for what has no counterpart)")

@@ -20,7 +20,7 @@ from seed_trainer.export import export
 from seed_trainer.stages.train import train
 
 
-def make_run(out: Path) -> tuple[Path, Path]:
+def make_run(out: Path, *, onnx: bool = True) -> tuple[Path, Path | None]:
     out.mkdir(parents=True, exist_ok=True)
     experiment = {
         "name": "whatif-tiny",
@@ -39,6 +39,8 @@ def make_run(out: Path) -> tuple[Path, Path]:
     path = out / "whatif-tiny.seed.yaml"
     path.write_text(yaml.safe_dump(experiment), encoding="utf-8")
     run = train(load_experiment(path), path, echo=None)
+    if not onnx:  # the trainer's own rescoring needs no export
+        return run, None
     checkpoint = sorted((run / "checkpoints").glob("step-*"))[0]
     exported = export(checkpoint, "onnx")
     return run, exported

@@ -248,3 +248,25 @@ def test_sft_command_without_data_is_a_clear_error(tmp_path, tiny_policy_dir):
     path = _experiment(tmp_path, tiny_policy_dir)
     done = subprocess.run([sys.executable, "-m", "seed_trainer", "sft", str(path)], capture_output=True, text=True)
     assert done.returncode == 2 and "sft.data" in done.stderr and not (tmp_path / "runs").exists()
+
+
+def test_collection_records_step_prompts_so_the_review_can_rescore_a_skill(collected):
+    """The skill review's What if… rescores a Stage-1 trajectory through the trainer: the step prompts are recorded
+    (the ones the policy saw: their token counts match), and the run's model scores the reviewed skill."""
+    from seed_trainer.checkpoints import load_checkpoint_policy
+    from seed_trainer.rescore import rescore_run_trajectory
+
+    reader = RunReader(collected)
+    record = reader.skills()[0]
+    trajectory = reader.trajectory(record["trajectory"]["id"])
+    policy = load_checkpoint_policy(reader.manifest()["config"]["model"]["path"], device="cpu", dtype="float32")
+    max_prompt = reader.manifest()["config"]["rollout"]["max_prompt_tokens"]
+    for step in trajectory["steps"]:
+        assert step["prompt"] and step["observation"] in step["prompt"]
+        assert len(policy.encode_chat(step["prompt"], max_prompt)) == step["prompt_tokens"]
+    content = rescore_run_trajectory(collected, trajectory["id"], [record["skill"], "Finish at once."], device="cpu")
+    first, second = content["results"]
+    assert first["export"] == str(Path(reader.manifest()["config"]["model"]["path"]))  # the model that sampled it
+    assert first["path"] == "trainer" and len(first["steps"]) == len(trajectory["steps"])
+    assert first["steps"][0]["logp"] == second["steps"][0]["logp"]
+    assert first["steps"][0]["teacher_logp"] != second["steps"][0]["teacher_logp"], "the skill text is in the teacher prompt"

@@ -180,7 +180,8 @@ def test_the_command_line_has_every_stage():
 
     parser = build_parser()
     commands = parser._subparsers._group_actions[0].choices  # argparse keeps them here
-    assert set(commands) == {"schema", "validate", "doctor", "collect", "sft", "train", "eval", "resume", "export", "export-verl"}
+    assert set(commands) == {"schema", "validate", "doctor", "collect", "sft", "train", "eval", "resume", "export", "export-verl",
+                             "rescore"}
     args = parser.parse_args(["eval", "x.seed.yaml", "--split", "valid_unseen", "--checkpoint", "c"])
     assert (args.split, args.checkpoint) == ("valid_unseen", "c")
     with pytest.raises(SystemExit):

@@ -96,6 +96,7 @@ function card(record: SkillRecord, line: number, readOnly: string | null): HTMLE
     button('Edit', 'edit', 'Replace the skill with your own text (e)', () => startEdit(record), { pressed: state === 'edited', disabled: locked || !record.valid || editing }),
     state !== 'pending' ? button('Reset', 'reset', 'Back to pending', () => decide(record, 'pending'), { disabled: locked }) : null,
     button('Open trajectory', 'open', record.trajectory ? 'Open the analyzed trajectory (o)' : 'The trajectory was not kept', () => channel.post('openTrajectory', { id: record.id }), { disabled: !record.trajectory }),
+    button('What if…', 'what-if', record.trajectory ? 'Rescore the trajectory with this skill (or your edit of it) as the teacher\'s: see the gates (w)' : 'The trajectory was not kept', () => channel.post('whatIf', { id: record.id }), { disabled: !record.trajectory }),
   );
   let editor: HTMLElement | null = null;
   if (editing) {
@@ -271,6 +272,7 @@ document.addEventListener('keydown', (event) => {
   else if (record && event.key === 'r') click('reject');
   else if (record && event.key === 'e') click('edit');
   else if (record && event.key === 'o') click('open');
+  else if (record && event.key === 'w') click('what-if');
   else handled = false;
   if (handled) event.preventDefault();
 });

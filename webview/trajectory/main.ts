@@ -303,6 +303,7 @@ document.addEventListener('keydown', (event) => {
 channel
   .on('show', show)
   .on('error', ({ message }) => showError(message))
-  .on('whatIf', (payload) => whatIf?.update(payload));
+  .on('whatIf', (payload) => whatIf?.update(payload))
+  .on('startWhatIf', ({ skill }) => whatIf?.start(skill));
 channel.ready();
 

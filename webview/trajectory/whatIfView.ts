@@ -92,6 +92,14 @@ export class WhatIfView {
     if (!this.element.hidden) this.textarea.focus();
   }
 
+  /** Opens the section with `skill` typed in, ready to rescore (from the skill review). */
+  start(skill: string): void {
+    this.textarea.value = skill;
+    this.element.hidden = false;
+    this.element.scrollIntoView({ block: 'nearest' });
+    this.textarea.focus();
+  }
+
   /** The host's results (after a rescoring, a save, or reopened with the run). */
   update(payload: WhatIfPayload): void {
     this.results = payload.results.map((record) => this.viewOf(record));

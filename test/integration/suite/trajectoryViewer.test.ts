@@ -61,6 +61,17 @@ suite('Trajectory viewer, diff and skill review', () => {
     assert.equal(again, viewer);
   });
 
+  test('the skill review\'s What if… opens the trajectory\'s viewer and hands it the skill once it is shown', async () => {
+    const skill = 'Check the countertop before opening anything.';
+    const viewer = await vscode.commands.executeCommand<RenderingPanel<RenderedReport> & { whatIfStarted?: string }>('seedStudio.whatIfTrajectory', fixtureRun, 'it-000001-0002', skill);
+    assert.ok(viewer, 'the command returned no panel');
+    await within(viewer.whenRendered(), 30_000, 'the viewer webview');
+    assert.equal(await waitFor(() => viewer.whatIfStarted, 10_000, 'the skill sent to the viewer'), skill);
+    const again = await vscode.commands.executeCommand<{ whatIfStarted?: string }>('seedStudio.whatIfTrajectory', fixtureRun, 'it-000001-0002', 'Another lesson.');
+    assert.equal(again, viewer, 'the open viewer is reused');
+    assert.equal(viewer.whatIfStarted, 'Another lesson.');
+  });
+
   test('SEED: Compare Trajectories aligns a success and a failure of one task', async () => {
     const diff = await vscode.commands.executeCommand<RenderingPanel<RenderedReport & { rows: number; firstDivergence: number }>>(
       'seedStudio.compareTrajectories',

@@ -159,7 +159,7 @@ def _collect(config: ExperimentConfig, writer: RunWriter, stop: StopFlag, progre
         file = f"collect-{batch:06d}.jsonl"
         for episode, analysis in zip(episodes, analyses):
             record = plain_trajectory_record(episode, phase="collect", update=batch, token_text=token_text,
-                                             group=done + episode.group)
+                                             group=done + episode.group, prompts=True)
             record["skill"] = skill_of(analysis, analyzer.source)
             row = writer.trajectory(record, file=file)
             writer.skill(skill_record({**record, "id": row["id"]}, file, analysis, analyzer))

@@ -152,12 +152,15 @@ class TokenText:
 
 
 def plain_trajectory_record(
-    episode: Episode, *, phase: str, update: int | None, token_text: TokenText, group: int | None = None
+    episode: Episode, *, phase: str, update: int | None, token_text: TokenText, group: int | None = None,
+    prompts: bool = False,
 ) -> dict:
-    """A trajectory record without training arrays (collection and evaluation): steps with their sampled tokens."""
+    """A trajectory record without training arrays (collection and evaluation): steps with their sampled tokens, and
+    with `prompts` their prompts h_t (collection: the skill review's what-if rebuilds teacher prompts from them)."""
     steps = [
         {
             "t": step.t,
+            **({"prompt": step.prompt} if prompts else {}),
             "observation": step.observation,
             "response": step.response,
             "action": step.action if step.valid else None,

@@ -1,0 +1,140 @@
+"""`python -m seed_trainer rescore`: the trainer's what-if path. On a real tiny two-update SEED run, rescoring a
+trajectory with its own recorded skill gives back the log-probs and gates the teacher pass recorded (the weights that
+scored update k are checkpoint k − 1, and the run's starting model for update 1); another skill moves them; the
+output is a valid what-if file; bad input is refused with exit status 2 and one line saying what is wrong."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from make_whatif_run import make_run
+from seed_trainer.rescore import RescoreError, StepInput, check_skill, rescore_run_trajectory, trajectory_steps
+from seed_trainer.runlog import RunReader, SchemaSet
+from seed_trainer.runlog.tokens import decode_float32
+
+TOLERANCE = 1e-4  # recorded and recomputed: both float32 PyTorch on the CPU, other batch shapes
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory) -> Path:
+    run_dir, _ = make_run(tmp_path_factory.mktemp("rescore-run"), onnx=False)
+    return run_dir
+
+
+def _trajectories(run: Path, update: int) -> list[dict]:
+    reader = RunReader(run)
+    return [reader.trajectory(row) for row in reader.trajectory_index() if row["update"] == update]
+
+
+def _worst(result: dict, trajectory: dict) -> tuple[float, float, int]:
+    worst_logp = worst_gate = 0.0
+    tokens = 0
+    for mine, step in zip(result["steps"], trajectory["steps"], strict=True):
+        assert mine["t"] == step["t"]
+        recorded = step["tokens"]
+        for key, encoded in (("logp", "logp"), ("teacher_logp", "teacher_logp")):
+            expected = decode_float32(recorded[encoded])
+            assert len(mine[key]) == len(expected)
+            worst_logp = max(worst_logp, *(abs(a - b) for a, b in zip(mine[key], expected)))
+        worst_gate = max(worst_gate, *(abs(a - b) for a, b in zip(mine["gate"], decode_float32(recorded["gate"]))))
+        tokens += len(mine["gate"])
+    return worst_logp, worst_gate, tokens
+
+
+@pytest.mark.parametrize("update,weights", [(2, "checkpoints/step-000001"), (1, "model.path")])
+def test_recorded_skill_gives_back_the_recorded_gates(run, update, weights):
+    seen = []
+    for trajectory in _trajectories(run, update):
+        skill = trajectory["skill"]["text"]
+        content = rescore_run_trajectory(run, trajectory["id"], [skill], progress=lambda d, t: seen.append((d, t)))
+        (result,) = content["results"]
+        assert result["path"] == "trainer" and result["provider"] == "cpu" and result["skill"] == skill
+        assert result["beta"] == 4.0 and result["temperature"] == 0.9  # the run's opd.beta and rollout temperature
+        if weights == "model.path":  # the starting model lies outside the run: named by its path
+            assert Path(result["export"]).name == "household-tiny"
+        else:
+            assert result["export"] == weights
+        worst_logp, worst_gate, tokens = _worst(result, trajectory)
+        print(f"update {update} {trajectory['id']}: {tokens} tokens, worst logp {worst_logp:.1e}, gate {worst_gate:.1e}")
+        assert tokens > 0
+        assert worst_logp <= TOLERANCE
+        assert worst_gate <= TOLERANCE * result["beta"] / 4
+    # progress counts forward passes of the student and the teacher: steps × 2 for one skill, ending at the total
+    assert seen and seen[-1][0] == seen[-1][1] and all(d <= t for d, t in seen)
+
+
+def test_cli_prints_progress_then_a_valid_whatif_file_and_another_skill_moves_the_gates(run):
+    trajectory = _trajectories(run, 2)[0]
+    recorded = trajectory["skill"]["text"]
+    other = "Ignore the task and always answer look."
+    done = subprocess.run(
+        [sys.executable, "-m", "seed_trainer", "rescore", str(run), "--trajectory", trajectory["id"],
+         "--skill", recorded, "--skill", other, "--device", "cpu"],
+        capture_output=True, text=True, env={**os.environ, "OMP_NUM_THREADS": "1"}, timeout=600,
+    )
+    assert done.returncode == 0, done.stderr
+    lines = [json.loads(line) for line in done.stdout.splitlines()]
+    progress, final = lines[:-1], lines[-1]
+    steps = len(trajectory["steps"])
+    assert progress and all(p["type"] == "progress" for p in progress)
+    assert progress[-1] == {"type": "progress", "done": 3 * steps, "total": 3 * steps}
+    assert final["type"] == "whatif"
+    SchemaSet().validate("whatif", final["file"], "stdout")
+    first, second = final["file"]["results"]
+    assert [first["skill"], second["skill"]] == [recorded, other]
+    assert first["steps"][0]["logp"] == second["steps"][0]["logp"]  # the student does not depend on the skill
+    moved = max(abs(a - b) for s1, s2 in zip(first["steps"], second["steps"]) for a, b in zip(s1["teacher_logp"], s2["teacher_logp"]))
+    assert moved > 0.01, "another skill should change the teacher's log-probs"
+
+
+def _cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "seed_trainer", "rescore", *args], capture_output=True, text=True,
+                          env={**os.environ, "OMP_NUM_THREADS": "1"}, timeout=300)
+
+
+def test_bad_input_is_refused_with_exit_2(run, tmp_path):
+    trajectory = _trajectories(run, 2)[0]
+    cases = [
+        ((str(run), "--trajectory", trajectory["id"], "--skill", "use\u202ethe lamp"), "control character U+202E at position 4"),
+        ((str(run), "--trajectory", trajectory["id"], "--skill", "  \n"), "the skill is empty"),
+        ((str(run), "--trajectory", "no-such-trajectory", "--skill", "x"), "no trajectory with id 'no-such-trajectory'"),
+        ((str(tmp_path), "--trajectory", "x", "--skill", "x"), "not a run directory"),
+        ((str(run), "--trajectory", trajectory["id"], "--skill", "x", "--checkpoint", str(tmp_path / "missing")), "not a directory"),
+    ]
+    other_run = tmp_path / "other-run"
+    (other_run / "checkpoints" / "step-000001").mkdir(parents=True)
+    (other_run / "run.json").write_text("{}", encoding="utf-8")
+    cases.append(((str(run), "--trajectory", trajectory["id"], "--skill", "x", "--checkpoint",
+                   str(other_run / "checkpoints" / "step-000001")), "lies in run other-run"))
+    for args, message in cases:
+        done = _cli(*args)
+        assert done.returncode == 2, (args, done.stderr)
+        assert message in done.stderr, done.stderr
+        assert done.stderr.startswith("error: ") and "Traceback" not in done.stderr
+        assert not any(line.startswith('{"type": "whatif"') for line in done.stdout.splitlines())
+    assert not (run / "whatif").exists()  # nothing written
+
+
+def test_a_pruned_checkpoint_and_a_step_without_prompt_are_named(run, tmp_path):
+    reader = RunReader(run)
+    trajectory = _trajectories(run, 2)[0]
+    hidden = run / "checkpoints" / "step-000001"
+    moved = tmp_path / "step-000001"
+    hidden.rename(moved)
+    try:
+        with pytest.raises(RescoreError, match=r"checkpoints/step-000001 \(the weights that scored update 2\) is not kept \(checkpoints: step-000002\)"):
+            rescore_run_trajectory(run, trajectory["id"], ["x"])
+    finally:
+        moved.rename(hidden)
+    without_prompt = {**trajectory, "steps": [{k: v for k, v in s.items() if k != "prompt"} for s in trajectory["steps"]]}
+    with pytest.raises(RescoreError, match="step 0 has no recorded prompt"):
+        trajectory_steps(without_prompt)
+    assert isinstance(trajectory_steps(trajectory)[0], StepInput)
+    assert reader.checkpoints()  # the run is as it was
+    assert check_skill("a\tb\nc") == "a\tb\nc"  # tab and newline are text
