@@ -37,24 +37,31 @@ def vllm_python() -> str | None:
     return candidate if found.stdout.strip() == "True" else None
 
 
-@pytest.fixture(scope="module")
-def parity(tmp_path_factory):
+def require_vllm() -> str:
     python = vllm_python()
     if python is None:
         reason = "no interpreter with vLLM (`npm run test:vllm` makes one and runs these; or set SEED_VLLM_PYTHON)"
         print(f"skipped: {reason}")
         pytest.skip(reason)
+    return python
+
+
+# The environment of every vLLM subprocess (one at a time: each holds an engine).
+VLLM_ENV = {
+    "PYTHONPATH": str(TESTS),
+    "VLLM_CPU_KVCACHE_SPACE": "1",  # GiB of KV cache: plenty for the tiny policy
+    "TORCHDYNAMO_DISABLE": "1",  # vLLM's few compiled sampler kernels would first build torch's headers (minutes)
+    "CUDA_VISIBLE_DEVICES": "",
+}
+
+
+@pytest.fixture(scope="module")
+def parity(tmp_path_factory):
+    python = require_vllm()
     work = tmp_path_factory.mktemp("vllm")
     out = work / "report.json"
-    env = {
-        **os.environ,
-        "PYTHONPATH": os.pathsep.join([str(TESTS), os.environ.get("PYTHONPATH", "")]),
-        "VLLM_CPU_KVCACHE_SPACE": "1",  # GiB of KV cache: plenty for the tiny policy
-        "TORCHDYNAMO_DISABLE": "1",  # vLLM's few compiled sampler kernels would first build torch's headers (minutes)
-        "CUDA_VISIBLE_DEVICES": "",
-    }
-    result = subprocess.run([python, str(TESTS / "vllm_parity_driver.py"), str(work), str(out)], env=env,
-                            capture_output=True, text=True, timeout=1800)
+    result = subprocess.run([python, str(TESTS / "vllm_parity_driver.py"), str(work), str(out)],
+                            env={**os.environ, **VLLM_ENV}, capture_output=True, text=True, timeout=1800)
     assert result.returncode == 0, result.stderr[-4000:]
     return json.loads(out.read_text())
 
@@ -95,6 +102,36 @@ def test_lora_pushed_as_merged_weights(parity):
     lora = parity["lora"]
     assert lora["hf"] != parity["greedy"]["hf"]  # the adapters matter
     assert lora["vllm"] == lora["hf"], _first_difference(lora["hf"], lora["vllm"])
+
+
+def test_a_stage2_run_with_the_vllm_engine(tmp_path):
+    """The train loop's wiring: the engine rolls out, analyses and evaluates; weights pushed after each update (the
+    second update's log-probs agree with our scoring only if the first update reached the engine)."""
+    python = require_vllm()
+    env = {**os.environ, **VLLM_ENV}
+    subprocess.run([python, str(TESTS / "widen_heads.py"), str(tmp_path / "policy")], env=env, check=True)
+    experiment = tmp_path / "exp.seed.yaml"
+    experiment.write_text(
+        "name: vllm-run\nseed: 0\nalgorithm: seed\nupdates: 2\nruns_dir: runs\n"
+        "model: {path: policy, dtype: float32, device: cpu}\n"
+        "environment: {name: household}\n"
+        "rollout: {engine: vllm, tasks_per_update: 2, group_size: 2, max_steps: 4, history: 3, max_response_tokens: 32}\n"
+        "analyzer: {max_tokens: 48}\n"
+        "rl: {lr: 3.0e-4, mini_batch_size: 16, micro_batch_size: 8}\n"
+        "eval: {every: 2, tasks: 2, splits: [valid_seen]}\n"
+    )
+    result = subprocess.run([python, "-m", "seed_trainer", "train", str(experiment)], env=env, capture_output=True,
+                            text=True, timeout=1800)
+    assert result.returncode == 0, result.stderr[-4000:]
+    (run,) = (tmp_path / "runs").iterdir()
+    assert json.loads((run / "run.json").read_text())["status"] == "completed"
+    rows = [json.loads(line) for line in (run / "metrics.jsonl").read_text().splitlines()]
+    updates = [r for r in rows if r["kind"] == "update"]
+    assert [r["step"] for r in updates] == [1, 2]
+    for row in updates:
+        assert 0 <= row["rollout/logprob_diff_max"] < LOGPROB_TOLERANCE, row
+        assert "skill/parse_rate" in row and "time/teacher" in row  # the engine's self-analyses, then the teacher
+    assert any(r["kind"] == "eval" for r in rows)
 
 
 # --- without vLLM ------------------------------------------------------------------------------------------
