@@ -3,7 +3,7 @@ import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'out/**', 'node_modules/**', '.venv/**', 'trainer/**', 'test-results/**', '.vscode-test/**'] },
+  { ignores: ['dist/**', 'out/**', 'node_modules/**', '.venv/**', '.venv-vllm/**', 'trainer/**', 'test-results/**', '.vscode-test/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

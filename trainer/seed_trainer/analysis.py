@@ -6,12 +6,15 @@ Greedy decoding with the same analysis prompt as Stage 1; every reply goes throu
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from seed_trainer.algo.json_repair import SkillParse, parse_skill_reply
 from seed_trainer.algo.skills import AnalysisStep, build_analysis_prompt
 from seed_trainer.policy import Policy
 from seed_trainer.rollout import Episode
+
+if TYPE_CHECKING:
+    from seed_trainer.rollout_engine import Generator
 
 
 def analysis_prompt(episode: Episode) -> str:
@@ -34,10 +37,12 @@ def self_analyze(
     max_tokens: int,
     max_prompt_tokens: int,
     batch_size: int = 32,
+    generator: "Generator | None" = None,
 ) -> list[tuple[str, SkillParse]]:
-    """Writes `episode.skill` for every episode; returns each (raw reply, parse) in order."""
+    """Writes `episode.skill` for every episode; returns each (raw reply, parse) in order. `generator`: the engine
+    that generates instead of the policy (`rollout.engine: vllm`)."""
     prompt_ids = [policy.encode_chat(analysis_prompt(episode), max_prompt_tokens) for episode in episodes]
-    generations = policy.generate(prompt_ids, max_tokens, greedy=True, batch_size=batch_size)
+    generations = (generator or policy).generate(prompt_ids, max_tokens, greedy=True, batch_size=batch_size)
     results = []
     for episode, generation in zip(episodes, generations):
         parsed = parse_skill_reply(generation.text)

@@ -130,7 +130,36 @@ class EnvironmentConfig(_Section):
     )
 
 
+class VllmConfig(_Section):
+    gpu_memory_utilization: float = Field(
+        0.3,
+        gt=0.0,
+        le=1.0,
+        description=(
+            "Fraction of the GPU's memory vLLM may hold (its weights and KV cache) while it shares the device with "
+            "training. Ignored on the CPU, where the environment variable VLLM_CPU_KVCACHE_SPACE (GiB) sizes the "
+            "KV cache."
+        ),
+    )
+    sleep: bool = Field(
+        True,
+        description=(
+            "Put vLLM to sleep between generations (its KV cache freed, its weights offloaded), so scoring and the "
+            "update get the GPU memory back; it wakes before the next generation. CUDA only."
+        ),
+    )
+
+
 class RolloutConfig(_Section):
+    engine: Literal["hf", "vllm"] = Field(
+        "hf",
+        description=(
+            "What generates rollouts, self-analyses and evaluation episodes: `hf` (Hugging Face generate, the default "
+            "and the CPU path) or `vllm` (needs the `vllm` extra; colocated with training on the same device, the "
+            "policy's weights pushed into it after every update, the same sampling settings)."
+        ),
+    )
+    vllm: VllmConfig = Field(default_factory=VllmConfig, description="Settings of the vLLM engine (`engine: vllm`).")
     tasks_per_update: int = Field(16, ge=1, description="B: distinct tasks sampled per update.")
     group_size: int = Field(
         8, ge=1, description="N: rollouts of each task; GRPO advantages are normalised within this group."
@@ -206,8 +235,9 @@ class RlConfig(_Section):
             "Where the π_old log-probs of the sampled tokens come from: `recompute` (a forward pass after the "
             "rollout, as verl: the first PPO step starts at ratio exactly 1), `rollout` (the log-probs generation "
             "sampled with; saves that pass, equal to it up to float rounding in fp32, but generate then keeps every "
-            "step's full-vocabulary logits), `auto`: rollout on the CPU in float32, recompute otherwise (in bf16/fp16 "
-            "a KV-cached decode and a full forward differ by more)."
+            "step's full-vocabulary logits), `auto`: rollout with Hugging Face generate on the CPU in float32, "
+            "recompute otherwise (in bf16/fp16 a KV-cached decode and a full forward differ by more; vLLM's log-probs "
+            "are then compared with the recomputed ones, `rollout/logprob_diff_*`)."
         ),
     )
     max_skipped_steps: int = Field(

@@ -140,7 +140,10 @@ def verl_export(
     verl("data.max_prompt_length", ro.max_prompt_tokens, "rollout.max_prompt_tokens")
     verl("data.max_response_length", ro.max_response_tokens, "rollout.max_response_tokens")
     verl("data.return_raw_chat", True)
-    verl("actor_rollout_ref.rollout.name", "vllm")
+    verl("actor_rollout_ref.rollout.name", "vllm", "rollout.engine")  # verl always generates with an engine
+    verl("actor_rollout_ref.rollout.gpu_memory_utilization", ro.vllm.gpu_memory_utilization,
+         "rollout.vllm.gpu_memory_utilization")
+    verl("actor_rollout_ref.rollout.free_cache_engine", ro.vllm.sleep, "rollout.vllm.sleep")
     verl("actor_rollout_ref.rollout.temperature", ro.temperature, "rollout.temperature")
     none("rollout.generation_batch_size", ro.generation_batch_size, "vLLM schedules its own batches")
     # the update

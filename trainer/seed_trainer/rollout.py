@@ -8,7 +8,7 @@ the batch when it is done or reaches `max_steps`. Each step becomes one training
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 import torch
 
@@ -16,6 +16,9 @@ from seed_trainer.algo.actions import invalid_reason, parse_action
 from seed_trainer.algo.prompts import build_step_prompt
 from seed_trainer.envs.base import EnvironmentFailure, Task, TaskSource
 from seed_trainer.policy import Policy
+
+if TYPE_CHECKING:
+    from seed_trainer.rollout_engine import Generator
 
 
 @dataclass
@@ -94,11 +97,13 @@ def play_episodes(
     generation_batch_size: int = 64,
     prompt_prefix: PromptPrefix | None = None,
     with_logprobs: bool = False,
+    generator: "Generator | None" = None,
 ) -> list[Episode]:
     """Plays `group_size` episodes of every task spec; returns them grouped (group g = specs[g]).
 
     `prompt_prefix` (SDAR) puts privileged text in front of every step prompt of a task. `with_logprobs` keeps the
-    sampled tokens' log-probs of each step (`Step.sample_logp`).
+    sampled tokens' log-probs of each step (`Step.sample_logp`). `generator` answers the prompts instead of the
+    policy (the vLLM engine of `rollout.engine: vllm`); the policy's tokenizer still builds them.
     """
     build_prompt = getattr(source, "step_prompt", None) or build_step_prompt
     parse = getattr(source, "parse_response", None) or _default_parse
@@ -127,7 +132,7 @@ def play_episodes(
                 prompt = f"{prompt_prefix(episode.task)}\n\n{prompt}"
             prompts.append(prompt)
         prompt_ids = [policy.encode_chat(prompt, max_prompt_tokens) for prompt in prompts]
-        generations = policy.generate(
+        generations = (generator or policy).generate(
             prompt_ids, max_response_tokens, temperature=temperature, greedy=greedy, batch_size=generation_batch_size,
             with_logprobs=with_logprobs,
         )

@@ -21,6 +21,7 @@ from seed_trainer.config import ExperimentConfig
 from seed_trainer.envs import make_task_source
 from seed_trainer.policy import Policy
 from seed_trainer.rollout import Episode, play_episodes
+from seed_trainer.rollout_engine import Generator, open_engine
 from seed_trainer.runlog import RunWriter, metric_name
 from seed_trainer.stages.common import (
     StopFlag,
@@ -53,11 +54,13 @@ def evaluate_policy(
     writer: RunWriter | None = None,
     checkpoint: str | None = None,
     token_text: TokenText | None = None,
+    generator: Generator | None = None,
 ) -> dict[str, Any]:
     """Play `eval.tasks` tasks of `split` × `eval.episodes_per_task`; returns the eval/<split>.json report.
 
     With a writer: each episode goes to trajectories/eval-<split>.jsonl (its `update` is `step`), the report to
-    eval/<split>.json, a `kind: eval` metrics row and an `eval` event.
+    eval/<split>.json, a `kind: eval` metrics row and an `eval` event. `generator`: the engine that generates instead
+    of the policy (`rollout.engine: vllm`).
     """
     started = time.perf_counter()
     settings, ro = config.eval, config.rollout
@@ -69,7 +72,7 @@ def evaluate_policy(
             policy, source, specs,
             group_size=settings.episodes_per_task, max_steps=ro.max_steps, history_length=ro.history,
             max_prompt_tokens=ro.max_prompt_tokens, max_response_tokens=ro.max_response_tokens,
-            temperature=settings.temperature, greedy=settings.greedy,
+            temperature=settings.temperature, greedy=settings.greedy, generator=generator,
         )
     episodes, failures = drop_failed_episodes(writer, episodes, f"evaluation on {split}", step=step)
     by_type: dict[str, list[Episode]] = {}
@@ -142,10 +145,11 @@ def evaluate_checkpoint(
             policy = load_checkpoint_policy(model_dir, device=model.device, dtype=model.dtype)
         else:
             policy = Policy.load(model, with_reference=False, trainable=False)
+        engine = open_engine(policy, config)
         writer.event("progress", f"evaluating {split}", phase="eval", done=0, total=1)
         report = evaluate_policy(
             policy, source, config, split, step=step, writer=writer,
-            checkpoint=str(model_dir) if model_dir is not None else config.model.path,
+            checkpoint=str(model_dir) if model_dir is not None else config.model.path, generator=engine,
         )
         metrics = {metric_name("success", t): s["success"] for t, s in report["by_task_type"].items()}
         writer.set_progress(1)

@@ -42,6 +42,7 @@ from seed_trainer.memory import memory_warnings
 from seed_trainer.policy import Policy
 from seed_trainer.precision import NonFiniteError, NonFiniteGuard, check_finite_weights, grad_scaler
 from seed_trainer.rollout import Episode, Step, play_episodes
+from seed_trainer.rollout_engine import logprob_agreement, open_engine
 from seed_trainer.preflight import check_inputs
 from seed_trainer.rollback import plan_rollback, repair_to_update, roll_back, rollback_candidates
 from seed_trainer.runlog import RunWriter, TokenArrays, layout
@@ -354,6 +355,7 @@ def _train_loop(
     if checkpoint is not None:  # weights, optimizer, RNG states and the update counter
         first = load_training_state(checkpoint, policy, optimizer, rng, rank=ranks.rank, world=ranks.world)["update"] + 1
     saved = first - 1  # the last update whose checkpoint exists
+    engine = open_engine(policy, config)  # None for rollout.engine: hf (the policy generates)
 
     def save(update: int) -> None:
         nonlocal saved
@@ -376,7 +378,8 @@ def _train_loop(
     token_text = TokenText(policy.tokenizer)
     ro, rl = config.rollout, config.rl
     reuse_sampling_logprobs = rl.old_logprobs == "rollout" or (
-        rl.old_logprobs == "auto" and policy.device.type == "cpu" and policy.compute_dtype == torch.float32
+        rl.old_logprobs == "auto" and engine is None and policy.device.type == "cpu"
+        and policy.compute_dtype == torch.float32
     )
     writer.event("info", f"policy on {policy.device} (compute {str(policy.compute_dtype).removeprefix('torch.')}); "
                  f"{sum(p.numel() for p in policy.model.parameters() if p.requires_grad):,} trainable parameters")
@@ -405,7 +408,7 @@ def _train_loop(
                 group_size=ro.group_size, max_steps=ro.max_steps, history_length=ro.history,
                 max_prompt_tokens=ro.max_prompt_tokens, max_response_tokens=ro.max_response_tokens,
                 temperature=ro.temperature, generation_batch_size=ro.generation_batch_size,
-                with_logprobs=reuse_sampling_logprobs,
+                with_logprobs=reuse_sampling_logprobs or engine is not None, generator=engine,
             )
             episodes, failures = drop_failed_episodes(writer, episodes, f"update {update}", step=update)
             steps = [s for e in episodes for s in e.steps]
@@ -421,6 +424,9 @@ def _train_loop(
             else:
                 for step, logp in zip(steps, policy.score(prompts, responses, **scoring)):
                     step.old_logp = logp
+            # The engine must sample from the weights and the distribution that the update scores with.
+            agreement = {} if engine is None or reuse_sampling_logprobs else logprob_agreement(
+                [s.sample_logp for s in steps], [s.old_logp for s in steps])
             if rl.kl_coef > 0:
                 for step, logp in zip(steps, policy.score(prompts, responses, reference=True, **scoring)):
                     step.ref_logp = logp
@@ -430,13 +436,17 @@ def _train_loop(
         with _phase(times, update, "analysis"):
             if skills == "self":
                 self_analyze(policy, episodes, max_tokens=config.analyzer.max_tokens,
-                             max_prompt_tokens=ANALYSIS_PROMPT_TOKENS, batch_size=ro.generation_batch_size)
+                             max_prompt_tokens=ANALYSIS_PROMPT_TOKENS, batch_size=ro.generation_batch_size,
+                             generator=engine)
             elif oracle is not None:
                 for episode, analysis in zip(episodes, oracle.analyze(episodes)):
                     episode.skill = analysis.parse
             elif bank is not None:
                 for episode in episodes:
                     episode.skill = _StaticSkill(bank.for_task_type(episode.task.type))
+
+            if engine is not None:
+                engine.release()  # its GPU memory goes to the teacher pass and the update
 
         # 4. teacher pass: ℓ^skill of the same response tokens under H(h_t, s), no grad, before the update
         with _phase(times, update, "teacher"):
@@ -460,12 +470,14 @@ def _train_loop(
                 ppo_update(policy, optimizer, samples, config, settings, rng, scaler=scaler, guard=guard, ranks=ranks)
                 if samples else None
             )
+            if engine is not None:  # the next rollout samples from the updated weights
+                engine.push_weights()
         times["time/total"] = time.perf_counter() - started
         for line in result.skipped if result else []:
             writer.event("warning", f"update {update}: skipped {line}", step=update, code="skipped_step")
 
         # 6. metrics and trajectories
-        values = rollout_metrics(episodes) | failures
+        values = rollout_metrics(episodes) | failures | agreement
         values.update({_LOSS_NAMES[k]: v for k, v in (result.metrics if result else {}).items() if k in _LOSS_NAMES})
         values["optim/lr"] = config.rl.lr
         if settings.use_teacher:
@@ -489,7 +501,8 @@ def _train_loop(
         # 7. evaluation with the plain prompt (its own RNG: it never shifts the training stream), by rank 0
         if ranks.main and config.eval.every and update % config.eval.every == 0:
             for split in config.eval.splits:
-                evaluate_policy(policy, source, config, split, step=update, writer=writer, token_text=token_text)
+                evaluate_policy(policy, source, config, split, step=update, writer=writer, token_text=token_text,
+                                generator=engine)
 
         # 8. checkpoint: weights, optimizer, RNG states, update counter
         if update % config.checkpoint.every == 0 or update == config.updates:
