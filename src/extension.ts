@@ -15,6 +15,7 @@ import { ProbeCache } from './trainer/probeCache';
 import { TrainerHost } from './trainer/trainerHost';
 import { RunsTreeProvider, registerRunsTree } from './runsTree/runsTree';
 import { RunsModel } from './runsModel';
+import { registerOpenTensorBoard } from './tensorboard/openTensorBoard';
 
 /** What activate() returns: the shared services, for the integration tests. */
 export interface SeedStudioApi {
@@ -37,6 +38,7 @@ export function activate(context: vscode.ExtensionContext): SeedStudioApi {
   const services: Services = { log, runs, trainer, probes, experiments: new ExperimentService(context.extensionPath) };
   context.subscriptions.push(runs, trainer, registerExperimentLanguage(context, services), registerTrainCommands(context, services));
   context.subscriptions.push(registerSetUpTrainer(context, services), registerRunsTree(context, services), registerDashboard(context, services));
+  context.subscriptions.push(registerOpenTensorBoard(context, services));
   // The first scan of the workspace's runs, and the reattach to live trainers, happen after activation returns.
   setTimeout(() => void runs.start().then(() => trainer?.attachLiveRuns()), 0);
   return { services, dashboard: () => DashboardPanel.current, runsTree: () => RunsTreeProvider.current };
