@@ -23,16 +23,6 @@ export async function showWalkthrough(page: Page): Promise<void> {
   await page.locator('.gettingStartedContainer .getting-started-step').first().waitFor({ state: 'visible', timeout: 60_000 });
 }
 
-/** Opens a workspace file with Quick Open (Ctrl+P). */
-async function quickOpen(page: Page, name: string): Promise<void> {
-  await page.keyboard.press('Control+P');
-  const input = page.locator('.quick-input-widget .quick-input-box input');
-  await input.waitFor({ state: 'visible', timeout: 15_000 });
-  await input.fill(name);
-  await page.locator('.quick-input-widget .monaco-list-row', { hasText: name }).first().waitFor({ timeout: 30_000 });
-  await page.keyboard.press('Enter');
-}
-
 /** The walkthrough's own record that the step is done (its completion event fired), waiting up to `waitMs` for it. */
 export async function stepIsComplete(page: Page, step: string, waitMs = 10_000): Promise<boolean> {
   await showWalkthrough(page);
@@ -127,8 +117,9 @@ export const WALKTHROUGH_STEPS: readonly WalkthroughStep[] = [
       await stage.waitFor({ state: 'visible', timeout: 60_000 });
       const stages = (await page.locator('.quick-input-widget .monaco-list-row').allTextContents()).map((t) => t.trim());
       await page.keyboard.press('Escape');
-      await quickOpen(page, 'demo.seed.yaml');
-      await demoText.waitFor({ state: 'visible', timeout: 30_000 });
+      // Back to the experiment (for its picture): its row in the Explorer.
+      await page.locator('.explorer-folders-view .monaco-list-row', { hasText: 'demo.seed.yaml' }).first().click();
+      await page.locator('.tabs-container .tab.active', { hasText: 'demo.seed.yaml' }).waitFor({ state: 'visible', timeout: 30_000 });
       return { notes: [`created ${target} (the dialog proposed ${proposed})`, `SEED: Train offers: ${stages.slice(0, 3).join(' | ')}…`], region: editorPart(page) };
     },
   },
