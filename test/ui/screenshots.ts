@@ -63,8 +63,9 @@ async function runsView(page: Page): Promise<Locator> {
   await page.locator('.part.activitybar a.action-label[aria-label^="SEED"]').first().click();
   await treeRow(page, 'household-seed');
   await treeRow(page, 'Update 3');
-  await page.locator('.monaco-list-row', { hasText: 'Update 2' }).first().waitFor({ timeout: 15_000 });
-  return page.locator('.part.sidebar');
+  await treeRow(page, 'group 0');
+  await page.locator('.monaco-list-row', { hasText: '#0' }).first().waitFor({ timeout: 15_000 });
+  return page.locator('.part.sidebar .split-view-view').first(); // the Runs pane
 }
 
 async function tensorBoard(page: Page): Promise<Locator> {
@@ -99,7 +100,7 @@ function main(): void {
         step.title,
         path.join(repoRoot, images.get(step.id) ?? fail(`package.json's walkthrough has no step ${step.id}`)),
         async () => {
-          const { region, notes } = await step.drive(page, { workspace: session.workspace, gated: 'household-seed · seed' });
+          const { region, notes } = await step.drive(page, { workspace: session.workspace, gated: 'household-seed · seed', trajectory: 'gate heatmap' });
           console.log(`${LABEL}: ${step.title}: ${notes.join('; ')}`);
           await page.waitForTimeout(1_500); // charts and the heatmap finish drawing
           return region;

@@ -25,6 +25,7 @@ function main(): void {
       await page.goto(session.workbenchUrl());
       await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
       await page.locator('.part.activitybar a.action-label[aria-label^="SEED"]').first().waitFor({ timeout: 60_000 });
+      await page.locator('.explorer-folders-view .monaco-list-row', { hasText: 'README.md' }).first().waitFor({ timeout: 60_000 });
       let passed = 0;
       let failed = 0;
       for (const step of WALKTHROUGH_STEPS) {
