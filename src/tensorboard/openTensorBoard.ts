@@ -1,5 +1,6 @@
 // "SEED: Open in TensorBoard": the run's (or several runs') event files in TensorBoard, inside VS Code's Simple
 // Browser. The servers belong to the window: they end when the extension is disposed (window closed or reloaded).
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import * as vscode from 'vscode';
 import type { Services } from '../services';
@@ -7,7 +8,6 @@ import { resolveTrainerPython } from '../trainer/pythonInterpreter';
 import { runDirOf } from '../trainer/trainCommands';
 import { refuseWhenUntrusted } from '../trust';
 import { TENSORBOARD_REQUIREMENT, TensorBoardMissingError, TensorBoardServers, logdirFor, runEventsDir, type TensorBoardServer } from './tensorBoardServers';
-import { existsSync } from 'node:fs';
 
 /** What the command returns (for tests and other commands): the server and the address the browser was given. */
 export interface OpenedTensorBoard extends TensorBoardServer {

@@ -96,6 +96,7 @@ const MISSING_MODULE = /No module named '?tensorboard/;
 /** One TensorBoard per (interpreter, log folder); dispose() ends them all. */
 export class TensorBoardServers {
   private readonly servers = new Map<string, LiveServer>();
+  private disposed = false;
 
   constructor(private readonly options: ServerOptions = {}) {}
 
@@ -119,12 +120,15 @@ export class TensorBoardServers {
   }
 
   dispose(): void {
+    this.disposed = true;
     for (const { child } of this.servers.values()) if (isRunning(child)) child?.kill('SIGTERM');
     this.servers.clear();
   }
 
   private async start(python: string, logdir: string, server: LiveServer): Promise<TensorBoardServer> {
     const port = await freePort();
+    // Disposed while the port was chosen (the window closed): start nothing that would outlive it.
+    if (this.disposed) throw new Error('TensorBoard was not started: the window is closing.');
     const child = spawn(python, tensorBoardArgs(logdir, port), { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, PYTHONUNBUFFERED: '1' } });
     server.child = child;
     let output = '';

@@ -83,3 +83,11 @@ test('an interpreter without tensorboard gives TensorBoardMissingError; one that
   assert.deepEqual(servers.running(), []);
   servers.dispose();
 });
+
+test('disposed while it starts (the window closes): no TensorBoard is left behind', async () => {
+  const servers = new TensorBoardServers();
+  const starting = servers.ensure(trainerPython(), path.join(run('20260306-120000-train-closing'), 'tensorboard'));
+  servers.dispose();
+  await assert.rejects(starting, /window is closing/);
+  assert.deepEqual(servers.running(), []);
+});
