@@ -16,6 +16,8 @@ import { doctorFor } from './trainer/trainerDoctor';
 import { TrainerHost } from './trainer/trainerHost';
 import { RunsTreeProvider, registerRunsTree } from './runsTree/runsTree';
 import { RunsModel } from './runsModel';
+import { registerOpenTensorBoard } from './tensorboard/openTensorBoard';
+import { registerWalkthrough } from './walkthrough/registerWalkthrough';
 
 /** What activate() returns: the shared services, for the integration tests. */
 export interface SeedStudioApi {
@@ -38,6 +40,7 @@ export function activate(context: vscode.ExtensionContext): SeedStudioApi {
   const services: Services = { log, runs, trainer, probes, doctor: doctorFor(context.extensionPath), experiments: new ExperimentService(context.extensionPath) };
   context.subscriptions.push(runs, trainer, registerExperimentLanguage(context, services), registerTrainCommands(context, services));
   context.subscriptions.push(registerSetUpTrainer(context, services), registerRunsTree(context, services), registerDashboard(context, services));
+  context.subscriptions.push(registerOpenTensorBoard(context, services), registerWalkthrough(context));
   // The first scan of the workspace's runs, and the reattach to live trainers, happen after activation returns.
   setTimeout(() => void runs.start().then(() => trainer?.attachLiveRuns()), 0);
   return { services, dashboard: () => DashboardPanel.current, runsTree: () => RunsTreeProvider.current };

@@ -4,7 +4,7 @@
 //   npm run build && node out/test/integration/runInCodeServer.js      (npm run test:vscode)
 //
 // Environment: SEED_PYTHON (trainer interpreter; default: the repository's .venv), CHROMIUM_PATH (default
-// /usr/bin/chromium), SEED_CODE_SERVER_DIR (where code-server is installed), SEED_TEST_TIMEOUT_S (default 180),
+// /usr/bin/chromium), SEED_CODE_SERVER_DIR (where code-server is installed), SEED_TEST_TIMEOUT_S (default 360),
 // SEED_TEST_GREP (run only matching tests), SEED_KEEP_TEMP (keep the temporary folders).
 //
 // code-server takes no --extensionTestsPath flag; the web workbench reads the same settings from its `payload` query
@@ -25,7 +25,7 @@ function main(): void {
   const python = runnerPrerequisites(LABEL, 'out/test/integration/suite/index.js');
   console.log(`${LABEL}: trainer interpreter ${python}`);
   runCodeServerTest(
-    { label: LABEL, artifactName: 'integration-code-server', timeoutSeconds: 180, session: { label: 'integration', env: { SEED_PYTHON: python } } },
+    { label: LABEL, artifactName: 'integration-code-server', timeoutSeconds: 360, session: { label: 'integration', env: { SEED_PYTHON: python } } },
     async (session) => {
       const page = await session.openBrowser();
       let onExit: (exit: AutomationExit) => void = () => undefined;

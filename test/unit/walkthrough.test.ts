@@ -1,0 +1,71 @@
+// The walkthrough as package.json declares it: every step's buttons run contributed commands, its completion events
+// are commands no other step's button runs (otherwise one click ticks two steps), and its picture exists and is small.
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { test } from 'node:test';
+import { gpuTemplates } from '../../src/walkthrough/gpuTemplates';
+import { repoRoot } from './repoPaths';
+
+interface Step {
+  id: string;
+  description: string;
+  media: { image: string; altText: string };
+  completionEvents: string[];
+}
+
+const manifest = JSON.parse(readFileSync(path.join(repoRoot, 'package.json'), 'utf8')) as {
+  contributes: { commands: Array<{ command: string }>; walkthroughs: Array<{ id: string; steps: Step[] }> };
+};
+const steps = manifest.contributes.walkthroughs[0]!.steps;
+
+/** The commands a step's description links to (its buttons). */
+function buttonCommands(step: Step): string[] {
+  return [...step.description.matchAll(/\]\(command:([\w.]+)/g)].map((match) => match[1]!);
+}
+
+test('the walkthrough has the seven steps of a first hour, in order', () => {
+  assert.deepEqual(
+    steps.map((step) => step.id),
+    ['setUpTrainer', 'runDemo', 'openDashboard', 'openHeatmap', 'compareTrajectories', 'reviewSkills', 'trainOnGpu'],
+  );
+});
+
+test('each step: buttons run contributed commands; completion by its own commands, which no other step runs', () => {
+  const contributed = new Set(manifest.contributes.commands.map((c) => c.command));
+  for (const step of steps) {
+    const buttons = buttonCommands(step);
+    assert.ok(buttons.length > 0, `${step.id} has no button`);
+    for (const command of buttons) assert.ok(contributed.has(command), `${step.id}: button runs ${command}, which is not contributed`);
+    assert.ok(step.completionEvents.length > 0, `${step.id} has no completion event`);
+    for (const event of step.completionEvents) {
+      const command = /^onCommand:(.+)$/.exec(event)?.[1];
+      assert.ok(command, `${step.id}: ${event} is not an onCommand event`);
+      assert.ok(contributed.has(command), `${step.id}: completes on ${command}, which is not contributed`);
+      const others = steps.filter((other) => other !== step && buttonCommands(other).includes(command)).map((other) => other.id);
+      assert.deepEqual(others, [], `${step.id} completes on ${command}, which the button(s) of ${others.join(', ')} also run`);
+    }
+    // The step's own button must be able to tick it.
+    assert.ok(buttons.some((command) => step.completionEvents.includes(`onCommand:${command}`)), `${step.id}: no button fires a completion event`);
+  }
+});
+
+test('each step has its picture (a PNG under media/walkthrough, < 150 KB) and alt text', () => {
+  let total = 0;
+  for (const step of steps) {
+    const file = path.join(repoRoot, step.media.image);
+    assert.match(step.media.image, /^media\/walkthrough\/[\w-]+\.png$/);
+    assert.ok(existsSync(file), `${step.id}: ${step.media.image} is missing (npm run screenshots)`);
+    assert.deepEqual([...readFileSync(file).subarray(1, 4)], [0x50, 0x4e, 0x47], `${step.media.image} is not a PNG`);
+    total += statSync(file).size;
+    assert.ok(statSync(file).size < 150 * 1024, `${step.media.image} is ${statSync(file).size} bytes`);
+    assert.ok(step.media.altText.length > 10, `${step.id} has no alt text`);
+  }
+  assert.ok(total < 700 * 1024, `the walkthrough's pictures weigh ${total} bytes`);
+});
+
+test('"Train on your GPU" offers the templates that do not pin the CPU', () => {
+  const ids = gpuTemplates(path.join(repoRoot, 'resources', 'templates')).map((t) => t.id);
+  assert.ok(ids.includes('alfworld-qwen2.5-3b') && ids.includes('webshop-qwen2.5-3b') && ids.includes('seed-stage2'), ids.join(', '));
+  assert.ok(!ids.includes('cpu-quick') && !ids.includes('household-tiny'), ids.join(', '));
+});
