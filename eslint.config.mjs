@@ -29,11 +29,12 @@ export default tseslint.config(
     files: [
       'src/runs/**/*.ts',
       'src/protocol/**/*.ts',
-      'src/dashboard/{axis,charts,csv,evaluation,runComparison,runDescription,series}.ts',
-      'src/trajectory/{align,batchTable,colorScale,disagreement,format,inertText,textRender,trajectoryTable,turnStats,virtualLayout}.ts',
+      'src/dashboard/{axis,charts,csv,dashboardRuns,evaluation,runComparison,runDescription,series}.ts',
+      'src/trajectory/{align,batchTable,colorScale,disagreement,format,inertText,sparkline,textRender,trajectoryTable,turnStats,virtualLayout}.ts',
       'src/runsTree/groupCompare.ts',
+      'src/webviews/pageHtml.ts',
       'src/experiments/modelPath.ts',
-      'src/trainer/runEndMessage.ts',
+      'src/trainer/{gpuChoice,gpuQuery,memoryEstimate,runEndMessage,sessionMachine}.ts',
       'src/whatIf/{errors,exportChoice,gate,onnxExport,onnxScorer,promptTokens,rescore,skillInsertion,whatIfFile,whatIfRecord}.ts',
     ],
     rules: {

@@ -1,11 +1,13 @@
 // The dashboard panel (webview/dashboard): one panel, any number of runs overlaid. After the webview's ready it gets
 // the runs and their metrics so far; afterwards only the rows the runs model read since (the model tails
 // metrics.jsonl). The webview reports each redraw (`rendered`), which tests read. Restored after a window reload.
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import * as vscode from 'vscode';
 import { FROM_DASHBOARD, type DashboardRun, type FromDashboard, type ToDashboard } from '../protocol/dashboardProtocol';
 import type { Services } from '../services';
 import { summarizeEval, type EvalSummary } from './evaluation';
+import { defaultDashboardRuns, restoredDashboardRuns } from './dashboardRuns';
 import { describeRun } from './runDescription';
 import type { RunEntry } from '../runsModel';
 import { WebviewChannel } from '../webviews/webviewChannel';
@@ -42,6 +44,8 @@ export class DashboardPanel implements vscode.Disposable {
   private readonly channel: WebviewChannel<ToDashboard, FromDashboard>;
   private readonly disposables: vscode.Disposable[] = [];
   private overlay: string[];
+  /** The overlaid runs the page was last told about (it has their metrics). */
+  private described = new Set<string>();
   private readonly renderedListeners = new Set<(report: FromDashboard['rendered']) => void>();
   /** The webview's latest redraw report. */
   lastRendered: FromDashboard['rendered'] | undefined;
@@ -52,7 +56,7 @@ export class DashboardPanel implements vscode.Disposable {
     private readonly services: Services,
     extensionUri: vscode.Uri,
   ) {
-    this.overlay = runDirs;
+    this.overlay = [...new Set(runDirs.map((dir) => path.resolve(dir)))];
     panel.webview.options = { enableScripts: true, localResourceRoots: localResourceRoots(extensionUri) };
     panel.iconPath = vscode.Uri.joinPath(extensionUri, 'media', 'seed.svg');
     this.channel = new WebviewChannel<ToDashboard, FromDashboard>(panel.webview, FROM_DASHBOARD, services.log);
@@ -93,6 +97,9 @@ export class DashboardPanel implements vscode.Disposable {
       }),
     );
     this.updateTitle();
+    // A restored or command-line run the model does not list yet (outside the discovery rules, or the scan still
+    // running): add it; the runs event that follows describes it to the page with its metrics so far.
+    for (const dir of this.overlay) if (!services.runs.get(dir)) void services.runs.add(dir).catch((error: unknown) => services.log.warn(`dashboard: ${dir}: ${String(error)}`));
   }
 
   /** Opens the dashboard (or reveals it) with `runDirs` overlaid. */
@@ -119,11 +126,9 @@ export class DashboardPanel implements vscode.Disposable {
   async setOverlay(runDirs: string[]): Promise<void> {
     const unique = [...new Set(runDirs.map((dir) => path.resolve(dir)))];
     for (const dir of unique) if (!this.services.runs.get(dir)) await this.services.runs.add(dir);
-    const added = unique.filter((dir) => !this.overlay.includes(dir));
     this.overlay = unique;
     this.updateTitle();
     this.sendRuns();
-    for (const dir of added) this.sendMetrics(dir);
   }
 
   private updateTitle(): void {
@@ -131,12 +136,20 @@ export class DashboardPanel implements vscode.Disposable {
     this.panel.title = names.length === 1 ? `SEED: ${names[0]}` : names.length > 1 ? `SEED: ${names.length} runs` : 'SEED Dashboard';
   }
 
+  /**
+   * Describes the runs to the page, then sends the metrics so far of each overlaid run the page did not know: the
+   * page drops rows of runs it was not told about, so a run that joins late (added to the model after the dashboard
+   * opened, as on a window reload) would otherwise show only the rows written after it joined.
+   */
   private sendRuns(): void {
     const titles = this.services.runs.core.titles();
     const describe = (entry: RunEntry): DashboardRun => describeRun(entry, titles.get(entry.dir) ?? path.basename(entry.dir));
     const available = this.services.runs.runs().map(describe);
-    const overlaid = this.overlay.map((dir) => this.services.runs.get(dir)).filter((e): e is RunEntry => e !== undefined).map(describe);
-    this.channel.post('runs', { overlaid, available });
+    const entries = this.overlay.map((dir) => this.services.runs.get(dir)).filter((e): e is RunEntry => e !== undefined);
+    this.channel.post('runs', { overlaid: entries.map(describe), available });
+    const known = this.described;
+    this.described = new Set(entries.map((entry) => entry.dir));
+    for (const entry of entries) if (!known.has(entry.dir)) this.sendMetrics(entry.dir);
   }
 
   private sendMetrics(dir: string): void {
@@ -155,8 +168,8 @@ export class DashboardPanel implements vscode.Disposable {
 
   /** Everything, again: after the webview's (re)load. */
   private sendAll(): void {
+    this.described = new Set();
     this.sendRuns();
-    for (const dir of this.overlay) this.sendMetrics(dir);
   }
 
   /** Resolves with the first redraw report that satisfies `predicate` (tests), or undefined after `timeoutMs`. */
@@ -203,17 +216,22 @@ export function registerDashboard(context: vscode.ExtensionContext, services: Se
       let dirs = dirsOf(arg, selected);
       if (dirs.length === 0) {
         await services.runs.ready;
-        const runs = services.runs.runs();
-        const live = runs.filter((entry) => entry.state === 'running' || entry.state === 'stopping');
-        dirs = (live.length > 0 ? live : runs.slice(0, 1)).map((entry) => entry.dir);
+        dirs = defaultDashboardRuns(services.runs.runs());
       }
       return DashboardPanel.show(dirs, services, context.extensionUri);
     }),
     vscode.window.registerWebviewPanelSerializer(DASHBOARD_VIEW_TYPE, {
       deserializeWebviewPanel: async (panel, state: unknown) => {
-        const runs = state && typeof state === 'object' && Array.isArray((state as { runs?: unknown }).runs) ? (state as { runs: unknown[] }).runs : [];
         await services.runs.ready;
-        DashboardPanel.show(runs.filter((r): r is string => typeof r === 'string'), services, context.extensionUri, panel);
+        if (DashboardPanel.current) {
+          // A dashboard was opened while this one waited for the runs (the status bar, a command, a notification):
+          // one dashboard, the one asked for. Left open, the restored tab could take the editor group's front and
+          // leave the other one hidden (a hidden webview is unloaded: it draws nothing).
+          panel.dispose();
+          return;
+        }
+        const runs = restoredDashboardRuns(state, services.runs.runs(), (dir) => existsSync(path.join(dir, 'run.json')));
+        DashboardPanel.show(runs, services, context.extensionUri, panel);
       },
     }),
     { dispose: () => DashboardPanel.current?.dispose() },

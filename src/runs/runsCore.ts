@@ -78,6 +78,8 @@ export class RunsCore {
   /** Runs a stop was asked for while their trainer was live. */
   private readonly stopAsked = new Set<string>();
   private readonly timers = new Map<string, ReturnType<typeof setTimeout>>();
+  /** First reads of runs being added, by directory. */
+  private readonly firstReads = new Map<string, Promise<void>>();
   private readonly runsListeners = new Set<Listener<void>>();
   private readonly runListeners = new Set<Listener<RunChangeEvent>>();
   private poll: ReturnType<typeof setInterval> | undefined;
@@ -171,11 +173,18 @@ export class RunsCore {
   private async addEntry(dir: string): Promise<{ entry: RunEntry; added: boolean }> {
     const key = path.resolve(dir);
     const known = this.entries.get(key);
-    if (known) return { entry: known, added: false };
+    if (known) {
+      // Another caller is reading it for the first time: wait for that read, so that no caller (a scan that
+      // `ready` waits for, a restored dashboard) gets an entry whose files are not read yet.
+      await this.firstReads.get(key);
+      return { entry: known, added: false };
+    }
     const entry: RunEntry = { dir: key, index: new RunIndex(key, this.options.schemas()), state: 'loading' };
     this.entries.set(key, entry);
     this.titleCache = undefined;
-    await this.refreshEntry(entry);
+    const read = this.refreshEntry(entry).finally(() => this.firstReads.delete(key));
+    this.firstReads.set(key, read);
+    await read;
     return { entry, added: true };
   }
 

@@ -12,6 +12,8 @@ import { resolveTrainerPython } from './pythonInterpreter';
 import type { RunLifetime } from './trainerHost';
 import { STAGE_CHOICES, type StageChoice } from './trainerProcess';
 import { summarizeProbe } from './trainerProbe';
+import { experimentEstimate, gpuPickItems, gpusOf, launchWarning } from './gpuChoice';
+import { queryGpus } from './gpuQuery';
 import { isLive, pickRun as pickRunOf, type RunEntry } from '../runsModel';
 import { refuseWhenUntrusted } from '../trust';
 
@@ -106,7 +108,12 @@ async function setAlgorithm(document: vscode.TextDocument, algorithm: string): P
   return (await vscode.workspace.applyEdit(edit)) && (await document.save());
 }
 
-async function pickGpus(services: Services, python: string, requested: number[] | undefined): Promise<number[] | undefined | null> {
+/**
+ * The GPUs to train on: each GPU with its free memory (nvidia-smi, else the interpreter probe) against the
+ * experiment's memory estimate; several → one process per GPU under torchrun. A pick that will not fit asks before
+ * launching. undefined: no GPU (the trainer's own choice); null: cancelled.
+ */
+async function pickGpus(services: Services, extensionRoot: string, python: string, requested: number[] | undefined, experiment: { text: string; file: string }): Promise<number[] | undefined | null> {
   const probe = await vscode.window.withProgress(
     { location: vscode.ProgressLocation.Window, title: 'SEED: checking the Python environment' },
     () => services.probes.get(python),
@@ -120,20 +127,35 @@ async function pickGpus(services: Services, python: string, requested: number[] 
       });
     return null;
   }
-  if (requested) return requested;
-  const devices = probe.report.torch.cuda?.available ? probe.report.torch.cuda.devices : [];
-  if (devices.length <= 1) return undefined;
-  const picked = await vscode.window.showQuickPick(
-    devices.map((device) => ({
-      label: `cuda:${device.index}`,
-      description: `${device.name} · ${(device.total_memory_bytes / 2 ** 30).toFixed(0)} GiB`,
-      picked: true,
-      index: device.index,
-    })),
-    { title: 'SEED: Train — GPUs', placeHolder: 'GPUs to train on (several: one process per GPU under torchrun)', canPickMany: true },
-  );
-  if (!picked || picked.length === 0) return null;
-  return picked.map((item) => item.index);
+  const probed = probe.report.torch.cuda?.available ? probe.report.torch.cuda.devices : [];
+  const query = await queryGpus();
+  if (!query.ok) services.log.info(`gpus: ${query.reason}${probed.length > 0 ? '; using the devices torch reports' : ''}`);
+  const gpus = gpusOf(query, probed);
+  if (gpus.length === 0) return requested;
+  const estimated = experimentEstimate(experiment.text, experiment.file, extensionRoot);
+  const estimate = estimated.ok ? estimated.estimate : undefined;
+  services.log.info(`memory: ${estimated.ok ? estimated.estimate.summary : estimated.reason}`);
+  let chosen = requested;
+  if (!chosen && gpus.length > 1) {
+    const items = gpuPickItems(gpus, estimate);
+    const picked = await vscode.window.showQuickPick(
+      items.map((item) => ({ ...item, picked: item.fits })),
+      {
+        title: `SEED: Train — GPUs (the run needs ${estimate ? estimate.summary : `an unknown amount: ${estimated.ok ? '' : estimated.reason}`})`,
+        placeHolder: 'GPUs to train on (several: one process per GPU under torchrun, each with a whole replica)',
+        canPickMany: true,
+      },
+    );
+    if (!picked || picked.length === 0) return null;
+    chosen = picked.map((item) => item.index);
+  }
+  const onDevices = chosen ? gpus.filter((gpu) => chosen.includes(gpu.index)) : gpus.slice(0, 1);
+  const warning = launchWarning(estimate, onDevices);
+  if (warning) {
+    const answer = await vscode.window.showWarningMessage(`SEED: ${warning}`, { modal: true, detail: 'Lower rl.micro_batch_size or set rl.micro_batch_tokens, turn on model.gradient_checkpointing, or train LoRA adapters (model.lora).' }, 'Train Anyway');
+    if (answer !== 'Train Anyway') return null;
+  }
+  return chosen;
 }
 
 /** The runs of a stage on this machine's workspace, newest first, for picking an input. */
@@ -201,7 +223,7 @@ function refuseInvalid(document: vscode.TextDocument, problems: readonly Experim
   return true;
 }
 
-async function train(services: Services, arg?: vscode.Uri | TrainArgs): Promise<TrainResult | undefined> {
+async function train(services: Services, extensionRoot: string, arg?: vscode.Uri | TrainArgs): Promise<TrainResult | undefined> {
   if (refuseWhenUntrusted('launch the trainer')) return undefined;
   const args: TrainArgs = arg instanceof vscode.Uri ? { experiment: arg } : (arg ?? {});
   const uri = await pickExperiment(args.experiment);
@@ -230,7 +252,7 @@ async function train(services: Services, arg?: vscode.Uri | TrainArgs): Promise<
   const extraArgs = await stageOptions(services, choice, facts, args);
   if (!extraArgs) return undefined;
   const python = (await resolveTrainerPython(uri)).path;
-  const gpus = await pickGpus(services, python, args.gpus);
+  const gpus = await pickGpus(services, extensionRoot, python, args.gpus, { text: document.getText(), file: uri.fsPath });
   if (gpus === null) return undefined;
   try {
     const session = await services.trainer.launch({
@@ -260,10 +282,10 @@ async function hasCheckpoint(entry: RunEntry): Promise<boolean> {
   return (await entry.index.reader.listCheckpoints().catch(() => [])).length > 0;
 }
 
-export function registerTrainCommands(_context: vscode.ExtensionContext, services: Services): vscode.Disposable {
+export function registerTrainCommands(context: vscode.ExtensionContext, services: Services): vscode.Disposable {
   const { runs, trainer } = services;
   return vscode.Disposable.from(
-    vscode.commands.registerCommand('seedStudio.train', (arg?: vscode.Uri | TrainArgs) => train(services, arg)),
+    vscode.commands.registerCommand('seedStudio.train', (arg?: vscode.Uri | TrainArgs) => train(services, context.extensionPath, arg)),
     vscode.commands.registerCommand('seedStudio.stopRun', async (arg?: unknown, options?: { force?: boolean }) => {
       if (refuseWhenUntrusted('stop runs')) return;
       const dir = await pickRun(services, arg, 'Stop Run', (entry) => isLive(entry.state));

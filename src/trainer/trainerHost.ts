@@ -9,6 +9,7 @@ import path from 'node:path';
 import * as vscode from 'vscode';
 import { requestStop } from '../runs/control';
 import { runEndMessage } from './runEndMessage';
+import { isEnded, isStaleReading, launchedSession, nextSession, reattachedSession, type SessionEvent, type SessionOutcome, type SessionState } from './sessionMachine';
 import type { RunEvent, Stage } from '../runs/types';
 import { isLive, type RunChangeEvent, type RunEntry, type RunsModel } from '../runsModel';
 import {
@@ -39,21 +40,49 @@ export interface LaunchRequest {
   extraArgs?: string[];
 }
 
-export interface RunSession {
-  dir: string;
-  runId: string;
-  pid: number;
-  logFile: string;
-  /** Started by this window (not found running on activation). */
-  launchedHere: boolean;
-  lifetime: RunLifetime;
+/** One trainer this window follows: the state machine's state (sessionMachine.ts) and what the adapter holds. */
+export class RunSession {
+  state: SessionState;
   child?: ChildProcess;
-  exit?: { code: number | null; signal: NodeJS.Signals | null };
-  stopRequested: boolean;
-  ended: boolean;
   progress?: ProgressHandle;
-  /** Resume: the pid run.json held before this trainer started (until it rewrites run.json, the run is the old one). */
-  stalePid?: number;
+
+  constructor(
+    readonly dir: string,
+    readonly runId: string,
+    readonly logFile: string,
+    readonly lifetime: RunLifetime,
+    initial: SessionState,
+  ) {
+    this.state = initial;
+  }
+
+  /** Feeds one event; true when it ended the session. */
+  apply(event: SessionEvent): boolean {
+    const wasEnded = isEnded(this.state);
+    this.state = nextSession(this.state, event);
+    return !wasEnded && isEnded(this.state);
+  }
+
+  get pid(): number {
+    return this.state.pid;
+  }
+
+  /** Started by this window (not found running on activation). */
+  get launchedHere(): boolean {
+    return this.state.origin === 'launched';
+  }
+
+  get stopRequested(): boolean {
+    return this.state.stopRequested;
+  }
+
+  get ended(): boolean {
+    return isEnded(this.state);
+  }
+
+  get exit(): SessionState['exit'] {
+    return this.state.exit;
+  }
 }
 
 interface ProgressHandle {
@@ -76,7 +105,7 @@ export class TrainerHost implements vscode.Disposable {
   private readonly statusBar: vscode.StatusBarItem;
   private readonly disposables: vscode.Disposable[] = [];
   private focus: string | undefined;
-  private readonly ended = new vscode.EventEmitter<{ session: RunSession; state: string }>();
+  private readonly ended = new vscode.EventEmitter<{ session: RunSession; state: SessionOutcome }>();
   /** A session ended (completed, stopped, failed, interrupted, or the trainer never started). */
   readonly onDidEndSession = this.ended.event;
 
@@ -143,25 +172,19 @@ export class TrainerHost implements vscode.Disposable {
 
   private async start(dir: string, runId: string, line: ReturnType<typeof trainerCommandLine>, cwd: string, lifetime: RunLifetime): Promise<RunSession> {
     const logFile = path.join(this.logsDir, `${runId}.log`);
-    const stalePid = manifestPid(path.join(dir, 'run.json'));
+    const session = new RunSession(dir, runId, logFile, lifetime, launchedSession(manifestPid(path.join(dir, 'run.json'))));
     this.log.info(`trainer: ${[line.file, ...line.args].join(' ')}  (cwd ${cwd}; log ${logFile})`);
     const child = spawnDetached(line, { cwd, logFile });
-    await new Promise<void>((resolve, reject) => {
-      child.once('spawn', resolve);
-      child.once('error', (error) => reject(new Error(`could not start ${line.file}: ${error.message}`)));
+    const spawnError = await new Promise<string | undefined>((resolve) => {
+      child.once('spawn', () => resolve(undefined));
+      child.once('error', (error) => resolve(`could not start ${line.file}: ${error.message}`));
     });
-    const session: RunSession = {
-      dir,
-      runId,
-      pid: child.pid ?? 0,
-      logFile,
-      launchedHere: true,
-      lifetime,
-      child,
-      stopRequested: false,
-      ended: false,
-      ...(stalePid !== undefined ? { stalePid } : {}),
-    };
+    if (spawnError !== undefined) {
+      session.apply({ type: 'spawnFailed', error: spawnError });
+      throw new Error(spawnError);
+    }
+    session.apply({ type: 'spawned', pid: child.pid ?? 0 });
+    session.child = child;
     this.sessions.set(dir, session);
     this.focus = dir;
     child.once('exit', (code, signal) => this.onChildExit(session, code, signal));
@@ -182,7 +205,7 @@ export class TrainerHost implements vscode.Disposable {
     this.runs.follow(session.dir, true);
     // A new run: run.json exists. A resumed one: run.json names a pid other than the previous trainer's (under
     // torchrun it is rank 0's, not the launcher's).
-    for (let pid = manifestPid(manifest); pid === undefined || pid === session.stalePid; pid = manifestPid(manifest)) {
+    for (let pid = manifestPid(manifest); pid === undefined || isStaleReading(session.state, pid); pid = manifestPid(manifest)) {
       if (session.exit || session.ended) return;
       if (Date.now() > deadline) {
         this.log.warn(`trainer: ${session.runId}: no run.json after ${MANIFEST_WAIT_MS / 1000} s`);
@@ -197,12 +220,11 @@ export class TrainerHost implements vscode.Disposable {
   }
 
   private onChildExit(session: RunSession, code: number | null, signal: NodeJS.Signals | null): void {
-    session.exit = { code, signal };
     this.log.info(`trainer: ${session.runId} (pid ${session.pid}) exited with ${signal ?? `code ${code}`}`);
-    const entry = this.runs.get(session.dir);
-    if (!entry && !existsSync(path.join(session.dir, 'run.json'))) {
-      // It never created its run directory: a bad experiment, a missing package, a crash at import.
-      void this.end(session, 'failed', undefined);
+    const runDirWritten = this.runs.get(session.dir) !== undefined || existsSync(path.join(session.dir, 'run.json'));
+    // Without a run directory the trainer failed before it started: a bad experiment, a missing package, a crash at import.
+    if (session.apply({ type: 'exit', code, signal, runDirWritten })) {
+      void this.end(session, undefined);
       return;
     }
     void this.runs.refresh(session.dir).then((refreshed) => {
@@ -227,16 +249,8 @@ export class TrainerHost implements vscode.Disposable {
     const existing = this.sessions.get(entry.dir);
     if (existing && !existing.ended) return existing;
     const record = this.launched()[entry.dir];
-    const session: RunSession = {
-      dir: entry.dir,
-      runId: manifest.id,
-      pid: manifest.pid,
-      logFile: record?.logFile ?? path.join(this.logsDir, `${manifest.id}.log`),
-      launchedHere: false,
-      lifetime: record?.lifetime ?? 'detached',
-      stopRequested: manifest.status === 'stopping',
-      ended: false,
-    };
+    const logFile = record?.logFile ?? path.join(this.logsDir, `${manifest.id}.log`);
+    const session = new RunSession(entry.dir, manifest.id, logFile, record?.lifetime ?? 'detached', reattachedSession(manifest.pid, manifest.status));
     this.sessions.set(entry.dir, session);
     this.focus ??= entry.dir;
     this.log.info(`trainer: attached to ${manifest.id} (pid ${manifest.pid}, ${manifest.status})`);
@@ -249,10 +263,8 @@ export class TrainerHost implements vscode.Disposable {
 
   private onRunChanged(event: RunChangeEvent): void {
     const { entry } = event;
+    const manifest = entry.index.manifest;
     let session = this.sessions.get(entry.dir);
-    if (session && !session.ended && session.stalePid !== undefined && entry.index.manifest?.pid === session.stalePid && !session.exit) {
-      return; // the run directory still describes the previous trainer (a resume that has not started yet)
-    }
     if (!session || session.ended) {
       if (!isLive(entry.state)) {
         this.updateStatusBar();
@@ -261,21 +273,21 @@ export class TrainerHost implements vscode.Disposable {
       session = this.attach(entry);
       if (!session) return;
     }
-    const manifest = entry.index.manifest;
-    if (manifest && isLive(entry.state)) {
-      if (manifest.pid && manifest.pid !== session.pid) session.pid = manifest.pid;
-      if (manifest.status === 'stopping') session.stopRequested = true;
-      session.progress?.report(progressMessage(entry), progressFraction(entry));
-      if (event.change && (event.change.metrics.length > 0 || event.change.events.length > 0)) this.focus = entry.dir;
-      this.updateStatusBar();
+    if (isStaleReading(session.state, manifest?.pid)) return; // a resume whose trainer has not rewritten run.json yet
+    const endedNow = session.apply({ type: 'run', state: entry.state, ...(manifest ? { pid: manifest.pid, status: manifest.status } : {}) });
+    if (endedNow) {
+      void this.end(session, entry);
       return;
     }
-    if (entry.state !== 'loading') void this.end(session, entry.state, entry);
+    if (session.ended || !isLive(entry.state)) return;
+    session.progress?.report(progressMessage(entry), progressFraction(entry));
+    if (event.change && (event.change.metrics.length > 0 || event.change.events.length > 0)) this.focus = entry.dir;
+    this.updateStatusBar();
   }
 
-  private async end(session: RunSession, state: string, entry: RunEntry | undefined): Promise<void> {
-    if (session.ended) return;
-    session.ended = true;
+  /** The session has ended (its state says how): stop following, tell the user, reap what is left of its processes. */
+  private async end(session: RunSession, entry: RunEntry | undefined): Promise<void> {
+    const state = session.state.outcome ?? 'failed';
     this.runs.follow(session.dir, false);
     session.progress?.done();
     session.progress = undefined;
@@ -299,7 +311,7 @@ export class TrainerHost implements vscode.Disposable {
     }
   }
 
-  private notifyEnd(session: RunSession, state: string, entry: RunEntry | undefined): void {
+  private notifyEnd(session: RunSession, state: SessionOutcome, entry: RunEntry | undefined): void {
     const manifest = entry?.index.manifest;
     const name = manifest ? `${manifest.name} (${manifest.id})` : session.runId;
     if (state === 'completed') {
@@ -322,9 +334,9 @@ export class TrainerHost implements vscode.Disposable {
     const what =
       state === 'interrupted'
         ? `the trainer of run ${name} (pid ${session.pid}) died without finishing${exit}`
-        : entry
-          ? `run ${name} failed${exit}${manifest?.error ? `: ${manifest.error}` : ''}`
-          : `the trainer could not start run ${session.runId}${exit}`;
+        : state === 'not-started'
+          ? `the trainer could not start run ${session.runId}${exit}`
+          : `run ${name} failed${exit}${manifest?.error ? `: ${manifest.error}` : ''}`;
     const lastEvents = events.length > 0 ? ` Last events: ${events.slice(-3).map((e) => e.message).join(' · ')}` : lastLogLine(logTail);
     void vscode.window.showErrorMessage(`SEED: ${what}.${lastEvents}`, 'Show Log', 'Open Run Folder').then((pick) => {
       if (pick === 'Show Log') void this.showLog(session.dir);
@@ -360,7 +372,7 @@ export class TrainerHost implements vscode.Disposable {
       return;
     }
     await requestStop(dir);
-    if (session) session.stopRequested = true;
+    session?.apply({ type: 'stopRequested' });
     this.runs.core.noteStopRequested(dir); // the tree and the dashboard say "stopping" now, not at the next step
     this.log.info(`trainer: stop requested for ${path.basename(dir)} (control file)`);
     this.updateStatusBar();

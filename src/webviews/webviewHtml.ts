@@ -1,11 +1,7 @@
-// The HTML shell of every webview: a strict CSP with a per-load nonce, the panel's bundle and stylesheet from the
-// extension's own folders, no inline handlers. Untrusted text is put into the page by the bundle with textContent.
-import { randomBytes } from 'node:crypto';
+// The HTML shell of every webview (pageHtml.ts) with the panel's bundle and stylesheet from the extension's own
+// folders. Untrusted text is put into the page by the bundle with textContent.
 import * as vscode from 'vscode';
-
-export function newNonce(): string {
-  return randomBytes(18).toString('base64');
-}
+import { pageHtml } from './pageHtml';
 
 export interface WebviewPage {
   title: string;
@@ -20,31 +16,7 @@ export function localResourceRoots(extensionUri: vscode.Uri): vscode.Uri[] {
 }
 
 export function webviewHtml(webview: vscode.Webview, extensionUri: vscode.Uri, page: WebviewPage): string {
-  const nonce = newNonce();
   const script = webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, 'dist', 'webview', `${page.bundle}.js`));
-  const style = page.stylesheet
-    ? webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, 'media', `${page.bundle}.css`))
-    : undefined;
-  const csp = [
-    "default-src 'none'",
-    `img-src ${webview.cspSource} data:`,
-    `style-src ${webview.cspSource} 'nonce-${nonce}'`,
-    `font-src ${webview.cspSource}`,
-    `script-src 'nonce-${nonce}'`,
-  ].join('; ');
-  const escapedTitle = page.title.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-  return `<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="UTF-8">
-<meta http-equiv="Content-Security-Policy" content="${csp}">
-<meta name="viewport" content="width=device-width, initial-scale=1.0">
-<title>${escapedTitle}</title>
-${style ? `<link rel="stylesheet" href="${style.toString()}" nonce="${nonce}">` : ''}
-</head>
-<body>
-<div id="root"></div>
-<script nonce="${nonce}" src="${script.toString()}"></script>
-</body>
-</html>`;
+  const style = page.stylesheet ? webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, 'media', `${page.bundle}.css`)) : undefined;
+  return pageHtml({ title: page.title, cspSource: webview.cspSource, scriptSrc: script.toString(), ...(style ? { styleHref: style.toString() } : {}) });
 }

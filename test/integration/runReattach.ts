@@ -17,13 +17,22 @@ interface AutomationExit {
   logs: Array<{ relativePath: string; contents: string }>;
 }
 
-/** Ends the trainer a failed phase may have left running. */
-function killLeftoverTrainer(session: CodeServerSession): void {
+function trainerPidOf(session: CodeServerSession): number | undefined {
   const state = path.join(session.workspace, '.seed-reattach-test.json');
-  if (!existsSync(state)) return;
+  if (!existsSync(state)) return undefined;
   try {
-    const { pid } = JSON.parse(readFileSync(state, 'utf8')) as { pid?: number };
-    if (pid) process.kill(-pid, 'SIGKILL');
+    return (JSON.parse(readFileSync(state, 'utf8')) as { pid?: number }).pid;
+  } catch {
+    return undefined; // being written
+  }
+}
+
+/** Ends the trainer a failed phase may have left running (its process group), if it is still a trainer. */
+function killLeftoverTrainer(pid: number | undefined): void {
+  if (!pid) return;
+  try {
+    if (!readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('seed_trainer')) return; // gone, and the pid reused
+    process.kill(-pid, 'SIGKILL');
   } catch {
     // already gone
   }
@@ -34,6 +43,11 @@ function main(): void {
   runCodeServerTest(
     { label: LABEL, artifactName: 'integration-reattach', timeoutSeconds: 240, session: { label: 'reattach', env: { SEED_PYTHON: python } } },
     async (session) => {
+      // The runner's overall timeout exits without this body's `finally` (and removes the workspace with the
+      // state file): remember the trainer's pid as soon as phase 1 writes it, and end it on exit whatever happens.
+      let trainerPid: number | undefined;
+      const watch = setInterval(() => (trainerPid ??= trainerPidOf(session)), 1000);
+      process.once('exit', () => killLeftoverTrainer(trainerPid));
       const page = await session.openBrowser();
       let onExit: (exit: AutomationExit) => void = () => undefined;
       await page.exposeFunction('codeAutomationExit', (code: unknown, logs: unknown) => {
@@ -71,7 +85,8 @@ function main(): void {
         add(second.summary);
         return { passed: reportSummary(LABEL, second.summary ? merged : undefined, second.exit.code), logs: second.exit.logs };
       } finally {
-        killLeftoverTrainer(session);
+        clearInterval(watch);
+        killLeftoverTrainer(trainerPid ?? trainerPidOf(session));
       }
     },
   );

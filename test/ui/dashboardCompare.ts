@@ -14,7 +14,7 @@ import type { Page } from 'playwright-core';
 import { RunReader, RunSchemas, decodeTokenArrays, findSchemasDir, type TrajectoryIndexRow } from '../../src/runs';
 import { CENTER_BIN, binOf, colorOf, fittedScale, heatScale } from '../../src/trajectory/colorScale';
 import { type CodeServerSession, repoRoot, resultsDir, runCodeServerTest, runnerPrerequisites } from '../integration/codeServerSession';
-import { fail, treeRow, webview } from './workbench';
+import { fail, runUiSteps, treeRow, webview } from './workbench';
 
 const LABEL = 'dashboard compare & fitted heatmap ui (code-server)';
 const fixtureRun = path.join(repoRoot, 'test', 'fixtures', 'runs', 'valid');
@@ -161,26 +161,10 @@ function main(): void {
       const page = await session.openBrowser();
       await page.goto(session.workbenchUrl());
       await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
-      let passed = 0;
-      let failed = 0;
-      for (const [name, step] of [
+      return runUiSteps(page, LABEL, 'ui-dashboard-compare', [
         ['two runs selected in the Runs tree → dashboard overlay, comparison table, evaluation panel', () => dashboardOfTwoRuns(page)],
         ['household trajectory → heatmap on the fitted scale, "absolute" one click away', () => fittedHeatmap(page, householdRun)],
-      ] as const) {
-        const started = Date.now();
-        try {
-          const notes = await step();
-          passed += 1;
-          console.log(`${LABEL}: ✓ ${name} (${((Date.now() - started) / 1000).toFixed(1)} s)`);
-          for (const note of notes) console.log(`    ${note}`);
-        } catch (error) {
-          failed += 1;
-          console.error(`${LABEL}: ✗ ${name}: ${error instanceof Error ? error.message : String(error)}`);
-          await page.screenshot({ path: path.join(resultsDir, `ui-dashboard-compare-failure-${passed + failed}.png`) }).catch(() => undefined);
-        }
-      }
-      console.log(`${LABEL}: ${passed} passed, ${failed} failed`);
-      return { passed: failed === 0 };
+      ]);
     },
   );
 }

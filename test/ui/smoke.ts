@@ -13,38 +13,16 @@ import path from 'node:path';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import type { Page } from 'playwright-core';
 import { type CodeServerSession, readManifest, resultsDir, runCodeServerTest, runnerPrerequisites } from '../integration/codeServerSession';
+import { palette } from './workbench';
 
 const LABEL = 'ui smoke';
 const COMMAND_TITLE = 'SEED: Show Trainer Status';
-const PALETTE_ATTEMPTS = 5;
 
-/**
- * Opens the palette (F1), types the title and picks its row. Right after start the palette can open before the
- * extension's commands are known and then never refreshes, so a missing row means: Escape, reopen, retype.
- */
+/** Runs a command from the palette (workbench.ts) and waits for the palette to close; returns the tries it took. */
 async function runFromPalette(page: Page, title: string): Promise<number> {
-  const widget = page.locator('.quick-input-widget');
-  const input = widget.locator('.quick-input-box input');
-  for (let attempt = 1; attempt <= PALETTE_ATTEMPTS; attempt += 1) {
-    if (await widget.isVisible()) {
-      await page.keyboard.press('Escape');
-      await widget.waitFor({ state: 'hidden', timeout: 5_000 });
-    }
-    await page.keyboard.press('F1');
-    await input.waitFor({ state: 'visible', timeout: 15_000 });
-    await input.fill(`>${title}`);
-    const row = widget.locator('.monaco-list-row', { hasText: title }).first();
-    try {
-      await row.waitFor({ state: 'visible', timeout: 5_000 });
-    } catch {
-      console.log(`${LABEL}: "${title}" not in the palette yet (try ${attempt} of ${PALETTE_ATTEMPTS}); reopening it`);
-      continue;
-    }
-    await row.click();
-    await widget.waitFor({ state: 'hidden', timeout: 5_000 });
-    return attempt;
-  }
-  throw new Error(`"${title}" never appeared in the command palette (${PALETTE_ATTEMPTS} tries)`);
+  const attempts = await palette(page, title, (message) => console.log(`${LABEL}: ${message}`));
+  await page.locator('.quick-input-widget').waitFor({ state: 'hidden', timeout: 5_000 });
+  return attempts;
 }
 
 /** Title of the extension's first activity-bar view container, from package.json. */

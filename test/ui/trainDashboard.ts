@@ -10,37 +10,10 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import type { Page } from 'playwright-core';
 import { type CodeServerSession, repoRoot, resultsDir, runCodeServerTest, runnerPrerequisites } from '../integration/codeServerSession';
+import { palette } from './workbench';
 
 const LABEL = 'ui train + dashboard';
-const PALETTE_ATTEMPTS = 5;
-
-/** F1, the command's title, Enter on its row; retried while the extension's commands are not in the palette yet. */
-async function runFromPalette(page: Page, title: string): Promise<void> {
-  const widget = page.locator('.quick-input-widget');
-  const input = widget.locator('.quick-input-box input');
-  const exact = new RegExp(`^${title.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`);
-  for (let attempt = 1; attempt <= PALETTE_ATTEMPTS; attempt += 1) {
-    if (await widget.isVisible()) {
-      await page.keyboard.press('Escape');
-      await widget.waitFor({ state: 'hidden', timeout: 5_000 });
-    }
-    await page.keyboard.press('F1');
-    await input.waitFor({ state: 'visible', timeout: 15_000 });
-    await input.fill(`>${title}`);
-    const row = widget.locator('.monaco-list-row').filter({ has: page.locator('.label-name', { hasText: exact }) }).first();
-    try {
-      await row.waitFor({ state: 'visible', timeout: 5_000 });
-    } catch {
-      console.log(`${LABEL}: "${title}" not in the palette yet (try ${attempt} of ${PALETTE_ATTEMPTS})`);
-      continue;
-    }
-    await row.click();
-    return;
-  }
-  throw new Error(`"${title}" never appeared in the command palette`);
-}
 
 /** The tiny policy, the experiment and the trainer's settings, written before the workbench opens. */
 function prepareWorkspace(session: CodeServerSession, python: string): void {
@@ -102,7 +75,7 @@ async function trainAndWatch(session: CodeServerSession, python: string): Promis
   const activity = page.locator('.part.activitybar a.action-label[aria-label^="SEED"]');
   await activity.waitFor({ timeout: 60_000 });
 
-  await runFromPalette(page, 'SEED: Train');
+  await palette(page, 'SEED: Train', (message) => console.log(`${LABEL}: ${message}`));
   // The stage pick: the file's own algorithm comes first.
   const stagePick = page.locator('.quick-input-widget .monaco-list-row', { hasText: 'Stage 2 · GRPO' }).first();
   await stagePick.waitFor({ state: 'visible', timeout: 30_000 });
@@ -136,7 +109,7 @@ async function trainAndWatch(session: CodeServerSession, python: string): Promis
   console.log(`${LABEL}: charts: ${titles.join(', ')}`);
   console.log(`${LABEL}: screenshot ${path.relative(process.cwd(), screenshot)}; ${((Date.now() - started) / 1000).toFixed(1)} s`);
 
-  await runFromPalette(page, 'SEED: Stop Run');
+  await palette(page, 'SEED: Stop Run');
   const stopped = page.locator('.notifications-toasts .notification-list-item-message', { hasText: /SEED: run tiny-grpo .* stopped/ }).first();
   await stopped.waitFor({ state: 'visible', timeout: 60_000 });
   const [dir] = runDirs(session);

@@ -13,7 +13,7 @@ import { RunReader, RunSchemas, decodeTokenArrays, findSchemasDir } from '../../
 import { colorOf, fittedScale } from '../../src/trajectory/colorScale';
 import { formatNumber } from '../../src/trajectory/format';
 import { type CodeServerSession, repoRoot, resultsDir, runCodeServerTest, runnerPrerequisites } from '../integration/codeServerSession';
-import { fail, palette, treeRow, webview } from './workbench';
+import { fail, palette, runUiSteps, treeRow, webview } from './workbench';
 
 const LABEL = 'trajectory & review ui (code-server)';
 const fixtureRun = path.join(repoRoot, 'test', 'fixtures', 'runs', 'valid');
@@ -96,26 +96,10 @@ function main(): void {
       const page = await session.openBrowser();
       await page.goto(session.workbenchUrl());
       await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
-      let passed = 0;
-      let failed = 0;
-      for (const [name, step] of [
+      return runUiSteps(page, LABEL, 'ui-trajectory-review', [
         ['runs tree → trajectory → gate heatmap', () => heatmapFromTree(page)],
         ['skill review → Accept → save → skills.jsonl on disk', () => acceptFromReview(page, session)],
-      ] as const) {
-        const started = Date.now();
-        try {
-          const notes = await step();
-          passed += 1;
-          console.log(`${LABEL}: ✓ ${name} (${((Date.now() - started) / 1000).toFixed(1)} s)`);
-          for (const note of notes) console.log(`    ${note}`);
-        } catch (error) {
-          failed += 1;
-          console.error(`${LABEL}: ✗ ${name}: ${error instanceof Error ? error.message : String(error)}`);
-          await page.screenshot({ path: path.join(resultsDir, `ui-trajectory-review-failure-${passed + failed}.png`) }).catch(() => undefined);
-        }
-      }
-      console.log(`${LABEL}: ${passed} passed, ${failed} failed`);
-      return { passed: failed === 0 };
+      ]);
     },
   );
 }

@@ -1,12 +1,12 @@
-// Webviews outside VS Code: a local HTTP server serves a page shaped like src/webviews/webviewHtml.ts (the same strict
+// Webviews outside VS Code: a local HTTP server serves the extension's own page (src/webviews/pageHtml.ts: the same strict
 // CSP with a nonce, the built bundle from dist/webview/, the stylesheet from media/), and headless Chromium opens it
 // with a stub of VS Code's webview API injected before any script runs. Tests post the host's messages into the page
 // and read what the webview posted back. Shared by test/webview/run.ts and bench/trajectory-render.mjs.
-import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
+import { pageHtml } from '../../src/webviews/pageHtml';
 
 function findRepoRoot(start: string): string {
   for (let dir = start; ; dir = path.dirname(dir)) {
@@ -19,30 +19,9 @@ function findRepoRoot(start: string): string {
 export const repoRoot = findRepoRoot(__dirname);
 export const resultsDir = path.join(repoRoot, 'test-results');
 
-/** The page of a webview bundle, as webviewHtml() writes it (cspSource = this server). */
-function pageHtml(bundle: string, origin: string): string {
-  const nonce = randomBytes(18).toString('base64');
-  const csp = [
-    "default-src 'none'",
-    `img-src ${origin} data:`,
-    `style-src ${origin} 'nonce-${nonce}'`,
-    `font-src ${origin}`,
-    `script-src 'nonce-${nonce}'`,
-  ].join('; ');
-  return `<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="UTF-8">
-<meta http-equiv="Content-Security-Policy" content="${csp}">
-<meta name="viewport" content="width=device-width, initial-scale=1.0">
-<title>${bundle}</title>
-<link rel="stylesheet" href="${origin}/media/${bundle}.css" nonce="${nonce}">
-</head>
-<body>
-<div id="root"></div>
-<script nonce="${nonce}" src="${origin}/dist/webview/${bundle}.js"></script>
-</body>
-</html>`;
+/** The page of a webview bundle: the extension's own page HTML (src/webviews/pageHtml.ts) with this server as the source. */
+function bundlePage(bundle: string, origin: string): string {
+  return pageHtml({ title: bundle, cspSource: origin, scriptSrc: `${origin}/dist/webview/${bundle}.js`, styleHref: `${origin}/media/${bundle}.css` });
 }
 
 const TYPES: Record<string, string> = { '.js': 'text/javascript', '.css': 'text/css', '.map': 'application/json' };
@@ -64,7 +43,7 @@ export class PageServer {
       const bundle = /^\/page\/([a-z]+)$/.exec(url.pathname)?.[1];
       if (bundle) {
         response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-        response.end(pageHtml(bundle, origin));
+        response.end(bundlePage(bundle, origin));
         return;
       }
       const file = /^\/(dist\/webview|media)\/[a-z]+\.(js|css|js\.map)$/.test(url.pathname) ? path.join(repoRoot, url.pathname) : undefined;

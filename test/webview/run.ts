@@ -12,6 +12,7 @@ import { RunReader, RunSchemas, decodeTokenArrays, findSchemasDir, type TokenArr
 import { diffTrajectories } from '../../src/trajectory/align';
 import { BINS, CENTER_BIN, binOf, colorOf, fittedScale, heatScale } from '../../src/trajectory/colorScale';
 import { strongestDisagreements } from '../../src/trajectory/disagreement';
+import { sharedRange, sparkColumns, sparkSummary, tokenAt, yOf } from '../../src/trajectory/sparkline';
 import { formatNumber } from '../../src/trajectory/format';
 import { displayText } from '../../src/trajectory/inertText';
 import { stepStats } from '../../src/trajectory/turnStats';
@@ -144,6 +145,52 @@ const viewerTests: TestCase[] = [
       await view.page.keyboard.press('D');
       assert.equal(await view.page.locator('.tok.focus-token').getAttribute('data-i'), String(order[1]!.token));
       assert.ok(Math.abs(order[0]!.delta) >= Math.abs(order[1]!.delta) && Math.abs(order[1]!.delta) >= Math.abs(order[2]!.delta));
+      assert.deepEqual(view.errors, []);
+    },
+  ],
+  [
+    'viewer: a Δ sparkline per turn on a shared scale; its peak is drawn and a click on it goes to that token',
+    async (context) => {
+      const trajectory = syntheticTrajectory({ turns: 6, tokensPerTurn: 400 });
+      const deltas = trajectory.steps.map((step) => decodeTokenArrays(step.tokens!).delta!);
+      const range = sharedRange(deltas);
+      const view = await showTrajectory(context, trajectory, { width: 1100, height: 700 });
+      await context.screenshot(view, 'viewer-sparkline');
+      const strips = view.page.locator('.turn[data-turn="0"] canvas.spark');
+      assert.equal(await strips.count(), 1, 'turn 1 has one sparkline');
+      const peak = sparkSummary(deltas[0]!);
+      assert.equal(await strips.getAttribute('data-peak-token'), String(peak.peakToken));
+      assert.equal(await strips.getAttribute('data-tokens'), '400');
+      const label = (await strips.getAttribute('aria-label')) ?? '';
+      assert.ok(label.includes(`strongest Δ ${formatNumber(peak.peak)} at token ${peak.peakToken + 1}`), label);
+      assert.ok(label.includes(`±${formatNumber(range)}`), label);
+      // The peak's column is painted to the height its Δ gives on the shared scale (above the line for Δ > 0).
+      const peakColumn = sparkColumns(deltas[0]!, 240).filter((column) => column.token <= peak.peakToken).pop()!;
+      const drawn = await strips.evaluate((canvas: HTMLCanvasElement, args: { x: number; y: number }) => {
+        const ratio = canvas.width / 240;
+        const data = canvas.getContext('2d')!.getImageData(Math.floor(args.x * ratio), Math.floor(args.y * ratio), 1, 1).data;
+        return data[3]!;
+      }, { x: (peakColumn.token / 400) * 240 + 0.5, y: yOf(peak.peak, range, 22) + (peak.peak > 0 ? 0.5 : -0.5) });
+      assert.ok(drawn > 0, 'the peak column is not drawn');
+      const blankTop = await strips.evaluate((canvas: HTMLCanvasElement) => {
+        const data = canvas.getContext('2d')!.getImageData(0, 0, canvas.width, 1).data;
+        let painted = 0;
+        for (let i = 3; i < data.length; i += 4) if (data[i]! > 0) painted += 1;
+        return painted;
+      });
+      assert.ok(blankTop <= 1, `${blankTop} pixels drawn on the top row: only the trajectory's largest |Δ| may reach it`);
+      // A click at the peak's x goes to the token under the pointer, marks it and shows its Δ.
+      const box = (await strips.boundingBox())!;
+      const x = Math.round(((peak.peakToken + 0.5) / 400) * box.width);
+      await strips.click({ position: { x, y: box.height / 2 } });
+      // The pointer lands on a whole pixel: any token of that pixel's column (400 tokens on 240 px: 1–2 per pixel).
+      const focused = view.page.locator('.turn[data-turn="0"] .tok.focus-token');
+      const picked = Number(await focused.getAttribute('data-i'));
+      assert.ok(Math.abs(picked - tokenAt(x, box.width, 400)) <= 2 && Math.abs(picked - peak.peakToken) <= 3, `clicked near token ${peak.peakToken}, went to ${picked}`);
+      assert.equal(await view.page.locator('.token-card [data-k="delta"] .card-value').textContent(), formatNumber(deltas[0]![picked]!));
+      // Turns without a teacher pass have no sparkline.
+      const plain = await showTrajectory(context, syntheticTrajectory({ turns: 2, tokensPerTurn: 20, teacher: false }));
+      assert.equal(await plain.page.locator('canvas.spark').count(), 0);
       assert.deepEqual(view.errors, []);
     },
   ],

@@ -33,7 +33,7 @@ let hoverCard: TokenHoverCard | undefined;
 let whatIf: WhatIfView | undefined;
 /** Position in the model's disagreement list of the token last jumped to (−1: none yet). */
 let disagreementCursor = -1;
-const view: TurnViewState = { mode: undefined, scale: undefined, expanded: new Set<string>() };
+const view: TurnViewState = { mode: undefined, scale: undefined, expanded: new Set<string>(), goToToken: (turn, token) => goToToken(turn, token) };
 
 function scaleFor(mode: HeatMode | undefined): HeatScale | undefined {
   if (!mode) return undefined;
@@ -163,14 +163,19 @@ function jumpToDisagreement(step: 1 | -1): void {
   const count = model.disagreements.length;
   disagreementCursor = (((disagreementCursor + step) % count) + count) % count;
   const target = model.disagreements[disagreementCursor]!;
-  setCurrent(target.turn, false);
+  goToToken(target.turn, target.token);
+  const status = document.getElementById('nav-status');
+  if (status) status.textContent = `Disagreement ${disagreementCursor + 1} of ${count}: Δ ${formatNumber(target.delta)} at turn ${target.turn + 1}, token ${target.token + 1}`;
+}
+
+/** Scrolls to a token, marks it and opens its hover card (disagreement navigation, a click on a Δ sparkline). */
+function goToToken(turn: number, token: number): void {
+  setCurrent(turn, false);
   for (const marked of document.querySelectorAll('.focus-token')) marked.classList.remove('focus-token');
-  const span = document.querySelector<HTMLElement>(`.turn[data-turn="${target.turn}"] .tok[data-i="${target.token}"]`);
+  const span = document.querySelector<HTMLElement>(`.turn[data-turn="${turn}"] .tok[data-i="${token}"]`);
   span?.classList.add('focus-token');
   span?.scrollIntoView({ block: 'center' });
   if (span) hoverCard?.show(span);
-  const status = document.getElementById('nav-status');
-  if (status) status.textContent = `Disagreement ${disagreementCursor + 1} of ${count}: Δ ${formatNumber(target.delta)} at turn ${target.turn + 1}, token ${target.token + 1}`;
 }
 
 /** Pixel metrics for the height estimates: a monospace character's width and the line height. */

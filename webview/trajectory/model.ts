@@ -3,6 +3,7 @@ import type { TokenArrays } from '../../src/runs/tokenArrays';
 import type { Trajectory, TrajectoryStep } from '../../src/runs/types';
 import { fittedScale, type HeatMode, type HeatScale } from '../../src/trajectory/colorScale';
 import { strongestDisagreements, type TokenRef } from '../../src/trajectory/disagreement';
+import { sharedRange } from '../../src/trajectory/sparkline';
 import { modeValues } from '../shared/heatmap';
 import { combineStats, decodeStepTokens, statsOfArrays, type TurnStats } from '../../src/trajectory/turnStats';
 
@@ -24,6 +25,8 @@ export interface TrajectoryModel {
   fitted: Partial<Record<HeatMode, HeatScale>>;
   /** Tokens by |Δ|, strongest first (empty without a teacher pass). */
   disagreements: TokenRef[];
+  /** The largest |Δ| of the trajectory: the half-range every turn's sparkline shares. */
+  deltaRange: number;
 }
 
 export function buildModel(trajectory: Trajectory): TrajectoryModel {
@@ -40,6 +43,7 @@ export function buildModel(trajectory: Trajectory): TrajectoryModel {
   if (has((a) => a.logp)) modes.push('student');
   const fitted: Partial<Record<HeatMode, HeatScale>> = {};
   for (const mode of modes) fitted[mode] = fittedScale(mode, turns.map((turn) => (turn.arrays ? modeValues(turn.arrays, mode) : undefined)));
-  const disagreements = strongestDisagreements(turns.map((turn) => turn.arrays?.delta));
-  return { trajectory, turns, total: combineStats(turns.map((t) => t.stats)), modes, fitted, disagreements };
+  const deltas = turns.map((turn) => turn.arrays?.delta);
+  const disagreements = strongestDisagreements(deltas);
+  return { trajectory, turns, total: combineStats(turns.map((t) => t.stats)), modes, fitted, disagreements, deltaRange: sharedRange(deltas) };
 }

@@ -8,6 +8,7 @@ import { clip } from '../../src/trajectory/inertText';
 import { el } from '../shared/dom';
 import { renderTokens } from '../shared/heatmap';
 import type { TrajectoryModel } from './model';
+import { deltaSparkline } from './sparkline';
 
 export const MAX_FIELD_CHARS = 20_000;
 
@@ -17,6 +18,8 @@ export interface TurnViewState {
   scale: HeatScale | undefined;
   /** Fields shown whole: `<turn>:<field>`. */
   expanded: Set<string>;
+  /** A token picked outside the text (the Δ sparkline): go to it. */
+  goToToken?: (turn: number, token: number) => void;
 }
 
 export function gateSwatchClass(meanGate: number | null): string {
@@ -86,7 +89,12 @@ export function renderTurn(m: TrajectoryModel, index: number, view: TurnViewStat
     response = el(
       'div',
       { class: 'field response' },
-      el('div', { class: 'field-label', text: 'Response' }),
+      el(
+        'div',
+        { class: 'field-label response-label' },
+        'Response',
+        arrays.delta ? deltaSparkline(arrays.delta, m.deltaRange, index, (token) => view.goToToken?.(index, token)) : null,
+      ),
       tokens,
       rendered < arrays.count
         ? moreButton(`Show the remaining ${arrays.count - rendered} tokens`, () => {
