@@ -74,7 +74,7 @@ test('the doctor, asked for real, follows its schema and reports a hidden module
   assert.equal(env(hidden, 'textworld').installed, false);
   assert.equal(env(hidden, 'household').installed, true);
   assert.equal(env(hidden, 'alfworld').data?.found, false);
-  assert.deepEqual(hidden.extras.map((e) => e.name).sort(), ['alfworld', 'export', 'tensorboard', 'textworld', 'wandb']);
+  assert.deepEqual(hidden.extras.map((e) => e.name).sort(), ['alfworld', 'export', 'tensorboard', 'textworld', 'vllm', 'wandb']);
 });
 
 test('a doctor reply that is not a report is refused with the reason', () => {
