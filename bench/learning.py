@@ -293,6 +293,12 @@ def skill_matches_task(skill: str, task: dict) -> dict:
     return {"target": target is None or target in words, "transform": named == ({needed} if needed else set())}
 
 
+def _shown(path: Path) -> str:
+    """A path as the report shows it: relative to the repository when inside it (reports are committed)."""
+    path = path.resolve()
+    return str(path.relative_to(REPO)) if path.is_relative_to(REPO) else str(path)
+
+
 def _mean(values):
     values = [v for v in values if v is not None]
     return sum(values) / len(values) if values else None
@@ -319,7 +325,7 @@ def wilson(successes: float, n: int) -> dict:
 
 
 def report(args, root: Path, seeds: list[int], algorithms: list[str]) -> dict:
-    results: dict = {"settings": {**shared_settings(args), "model": str(Path(args.model)), "seeds": seeds,
+    results: dict = {"settings": {**shared_settings(args), "model": _shown(Path(args.model)), "seeds": seeds,
                                   "stage1_for": sorted(a for a in algorithms if needs_stage1(a, args))},
                      "algorithms": {}, "summary": {}}
     for algorithm in algorithms:
@@ -336,7 +342,7 @@ def report(args, root: Path, seeds: list[int], algorithms: list[str]) -> dict:
             rows = [r for r in metrics if r.get("kind") == "update"]
             eval_rows = [r for r in metrics if r.get("kind") == "eval"]
             entry = {
-                "run": str(train_run.relative_to(REPO)) if train_run.is_relative_to(REPO) else str(train_run),
+                "run": _shown(train_run),
                 # an unfinished run is reported (its curve so far) but kept out of the summary's finals
                 "status": status,
                 "updates_done": max((r["step"] for r in rows), default=0),
