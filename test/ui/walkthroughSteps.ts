@@ -58,10 +58,18 @@ export async function clickStepButton(page: Page, step: string, button: string):
 export async function pickRow(page: Page, text?: string): Promise<string> {
   const rows = page.locator('.quick-input-widget .quick-input-list .monaco-list-row');
   const row = (text ? rows.filter({ hasText: text }) : rows).first();
-  await row.waitFor({ state: 'visible', timeout: 30_000 });
-  const label = ((await row.textContent()) ?? '').trim();
-  await row.click();
-  return label;
+  // A picker that follows another can briefly show the previous list, whose row is gone before the click lands: find
+  // the row again rather than fail on the stale one.
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      await row.waitFor({ state: 'visible', timeout: 30_000 });
+      const label = ((await row.textContent()) ?? '').trim();
+      await row.click({ timeout: 10_000 });
+      return label;
+    } catch (error) {
+      if (attempt === 3) throw error;
+    }
+  }
 }
 
 /** The runs a walkthrough run uses: `gated` has trajectories with gates; `skills` has a skills.jsonl of one run. */
@@ -119,6 +127,14 @@ export const WALKTHROUGH_STEPS: readonly WalkthroughStep[] = [
       const target = path.join(runs.workspace, 'demo.seed.yaml');
       if (proposed !== target) await input.fill(target);
       await page.keyboard.press('Enter');
+      // Under load the dialog can take the Enter before it is ready and stay open: confirm again while it is there.
+      for (let tries = 0; tries < 5 && (await input.isVisible()); tries += 1) {
+        await page.waitForTimeout(2_000);
+        if (await input.isVisible()) {
+          await input.focus();
+          await page.keyboard.press('Enter');
+        }
+      }
       const demoText = page.locator('.monaco-editor .view-lines', { hasText: 'builtin:household-tiny' }).first();
       await demoText.waitFor({ state: 'visible', timeout: 60_000 });
       await clickStepButton(page, 'runDemo', 'Train');
