@@ -13,7 +13,9 @@ Writes bench/results/learning.json — per algorithm and seed: success vs update
 updates needed to reach GRPO's final mean success, invalid-action rate, and the OPD diagnostics (gate statistics,
 parse rate, Δ quantiles, sample self-written skills) — and bench/results/learning.png (mean with 95 % bands).
 Runs go to bench/results/runs/ (git-ignored); finished runs are reused, so an interrupted benchmark continues where it
-stopped. Not part of `npm test`. Needs matplotlib for the figure (bench/requirements-learning.txt).
+stopped. The report is the record that outlives the run folders: a completed run's entry in the existing --out file,
+made with the same settings, is kept and not run again, so a benchmark that spans several machines or fresh checkouts
+only needs the committed report (`--seeds-of grpo=0-4` gives one algorithm more seeds than --seeds). Not part of `npm test`. Needs matplotlib for the figure (bench/requirements-learning.txt).
 
     .venv/bin/python bench/learning.py [--updates 16] [--seeds 0 1 2] [--jobs 2 --threads 1] [--stage1]
     .venv/bin/python bench/learning.py --report-only     # rebuild the JSON and the figure from the runs
@@ -51,6 +53,21 @@ SELF_ANALYZING = {"seed", "grpo_opsd"}  # algorithms whose policy writes its own
 # Bench names that are settings of a trainer algorithm: SEED with the oracle's skills in the teacher slot (the
 # upper bound of what distillation can pull; opd.skill_source: oracle).
 VARIANTS = {"seed_oracle": ("seed", {"opd": {"skill_source": "oracle"}})}
+
+
+def seeds_of(args) -> dict[str, list[int]]:
+    """Each algorithm's seeds: --seeds, or its --seeds-of ALG=0-4 / ALG=0,1,2."""
+    chosen = {a: list(args.seeds) for a in args.algorithms}
+    for item in args.seeds_of or ():
+        name, _, spec = item.partition("=")
+        if name not in chosen or not spec:
+            raise SystemExit(f"--seeds-of {item!r}: expected ALG=SEEDS for one of {', '.join(args.algorithms)}")
+        seeds: list[int] = []
+        for part in spec.split(","):
+            lo, _, hi = part.partition("-")
+            seeds.extend(range(int(lo), int(hi or lo) + 1))
+        chosen[name] = seeds
+    return chosen
 
 
 def needs_stage1(algorithm: str, args) -> bool:
@@ -324,16 +341,42 @@ def wilson(successes: float, n: int) -> dict:
     return {"p": p, "lo": centre - half, "hi": centre + half, "n": n}
 
 
-def report(args, root: Path, seeds: list[int], algorithms: list[str]) -> dict:
-    results: dict = {"settings": {**shared_settings(args), "model": _shown(Path(args.model)), "seeds": seeds,
-                                  "stage1_for": sorted(a for a in algorithms if needs_stage1(a, args))},
-                     "algorithms": {}, "summary": {}}
-    for algorithm in algorithms:
+def report_settings(args) -> dict:
+    """What a report's runs were made with (the seeds aside): entries of another report are kept only when equal."""
+    return {**shared_settings(args), "model": _shown(Path(args.model)),
+            "stage1_for": sorted(a for a in args.algorithms if needs_stage1(a, args)), "splits": list(args.splits)}
+
+
+def previous_entries(path: Path, args) -> dict[tuple[str, int], dict]:
+    """The completed runs of an earlier report at `path` made with these settings, by (algorithm, seed)."""
+    try:
+        earlier = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    settings = dict(earlier.get("settings") or {})
+    settings.pop("seeds", None)
+    if settings != report_settings(args):
+        return {}
+    return {(algorithm, int(seed)): entry
+            for algorithm, per_seed in (earlier.get("algorithms") or {}).items()
+            for seed, entry in per_seed.items() if entry.get("status") == "completed"}
+
+
+def report(args, root: Path, previous: dict[tuple[str, int], dict] | None = None) -> dict:
+    """Per algorithm and seed, from the runs under `root`; a run that is not there but completed in `previous` (the
+    committed report) keeps its entry."""
+    seeds = seeds_of(args)
+    previous = previous or {}
+    results: dict = {"settings": {**report_settings(args), "seeds": seeds}, "algorithms": {}, "summary": {}}
+    for algorithm in args.algorithms:
         per_seed = {}
-        for seed in seeds:
+        for seed in seeds[algorithm]:
             folder = root / f"seed-{seed}"
             train_run = folder / algorithm
             status = status_of(train_run)
+            if status != "completed" and (algorithm, seed) in previous:
+                per_seed[str(seed)] = previous[(algorithm, seed)]
+                continue
             if status is None:
                 continue
             label = "sft" if needs_stage1(algorithm, args) else "base"
@@ -440,11 +483,13 @@ def plot(results: dict, path: Path, splits) -> bool:
     return True
 
 
-def main(argv=None) -> int:
+def parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--model", default=str(DEFAULT_MODEL), help="the bootstrapped starting policy")
     parser.add_argument("--algorithms", nargs="+", default=list(ALGORITHMS), choices=ALGORITHMS)
     parser.add_argument("--seeds", nargs="+", type=int, default=[0, 1, 2])
+    parser.add_argument("--seeds-of", nargs="+", metavar="ALG=SEEDS",
+                        help="seeds of one algorithm instead of --seeds: grpo=0-4 seed=0,1,2,3,4")
     parser.add_argument("--updates", type=int, default=16)
     parser.add_argument("--eval-every", type=int, default=4)
     parser.add_argument("--eval-tasks", type=int, default=60)
@@ -468,11 +513,22 @@ def main(argv=None) -> int:
     parser.add_argument("--runs", default=str(REPO / "bench" / "results" / "runs"))
     parser.add_argument("--out", default=str(REPO / "bench" / "results" / "learning.json"))
     parser.add_argument("--report-only", action="store_true")
-    args = parser.parse_args(argv)
+    return parser
+
+
+def main(argv=None) -> int:
+    args = parser().parse_args(argv)
     root = Path(args.runs)
     root.mkdir(parents=True, exist_ok=True)
+    seeds = seeds_of(args)
+    previous = previous_entries(Path(args.out), args)
     if not args.report_only:
-        jobs = [(a, s) for s in args.seeds for a in args.algorithms]  # seed-major: every algorithm of seed 0 first
+        # seed-major: every algorithm of seed 0 first; runs the report already holds as completed are not run again
+        jobs = [(a, s) for s in sorted({s for ss in seeds.values() for s in ss}) for a in args.algorithms
+                if s in seeds[a] and (a, s) not in previous]
+        kept = sum(1 for a in args.algorithms for s in seeds[a] if (a, s) in previous)
+        print(f"[bench] {len(jobs)} runs to make or resume; {kept} completed ones kept from {_shown(Path(args.out))}",
+              flush=True)
         started = time.time()
         with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
             for (algorithm, seed), future in zip(jobs, [pool.submit(run_seed, a, s, args, root) for a, s in jobs]):
@@ -480,10 +536,10 @@ def main(argv=None) -> int:
                     future.result()
                 except Exception as exc:  # noqa: BLE001 — one failed run must not lose the others
                     print(f"[bench] {algorithm} seed {seed} failed: {exc}", flush=True)
-                results = report(args, root, args.seeds, args.algorithms)
+                results = report(args, root, previous)
                 _write(results, Path(args.out))
         print(f"[bench] all runs done in {time.time() - started:.0f} s", flush=True)
-    results = report(args, root, args.seeds, args.algorithms)
+    results = report(args, root, previous)
     _write(results, Path(args.out))
     plot(results, Path(args.out).with_suffix(".png"), args.splits)
     print(json.dumps({a: s for a, s in results["summary"].items()}, indent=2))

@@ -1,4 +1,5 @@
-"""bench/learning.py's bookkeeping: a run is reused only with the settings asked for; the Wilson interval."""
+"""bench/learning.py's bookkeeping: a run is reused only with the settings asked for, the committed report keeps
+completed runs across checkouts, seeds per algorithm; the Wilson interval."""
 
 from __future__ import annotations
 
@@ -49,3 +50,37 @@ def test_wilson_interval_by_hand(learning):
     # 30 of 100: centre (0.3 + 1.96²/200) / (1 + 1.96²/100), half-width 1.96·√(0.0021 + 1.96²/40000) / (1 + 1.96²/100)
     w = learning.wilson(30, 100)
     assert w["lo"] == pytest.approx(0.21895, abs=1e-4) and w["hi"] == pytest.approx(0.39586, abs=1e-4)
+
+
+def _parsed(learning, tmp_path: Path, *extra: str):
+    return learning.parser().parse_args(["--runs", str(tmp_path / "runs"), "--out", str(tmp_path / "learning.json"), *extra])
+
+
+def test_seeds_of_gives_one_algorithm_more_seeds(learning, tmp_path):
+    args = _parsed(learning, tmp_path, "--algorithms", "grpo", "seed", "sdar", "--seeds", "0", "1", "2",
+                   "--seeds-of", "grpo=0-4", "seed=0,1,2,5")
+    assert learning.seeds_of(args) == {"grpo": [0, 1, 2, 3, 4], "seed": [0, 1, 2, 5], "sdar": [0, 1, 2]}
+    bad = _parsed(learning, tmp_path, "--algorithms", "grpo", "--seeds-of", "seed=0-4")
+    with pytest.raises(SystemExit, match="--seeds-of 'seed=0-4'"):
+        learning.seeds_of(bad)
+
+
+def test_the_committed_report_keeps_completed_runs_made_with_the_same_settings(learning, tmp_path):
+    args = _parsed(learning, tmp_path, "--algorithms", "grpo", "seed", "--updates", "100", "--lr", "1e-4")
+    entry = {"status": "completed", "updates_done": 100, "curve": {"valid_seen": [[0, 0.25], [100, 0.4]],
+             "valid_unseen": [[0, 0.2], [100, 0.3]]}, "final": {"valid_seen": [0.4, 120], "valid_unseen": [0.3, 120]},
+             "start": {"valid_seen": [0.25, 120], "valid_unseen": [0.2, 120]}, "invalid_action_rate_eval_final": 0.1}
+    unfinished = {**entry, "status": "running", "updates_done": 40}
+    report = {"settings": {**learning.report_settings(args), "seeds": [0, 1]},
+              "algorithms": {"grpo": {"0": entry, "1": unfinished}}}
+    out = tmp_path / "learning.json"
+    out.write_text(json.dumps(report), encoding="utf-8")
+    previous = learning.previous_entries(out, args)
+    assert list(previous) == [("grpo", 0)]  # the unfinished run is made again
+    rebuilt = learning.report(args, tmp_path / "runs", previous)
+    assert list(rebuilt["algorithms"]["grpo"]) == ["0"]
+    assert rebuilt["algorithms"]["grpo"]["0"]["curve"] == entry["curve"]
+    assert rebuilt["summary"]["grpo"]["valid_seen"]["final_across_seeds"]["mean"] == pytest.approx(0.4)
+    # the same report made at another learning rate keeps nothing
+    other = _parsed(learning, tmp_path, "--algorithms", "grpo", "seed", "--updates", "100", "--lr", "3e-4")
+    assert learning.previous_entries(out, other) == {}
