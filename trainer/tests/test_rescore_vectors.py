@@ -18,9 +18,11 @@ EXPORT = DEFAULT_OUT / EXPORT_NAME
 
 
 def _close(actual: list[float], expected: list[float], tolerance: float) -> float:
+    """Within `tolerance` plus float32 rounding of the value's size: a log-prob of −16 computed by another CPU's
+    kernels (other vector widths, other summation order) differs by a few units in its last place, ~1e-6 each."""
     assert len(actual) == len(expected)
-    worst = max(abs(a - e) for a, e in zip(actual, expected))
-    assert worst <= tolerance, f"log-probs differ by {worst:.2e} (> {tolerance:.0e})"
+    worst = max(abs(a - e) - 1e-6 * abs(e) for a, e in zip(actual, expected))
+    assert worst <= tolerance, f"log-probs differ by {worst:.2e} beyond float32 rounding (> {tolerance:.0e})"
     return worst
 
 
