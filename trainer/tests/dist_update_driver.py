@@ -14,7 +14,7 @@ from pathlib import Path
 
 import torch
 
-from seed_trainer import dist
+from seed_trainer import dist, sharding
 from seed_trainer.analysis import self_analyze
 from seed_trainer.analyzers import ANALYSIS_PROMPT_TOKENS
 from seed_trainer.analyzers.oracle import OracleAnalyzer
@@ -35,6 +35,9 @@ def main(experiment: str, out: str) -> None:
     source = make_task_source(config.environment.name, **config.environment.options)
     policy = Policy.load(config.resolved_model())
     dist.copy_weights_from_main(ranks, policy.model)
+    sharded = ranks.distributed and config.distributed.strategy == "fsdp"
+    if sharded:
+        sharding.shard_policy(policy)
     optimizer = torch.optim.AdamW(
         [p for p in policy.model.parameters() if p.requires_grad], lr=config.rl.lr, weight_decay=config.rl.weight_decay
     )
@@ -71,20 +74,27 @@ def main(experiment: str, out: str) -> None:
     episodes = dist.gather_episodes(ranks, episodes, first_group)
     samples = [Sample(s, e.skill is not None and e.skill.valid) for e in episodes for s in e.steps]
     result = ppo_update(policy, optimizer, samples, config, LossSettings.for_algorithm(config), rng, ranks=ranks)
+    if sharded:  # every rank takes part in gathering the shards; the inference copy must follow the update
+        weights = {name: t.reshape(-1).tolist() for name, t in sharding.full_named_parameters(policy.model)}
+        sharding.refresh_inference_copy(policy)
+        copy = dict(policy.inference_model.named_parameters())
+        assert all(torch.equal(copy[n].reshape(-1), torch.tensor(v, dtype=copy[n].dtype)) for n, v in weights.items())
     if ranks.main:
-        weights = {name: p.detach().reshape(-1).tolist() for name, p in policy.model.named_parameters() if p.requires_grad}
+        if not sharded:
+            weights = {name: p.detach().reshape(-1).tolist() for name, p in policy.model.named_parameters() if p.requires_grad}
         Path(out).write_text(json.dumps({
             "world": ranks.world,
             "metrics": result.metrics,
             "groups": [[e.group, e.index, [s.response_ids for s in e.steps]] for e in episodes],
             "advantages": [s.advantage for e in episodes for s in e.steps],
             "weights": weights,
+            "sharded": sharded,
         }), encoding="utf-8")
-    else:  # every rank took the same step: its weights must be rank 0's
+    elif not sharded:  # every rank took the same step: its weights must be rank 0's
         mine = torch.cat([p.detach().reshape(-1) for p in policy.model.parameters() if p.requires_grad])
         theirs = dist.broadcast(ranks, None, "comparing weights")
         assert torch.equal(mine, theirs), f"rank {ranks.rank}'s weights differ from rank 0's after the update"
-    if ranks.main and ranks.distributed:
+    if ranks.main and ranks.distributed and not sharded:
         dist.broadcast(ranks, torch.cat([p.detach().reshape(-1) for p in policy.model.parameters() if p.requires_grad]),
                        "comparing weights")
     dist.stop(ranks)

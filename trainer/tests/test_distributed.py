@@ -95,11 +95,13 @@ class VariedTasks(counter_env.CounterTasks):
 '''
 
 
-def test_two_processes_make_the_one_process_update(tmp_path, tiny_policy_dir):
+@pytest.mark.parametrize("strategy", ["replicate", "fsdp"])
+def test_two_processes_make_the_one_process_update(tmp_path, tiny_policy_dir, strategy):
+    """`fsdp`: FSDP2 runs on gloo (CPU), with the same numbers as one process."""
     (tmp_path / "varied_env.py").write_text(VARIED_ENV, encoding="utf-8")
     path = _experiment(tmp_path, tiny_policy_dir, environment="varied_env:VariedTasks",
                        model={"path": str(tiny_policy_dir), "device": "cpu", "dtype": "float32"},
-                       opd={"skill_source": "oracle"})
+                       opd={"skill_source": "oracle"}, distributed={"strategy": strategy})
     results = {}
     for nproc in (1, 2):
         out = tmp_path / f"update-{nproc}.json"
@@ -109,6 +111,7 @@ def test_two_processes_make_the_one_process_update(tmp_path, tiny_policy_dir):
         results[nproc] = json.loads(out.read_text())
     one, two = results[1], results[2]
     assert one["world"] == 1 and two["world"] == 2
+    assert not one["sharded"] and two["sharded"] == (strategy == "fsdp")
     assert two["groups"] == one["groups"]  # the same episodes, in the same order, with update-wide group ids
     assert sorted({g for g, _, _ in two["groups"]}) == [0, 1, 2]
     assert two["advantages"] == pytest.approx(one["advantages"], abs=1e-6)
