@@ -151,8 +151,11 @@ def save_sharded(directory: Path, policy, optimizer: torch.optim.Optimizer, *, m
     dcp.save({"model": model_state, "optimizer": optimizer_state}, checkpoint_id=str(Path(directory) / DCP_DIR))
     full = get_model_state_dict(policy.model, options=StateDictOptions(full_state_dict=True, cpu_offload=True))
     if main:
-        inner = {name.removeprefix("inner."): tensor for name, tensor in full.items()}
-        policy.model.inner.save_pretrained(directory, state_dict=inner)
+        model = policy.model.inner
+        # a tied output layer is the embedding: saved once, under the name Hugging Face saves it by
+        kept = {name for name, _ in model.named_parameters()} | {name for name, _ in model.named_buffers()}
+        inner = {name: tensor for key, tensor in full.items() if (name := key.removeprefix("inner.")) in kept}
+        model.save_pretrained(directory, state_dict=inner)
         policy.tokenizer.save_pretrained(directory)
 
 

@@ -2,7 +2,9 @@
 stages/train.py, except that each task group is rolled out on its own with a seed of its own, so one process and
 several produce the same episodes and the updates can be compared number for number.
 
-usage: python dist_update_driver.py EXPERIMENT OUT_JSON
+usage: python dist_update_driver.py EXPERIMENT OUT_JSON [poison]
+`poison`: the first sample's first π_old log-prob is NaN, so its micro-batch's loss is not finite (the step that
+holds it must be skipped on every rank).
 Rank 0 writes {metrics, weights: {name: flat list}, groups: [...], samples} to OUT_JSON.
 """
 
@@ -28,7 +30,7 @@ from seed_trainer.teacher import teacher_pass
 from seed_trainer.update import LossSettings, Sample, ppo_update
 
 
-def main(experiment: str, out: str) -> None:
+def main(experiment: str, out: str, poison: bool = False) -> None:
     config = load_experiment(experiment)
     ranks = dist.start("cpu")
     rng = seed_everything(config.seed)
@@ -73,6 +75,9 @@ def main(experiment: str, out: str) -> None:
 
     episodes = dist.gather_episodes(ranks, episodes, first_group)
     samples = [Sample(s, e.skill is not None and e.skill.valid) for e in episodes for s in e.steps]
+    if poison:
+        samples[0].step.old_logp = samples[0].step.old_logp.clone()
+        samples[0].step.old_logp[0] = float("nan")
     result = ppo_update(policy, optimizer, samples, config, LossSettings.for_algorithm(config), rng, ranks=ranks)
     if sharded:  # every rank takes part in gathering the shards; the inference copy must follow the update
         weights = {name: t.reshape(-1).tolist() for name, t in sharding.full_named_parameters(policy.model)}
@@ -101,4 +106,4 @@ def main(experiment: str, out: str) -> None:
 
 
 if __name__ == "__main__":
-    main(sys.argv[1], sys.argv[2])
+    main(sys.argv[1], sys.argv[2], poison=sys.argv[3:] == ["poison"])

@@ -411,7 +411,12 @@ def _train_loop(
     )
     writer.event("info", f"policy on {policy.device} (compute {str(policy.compute_dtype).removeprefix('torch.')}); "
                  f"{sum(p.numel() for p in policy.model.parameters() if p.requires_grad):,} trainable parameters")
-    for warning in memory_warnings(policy, config) if ranks.main else ():
+    if config.distributed.strategy == "fsdp" and not ranks.distributed:
+        writer.event("info", "distributed.strategy fsdp with one process: nothing to shard, the policy trains whole")
+    elif sharded:
+        writer.event("info", f"full fine-tune sharded over {ranks.world} processes (FSDP2); rollouts and scoring on "
+                     "an unsharded inference copy")
+    for warning in memory_warnings(policy, config, shards=ranks.world if sharded else 1) if ranks.main else ():
         writer.event("warning", warning, code="memory")
 
     for update in range(first, config.updates + 1):
