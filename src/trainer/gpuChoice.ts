@@ -9,7 +9,8 @@ import type { CudaDevice } from './trainerProbe';
 import { formatGiB, type GpuInfo } from './gpuQuery';
 import { estimateTrainingMemory, fitWarnings, readModelShape, trainingSettings, type MemoryEstimate } from './memoryEstimate';
 
-export type ExperimentEstimate = { ok: true; estimate: MemoryEstimate } | { ok: false; reason: string };
+/** `estimate` is for one process; `forProcesses(n)` for each of n (smaller per GPU when the experiment shards). */
+export type ExperimentEstimate = { ok: true; estimate: MemoryEstimate; forProcesses: (n: number) => MemoryEstimate } | { ok: false; reason: string };
 
 /** The folder of the experiment's policy: a built-in (shipped with the trainer) or a local folder; a hub id has none. */
 export function policyFolder(modelPath: string, experimentDir: string, builtinRoot: string): string | undefined {
@@ -34,7 +35,9 @@ export function experimentEstimate(text: string, file: string, extensionRoot: st
   const folder = policyFolder(modelPath, path.dirname(file), builtinRoot);
   if (!folder) return { ok: false, reason: `no estimate: model.path ${modelPath} is a hub id, not a local folder whose weights can be counted` };
   try {
-    return { ok: true, estimate: estimateTrainingMemory(readModelShape(folder), trainingSettings(data, schema)) };
+    const shape = readModelShape(folder);
+    const settings = trainingSettings(data, schema);
+    return { ok: true, estimate: estimateTrainingMemory(shape, settings), forProcesses: (n) => estimateTrainingMemory(shape, settings, n) };
   } catch (error) {
     return { ok: false, reason: `no estimate for model.path ${modelPath}: ${(error as Error).message}` };
   }
@@ -72,5 +75,8 @@ export function launchWarning(estimate: MemoryEstimate | undefined, picked: read
   if (!estimate) return undefined;
   const problems = fitWarnings(estimate, picked);
   if (problems.length === 0) return undefined;
-  return `This run may not fit: ${problems.join('; ')}. The run needs ${estimate.summary}. Each GPU holds a whole replica of the model under torchrun.`;
+  const layout = estimate.sharded
+    ? `Each of the ${estimate.processes} GPUs holds 1/${estimate.processes} of the fp32 training state (distributed.strategy: fsdp) and a whole copy of the weights in the compute dtype.`
+    : 'Each GPU holds a whole replica of the model under torchrun (distributed.strategy: fsdp shards a full fine-tune).';
+  return `This run may not fit: ${problems.join('; ')}. The run needs ${estimate.summary}. ${layout}`;
 }

@@ -1,7 +1,8 @@
 // An estimate of the GPU memory one training process of an experiment needs, for "SEED: Train" to warn before a
 // launch that cannot fit. It is an estimate, and says so: the training state is exact arithmetic on the parameter
 // count (the trainer's memory.training_bytes: 18 bytes per parameter for a full fine-tune, compute-dtype base + 16
-// bytes per adapter parameter for LoRA; docs/trainer.md "Memory"); activations, logits and the rollout KV cache are
+// bytes per adapter parameter for LoRA; sharded over N GPUs with distributed.strategy fsdp, memory.
+// sharded_training_bytes; docs/trainer.md "Memory"); activations, logits and the rollout KV cache are
 // rough (transformer activation sizes per token as in Korthikanti et al. 2022 with fused attention, no
 // fragmentation, no CUDA context). Parameters are counted from the model folder's safetensors headers, so any
 // architecture counts exactly. Defaults of unset experiment fields come from schemas/experiment.schema.json.
@@ -24,6 +25,8 @@ export interface ModelShape {
   vocabSize?: number;
   /** Key/value width per token and layer (heads × head dim). */
   kvWidth?: number;
+  /** Parameters of the largest decoder layer (`….layers.N.…` tensors): what FSDP all-gathers at a time. */
+  largestLayerParameters?: number;
 }
 
 /** The tensors of one safetensors file (its JSON header: name → dtype, shape, offsets). */
@@ -51,14 +54,19 @@ export function readModelShape(dir: string): ModelShape {
   if (files.length === 0 || !files.every((file) => existsSync(file))) throw new Error(`${dir}: no safetensors weights (model.safetensors or its index) to count parameters from`);
   let parameters = 0;
   const matrices: ModelShape['matrices'] = [];
+  const layers = new Map<string, number>();
   for (const file of files) {
     for (const [name, tensor] of Object.entries(safetensorsHeader(file))) {
       if (name === '__metadata__' || !Array.isArray(tensor.shape)) continue;
-      parameters += tensor.shape.reduce((a, b) => a * b, 1);
+      const count = tensor.shape.reduce((a, b) => a * b, 1);
+      parameters += count;
       if (tensor.shape.length === 2) matrices.push({ name, rows: tensor.shape[0]!, cols: tensor.shape[1]! });
+      const layer = /^(.*\.layers\.\d+)\./.exec(name)?.[1];
+      if (layer) layers.set(layer, (layers.get(layer) ?? 0) + count);
     }
   }
   const shape: ModelShape = { parameters, matrices };
+  if (layers.size > 0) shape.largestLayerParameters = Math.max(...layers.values());
   const configFile = path.join(dir, 'config.json');
   if (existsSync(configFile)) {
     const config = JSON.parse(readFileSync(configFile, 'utf8')) as Record<string, unknown>;
@@ -86,6 +94,8 @@ export interface TrainingSettings {
   maxPromptTokens: number;
   maxResponseTokens: number;
   generationBatchSize: number;
+  /** distributed.strategy: how several processes hold the model (`fsdp` shards a full fine-tune). */
+  strategy: 'replicate' | 'fsdp';
 }
 
 type Section = Record<string, unknown>;
@@ -104,6 +114,7 @@ export function trainingSettings(experiment: unknown, schema: Section): Training
   const model = section('model', 'ModelConfig');
   const rollout = section('rollout', 'RolloutConfig');
   const rl = section('rl', 'RlConfig');
+  const distributed = section('distributed', 'DistributedConfig');
   const lora = model.lora && typeof model.lora === 'object' ? { ...defaultsOf(schema, 'LoraConfig'), ...(model.lora as Section) } : undefined;
   const number = (value: unknown, fallback: number): number => (typeof value === 'number' && Number.isFinite(value) ? value : fallback);
   const targets = lora?.target_modules;
@@ -116,6 +127,7 @@ export function trainingSettings(experiment: unknown, schema: Section): Training
     maxPromptTokens: number(rollout.max_prompt_tokens, 2048),
     maxResponseTokens: number(rollout.max_response_tokens, 512),
     generationBatchSize: number(rollout.generation_batch_size, 64),
+    strategy: distributed.strategy === 'fsdp' ? 'fsdp' : 'replicate',
   };
 }
 
@@ -134,8 +146,11 @@ export function loraParameters(shape: ModelShape, lora: NonNullable<TrainingSett
 }
 
 export interface MemoryEstimate {
-  /** Weights, gradients, optimizer state and reference: exact given the parameter count. */
+  /** Weights, gradients, optimizer state and reference per process: exact given the parameter count. */
   stateBytes: number;
+  /** Processes the estimate is for, and whether their training state is sharded (FSDP) rather than replicated. */
+  processes: number;
+  sharded: boolean;
   /** Activations and logits of one micro-batch in the backward pass (rough); undefined without config.json sizes. */
   activationBytes: number | undefined;
   /** KV cache of one generation batch (rough); undefined without config.json sizes. */
@@ -149,12 +164,26 @@ export interface MemoryEstimate {
   summary: string;
 }
 
-export function estimateTrainingMemory(shape: ModelShape, settings: TrainingSettings): MemoryEstimate {
+/**
+ * Per process of a full fine-tune sharded over `shards` processes (seed_trainer/memory.py sharded_training_bytes):
+ * the 16 bytes of master weight, gradient and AdamW moments split N ways; the frozen reference and the unsharded
+ * inference copy whole in the compute dtype; two decoder layers all-gathered, each with its fp32 gradient.
+ */
+export function shardedStateBytes(parameters: number, largestLayer: number, computeBytes: number, shards: number): number {
+  return Math.ceil((parameters * MASTER_BYTES) / shards) + parameters * 2 * computeBytes + 2 * largestLayer * (computeBytes + 4);
+}
+
+/** The estimate for one process of a run of `processes` (several: under torchrun, sharded with `strategy: fsdp`). */
+export function estimateTrainingMemory(shape: ModelShape, settings: TrainingSettings, processes = 1): MemoryEstimate {
   const computeBytes = settings.dtype === 'float32' ? 4 : 2; // auto: bfloat16 or float16 on a CUDA device
   const trainable = settings.lora ? loraParameters(shape, settings.lora) : shape.parameters;
+  // LoRA is never sharded (the experiment schema refuses fsdp with LoRA); one process has nothing to shard.
+  const sharded = settings.strategy === 'fsdp' && !settings.lora && processes > 1;
   // seed_trainer/memory.py training_bytes: LoRA keeps the frozen base in the compute dtype; a full fine-tune keeps
   // fp32 master weights, gradients and AdamW moments plus a frozen reference copy in the compute dtype.
-  const stateBytes = settings.lora ? shape.parameters * computeBytes + trainable * MASTER_BYTES : shape.parameters * (MASTER_BYTES + computeBytes);
+  const stateBytes = sharded
+    ? shardedStateBytes(shape.parameters, shape.largestLayerParameters ?? 0, computeBytes, processes)
+    : settings.lora ? shape.parameters * computeBytes + trainable * MASTER_BYTES : shape.parameters * (MASTER_BYTES + computeBytes);
   const sequence = settings.maxPromptTokens + settings.maxResponseTokens;
   const tokens = settings.microBatchTokens ?? settings.microBatchSize * sequence;
   const { hiddenSize: hidden, layers, vocabSize: vocab, kvWidth } = shape;
@@ -169,14 +198,14 @@ export function estimateTrainingMemory(shape: ModelShape, settings: TrainingSett
     if (kvWidth) kvCacheBytes = settings.generationBatchSize * sequence * layers * 2 * kvWidth * computeBytes;
   }
   const totalBytes = stateBytes + Math.max(activationBytes ?? 0, kvCacheBytes ?? 0);
-  const parts = [`${gib(stateBytes)} weights, gradients, optimizer state and reference (${(shape.parameters / 1e9).toFixed(2)} B parameters${settings.lora ? `, ${(trainable / 1e6).toFixed(1)} M in LoRA adapters` : ''})`];
+  const parts = [`${gib(stateBytes)} weights, gradients, optimizer state and reference (${(shape.parameters / 1e9).toFixed(2)} B parameters${settings.lora ? `, ${(trainable / 1e6).toFixed(1)} M in LoRA adapters` : ''}${sharded ? `, sharded over ${processes} GPUs` : ''})`];
   if (activationBytes !== undefined) parts.push(`${gib(activationBytes)} activations and logits for ${tokens.toLocaleString('en-US')} tokens per micro-batch`);
   if (kvCacheBytes !== undefined) parts.push(`${gib(kvCacheBytes)} KV cache while generating`);
   const summary = `about ${gib(totalBytes)} per GPU (an estimate: ${parts.join('; ')}${activationBytes === undefined ? '; activations not counted: the model has no config.json sizes' : ''})`;
-  return { stateBytes, activationBytes, kvCacheBytes, totalBytes, parameters: shape.parameters, trainableParameters: trainable, computeBytes, summary };
+  return { stateBytes, processes, sharded, activationBytes, kvCacheBytes, totalBytes, parameters: shape.parameters, trainableParameters: trainable, computeBytes, summary };
 }
 
-/** What to warn about when the GPUs picked cannot hold the estimate (each process keeps a whole replica). */
+/** What to warn about when the GPUs picked cannot hold the estimate (one process per GPU). */
 export function fitWarnings(estimate: Pick<MemoryEstimate, 'totalBytes'>, gpus: ReadonlyArray<{ index: number; name: string; totalBytes: number; freeBytes?: number }>): string[] {
   const warnings: string[] = [];
   for (const gpu of gpus) {

@@ -13,6 +13,7 @@ import type { RunLifetime } from './trainerHost';
 import { STAGE_CHOICES, type StageChoice } from './trainerProcess';
 import { summarizeProbe } from './trainerProbe';
 import { experimentEstimate, gpuPickItems, gpusOf, launchWarning } from './gpuChoice';
+import type { MemoryEstimate } from './memoryEstimate';
 import { queryGpus } from './gpuQuery';
 import { isLive, pickRun as pickRunOf, type RunEntry } from '../runsModel';
 import { refuseWhenUntrusted } from '../trust';
@@ -133,16 +134,19 @@ async function pickGpus(services: Services, extensionRoot: string, python: strin
   const gpus = gpusOf(query, probed);
   if (gpus.length === 0) return requested;
   const estimated = experimentEstimate(experiment.text, experiment.file, extensionRoot);
-  const estimate = estimated.ok ? estimated.estimate : undefined;
+  // Per GPU: one process's share; with distributed.strategy fsdp it shrinks with the GPUs picked, so the list is
+  // checked against the share over all of them and the launch against the share over those picked.
+  const forProcesses = (n: number): MemoryEstimate | undefined => (estimated.ok ? estimated.forProcesses(n) : undefined);
+  const estimate = forProcesses(1);
   services.log.info(`memory: ${estimated.ok ? estimated.estimate.summary : estimated.reason}`);
   let chosen = requested;
   if (!chosen && gpus.length > 1) {
-    const items = gpuPickItems(gpus, estimate);
+    const items = gpuPickItems(gpus, forProcesses(gpus.length)?.sharded ? forProcesses(gpus.length) : estimate);
     const picked = await vscode.window.showQuickPick(
       items.map((item) => ({ ...item, picked: item.fits })),
       {
         title: `SEED: Train — GPUs (the run needs ${estimate ? estimate.summary : `an unknown amount: ${estimated.ok ? '' : estimated.reason}`})`,
-        placeHolder: 'GPUs to train on (several: one process per GPU under torchrun, each with a whole replica)',
+        placeHolder: 'GPUs to train on (several: one process per GPU under torchrun, each with a whole replica, or a shard with distributed.strategy: fsdp)',
         canPickMany: true,
       },
     );
@@ -150,7 +154,7 @@ async function pickGpus(services: Services, extensionRoot: string, python: strin
     chosen = picked.map((item) => item.index);
   }
   const onDevices = chosen ? gpus.filter((gpu) => chosen.includes(gpu.index)) : gpus.slice(0, 1);
-  const warning = launchWarning(estimate, onDevices);
+  const warning = launchWarning(forProcesses(onDevices.length), onDevices);
   if (warning) {
     const answer = await vscode.window.showWarningMessage(`SEED: ${warning}`, { modal: true, detail: 'Lower rl.micro_batch_size or set rl.micro_batch_tokens, turn on model.gradient_checkpointing, or train LoRA adapters (model.lora).' }, 'Train Anyway');
     if (answer !== 'Train Anyway') return null;

@@ -10,7 +10,8 @@ import path from 'node:path';
 import { after, test } from 'node:test';
 import { parse as parseYaml } from 'yaml';
 import { parseNvidiaSmi, queryGpus } from '../../src/trainer/gpuQuery';
-import { GIB, estimateTrainingMemory, fitWarnings, loraParameters, readModelShape, trainingSettings } from '../../src/trainer/memoryEstimate';
+import { GIB, estimateTrainingMemory, fitWarnings, loraParameters, readModelShape, shardedStateBytes, trainingSettings } from '../../src/trainer/memoryEstimate';
+import { experimentEstimate, launchWarning } from '../../src/trainer/gpuChoice';
 import { repoRoot } from './repoPaths';
 
 const fixtures = path.join(repoRoot, 'test', 'fixtures', 'nvidia-smi');
@@ -147,6 +148,46 @@ test('estimate: the Qwen2.5-0.5B shape gives the docs table (8.3 GiB full; LoRA 
   assert.match(full.summary, /^about \d+\.\d GiB per GPU \(an estimate: 8\.3 GiB weights, gradients, optimizer state and reference \(0\.49 B parameters\); .* activations and logits for 20,480 tokens per micro-batch; .* KV cache while generating\)$/);
   const fp32 = estimateTrainingMemory(shape, trainingSettings(parseYaml('model: {path: x, dtype: float32}'), schema));
   assert.equal(fp32.stateBytes, shape.parameters * 20);
+});
+
+test('estimate: distributed.strategy fsdp divides the fp32 state by the GPUs, keeps two whole compute-dtype copies and two gathered layers', () => {
+  const shape = readModelShape(qwen05bFolder());
+  // one decoder layer: q 896·896+896, k and v 128·896+128, o 896·896, MLP 3·896·4864, two norms of 896
+  assert.equal(shape.largestLayerParameters, 896 * 896 + 896 + 2 * (128 * 896 + 128) + 896 * 896 + 3 * 896 * 4864 + 2 * 896);
+  assert.equal(shape.largestLayerParameters, 14_912_384);
+  const fsdp = trainingSettings(parseYaml('model: {path: x}\ndistributed: {strategy: fsdp}'), schema);
+  assert.equal(fsdp.strategy, 'fsdp');
+  // by hand: 494 032 768 · 16 / 8 + 494 032 768 · 2 · 2 + 2 · 14 912 384 · (2 + 4)
+  assert.equal(shardedStateBytes(494_032_768, 14_912_384, 2, 8), 988_065_536 + 1_976_131_072 + 178_948_608);
+  const eight = estimateTrainingMemory(shape, fsdp, 8);
+  assert.equal(eight.stateBytes, 3_143_145_216);
+  assert.equal((eight.stateBytes / GIB).toFixed(2), '2.93');
+  assert.ok(eight.sharded && eight.processes === 8);
+  assert.match(eight.summary, /2\.9 GiB weights, gradients, optimizer state and reference \(0\.49 B parameters, sharded over 8 GPUs\)/);
+  // one process has nothing to shard; replicate keeps a whole replica per GPU; LoRA is never sharded
+  const replicated = estimateTrainingMemory(shape, trainingSettings(parseYaml('model: {path: x}'), schema), 8);
+  assert.equal(estimateTrainingMemory(shape, fsdp, 1).stateBytes, replicated.stateBytes);
+  assert.equal(replicated.stateBytes, 494_032_768 * 18);
+  assert.ok(!replicated.sharded);
+  const lora = trainingSettings(parseYaml('model: {path: x, lora: {r: 16}}'), schema);
+  assert.equal(estimateTrainingMemory(shape, lora, 2).stateBytes, estimateTrainingMemory(shape, lora).stateBytes);
+});
+
+test('launch: a full fine-tune that needs more than a GPU as a replica fits when sharded over the GPUs picked', () => {
+  const dir = qwen05bFolder();
+  const text = `model: {path: ${JSON.stringify(dir)}, gradient_checkpointing: true}\nrl: {micro_batch_tokens: 1024}\ndistributed: {strategy: fsdp}`;
+  const estimated = experimentEstimate(text, path.join(scratch, 'x.seed.yaml'), repoRoot);
+  assert.ok(estimated.ok, estimated.ok ? '' : estimated.reason);
+  const one = estimated.forProcesses(1);
+  const four = estimated.forProcesses(4);
+  assert.equal(one.stateBytes - four.stateBytes, 494_032_768 * 18 - shardedStateBytes(494_032_768, 14_912_384, 2, 4));
+  // a GPU with room between the two: warned about one replica, not about a quarter of the state
+  const room = (one.totalBytes + four.totalBytes) / 2;
+  const gpus = [0, 1, 2, 3].map((index) => ({ index, name: 'G', totalBytes: room, freeBytes: room }));
+  assert.match(launchWarning(one, gpus.slice(0, 1)) ?? '', /whole replica/);
+  assert.equal(launchWarning(four, gpus), undefined);
+  const tight = gpus.map((gpu) => ({ ...gpu, freeBytes: four.totalBytes - 1 }));
+  assert.match(launchWarning(four, tight) ?? '', /Each of the 4 GPUs holds 1\/4 of the fp32 training state/);
 });
 
 test('estimate: the shipped tiny policy is counted from its weights; a folder without weights is a clear error', () => {

@@ -3,7 +3,8 @@
 A checkpoint directory (docs/run-format.md §10) holds:
 - the Hugging Face `save_pretrained` output of the model — full weights, or with LoRA the adapter only (its
   `adapter_config.json` names the base model) — and the tokenizer with its chat template;
-- `optimizer.pt`: the AdamW state;
+- `optimizer.pt`: the AdamW state; under `distributed.strategy: fsdp` instead `distributed/`, the sharded model and
+  optimizer state as torch.distributed.checkpoint writes it (every rank its shards), next to the full-weight export;
 - `rng_state.pt`: the RNG states — Python's global `random`, the loop's own `random.Random` (mini-batch shuffle),
   torch CPU and every CUDA device (sampling);
 - `trainer_state.json`: the update counter, whether the weights are an adapter and of which base model, the byte size
@@ -82,11 +83,14 @@ def save_checkpoint(
     base_model: str,
     files: dict[str, int],
     rank_rng: list[dict[str, Any]] | None = None,
+    sharded: bool = False,
 ) -> None:
     """Everything `resume` needs, into `directory` (the writer's temporary checkpoint directory). `rank_rng`: every
-    rank's sampling RNG state under torchrun (dist.rank_rng_states)."""
-    save_model(directory, policy)
-    torch.save(optimizer.state_dict(), directory / OPTIMIZER_FILE)
+    rank's sampling RNG state under torchrun (dist.rank_rng_states). `sharded`: the model and optimizer state were
+    written by every rank (sharding.save_sharded); this writes the rest."""
+    if not sharded:
+        save_model(directory, policy)
+        torch.save(optimizer.state_dict(), directory / OPTIMIZER_FILE)
     torch.save(capture_rng(loop_rng), directory / RNG_FILE)
     if rank_rng is not None:
         torch.save(rank_rng, directory / RANK_RNG_FILE)
@@ -206,15 +210,21 @@ def _load_weights(model: torch.nn.Module, directory: Path) -> None:
 
 def load_training_state(
     directory: Path, policy: Policy, optimizer: torch.optim.Optimizer, loop_rng: random.Random,
-    *, rank: int = 0, world: int = 1,
+    *, rank: int = 0, world: int = 1, sharded: bool = False,
 ) -> dict[str, Any]:
     """Put the checkpoint's weights, optimizer state and RNG states back; returns its trainer_state.json. Under
     torchrun each rank loads the same files and takes its own sampling RNG state when the checkpoint was written by
-    as many ranks; otherwise ranks other than 0 keep the seed they were given (the run goes on, not bit-exactly)."""
+    as many ranks; otherwise ranks other than 0 keep the seed they were given (the run goes on, not bit-exactly).
+    `sharded`: every rank loads its shards of the model and optimizer state (sharding.load_sharded)."""
     directory = Path(directory)
     state = read_state(directory)
-    _load_weights(policy.model, directory)
-    optimizer.load_state_dict(torch.load(directory / OPTIMIZER_FILE, map_location=policy.device, weights_only=True))
+    if sharded:
+        from seed_trainer.sharding import load_sharded
+
+        load_sharded(directory, policy, optimizer)
+    else:
+        _load_weights(policy.model, directory)
+        optimizer.load_state_dict(torch.load(directory / OPTIMIZER_FILE, map_location=policy.device, weights_only=True))
     restore_rng(torch.load(directory / RNG_FILE, weights_only=True), loop_rng)
     ranks_file = directory / RANK_RNG_FILE
     if world > 1:

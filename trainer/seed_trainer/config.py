@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator, model_validator
 
 from seed_trainer.envs.catalog import schema_extension as environments_schema_extension
 
@@ -23,6 +23,16 @@ CROSS_FIELD_RULES: list[tuple[str, str, list[str], str]] = [
     ("algorithm", "sdar", ["sdar.skill_bank"], "`sdar` needs `sdar.skill_bank`: a folder of markdown skill files"),
     ("analyzer.kind", "external", ["analyzer.base_url", "analyzer.model"],
      "`external` needs `analyzer.base_url` and `analyzer.model`"),
+]
+
+
+# Settings that cannot go together: when the field holds the value, `then` (a JSON Schema) must hold as well. Exported
+# into the same `allOf`, so the editor and the trainer report them at the field, with the description.
+EXCLUSIVE_RULES: list[tuple[str, str, dict[str, Any], str]] = [
+    ("distributed.strategy", "fsdp", {"properties": {"model": {"properties": {"lora": {"type": "null"}}}}},
+     "`fsdp` shards a full fine-tune; LoRA trains with `replicate` (its adapters are small: every process keeps them)"),
+    ("distributed.strategy", "fsdp", {"properties": {"rollout": {"properties": {"engine": {"const": "hf"}}}}},
+     "`fsdp` generates with `rollout.engine: hf`; the vLLM engine is not fed from sharded weights yet"),
 ]
 
 
@@ -48,12 +58,34 @@ def _merge(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def _dotted(config: Any, field: str) -> Any:
+    for part in field.split("."):
+        config = getattr(config, part)
+    return config
+
+
+def _holds(config: Any, then: dict[str, Any]) -> bool:
+    """Whether the validated `config` satisfies an EXCLUSIVE_RULES `then` (its `null` / `const` leaves)."""
+    for name, sub in then.get("properties", {}).items():
+        value = getattr(config, name)
+        if "properties" in sub:
+            if not _holds(value, sub):
+                return False
+        elif sub.get("type") == "null" and value is not None:
+            return False
+        elif "const" in sub and value != sub["const"]:
+            return False
+    return True
+
+
 def _cross_field_schema(schema: dict[str, Any]) -> None:
     rules = []
     for field, value, needs, description in CROSS_FIELD_RULES:
         then: dict[str, Any] = {}
         for need in needs:
             then = _merge(then, _nested(need, {"type": "string", "minLength": 1}))
+        rules.append({"description": description, "if": _nested(field, {"const": value}), "then": then})
+    for field, value, then, description in EXCLUSIVE_RULES:
         rules.append({"description": description, "if": _nested(field, {"const": value}), "then": then})
     schema["allOf"] = rules
 
@@ -387,6 +419,18 @@ class CheckpointConfig(_Section):
     keep_last: int = Field(3, ge=1, description="Checkpoints kept; older ones are deleted after a new one is complete.")
 
 
+class DistributedConfig(_Section):
+    strategy: Literal["replicate", "fsdp"] = Field(
+        "replicate",
+        description=(
+            "Several processes under torchrun (one per GPU): `replicate` keeps a whole copy of the model, gradients "
+            "and optimizer state in every process (small models, LoRA); `fsdp` shards a full fine-tune's fp32 "
+            "weights, gradients and AdamW state over the processes (FSDP2, one shard group per decoder layer), so "
+            "each GPU holds about 1/N of them. Ignored by a single process. See docs/trainer.md, 'Several processes'."
+        ),
+    )
+
+
 class SdarConfig(_Section):
     skill_bank: str | None = Field(
         None,
@@ -429,6 +473,7 @@ class ExperimentConfig(_Section):
     eval: EvalConfig = Field(default_factory=EvalConfig)
     checkpoint: CheckpointConfig = Field(default_factory=CheckpointConfig)
     sdar: SdarConfig = Field(default_factory=SdarConfig)
+    distributed: DistributedConfig = Field(default_factory=DistributedConfig)
     report_to: list[Literal["tensorboard", "wandb"]] = Field(
         default_factory=list,
         json_schema_extra={"uniqueItems": True},
@@ -441,6 +486,13 @@ class ExperimentConfig(_Section):
 
     # Relative paths in the file (model.path, sdar.skill_bank, runs_dir) are relative to the file's folder.
     _base_dir: Path = PrivateAttr(default_factory=Path.cwd)
+
+    @model_validator(mode="after")
+    def _exclusive_settings(self) -> "ExperimentConfig":
+        for field, value, then, description in EXCLUSIVE_RULES:
+            if _dotted(self, field) == value and not _holds(self, then):
+                raise ValueError(f"{field}: {description}")
+        return self
 
     def resolve_path(self, value: str) -> Path:
         path = Path(value).expanduser()

@@ -111,7 +111,12 @@ def response_logprobs(
     """Log-probs [B, R] of the batch's response tokens (and their entropies) under `model`.
 
     Logits are divided by the sampling temperature, so the log-probs are those of the distribution that sampled.
+    A sharded model (sharding.ShardedPolicyModel) computes the same in its own forward, where FSDP's hooks wrap it.
     """
+    from seed_trainer.sharding import is_sharded
+
+    if is_sharded(model):
+        return model(batch.input_ids, batch.response_starts, batch.responses, temperature, with_entropy)
     hidden = model.get_decoder()(input_ids=batch.input_ids, use_cache=False).last_hidden_state  # [B, T, H]
     # Position i predicts token i+1: response token j of a row is predicted at column start − 1 + j.
     columns = batch.response_starts.unsqueeze(1) - 1 + torch.arange(batch.response_length, device=hidden.device)
@@ -152,6 +157,8 @@ class Policy:
         self.device = device
         self.compute_dtype = compute_dtype
         self._reference = reference  # None with LoRA: the reference is the model with adapters disabled
+        # Under distributed.strategy fsdp: the unsharded copy that generates and scores (sharding.py); None otherwise.
+        self.inference_model: PreTrainedModel | None = None
         if tokenizer.pad_token_id is None:
             tokenizer.pad_token = tokenizer.eos_token
         self.pad_id: int = tokenizer.pad_token_id
@@ -193,6 +200,11 @@ class Policy:
             if config.lora is not None:
                 model.enable_input_require_grads()
         return cls(model, tokenizer, device, reference, compute_dtype=dtype)
+
+    @property
+    def runner(self) -> PreTrainedModel:
+        """The model that generates and scores: the policy itself, or its unsharded inference copy under FSDP."""
+        return self.inference_model if self.inference_model is not None else self.model
 
     def autocast(self):
         """The forward-pass context: autocast to the compute dtype (nothing in fp32)."""
@@ -242,8 +254,9 @@ class Policy:
         applied, so the distribution that samples is the one `score` computes. `with_logprobs` also returns each
         sampled token's log-prob under that distribution, from the logits the sampling step saw (generate keeps every
         step's logits for that: B × steps × vocabulary floats — meant for small vocabularies)."""
-        was_training = self.model.training
-        self.model.eval()
+        runner = self.runner
+        was_training = runner.training
+        runner.eval()
         # More prompts than one batch: batch them by length, so short prompts are not left-padded to long ones.
         order = list(range(len(prompts)))
         if len(prompts) > batch_size:
@@ -258,7 +271,7 @@ class Policy:
                 for i, generation in zip(rows, batch):
                     results[i] = generation
         finally:
-            self.model.train(was_training)
+            runner.train(was_training)
         return results  # type: ignore[return-value]
 
     def _generate_batch(self, prompts, max_new_tokens, temperature, greedy, with_logprobs=False, min_new_tokens=0):
@@ -286,8 +299,8 @@ class Policy:
             # over a different length rounds differently, so a resumed run would no longer repeat its updates exactly.
             cache = None
             if self.device.type == "cpu":
-                cache = StaticCache(config=self.model.config, max_cache_len=width + max_new_tokens)
-            output = self.model.generate(
+                cache = StaticCache(config=self.runner.config, max_cache_len=width + max_new_tokens)
+            output = self.runner.generate(
                 input_ids=input_ids,
                 attention_mask=attention_mask,
                 generation_config=config,
@@ -340,10 +353,11 @@ class Policy:
         Rows are scored in micro-batches of similar length: at most `micro_batch_size` rows and, when `max_tokens` is
         set, at most that many padded tokens. Raises `NonFiniteError` when a log-prob is not finite."""
         out: list[torch.Tensor | None] = [None] * len(prompts)
-        context = self.reference_model() if reference else contextlib.nullcontext(self.model)
+        runner = self.runner
+        context = self.reference_model() if reference else contextlib.nullcontext(runner)
         lengths = [len(p) + len(r) for p, r in zip(prompts, responses)]
-        was_training = self.model.training
-        self.model.eval()
+        was_training = runner.training
+        runner.eval()
         try:
             with context as model, self.autocast():
                 for rows in plan_micro_batches(lengths, micro_batch_size, max_tokens):
@@ -358,5 +372,5 @@ class Policy:
                     for i, row in zip(rows, logp.float().cpu()):
                         out[i] = row[: len(responses[i])].clone()
         finally:
-            self.model.train(was_training)
+            runner.train(was_training)
         return out  # type: ignore[return-value]

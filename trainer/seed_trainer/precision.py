@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Iterable, Mapping
 
 import torch
+from torch.distributed.tensor import DTensor
 
 
 class NonFiniteError(RuntimeError):
@@ -58,17 +59,22 @@ def loss_terms_not_finite(terms: Mapping[str, torch.Tensor | float]) -> list[str
     return [name for name, value in terms.items() if not math.isfinite(float(value))]
 
 
+def _local(tensor: torch.Tensor) -> torch.Tensor:
+    """This process's shard of a sharded (FSDP) tensor: a check that runs on one rank must not start a collective."""
+    return tensor.to_local() if isinstance(tensor, DTensor) else tensor
+
+
 def first_non_finite_grad(named_parameters: Iterable[tuple[str, torch.nn.Parameter]]) -> str | None:
     """The name of the first parameter whose gradient holds a NaN or infinity (for the error message)."""
     for name, param in named_parameters:
-        if param.grad is not None and not bool(torch.isfinite(param.grad).all()):
+        if param.grad is not None and not bool(torch.isfinite(_local(param.grad)).all()):
             return name
     return None
 
 
 def first_non_finite_weight(model: torch.nn.Module) -> str | None:
     for name, param in model.named_parameters():
-        if not bool(torch.isfinite(param).all()):
+        if not bool(torch.isfinite(_local(param.detach())).all()):
             return name
     return None
 
@@ -93,7 +99,11 @@ def guarded_step(
     params = [p for p in model.parameters() if p.requires_grad]
     bad_terms = sorted(set(bad_terms))
     scaler.unscale_(optimizer)
-    norm = float(torch.nn.utils.clip_grad_norm_(params, max_norm))
+    # clip_grad_norm_ in its two halves, so that a sharded (FSDP) norm is reduced over the ranks before it scales
+    total = torch.nn.utils.get_total_norm([p.grad for p in params if p.grad is not None], 2.0)
+    total = total.full_tensor() if isinstance(total, DTensor) else total
+    torch.nn.utils.clip_grads_with_norm_(params, max_norm, total)
+    norm = float(total)
     reason = None
     if bad_terms:
         reason = "loss " + ", ".join(bad_terms)

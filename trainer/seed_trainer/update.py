@@ -19,6 +19,7 @@ from seed_trainer.dist import SINGLE, Ranks, all_gather, sum_gradients, sum_valu
 from seed_trainer.policy import Policy, pack, response_logprobs
 from seed_trainer.precision import NonFiniteGuard, grad_scaler, guarded_step, loss_terms_not_finite
 from seed_trainer.rollout import Step
+from seed_trainer.sharding import is_sharded
 
 
 @dataclass
@@ -99,6 +100,7 @@ def ppo_update(
     grad_norms: list[float] = []
     skipped: list[str] = []
     order = list(range(len(samples)))
+    sharded = is_sharded(model)
     for _epoch in range(rl.ppo_epochs):
         rng.shuffle(order)
         for start in range(0, len(order), rl.mini_batch_size):
@@ -111,8 +113,10 @@ def ppo_update(
             mini_values: dict[str, float] = defaultdict(float)
             lengths = [len(s.step.prompt_ids) + len(s.step.response_ids) for s in mini]
             plan = plan_micro_batches(lengths, rl.micro_batch_size, rl.micro_batch_tokens)
-            for rows in plan[ranks.rank :: ranks.world]:
-                micro = [mini[i] for i in rows]
+            mine = lockstep_share(plan, ranks) if sharded else plan[ranks.rank :: ranks.world]
+            for rows in mine:
+                padding = rows is None  # a zero-weight pass that keeps this rank in step with the others (FSDP)
+                micro = [mini[i] for i in (plan[0] if padding else rows)]
                 steps = [s.step for s in micro]
                 batch = pack([s.prompt_ids for s in steps], [s.response_ids for s in steps], policy.pad_id, policy.device)
                 width = batch.response_length
@@ -137,12 +141,17 @@ def ppo_update(
                     token_count=tokens,
                     opd_token_count=opd_tokens,
                 )
+                if sharded:  # every rank back-propagates as often as the others; FSDP averages, the step needs sums
+                    scaler.scale(result.loss * (0.0 if padding else float(ranks.world))).backward()
+                    if padding:
+                        continue
                 values = result.metrics()
                 bad = loss_terms_not_finite({_TERM_NAMES[k]: values[k] for k in _TERM_NAMES if k in values})
                 if bad:  # back-propagating it would only spread the NaN; the step is skipped below
                     bad_terms.update(bad)
                     continue
-                scaler.scale(result.loss).backward()
+                if not sharded:
+                    scaler.scale(result.loss).backward()
                 micro_tokens = float(batch.response_mask.sum())
                 for name, value in values.items():
                     if name in _MINI_BATCH_SUMS:
@@ -152,7 +161,8 @@ def ppo_update(
                 weight_total += micro_tokens
             if ranks.distributed:
                 bad_terms = set().union(*all_gather(ranks, bad_terms, "comparing non-finite loss terms"))
-                sum_gradients(ranks, model)
+                if not sharded:  # FSDP reduce-scattered them in the last backward
+                    sum_gradients(ranks, model)
                 mini_values = sum_values(ranks, mini_values, "summing the mini-batch losses")
             outcome = guarded_step(optimizer, model, rl.grad_clip, scaler, bad_terms)
             if outcome.skipped:
@@ -163,6 +173,8 @@ def ppo_update(
                     mini_sums[name] += value * tokens
                 applied_tokens += tokens
             guard.record(outcome)  # the loop names the update
+    if sharded:  # the sharded gradients are not needed until the next update: their memory goes to the rollout
+        optimizer.zero_grad(set_to_none=True)
     if ranks.distributed:
         sums = sum_values(ranks, {**sums, _WEIGHT: weight_total}, "summing the update metrics")
         weight_total = sums.pop(_WEIGHT)
@@ -172,6 +184,14 @@ def ppo_update(
         metrics["grad_norm"] = sum(grad_norms) / len(grad_norms)
     metrics["skipped_steps"] = float(len(skipped))
     return UpdateResult(metrics, skipped)
+
+
+def lockstep_share(plan: Sequence[list[int]], ranks: Ranks) -> list[list[int] | None]:
+    """This rank's micro-batches of a mini-batch (every `world`-th), padded with None to as many as the rank with
+    the most holds: under FSDP every rank must run the same number of forward/backward passes."""
+    mine: list[list[int] | None] = list(plan[ranks.rank :: ranks.world])
+    count = -(-len(plan) // ranks.world)
+    return mine + [None] * (count - len(mine))
 
 
 _WEIGHT = "\0tokens"  # the token weight travels with the sums it divides

@@ -2,7 +2,9 @@
 stages/train.py, except that each task group is rolled out on its own with a seed of its own, so one process and
 several produce the same episodes and the updates can be compared number for number.
 
-usage: python dist_update_driver.py EXPERIMENT OUT_JSON
+usage: python dist_update_driver.py EXPERIMENT OUT_JSON [poison]
+`poison`: the first sample's first π_old log-prob is NaN, so its micro-batch's loss is not finite (the step that
+holds it must be skipped on every rank).
 Rank 0 writes {metrics, weights: {name: flat list}, groups: [...], samples} to OUT_JSON.
 """
 
@@ -14,7 +16,7 @@ from pathlib import Path
 
 import torch
 
-from seed_trainer import dist
+from seed_trainer import dist, sharding
 from seed_trainer.analysis import self_analyze
 from seed_trainer.analyzers import ANALYSIS_PROMPT_TOKENS
 from seed_trainer.analyzers.oracle import OracleAnalyzer
@@ -28,13 +30,16 @@ from seed_trainer.teacher import teacher_pass
 from seed_trainer.update import LossSettings, Sample, ppo_update
 
 
-def main(experiment: str, out: str) -> None:
+def main(experiment: str, out: str, poison: bool = False) -> None:
     config = load_experiment(experiment)
     ranks = dist.start("cpu")
     rng = seed_everything(config.seed)
     source = make_task_source(config.environment.name, **config.environment.options)
     policy = Policy.load(config.resolved_model())
     dist.copy_weights_from_main(ranks, policy.model)
+    sharded = ranks.distributed and config.distributed.strategy == "fsdp"
+    if sharded:
+        sharding.shard_policy(policy)
     optimizer = torch.optim.AdamW(
         [p for p in policy.model.parameters() if p.requires_grad], lr=config.rl.lr, weight_decay=config.rl.weight_decay
     )
@@ -70,25 +75,35 @@ def main(experiment: str, out: str) -> None:
 
     episodes = dist.gather_episodes(ranks, episodes, first_group)
     samples = [Sample(s, e.skill is not None and e.skill.valid) for e in episodes for s in e.steps]
+    if poison:
+        samples[0].step.old_logp = samples[0].step.old_logp.clone()
+        samples[0].step.old_logp[0] = float("nan")
     result = ppo_update(policy, optimizer, samples, config, LossSettings.for_algorithm(config), rng, ranks=ranks)
+    if sharded:  # every rank takes part in gathering the shards; the inference copy must follow the update
+        weights = {name: t.reshape(-1).tolist() for name, t in sharding.full_named_parameters(policy.model)}
+        sharding.refresh_inference_copy(policy)
+        copy = dict(policy.inference_model.named_parameters())
+        assert all(torch.equal(copy[n].reshape(-1), torch.tensor(v, dtype=copy[n].dtype)) for n, v in weights.items())
     if ranks.main:
-        weights = {name: p.detach().reshape(-1).tolist() for name, p in policy.model.named_parameters() if p.requires_grad}
+        if not sharded:
+            weights = {name: p.detach().reshape(-1).tolist() for name, p in policy.model.named_parameters() if p.requires_grad}
         Path(out).write_text(json.dumps({
             "world": ranks.world,
             "metrics": result.metrics,
             "groups": [[e.group, e.index, [s.response_ids for s in e.steps]] for e in episodes],
             "advantages": [s.advantage for e in episodes for s in e.steps],
             "weights": weights,
+            "sharded": sharded,
         }), encoding="utf-8")
-    else:  # every rank took the same step: its weights must be rank 0's
+    elif not sharded:  # every rank took the same step: its weights must be rank 0's
         mine = torch.cat([p.detach().reshape(-1) for p in policy.model.parameters() if p.requires_grad])
         theirs = dist.broadcast(ranks, None, "comparing weights")
         assert torch.equal(mine, theirs), f"rank {ranks.rank}'s weights differ from rank 0's after the update"
-    if ranks.main and ranks.distributed:
+    if ranks.main and ranks.distributed and not sharded:
         dist.broadcast(ranks, torch.cat([p.detach().reshape(-1) for p in policy.model.parameters() if p.requires_grad]),
                        "comparing weights")
     dist.stop(ranks)
 
 
 if __name__ == "__main__":
-    main(sys.argv[1], sys.argv[2])
+    main(sys.argv[1], sys.argv[2], poison=sys.argv[3:] == ["poison"])

@@ -4,6 +4,7 @@ complete run directory, a rank that dies fails the job with a clear error, and t
 from __future__ import annotations
 
 import json
+import math
 import os
 import signal
 import subprocess
@@ -12,6 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
+import torch
 import yaml
 
 from testenv import subprocess_env
@@ -95,11 +97,13 @@ class VariedTasks(counter_env.CounterTasks):
 '''
 
 
-def test_two_processes_make_the_one_process_update(tmp_path, tiny_policy_dir):
+@pytest.mark.parametrize("strategy", ["replicate", "fsdp"])
+def test_two_processes_make_the_one_process_update(tmp_path, tiny_policy_dir, strategy):
+    """`fsdp`: FSDP2 runs on gloo (CPU), with the same numbers as one process."""
     (tmp_path / "varied_env.py").write_text(VARIED_ENV, encoding="utf-8")
     path = _experiment(tmp_path, tiny_policy_dir, environment="varied_env:VariedTasks",
                        model={"path": str(tiny_policy_dir), "device": "cpu", "dtype": "float32"},
-                       opd={"skill_source": "oracle"})
+                       opd={"skill_source": "oracle"}, distributed={"strategy": strategy})
     results = {}
     for nproc in (1, 2):
         out = tmp_path / f"update-{nproc}.json"
@@ -109,6 +113,7 @@ def test_two_processes_make_the_one_process_update(tmp_path, tiny_policy_dir):
         results[nproc] = json.loads(out.read_text())
     one, two = results[1], results[2]
     assert one["world"] == 1 and two["world"] == 2
+    assert not one["sharded"] and two["sharded"] == (strategy == "fsdp")
     assert two["groups"] == one["groups"]  # the same episodes, in the same order, with update-wide group ids
     assert sorted({g for g, _, _ in two["groups"]}) == [0, 1, 2]
     assert two["advantages"] == pytest.approx(one["advantages"], abs=1e-6)
@@ -124,6 +129,32 @@ def test_two_processes_make_the_one_process_update(tmp_path, tiny_policy_dir):
         assert max(abs(a - b) for a, b in zip(values, other)) <= 1e-5, name
         moved = max(moved, max(abs(a) for a in values))
     assert moved > 0
+
+
+def test_fsdp_skips_a_non_finite_step_on_every_rank_like_one_process(tmp_path, tiny_policy_dir):
+    """The non-finite guard under FSDP: the rank holding the NaN micro-batch still back-propagates (the others wait
+    for its reduce-scatter), and every rank skips that mini-batch's step, as one process does."""
+    (tmp_path / "varied_env.py").write_text(VARIED_ENV, encoding="utf-8")
+    path = _experiment(tmp_path, tiny_policy_dir, environment="varied_env:VariedTasks",
+                       model={"path": str(tiny_policy_dir), "device": "cpu", "dtype": "float32"},
+                       opd={"skill_source": "oracle"}, distributed={"strategy": "fsdp"})
+    results = {}
+    for nproc in (1, 2):
+        out = tmp_path / f"poisoned-{nproc}.json"
+        code, _, err = _finish(_torchrun(nproc, str(TESTS / "dist_update_driver.py"), str(path), str(out), "poison",
+                                         extra_path=tmp_path))
+        assert code == 0, err[-3000:]
+        results[nproc] = json.loads(out.read_text())
+    one, two = results[1], results[2]
+    assert two["sharded"] and one["metrics"]["skipped_steps"] >= 1
+    assert two["metrics"]["skipped_steps"] == one["metrics"]["skipped_steps"]
+    for name, value in one["metrics"].items():
+        assert math.isfinite(value) and two["metrics"][name] == pytest.approx(value, abs=1e-5), name
+    # the other mini-batches' steps were taken (a grad norm is reported only for a step taken), with finite weights
+    assert "grad_norm" in one["metrics"] and "grad_norm" in two["metrics"]
+    for name, values in one["weights"].items():
+        assert all(math.isfinite(v) for v in two["weights"][name]), name
+        assert max(abs(a - b) for a, b in zip(values, two["weights"][name])) <= 1e-5, name
 
 
 def _trajectory_groups(run_dir: Path, update: int) -> list[tuple[int, int]]:
@@ -282,3 +313,103 @@ def test_command_line_under_torchrun(tmp_path, tiny_policy_dir, monkeypatch, cap
     # only Stage 2 is shared: another rank leaves `collect` to rank 0 and writes nothing
     assert main(["collect", str(path), "--run-dir", str(tmp_path / "c")]) == 0
     assert "runs in one process (rank 0)" in capsys.readouterr().err and not (tmp_path / "c").exists()
+
+
+# -- distributed.strategy: fsdp ------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def fsdp_run(tmp_path_factory, tiny_policy_dir, slow_env_dir):
+    """An uninterrupted 2-process FSDP run: (run directory, experiment file)."""
+    tmp = tmp_path_factory.mktemp("fsdp")
+    path = _experiment(tmp, tiny_policy_dir, environment=SLOW, distributed={"strategy": "fsdp"})
+    run_dir = tmp / "runs" / "fsdp"
+    code, _, err = _finish(_torchrun(2, "-m", "seed_trainer", "train", str(path), "--run-dir", str(run_dir),
+                                     extra_path=slow_env_dir))
+    assert code == 0, err[-3000:]
+    return run_dir, path
+
+
+def test_fsdp_run_writes_sharded_checkpoints_with_a_full_weight_export(fsdp_run, tiny_policy_dir):
+    from safetensors.torch import load_file
+
+    from seed_trainer.checkpoints import load_checkpoint_policy
+
+    run_dir, _ = fsdp_run
+    reader = RunReader(run_dir)
+    assert reader.manifest()["status"] == "completed" and check_run(run_dir).ok, check_run(run_dir)
+    assert [r["step"] for r in reader.metrics() if r["kind"] == "update"] == [1, 2, 3]
+    checkpoint = run_dir / "checkpoints" / "step-000003"
+    # the sharded model + optimizer state (every rank's part), no single-file optimizer state
+    assert (checkpoint / "distributed" / ".metadata").is_file() and not (checkpoint / "optimizer.pt").exists()
+    assert len(list((checkpoint / "distributed").glob("*.distcp"))) == 2
+    # the Hugging Face export holds the whole fp32 master weights, moved by training
+    trained, initial = load_file(checkpoint / "model.safetensors"), load_file(tiny_policy_dir / "model.safetensors")
+    assert set(trained) == set(initial) and all(t.dtype == torch.float32 for t in trained.values())
+    assert all(trained[k].shape == initial[k].shape for k in initial)
+    assert any(not torch.equal(trained[k], initial[k]) for k in initial)
+    policy = load_checkpoint_policy(checkpoint, device="cpu", dtype="float32")
+    assert policy.generate([[1, 2, 3]], max_new_tokens=3, greedy=True)[0].response_ids
+
+
+def test_fsdp_stop_and_resume_repeat_the_uninterrupted_run(tmp_path, fsdp_run, slow_env_dir):
+    uninterrupted, path = fsdp_run
+    run_dir = tmp_path / "stopped"
+    launcher = _torchrun(2, "-m", "seed_trainer", "train", str(path), "--run-dir", str(run_dir), extra_path=slow_env_dir)
+    try:
+        _await_checkpoint(launcher, run_dir, 1)
+        (run_dir / "control").write_text("", encoding="utf-8")
+        code, _, err = _finish(launcher)
+    finally:
+        if launcher.poll() is None:
+            launcher.kill()
+            launcher.communicate()
+    assert code == 0, err[-3000:]
+    assert RunReader(run_dir).manifest()["progress"]["step"] < 3
+    code, _, err = _finish(_torchrun(2, "-m", "seed_trainer", "resume", str(run_dir), extra_path=slow_env_dir))
+    assert code == 0, err[-3000:]
+    assert RunReader(run_dir).manifest()["status"] == "completed" and check_run(run_dir).ok
+    # the shards of the weights and of AdamW's moments came back: the updates are the uninterrupted run's
+    assert _numbers(run_dir) == _numbers(uninterrupted)
+
+
+def test_fsdp_dead_rank_fails_the_job_clearly_and_the_run_resumes(tmp_path, tiny_policy_dir, slow_env_dir):
+    path = _experiment(tmp_path, tiny_policy_dir, updates=3, environment=SLOW, distributed={"strategy": "fsdp"})
+    run_dir = tmp_path / "runs" / "killed"
+    launcher = _torchrun(2, "-m", "seed_trainer", "train", str(path), "--run-dir", str(run_dir), extra_path=slow_env_dir)
+    try:
+        _await_checkpoint(launcher, run_dir, 1)
+        victim = _rank_pid(launcher.pid, 1)
+        assert victim is not None, "rank 1's process was not found"
+        os.kill(victim, signal.SIGKILL)
+        code, _, err = _finish(launcher)
+    finally:
+        if launcher.poll() is None:
+            launcher.kill()
+            launcher.communicate()
+    assert code != 0
+    manifest = RunReader(run_dir).manifest()
+    assert manifest["status"] == "failed", (manifest["status"], err[-3000:])
+    assert "another rank stopped responding" in manifest["error"] and "resume" in manifest["error"], manifest["error"]
+    code, _, err = _finish(_torchrun(2, "-m", "seed_trainer", "resume", str(run_dir), extra_path=slow_env_dir))
+    assert code == 0, err[-3000:]
+    reader = RunReader(run_dir)
+    assert reader.manifest()["status"] == "completed" and check_run(run_dir).ok
+    assert [r["step"] for r in reader.metrics() if r["kind"] == "update"] == [1, 2, 3]
+
+
+def test_fsdp_settings_that_cannot_go_together_are_clear_errors(tmp_path, tiny_policy_dir):
+    from seed_trainer.config import ExperimentError, load_experiment
+
+    lora = _experiment(tmp_path, tiny_policy_dir, distributed={"strategy": "fsdp"},
+                       model={"path": str(tiny_policy_dir), "device": "cpu", "lora": {"r": 4}})
+    with pytest.raises(ExperimentError, match=r"dist\.seed\.yaml:\d+:\d+: distributed\.strategy: `fsdp` shards a full "
+                                              r"fine-tune; LoRA trains with `replicate`"):
+        load_experiment(lora)
+    vllm = _experiment(tmp_path, tiny_policy_dir, distributed={"strategy": "fsdp"},
+                       rollout={"tasks_per_update": 3, "group_size": 2, "engine": "vllm"})
+    with pytest.raises(ExperimentError, match=r"distributed\.strategy: `fsdp` generates with `rollout\.engine: hf`"):
+        load_experiment(vllm)
+    # one process: nothing to shard, the run is the single-process run
+    assert load_experiment(_experiment(tmp_path, tiny_policy_dir, distributed={"strategy": "fsdp"})).distributed.strategy == "fsdp"
+

@@ -15,7 +15,7 @@ from safetensors.torch import load_file
 from seed_trainer.algo.losses import k3_kl, masked_mean, ppo_clip_loss, seed_loss
 from seed_trainer.batching import plan_micro_batches
 from seed_trainer.config import ModelConfig, load_experiment
-from seed_trainer.memory import GIB, training_bytes
+from seed_trainer.memory import GIB, sharded_training_bytes, training_bytes
 from seed_trainer.policy import Policy
 from seed_trainer.precision import NonFiniteError, NonFiniteGuard, StepOutcome, check_finite_weights
 from seed_trainer.rollout import play_episodes
@@ -96,6 +96,11 @@ def test_training_memory_per_parameter():
     # LoRA: the 2-byte frozen base (also the reference) + 16 bytes per adapter parameter
     assert training_bytes(1000, 10, 2, lora=True) == 990 * 2 + 160
     assert training_bytes(494_000_000, 494_000_000, 2, lora=False) / GIB == pytest.approx(8.28, abs=0.01)
+    # FSDP over 4 processes: 16·1000/4 sharded + 2·2·1000 (reference, inference copy) + 2·100·(2 + 4) gathered layers
+    assert sharded_training_bytes(1000, 100, 2, 4) == 4000 + 4000 + 1200
+    assert sharded_training_bytes(1001, 100, 2, 4) == 4004 + 4004 + 1200  # the last shard padded up
+    # Qwen2.5-0.5B shape (24 layers of 14.9 M parameters) on 8 GPUs: 0.92 + 1.84 + 0.17 GiB, against 8.28 replicated
+    assert sharded_training_bytes(494_000_000, 14_912_384, 2, 8) / GIB == pytest.approx(2.93, abs=0.01)
 
 
 def test_no_checkpoint_from_non_finite_weights(tiny_policy_dir):

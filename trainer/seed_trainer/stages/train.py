@@ -40,7 +40,7 @@ from seed_trainer.config import ExperimentConfig, experiment_from_data
 from seed_trainer.envs import make_task_source
 from seed_trainer.memory import memory_warnings
 from seed_trainer.policy import Policy
-from seed_trainer.precision import NonFiniteError, NonFiniteGuard, check_finite_weights, grad_scaler
+from seed_trainer.precision import NonFiniteError, NonFiniteGuard, check_finite_weights, first_non_finite_weight, grad_scaler
 from seed_trainer.rollout import Episode, Step, play_episodes
 from seed_trainer.rollout_engine import logprob_agreement, open_engine
 from seed_trainer.preflight import check_inputs
@@ -48,6 +48,7 @@ from seed_trainer.rollback import plan_rollback, repair_to_update, roll_back, ro
 from seed_trainer.runlog import RunWriter, TokenArrays, layout
 from seed_trainer.runlog.ownership import RunLock, RunNotWritableError
 from seed_trainer.runlog.reader import read_manifest
+from seed_trainer.sharding import refresh_inference_copy, save_sharded, shard_policy
 from seed_trainer.skill_bank import SkillBank
 from seed_trainer.stages.common import (
     StopFlag,
@@ -344,6 +345,9 @@ def _train_loop(
     source = make_task_source(config.environment.name, **config.environment.options)
     policy = Policy.load(config.resolved_model())
     dist.copy_weights_from_main(ranks, policy.model)
+    sharded = ranks.distributed and config.distributed.strategy == "fsdp"
+    if sharded:  # before the optimizer: it steps on this rank's shards
+        shard_policy(policy)
     if not ranks.main:  # its own sampling stream; the loop's `rng` (mini-batch shuffle) stays the same on every rank
         torch.manual_seed(dist.rank_seed(config.seed, ranks))
     optimizer = torch.optim.AdamW(
@@ -353,7 +357,8 @@ def _train_loop(
     guard = NonFiniteGuard(config.rl.max_skipped_steps)
     first = 1
     if checkpoint is not None:  # weights, optimizer, RNG states and the update counter
-        first = load_training_state(checkpoint, policy, optimizer, rng, rank=ranks.rank, world=ranks.world)["update"] + 1
+        first = load_training_state(checkpoint, policy, optimizer, rng, rank=ranks.rank, world=ranks.world,
+                                    sharded=sharded)["update"] + 1
     saved = first - 1  # the last update whose checkpoint exists
     engine = open_engine(policy, config)  # None for rollout.engine: hf (the policy generates)
 
@@ -361,6 +366,9 @@ def _train_loop(
         nonlocal saved
         rank_rng = dist.rank_rng_states(ranks)  # every rank takes part; rank 0 writes
         saved = update
+        if sharded:  # every rank checks and writes its shards into rank 0's temporary checkpoint directory
+            _save_sharded(update, rank_rng)
+            return
         if not ranks.main:
             return
         check_finite_weights(policy.model, f"checkpoint of update {update}")
@@ -368,6 +376,26 @@ def _train_loop(
         with writer.checkpoint(update) as directory:
             save_checkpoint(directory, policy, optimizer, update=update, loop_rng=rng,
                             base_model=str(config.resolved_model().path), files=files, rank_rng=rank_rng)
+        prune_checkpoints(writer.paths.checkpoints, config.checkpoint.keep_last)
+
+    def _save_sharded(update: int, rank_rng) -> None:
+        bad = [name for name in dist.all_gather(ranks, first_non_finite_weight(policy.model), "checking the weights")
+               if name is not None]
+        if bad:
+            raise NonFiniteError(f"checkpoint of update {update}: weight {bad[0]} is not finite; nothing saved")
+        if not ranks.main:
+            directory = dist.broadcast(ranks, None, f"opening the checkpoint of update {update}")
+            save_sharded(Path(directory), policy, optimizer, main=False)
+            dist.broadcast(ranks, None, f"finishing the checkpoint of update {update}")
+            return
+        files = file_sizes(writer.run_dir)
+        with writer.checkpoint(update) as directory:
+            dist.broadcast(ranks, str(directory), f"opening the checkpoint of update {update}")
+            save_sharded(directory, policy, optimizer, main=True)
+            save_checkpoint(directory, policy, optimizer, update=update, loop_rng=rng, sharded=True,
+                            base_model=str(config.resolved_model().path), files=files, rank_rng=rank_rng)
+        # the others wait until the checkpoint is in place: a rank that fails next must not find it half-written
+        dist.broadcast(ranks, None, f"finishing the checkpoint of update {update}")
         prune_checkpoints(writer.paths.checkpoints, config.checkpoint.keep_last)
 
     settings = LossSettings.for_algorithm(config)
@@ -383,7 +411,12 @@ def _train_loop(
     )
     writer.event("info", f"policy on {policy.device} (compute {str(policy.compute_dtype).removeprefix('torch.')}); "
                  f"{sum(p.numel() for p in policy.model.parameters() if p.requires_grad):,} trainable parameters")
-    for warning in memory_warnings(policy, config) if ranks.main else ():
+    if config.distributed.strategy == "fsdp" and not ranks.distributed:
+        writer.event("info", "distributed.strategy fsdp with one process: nothing to shard, the policy trains whole")
+    elif sharded:
+        writer.event("info", f"full fine-tune sharded over {ranks.world} processes (FSDP2); rollouts and scoring on "
+                     "an unsharded inference copy")
+    for warning in memory_warnings(policy, config, shards=ranks.world if sharded else 1) if ranks.main else ():
         writer.event("warning", warning, code="memory")
 
     for update in range(first, config.updates + 1):
@@ -472,6 +505,8 @@ def _train_loop(
             )
             if engine is not None:  # the next rollout samples from the updated weights
                 engine.push_weights()
+            if sharded:  # likewise the inference copy that generates and scores
+                refresh_inference_copy(policy)
         times["time/total"] = time.perf_counter() - started
         for line in result.skipped if result else []:
             writer.event("warning", f"update {update}: skipped {line}", step=update, code="skipped_step")
