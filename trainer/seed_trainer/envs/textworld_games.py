@@ -24,6 +24,7 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -218,11 +219,12 @@ class TextWorldTasks:
 
 
 def generate_game(kind: str, settings: dict[str, Any], seed: int, path: Path) -> None:
-    """One game by `tw-make`, written to a temporary name and renamed, so a cut-off generation leaves no game."""
+    """One game by `tw-make`, written to a temporary name of this process and renamed, so a cut-off generation leaves
+    no game and two runs that share a cache never write the same file (the same seed makes the same game)."""
     script = Path(sys.executable).parent / "tw-make"
     script = script if script.exists() else Path(shutil.which("tw-make") or "tw-make")
     path.parent.mkdir(parents=True, exist_ok=True)
-    partial = path.with_name(path.stem + ".partial.z8")
+    partial = path.with_name(f"{path.stem}.partial-{os.getpid()}.z8")
     command = [sys.executable, str(script), *tw_make_arguments(kind, settings, seed, partial)]
     done = subprocess.run(command, capture_output=True, text=True)
     if done.returncode != 0 or not partial.exists():
