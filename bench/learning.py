@@ -48,6 +48,17 @@ sys.path.insert(0, str(REPO / "trainer"))
 from seed_trainer.runlog import RunReader, decode_float32
 
 DEFAULT_MODEL = REPO / "trainer" / "seed_trainer" / "assets" / "household-tiny"
+# --env textworld: generated TextWorld cooking games (one ingredient; plain, cook and cut), the tiny policy that
+# `python -m seed_trainer.bootstrap --env textworld` makes for them, and its own report and run folders. SDAR and
+# GRPO+OPSD are household-only here (no static skill bank for TextWorld; OPSD adds nothing SEED's runs do not show).
+TEXTWORLD = {
+    "model": REPO / "trainer" / "seed_trainer" / "assets" / "textworld-tiny",
+    "algorithms": ["grpo", "seed", "seed_oracle"],
+    "out": REPO / "bench" / "results" / "learning-textworld.json",
+    "runs": REPO / "bench" / "results" / "runs-textworld",
+    "max_steps": 12,
+    "eval_tasks": 42,
+}
 ALGORITHMS = ("grpo", "seed", "sdar", "grpo_opsd", "seed_oracle")
 SELF_ANALYZING = {"seed", "grpo_opsd"}  # algorithms whose policy writes its own skills (Stage 1 applies with --stage1)
 # Bench names that are settings of a trainer algorithm: SEED with the oracle's skills in the teacher slot (the
@@ -83,7 +94,7 @@ def shared_settings(args) -> dict:
     """What every algorithm shares: rollouts, evaluation, optimiser, loss coefficients (paper's λ and β)."""
     return {
         "updates": args.updates,
-        "environment": {"name": "household", "options": {"max_steps": args.max_steps}},
+        "environment": environment(args),
         "rollout": {
             "tasks_per_update": args.tasks_per_update, "group_size": args.group_size, "max_steps": args.max_steps,
             "history": args.history, "max_prompt_tokens": 1024, "max_response_tokens": 48, "temperature": 1.0,
@@ -100,6 +111,17 @@ def shared_settings(args) -> dict:
         "eval": {"tasks": args.eval_tasks, "temperature": 0.4, "every": args.eval_every, "splits": list(args.splits)},
         "checkpoint": {"every": args.eval_every, "keep_last": 1},
     }
+
+
+def environment(args) -> dict:
+    """The experiment's environment: household (unchanged settings: reports compare them), or TextWorld games made
+    with the variants and counts the TextWorld bootstrap used (so the games are the cached ones)."""
+    if getattr(args, "env", "household") != "textworld":
+        return {"name": "household", "options": {"max_steps": args.max_steps}}
+    from seed_trainer.bootstrap_textworld import GAMES, VARIANTS
+
+    return {"name": "textworld", "options": {"kind": "cooking", "variants": VARIANTS, "games_per_split": GAMES,
+                                             "max_steps": args.max_steps}}
 
 
 def write_experiment(folder: Path, name: str, algorithm: str, seed: int, model: Path, args) -> Path:
@@ -230,7 +252,7 @@ def curve(eval_rows: list[dict], start: dict[str, tuple[float, int] | None], spl
     return out
 
 
-def diagnostics(train_run: Path, rows: list[dict]) -> dict:
+def diagnostics(train_run: Path, rows: list[dict], faithfulness: bool = True) -> dict:
     """Gate statistics, parse rate, Δ quantiles (all response tokens, and the tokens inside <action>…</action>, where
     a skill should change the choice), how faithful the self-written skills are to their task, and sample skills."""
     names = ("gate/mean", "gate/frac_gt_half", "delta/mean", "opd/active_ratio", "skill/parse_rate", "loss/opd",
@@ -248,7 +270,7 @@ def diagnostics(train_run: Path, rows: list[dict]) -> dict:
             continue
         trajectory = reader.trajectory(row)  # the row, not its id: an id is looked up by rereading the index
         skill = trajectory.get("skill")
-        if skill and skill.get("valid") and skill.get("source") == "self":
+        if faithfulness and skill and skill.get("valid") and skill.get("source") == "self":
             faithful.append(skill_matches_task(skill.get("text") or "", trajectory["task"]))
         if skill and row.get("update") == last_update and len(skills) < 6:
             skills.append({"task": trajectory["task"].get("description"), "success": trajectory["success"],
@@ -409,7 +431,7 @@ def report(args, root: Path, previous: dict[tuple[str, int], dict] | None = None
                         if r.get("split") == split and r.get("episode/admissible_action_ratio") is not None]
                 for split in args.splits}
             if algorithm != "grpo":
-                entry["diagnostics"] = diagnostics(train_run, rows)
+                entry["diagnostics"] = diagnostics(train_run, rows, faithfulness=args.env == "household")
             per_seed[str(seed)] = entry
         results["algorithms"][algorithm] = per_seed
     # summary: final success with intervals, and updates to reach GRPO's final mean
@@ -443,7 +465,7 @@ def report(args, root: Path, previous: dict[tuple[str, int], dict] | None = None
     return results
 
 
-def plot(results: dict, path: Path, splits) -> bool:
+def plot(results: dict, path: Path, splits, env: str = "household") -> bool:
     try:
         import matplotlib
 
@@ -476,26 +498,31 @@ def plot(results: dict, path: Path, splits) -> bool:
         ax.grid(alpha=0.3)
     axes[0].set_ylabel("success rate")
     axes[0].legend(loc="upper left", fontsize=8)
-    fig.suptitle("Household embedded default: held-out success, mean over seeds with 95 % t-interval bands", fontsize=10)
+    title = "Household embedded default" if env == "household" else "TextWorld cooking games, tiny policy"
+    fig.suptitle(f"{title}: held-out success, mean over seeds with 95 % t-interval bands", fontsize=10)
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=120)
     return True
 
 
-def parser() -> argparse.ArgumentParser:
+def parser(env: str = "household") -> argparse.ArgumentParser:
+    """The arguments; `env` textworld changes the defaults of the model, algorithms, report, runs and episode size."""
+    tw = TEXTWORLD if env == "textworld" else {}
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--model", default=str(DEFAULT_MODEL), help="the bootstrapped starting policy")
-    parser.add_argument("--algorithms", nargs="+", default=list(ALGORITHMS), choices=ALGORITHMS)
+    parser.add_argument("--env", choices=("household", "textworld"), default="household",
+                        help="the benchmark's environment (textworld: generated cooking games, its own tiny policy)")
+    parser.add_argument("--model", default=str(tw.get("model", DEFAULT_MODEL)), help="the bootstrapped starting policy")
+    parser.add_argument("--algorithms", nargs="+", default=list(tw.get("algorithms", ALGORITHMS)), choices=ALGORITHMS)
     parser.add_argument("--seeds", nargs="+", type=int, default=[0, 1, 2])
     parser.add_argument("--seeds-of", nargs="+", metavar="ALG=SEEDS",
                         help="seeds of one algorithm instead of --seeds: grpo=0-4 seed=0,1,2,3,4")
     parser.add_argument("--updates", type=int, default=16)
     parser.add_argument("--eval-every", type=int, default=4)
-    parser.add_argument("--eval-tasks", type=int, default=60)
+    parser.add_argument("--eval-tasks", type=int, default=tw.get("eval_tasks", 60))
     parser.add_argument("--tasks-per-update", type=int, default=4)
     parser.add_argument("--group-size", type=int, default=8)
-    parser.add_argument("--max-steps", type=int, default=20)
+    parser.add_argument("--max-steps", type=int, default=tw.get("max_steps", 20))
     parser.add_argument("--history", type=int, default=3)
     parser.add_argument("--lr", type=float, default=3e-4)
     parser.add_argument("--opd-lambda", type=float, default=0.01)
@@ -510,14 +537,18 @@ def parser() -> argparse.ArgumentParser:
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--splits", nargs="+", default=list(SPLITS),
                         help="evaluation splits: valid_seen valid_unseen (the report) or dev (choosing settings)")
-    parser.add_argument("--runs", default=str(REPO / "bench" / "results" / "runs"))
-    parser.add_argument("--out", default=str(REPO / "bench" / "results" / "learning.json"))
+    parser.add_argument("--runs", default=str(tw.get("runs", REPO / "bench" / "results" / "runs")))
+    parser.add_argument("--out", default=str(tw.get("out", REPO / "bench" / "results" / "learning.json")))
     parser.add_argument("--report-only", action="store_true")
     return parser
 
 
 def main(argv=None) -> int:
-    args = parser().parse_args(argv)
+    chooser = argparse.ArgumentParser(add_help=False)
+    chooser.add_argument("--env", choices=("household", "textworld"), default="household")
+    args = parser(chooser.parse_known_args(argv)[0].env).parse_args(argv)
+    if args.env == "textworld" and {"sdar", "grpo_opsd"} & set(args.algorithms):
+        raise SystemExit("--env textworld: sdar and grpo_opsd run on household only (TextWorld has no static skill bank)")
     root = Path(args.runs)
     root.mkdir(parents=True, exist_ok=True)
     seeds = seeds_of(args)
@@ -541,7 +572,7 @@ def main(argv=None) -> int:
         print(f"[bench] all runs done in {time.time() - started:.0f} s", flush=True)
     results = report(args, root, previous)
     _write(results, Path(args.out))
-    plot(results, Path(args.out).with_suffix(".png"), args.splits)
+    plot(results, Path(args.out).with_suffix(".png"), args.splits, args.env)
     print(json.dumps({a: s for a, s in results["summary"].items()}, indent=2))
     return 0
 

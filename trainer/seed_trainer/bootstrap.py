@@ -21,6 +21,7 @@ The tokenizer (byte-level BPE, `tokenizers`) is trained on that text; the model 
 (`models.tiny`). The output is an ordinary Hugging Face model directory with a chat template.
 
     python -m seed_trainer.bootstrap OUT_DIR [--steps 2400] [--episodes 2400] [--eval 60]
+    python -m seed_trainer.bootstrap OUT_DIR --env textworld     # the TextWorld cooking policy (bootstrap_textworld)
 """
 
 from __future__ import annotations
@@ -100,10 +101,10 @@ def _noise_profile(rng: random.Random, config: "BootstrapConfig", boost: float =
     return rates, rng.choice(config.repeat_noise) + boost
 
 
-def _step_examples(task: str, steps, history: int, wrap=None) -> list[Example]:
+def _step_examples(task: str, steps, history: int, wrap=None, step_prompt=build_step_prompt) -> list[Example]:
     examples, past = [], []
     for observation, decision in steps:
-        prompt = build_step_prompt(
+        prompt = step_prompt(
             task=task, observation=observation.text, admissible_actions=observation.admissible_actions,
             history=past, history_length=history,
         )
@@ -311,8 +312,13 @@ def bootstrap(out_dir: str | Path, config: BootstrapConfig | None = None, *, ech
     say = (lambda text: echo.write(text + "\n") or echo.flush()) if echo is not None else (lambda text: None)
     started = time.perf_counter()
 
+    # the environment's recipe: household here, TextWorld in bootstrap_textworld (its config has `env`)
+    textworld = getattr(config, "env", "household") == "textworld"
+    if textworld:
+        from seed_trainer import bootstrap_textworld as recipe
     say("bootstrap: generating demonstrations")
-    examples = make_examples(config, progress=_bar(echo, "demos") if echo is not None else None)
+    examples = (recipe.make_examples if textworld else make_examples)(
+        config, progress=_bar(echo, "demos") if echo is not None else None)
     counts = {kind: sum(e.kind == kind for e in examples) for kind in ("step", "analysis")}
     say(f"bootstrap: {counts['step']} step examples, {counts['analysis']} analyses")
 
@@ -347,10 +353,13 @@ def bootstrap(out_dir: str | Path, config: BootstrapConfig | None = None, *, ech
         shutil.rmtree(out_dir)
     work.rename(out_dir)
     if config.eval_episodes:
-        for split in ("valid_seen", "valid_unseen"):
+        for split in getattr(config, "eval_splits", ("valid_seen", "valid_unseen")):
             say(f"bootstrap: evaluating on {split} ({config.eval_episodes} episodes)")
-            report["eval"][split] = evaluate(out_dir, split, config.eval_episodes, history=config.history,
-                                             max_steps=config.max_steps, temperature=config.eval_temperature)
+            if textworld:
+                report["eval"][split] = recipe.evaluate(out_dir, split, config.eval_episodes, config)
+            else:
+                report["eval"][split] = evaluate(out_dir, split, config.eval_episodes, history=config.history,
+                                                 max_steps=config.max_steps, temperature=config.eval_temperature)
             say(f"bootstrap: {split} success {report['eval'][split]['success']:.3f}")
     report["seconds"] = round(time.perf_counter() - started, 1)
     (out_dir / "bootstrap.json").write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
@@ -387,17 +396,28 @@ def _train_bar(echo):
 
 
 def main(argv: list[str] | None = None) -> int:
-    defaults = BootstrapConfig()
+    chooser = argparse.ArgumentParser(add_help=False)
+    chooser.add_argument("--env", choices=("household", "textworld"), default="household")
+    env = chooser.parse_known_args(argv)[0].env
+    if env == "textworld":
+        from seed_trainer.bootstrap_textworld import TextWorldBootstrapConfig as Config
+    else:
+        Config = BootstrapConfig
+    defaults = Config()
     parser = argparse.ArgumentParser(prog="python -m seed_trainer.bootstrap", description=__doc__.split("\n\n")[0])
     parser.add_argument("out_dir", help="the model directory to write")
+    parser.add_argument("--env", choices=("household", "textworld"), default="household",
+                        help="the environment whose tiny policy to make (textworld: bootstrap_textworld's recipe)")
     for name in ("seed", "episodes", "history", "max_steps", "steps", "batch_size", "eval_episodes", "threads",
                  "hidden_size", "layers", "intermediate_size", "vocab_size"):
         parser.add_argument(f"--{name.replace('_', '-')}", type=int, default=getattr(defaults, name))
     for name in ("lr", "skill_share", "bank_share", "analysis_share"):
         parser.add_argument(f"--{name.replace('_', '-')}", type=float, default=getattr(defaults, name))
+    if env == "textworld":
+        parser.add_argument("--cache-dir", default=None, help="where the generated games are cached")
     args = parser.parse_args(argv)
-    values = {k: v for k, v in vars(args).items() if k != "out_dir"}
-    bootstrap(args.out_dir, BootstrapConfig(**values))
+    values = {k: v for k, v in vars(args).items() if k not in ("out_dir", "env")}
+    bootstrap(args.out_dir, Config(**values))
     return 0
 
 

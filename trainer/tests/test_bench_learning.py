@@ -84,3 +84,21 @@ def test_the_committed_report_keeps_completed_runs_made_with_the_same_settings(l
     # the same report made at another learning rate keeps nothing
     other = _parsed(learning, tmp_path, "--algorithms", "grpo", "seed", "--updates", "100", "--lr", "3e-4")
     assert learning.previous_entries(out, other) == {}
+
+
+def test_textworld_has_its_own_defaults_and_household_settings_stay_as_they_were(learning, tmp_path):
+    household = learning.parser().parse_args([])
+    assert vars(learning.parser("household").parse_args([])) == vars(household)
+    settings = learning.report_settings(household)
+    # the household report's settings (what decides whether its completed runs are kept) have no trace of --env
+    assert settings["environment"] == {"name": "household", "options": {"max_steps": 20}}
+    assert "env" not in settings and settings["model"] == "trainer/seed_trainer/assets/household-tiny"
+    textworld = learning.parser("textworld").parse_args(["--env", "textworld"])
+    assert (textworld.max_steps, textworld.eval_tasks, textworld.algorithms) == (12, 42, ["grpo", "seed", "seed_oracle"])
+    assert textworld.out.endswith("learning-textworld.json") and textworld.runs.endswith("runs-textworld")
+    environment = learning.report_settings(textworld)["environment"]
+    assert environment["name"] == "textworld" and environment["options"]["max_steps"] == 12
+    assert set(environment["options"]["variants"]) == {"take", "cook", "cut"}
+    with pytest.raises(SystemExit, match="household only"):
+        learning.main(["--env", "textworld", "--algorithms", "sdar", "--runs", str(tmp_path / "r"),
+                       "--out", str(tmp_path / "o.json")])

@@ -24,6 +24,7 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -86,11 +87,17 @@ class GameSpec:
 
 
 class TextWorldEnv:
-    def __init__(self, spec: GameSpec, max_steps: int) -> None:
-        self.spec, self.max_steps, self.steps = spec, max_steps, 0
+    """One game. `guided` also asks TextWorld for `policy_commands` (the shortest way to win from the current state,
+    in `remaining`; empty once the game can no longer be won): what the demonstrator follows, not for policies."""
+
+    def __init__(self, spec: GameSpec, max_steps: int, guided: bool = False) -> None:
+        self.spec, self.max_steps, self.steps, self.guided = spec, max_steps, 0, guided
+        self.remaining: list[str] | None = None
+        self.task: Task | None = None
         import textworld
 
-        infos = textworld.EnvInfos(admissible_commands=True, won=True, lost=True, score=True, max_score=True, objective=True)
+        infos = textworld.EnvInfos(admissible_commands=True, won=True, lost=True, score=True, max_score=True,
+                                   objective=True, policy_commands=guided)
         with warnings.catch_warnings():
             # jericho flags every generated game as "not fully supported"; TextWorld keeps the score itself
             warnings.filterwarnings("ignore", message=".*is not fully supported.*")
@@ -100,17 +107,24 @@ class TextWorldEnv:
     def reset(self) -> tuple[Task, Observation]:
         state = self.env.reset()
         self.steps, self.max_score = 0, max(int(state["max_score"] or 1), 1)
+        self._guide(state)
         task = Task(f"{self.spec.split}/{self.spec.task_type}/{Path(self.spec.path).stem}", self.spec.task_type,
                     " ".join(str(state["objective"]).split()), self.spec.split)
+        self.task = task
         return task, Observation(strip_banner(state.feedback), sorted(state["admissible_commands"] or []))
 
     def step(self, action: str) -> StepResult:
         self.steps += 1
         state, score, done = self.env.step(action)
         won = bool(state["won"])
+        self._guide(state)
         done = bool(done) or won or bool(state["lost"]) or self.steps >= self.max_steps
         observation = Observation(" ".join(state.feedback.split()), sorted(state["admissible_commands"] or []))
         return StepResult(observation, done, won, {"score": score / self.max_score})
+
+    def _guide(self, state) -> None:
+        if self.guided:
+            self.remaining = list(state["policy_commands"] or []) if not state["lost"] else []
 
     def close(self) -> None:
         self.env.close()
@@ -192,16 +206,25 @@ class TextWorldTasks:
             raise ValueError(f"textworld: split {split!r} has no game of type {', '.join(task_types or [])}")
         return draw(pool, count, seed, key=lambda g: g.path)
 
-    def make(self, spec: GameSpec) -> TextWorldEnv:
-        return TextWorldEnv(spec, self.max_steps)
+    def make(self, spec: GameSpec, guided: bool = False) -> TextWorldEnv:
+        return TextWorldEnv(spec, self.max_steps, guided=guided)
+
+    def oracle_analysis(self, spec: GameSpec, episode: Any) -> str:
+        """The analyzer's JSON reply for a finished episode (seed_trainer.rollout.Episode), from the game's walkthrough."""
+        from seed_trainer.envs.textworld_oracle import analysis_reply, walkthrough
+
+        return analysis_reply(walkthrough(spec.path), episode.task.description,
+                              [step.action for step in episode.steps],
+                              [step.admissible_actions for step in episode.steps], bool(episode.won))
 
 
 def generate_game(kind: str, settings: dict[str, Any], seed: int, path: Path) -> None:
-    """One game by `tw-make`, written to a temporary name and renamed, so a cut-off generation leaves no game."""
+    """One game by `tw-make`, written to a temporary name of this process and renamed, so a cut-off generation leaves
+    no game and two runs that share a cache never write the same file (the same seed makes the same game)."""
     script = Path(sys.executable).parent / "tw-make"
     script = script if script.exists() else Path(shutil.which("tw-make") or "tw-make")
     path.parent.mkdir(parents=True, exist_ok=True)
-    partial = path.with_name(path.stem + ".partial.z8")
+    partial = path.with_name(f"{path.stem}.partial-{os.getpid()}.z8")
     command = [sys.executable, str(script), *tw_make_arguments(kind, settings, seed, partial)]
     done = subprocess.run(command, capture_output=True, text=True)
     if done.returncode != 0 or not partial.exists():
