@@ -50,7 +50,9 @@ class ShardedPolicyModel(nn.Module):
 
         mask = torch.ones_like(responses, dtype=torch.float32)  # not read: response_logprobs needs the shape only
         batch = PackedBatch(input_ids, response_starts, responses, mask)
-        return response_logprobs(self.inner, batch, temperature, with_entropy)
+        logp, entropy = response_logprobs(self.inner, batch, temperature, with_entropy)
+        # not views: FSDP hooks its backward onto the outputs, and a view invites an in-place op that would drop it
+        return logp.clone(), entropy.clone() if entropy is not None else None
 
 
 def decoder_layers(model: nn.Module) -> list[nn.Module]:
