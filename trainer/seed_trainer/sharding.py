@@ -68,7 +68,7 @@ def decoder_layers(model: nn.Module) -> list[nn.Module]:
 
 
 def mixed_precision(device: torch.device, compute_dtype: torch.dtype):
-    """bf16 all-gathers with fp32 gradient reduction on CUDA in bf16; None (plain fp32) otherwise."""
+    """bf16 all-gathers with fp32 gradient reduction when computing in bf16; None (plain fp32) otherwise."""
     from torch.distributed.fsdp import MixedPrecisionPolicy
 
     if compute_dtype == torch.float16:
@@ -76,7 +76,7 @@ def mixed_precision(device: torch.device, compute_dtype: torch.dtype):
             "distributed.strategy fsdp needs model.dtype bfloat16 or float32: float16 training needs a loss scaler "
             "that is not sharded here (set model.dtype, or use distributed.strategy: replicate)"
         )
-    if device.type == "cuda" and compute_dtype == torch.bfloat16:
+    if compute_dtype == torch.bfloat16:  # CUDA's case; the CPU takes the same path (what the tests exercise)
         return MixedPrecisionPolicy(param_dtype=torch.bfloat16, reduce_dtype=torch.float32)
     return None
 
