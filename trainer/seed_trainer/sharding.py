@@ -143,13 +143,19 @@ def local_bytes(tensors) -> int:
 # -- checkpoints ----------------------------------------------------------------------------------------------------
 
 
+def _hf_model(model: nn.Module) -> nn.Module:
+    """The Hugging Face model inside the FSDP root: checkpoints name the tensors as an unsharded policy does, so one
+    process can load a sharded run's checkpoint."""
+    return model.inner if is_sharded(model) else model
+
+
 def save_sharded(directory: Path, policy, optimizer: torch.optim.Optimizer, *, main: bool) -> None:
     """Every rank: its shards of the model and of the optimizer state into `directory/distributed`
     (torch.distributed.checkpoint); rank 0 (`main`) also the Hugging Face export of the full fp32 weights."""
     import torch.distributed.checkpoint as dcp
     from torch.distributed.checkpoint.state_dict import StateDictOptions, get_model_state_dict, get_state_dict
 
-    model_state, optimizer_state = get_state_dict(policy.model, optimizer)
+    model_state, optimizer_state = get_state_dict(_hf_model(policy.model), optimizer)
     dcp.save({"model": model_state, "optimizer": optimizer_state}, checkpoint_id=str(Path(directory) / DCP_DIR))
     full = get_model_state_dict(policy.model, options=StateDictOptions(full_state_dict=True, cpu_offload=True))
     if main:
@@ -163,7 +169,7 @@ def save_sharded(directory: Path, policy, optimizer: torch.optim.Optimizer, *, m
 
 def load_sharded(directory: Path, policy, optimizer: torch.optim.Optimizer) -> None:
     """Every rank: its shards of the model and optimizer state from `directory/distributed` (written by any number
-    of ranks: DCP reshards), then a fresh inference copy."""
+    of ranks: DCP reshards; an unsharded policy in one process gets the whole tensors), then a fresh inference copy."""
     import torch.distributed.checkpoint as dcp
     from torch.distributed.checkpoint.state_dict import get_state_dict, set_state_dict
 
@@ -173,8 +179,10 @@ def load_sharded(directory: Path, policy, optimizer: torch.optim.Optimizer) -> N
             f"{directory}: no sharded state ({DCP_DIR}/.metadata); it was not written with distributed.strategy "
             "fsdp — resume it with the strategy it was trained with"
         )
-    model_state, optimizer_state = get_state_dict(policy.model, optimizer)
+    model = _hf_model(policy.model)
+    model_state, optimizer_state = get_state_dict(model, optimizer)
     state = {"model": model_state, "optimizer": optimizer_state}
     dcp.load(state, checkpoint_id=str(source))
-    set_state_dict(policy.model, optimizer, model_state_dict=state["model"], optim_state_dict=state["optimizer"])
-    refresh_inference_copy(policy)
+    set_state_dict(model, optimizer, model_state_dict=state["model"], optim_state_dict=state["optimizer"])
+    if policy.inference_model is not None:
+        refresh_inference_copy(policy)

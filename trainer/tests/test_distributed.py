@@ -381,6 +381,32 @@ def test_fsdp_run_writes_sharded_checkpoints_with_a_full_weight_export(fsdp_run,
     assert policy.generate([[1, 2, 3]], max_new_tokens=3, greedy=True)[0].response_ids
 
 
+def test_a_sharded_checkpoint_loads_into_one_unsharded_process(fsdp_run):
+    """A run trained with fsdp resumed by one process: DCP reassembles the shards, the weights are the export's."""
+    import random
+
+    from safetensors.torch import load_file
+
+    from seed_trainer.checkpoints import load_training_state
+    from seed_trainer.config import load_experiment
+    from seed_trainer.policy import Policy
+
+    run_dir, path = fsdp_run
+    checkpoint = run_dir / "checkpoints" / "step-000003"
+    config = load_experiment(path)
+    policy = Policy.load(config.resolved_model())
+    optimizer = torch.optim.AdamW([p for p in policy.model.parameters() if p.requires_grad], lr=config.rl.lr)
+    state = load_training_state(checkpoint, policy, optimizer, random.Random(0))
+    assert state["update"] == 3
+    exported = load_file(checkpoint / "model.safetensors")
+    for name, param in policy.model.named_parameters():
+        assert torch.equal(param.detach(), exported[name]), name
+    moments = [optimizer.state[p] for p in policy.model.parameters()]
+    assert all(m["exp_avg"].shape == p.shape and m["exp_avg_sq"].abs().sum() > 0
+               for m, p in zip(moments, policy.model.parameters()))
+    assert all(float(m["step"]) == float(moments[0]["step"]) > 0 for m in moments)
+
+
 def test_fsdp_stop_and_resume_repeat_the_uninterrupted_run(tmp_path, fsdp_run, slow_env_dir):
     uninterrupted, path = fsdp_run
     run_dir = tmp_path / "stopped"
