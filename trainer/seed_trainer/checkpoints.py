@@ -215,12 +215,14 @@ def load_training_state(
     """Put the checkpoint's weights, optimizer state and RNG states back; returns its trainer_state.json. Under
     torchrun each rank loads the same files and takes its own sampling RNG state when the checkpoint was written by
     as many ranks; otherwise ranks other than 0 keep the seed they were given (the run goes on, not bit-exactly).
-    `sharded`: every rank loads its shards of the model and optimizer state (sharding.load_sharded)."""
+    `sharded`: every rank loads its shards of the model and optimizer state (sharding.load_sharded); a checkpoint of
+    a sharded run also loads into a policy that is not (resumed with one process)."""
     directory = Path(directory)
     state = read_state(directory)
-    if sharded:
-        from seed_trainer.sharding import load_sharded
+    from seed_trainer.sharding import DCP_DIR, load_sharded
 
+    # A sharded checkpoint loads into any number of processes, one included (torch.distributed.checkpoint reshards).
+    if sharded or (directory / DCP_DIR / ".metadata").is_file():
         load_sharded(directory, policy, optimizer)
     else:
         _load_weights(policy.model, directory)

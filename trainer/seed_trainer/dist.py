@@ -9,8 +9,13 @@ one. Rank 0 alone writes the run directory.
 
 Data parallel by one flattened all-reduce per optimizer step rather than the DistributedDataParallel wrapper: ranks
 back-propagate different numbers of micro-batches (they are packed by length), which the wrapper's per-backward
-hooks cannot match up; one all-reduce after accumulation is what the wrapper does under `no_sync`. Sharded full
-fine-tuning (FSDP2) is not supported yet (docs/trainer.md, "Several processes").
+hooks cannot match up; one all-reduce after accumulation is what the wrapper does under `no_sync`.
+
+`distributed.strategy: fsdp` shards a full fine-tune instead (sharding.py): the same task groups per rank and the
+same gathered episodes, but the update runs in lockstep (as many micro-batches on every rank, zero-weighted padding),
+gradients are reduce-scattered in each backward rather than summed here, rollouts and scoring run on an unsharded
+inference copy, and checkpoints are written by every rank (torch.distributed.checkpoint). See docs/trainer.md,
+"Several processes".
 """
 
 from __future__ import annotations

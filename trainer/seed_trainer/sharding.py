@@ -50,7 +50,9 @@ class ShardedPolicyModel(nn.Module):
 
         mask = torch.ones_like(responses, dtype=torch.float32)  # not read: response_logprobs needs the shape only
         batch = PackedBatch(input_ids, response_starts, responses, mask)
-        return response_logprobs(self.inner, batch, temperature, with_entropy)
+        logp, entropy = response_logprobs(self.inner, batch, temperature, with_entropy)
+        # not views: FSDP hooks its backward onto the outputs, and a view invites an in-place op that would drop it
+        return logp.clone(), entropy.clone() if entropy is not None else None
 
 
 def decoder_layers(model: nn.Module) -> list[nn.Module]:
@@ -66,7 +68,7 @@ def decoder_layers(model: nn.Module) -> list[nn.Module]:
 
 
 def mixed_precision(device: torch.device, compute_dtype: torch.dtype):
-    """bf16 all-gathers with fp32 gradient reduction on CUDA in bf16; None (plain fp32) otherwise."""
+    """bf16 all-gathers with fp32 gradient reduction when computing in bf16; None (plain fp32) otherwise."""
     from torch.distributed.fsdp import MixedPrecisionPolicy
 
     if compute_dtype == torch.float16:
@@ -74,7 +76,7 @@ def mixed_precision(device: torch.device, compute_dtype: torch.dtype):
             "distributed.strategy fsdp needs model.dtype bfloat16 or float32: float16 training needs a loss scaler "
             "that is not sharded here (set model.dtype, or use distributed.strategy: replicate)"
         )
-    if device.type == "cuda" and compute_dtype == torch.bfloat16:
+    if compute_dtype == torch.bfloat16:  # CUDA's case; the CPU takes the same path (what the tests exercise)
         return MixedPrecisionPolicy(param_dtype=torch.bfloat16, reduce_dtype=torch.float32)
     return None
 
@@ -141,13 +143,19 @@ def local_bytes(tensors) -> int:
 # -- checkpoints ----------------------------------------------------------------------------------------------------
 
 
+def _hf_model(model: nn.Module) -> nn.Module:
+    """The Hugging Face model inside the FSDP root: checkpoints name the tensors as an unsharded policy does, so one
+    process can load a sharded run's checkpoint."""
+    return model.inner if is_sharded(model) else model
+
+
 def save_sharded(directory: Path, policy, optimizer: torch.optim.Optimizer, *, main: bool) -> None:
     """Every rank: its shards of the model and of the optimizer state into `directory/distributed`
     (torch.distributed.checkpoint); rank 0 (`main`) also the Hugging Face export of the full fp32 weights."""
     import torch.distributed.checkpoint as dcp
     from torch.distributed.checkpoint.state_dict import StateDictOptions, get_model_state_dict, get_state_dict
 
-    model_state, optimizer_state = get_state_dict(policy.model, optimizer)
+    model_state, optimizer_state = get_state_dict(_hf_model(policy.model), optimizer)
     dcp.save({"model": model_state, "optimizer": optimizer_state}, checkpoint_id=str(Path(directory) / DCP_DIR))
     full = get_model_state_dict(policy.model, options=StateDictOptions(full_state_dict=True, cpu_offload=True))
     if main:
@@ -161,7 +169,7 @@ def save_sharded(directory: Path, policy, optimizer: torch.optim.Optimizer, *, m
 
 def load_sharded(directory: Path, policy, optimizer: torch.optim.Optimizer) -> None:
     """Every rank: its shards of the model and optimizer state from `directory/distributed` (written by any number
-    of ranks: DCP reshards), then a fresh inference copy."""
+    of ranks: DCP reshards; an unsharded policy in one process gets the whole tensors), then a fresh inference copy."""
     import torch.distributed.checkpoint as dcp
     from torch.distributed.checkpoint.state_dict import get_state_dict, set_state_dict
 
@@ -171,8 +179,10 @@ def load_sharded(directory: Path, policy, optimizer: torch.optim.Optimizer) -> N
             f"{directory}: no sharded state ({DCP_DIR}/.metadata); it was not written with distributed.strategy "
             "fsdp — resume it with the strategy it was trained with"
         )
-    model_state, optimizer_state = get_state_dict(policy.model, optimizer)
+    model = _hf_model(policy.model)
+    model_state, optimizer_state = get_state_dict(model, optimizer)
     state = {"model": model_state, "optimizer": optimizer_state}
     dcp.load(state, checkpoint_id=str(source))
-    set_state_dict(policy.model, optimizer, model_state_dict=state["model"], optim_state_dict=state["optimizer"])
-    refresh_inference_copy(policy)
+    set_state_dict(model, optimizer, model_state_dict=state["model"], optim_state_dict=state["optimizer"])
+    if policy.inference_model is not None:
+        refresh_inference_copy(policy)

@@ -161,7 +161,7 @@ def ppo_update(
                 weight_total += micro_tokens
             if ranks.distributed:
                 bad_terms = set().union(*all_gather(ranks, bad_terms, "comparing non-finite loss terms"))
-                if not sharded:  # FSDP reduce-scattered them in the last backward
+                if not sharded:  # FSDP reduce-scattered them in every backward
                     sum_gradients(ranks, model)
                 mini_values = sum_values(ranks, mini_values, "summing the mini-batch losses")
             outcome = guarded_step(optimizer, model, rl.grad_clip, scaler, bad_terms)

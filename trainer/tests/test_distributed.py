@@ -131,6 +131,35 @@ def test_two_processes_make_the_one_process_update(tmp_path, tiny_policy_dir, st
     assert moved > 0
 
 
+def test_fsdp_in_bf16_gathers_bf16_weights_and_steps_fp32_shards_close_to_one_process(tmp_path, tiny_policy_dir):
+    """The CUDA configuration on the CPU: MixedPrecisionPolicy(bf16 parameters, fp32 reduction) against one process's
+    fp32 master weights under bf16 autocast. Not equal: autocast keeps the residual stream in fp32 (the embedding
+    output is fp32), bf16 parameters make it bf16 — a difference of about 1 % in the losses, none in the episodes."""
+    (tmp_path / "varied_env.py").write_text(VARIED_ENV, encoding="utf-8")
+    path = _experiment(tmp_path, tiny_policy_dir, environment="varied_env:VariedTasks",
+                       model={"path": str(tiny_policy_dir), "device": "cpu", "dtype": "bfloat16"},
+                       opd={"skill_source": "oracle"}, distributed={"strategy": "fsdp"})
+    results = {}
+    for nproc in (1, 2):
+        out = tmp_path / f"bf16-{nproc}.json"
+        # the driver also checks that the bf16 inference copy is the rounded fp32 shards, all-gathered
+        code, _, err = _finish(_torchrun(nproc, str(TESTS / "dist_update_driver.py"), str(path), str(out),
+                                         extra_path=tmp_path))
+        assert code == 0, err[-3000:]
+        results[nproc] = json.loads(out.read_text())
+    one, two = results[1], results[2]
+    assert two["sharded"] and two["groups"] == one["groups"]
+    assert two["metrics"]["skipped_steps"] == one["metrics"]["skipped_steps"] == 0
+    for name in ("loss", "pg_loss", "kl", "opd_loss", "entropy", "grad_norm"):
+        assert math.isfinite(two["metrics"][name]), name
+        assert two["metrics"][name] == pytest.approx(one["metrics"][name], rel=0.2, abs=2e-3), name
+    # the master weights stay fp32: after an AdamW step at lr 1e-3 they are off the bf16 grid
+    bf16_grid = all(torch.equal(t, t.bfloat16().float()) for t in (torch.tensor(v) for v in two["weights"].values()))
+    assert not bf16_grid
+    worst = max(max(abs(a - b) for a, b in zip(one["weights"][n], two["weights"][n])) for n in one["weights"])
+    assert worst < 2e-2, worst
+
+
 def test_fsdp_skips_a_non_finite_step_on_every_rank_like_one_process(tmp_path, tiny_policy_dir):
     """The non-finite guard under FSDP: the rank holding the NaN micro-batch still back-propagates (the others wait
     for its reduce-scatter), and every rank skips that mini-batch's step, as one process does."""
@@ -350,6 +379,32 @@ def test_fsdp_run_writes_sharded_checkpoints_with_a_full_weight_export(fsdp_run,
     assert any(not torch.equal(trained[k], initial[k]) for k in initial)
     policy = load_checkpoint_policy(checkpoint, device="cpu", dtype="float32")
     assert policy.generate([[1, 2, 3]], max_new_tokens=3, greedy=True)[0].response_ids
+
+
+def test_a_sharded_checkpoint_loads_into_one_unsharded_process(fsdp_run):
+    """A run trained with fsdp resumed by one process: DCP reassembles the shards, the weights are the export's."""
+    import random
+
+    from safetensors.torch import load_file
+
+    from seed_trainer.checkpoints import load_training_state
+    from seed_trainer.config import load_experiment
+    from seed_trainer.policy import Policy
+
+    run_dir, path = fsdp_run
+    checkpoint = run_dir / "checkpoints" / "step-000003"
+    config = load_experiment(path)
+    policy = Policy.load(config.resolved_model())
+    optimizer = torch.optim.AdamW([p for p in policy.model.parameters() if p.requires_grad], lr=config.rl.lr)
+    state = load_training_state(checkpoint, policy, optimizer, random.Random(0))
+    assert state["update"] == 3
+    exported = load_file(checkpoint / "model.safetensors")
+    for name, param in policy.model.named_parameters():
+        assert torch.equal(param.detach(), exported[name]), name
+    moments = [optimizer.state[p] for p in policy.model.parameters()]
+    assert all(m["exp_avg"].shape == p.shape and m["exp_avg_sq"].abs().sum() > 0
+               for m, p in zip(moments, policy.model.parameters()))
+    assert all(float(m["step"]) == float(moments[0]["step"]) > 0 for m in moments)
 
 
 def test_fsdp_stop_and_resume_repeat_the_uninterrupted_run(tmp_path, fsdp_run, slow_env_dir):
