@@ -19,6 +19,8 @@ only needs the committed report (`--seeds-of grpo=0-4` gives one algorithm more 
 
     .venv/bin/python bench/learning.py [--updates 16] [--seeds 0 1 2] [--jobs 2 --threads 1] [--stage1]
     .venv/bin/python bench/learning.py --report-only     # rebuild the JSON and the figure from the runs
+    .venv/bin/python bench/learning.py --env textworld   # generated TextWorld cooking games, their own tiny policy:
+                                                         # bench/results/learning-textworld.json, runs-textworld/
 
 It takes about 1.5 hours on 2 CPU cores with the defaults; run it in the background: `nice -n 10 .venv/bin/python bench/learning.py &`.
 """

@@ -10,7 +10,7 @@ import { LineMap, type ExperimentProblem } from './experimentSchema';
 
 export const BUILTIN_PREFIX = 'builtin:';
 /** The policies shipped in the trainer package (seed_trainer/config.py BUILTIN_MODELS). */
-export const BUILTIN_MODELS: readonly string[] = ['household-tiny'];
+export const BUILTIN_MODELS: readonly string[] = ['household-tiny', 'textworld-tiny'];
 
 function isFolder(file: string): boolean {
   try {

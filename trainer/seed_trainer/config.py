@@ -109,7 +109,7 @@ class ModelConfig(_Section):
     path: str = Field(
         description=(
             "Hugging Face model directory (or hub id when a hub is reachable) of the policy, or `builtin:household-tiny` "
-            "for the tiny policy shipped with the trainer. For Stage 2 this is normally the Stage-1 SFT output: it "
+            "/ `builtin:textworld-tiny` for the tiny policies shipped with the trainer. For Stage 2 this is normally the Stage-1 SFT output: it "
             "becomes the actor, the analyzer and the KL reference."
         )
     )
@@ -508,7 +508,7 @@ class ExperimentConfig(_Section):
 BUILTIN_PREFIX = "builtin:"
 # The policies shipped inside the package (trainer/seed_trainer/assets/): templates name them so that they work in any
 # workspace, wherever the extension installed the trainer.
-BUILTIN_MODELS = ("household-tiny",)
+BUILTIN_MODELS = ("household-tiny", "textworld-tiny")
 
 
 def builtin_model_dir(value: str) -> Path | None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import random
+from pathlib import Path
 
 import pytest
 import yaml
@@ -182,3 +183,19 @@ def test_a_few_step_textworld_bootstrap_and_a_seed_update_with_oracle_skills(tmp
     skills = [reader.trajectory(row).get("skill") for row in reader.trajectory_index() if row.get("phase") == "train"]
     assert skills and all(s and s["source"] == "oracle" and s["valid"] for s in skills)
     assert all("cookbook" in s["text"].lower() or "recipe" in s["text"].lower() for s in skills)
+
+
+@pytest.mark.skipif(not (Path(__file__).resolve().parents[1] / "seed_trainer" / "assets" / "textworld-tiny").is_dir(),
+                    reason="no committed TextWorld tiny policy")
+def test_the_committed_textworld_checkpoint_is_the_default_recipe_and_small():
+    """The committed TextWorld policy is what `python -m seed_trainer.bootstrap OUT --env textworld` rebuilds."""
+    from dataclasses import asdict
+
+    import seed_trainer
+    from seed_trainer.bootstrap_textworld import TextWorldBootstrapConfig
+
+    folder = Path(seed_trainer.__file__).parent / "assets" / "textworld-tiny"
+    report = json.loads((folder / "bootstrap.json").read_text())
+    recipe = json.loads(json.dumps({k: v for k, v in asdict(TextWorldBootstrapConfig()).items() if k != "threads"}))
+    assert {k: v for k, v in report["config"].items() if k != "threads"} == recipe
+    assert sum(p.stat().st_size for p in folder.iterdir()) <= 3 * 1024 * 1024
