@@ -279,6 +279,11 @@ def evaluate(model_dir: str | Path, split: str, episodes: int, *, history: int, 
         )
     finally:
         rollout.build_step_prompt = plain
+    return evaluation_summary(split, skill, played)
+
+
+def evaluation_summary(split: str, skill: str | None, played) -> dict:
+    """Success overall and per task type, valid and admissible action shares, mean length of evaluated episodes."""
     by_type: dict[str, list[bool]] = {}
     for episode in played:
         by_type.setdefault(episode.task.type, []).append(episode.won)

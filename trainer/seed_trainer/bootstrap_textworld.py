@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from seed_trainer.algo.skills import AnalysisStep, build_analysis_prompt, insert_skill
-from seed_trainer.bootstrap import BootstrapConfig, Example, _step_examples
+from seed_trainer.bootstrap import BootstrapConfig, Example, _step_examples, evaluation_summary
 from seed_trainer.envs.textworld_oracle import MISTAKES, analysis_reply, demonstrate, replay, rule_kinds, walkthrough
 
 VARIANTS = {"take": {"recipe": 1, "take": 1}, "cook": {"recipe": 1, "take": 1, "cook": True},
@@ -134,17 +134,4 @@ def evaluate(model_dir: str | Path, split: str, episodes: int, config: TextWorld
         max_prompt_tokens=2048, max_response_tokens=max_response_tokens,
         temperature=config.eval_temperature if temperature is None else temperature,
     )
-    by_type: dict[str, list[bool]] = {}
-    for episode in played:
-        by_type.setdefault(episode.task.type, []).append(episode.won)
-    steps = [s for e in played for s in e.steps]
-    return {
-        "split": split,
-        "skill": None,
-        "episodes": len(played),
-        "success": sum(e.won for e in played) / max(len(played), 1),
-        "by_task_type": {k: sum(v) / len(v) for k, v in sorted(by_type.items())},
-        "valid_action_ratio": sum(s.valid for s in steps) / max(len(steps), 1),
-        "admissible_ratio": sum(s.action in s.admissible_actions for s in steps) / max(len(steps), 1),
-        "mean_length": len(steps) / max(len(played), 1),
-    }
+    return evaluation_summary(split, None, played)

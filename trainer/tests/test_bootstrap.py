@@ -112,3 +112,14 @@ def test_the_committed_checkpoint_is_the_default_recipe_and_small():
     assert (folder / "model.safetensors").stat().st_size <= 5 * 1024 * 1024
     assert 0.15 <= report["eval"]["valid_seen"]["success"] <= 0.45  # the base-success band RL needs
     assert AutoModelForCausalLM.from_pretrained(folder).config.model_type == "qwen2"
+
+
+def test_evaluate_summarises_the_episodes_it_played(bootstrapped):
+    from seed_trainer.bootstrap import evaluate
+
+    summary = evaluate(bootstrapped, "dev", 3, history=3, max_steps=2, seed=1)
+    assert summary["split"] == "dev" and summary["skill"] is None and summary["episodes"] == 3
+    assert summary["success"] * 3 == pytest.approx(round(summary["success"] * 3))  # a count of wins over 3
+    assert 0 < summary["mean_length"] <= 2  # every episode plays at least one step and stops at max_steps
+    assert 0.0 <= summary["admissible_ratio"] <= summary["valid_action_ratio"] <= 1.0
+    assert set(summary["by_task_type"]) and all(0.0 <= v <= 1.0 for v in summary["by_task_type"].values())
