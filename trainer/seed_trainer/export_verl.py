@@ -177,6 +177,14 @@ def verl_export(
     none("eval.splits", ev.splits, "verl-agent validates on its environment's evaluation split")
     verl("trainer.save_freq", config.checkpoint.every, "checkpoint.every")
     verl("trainer.max_actor_ckpt_to_keep", config.checkpoint.keep_last, "checkpoint.keep_last")
+    # sharding: verl shards the actor and the reference with FSDP whatever our setting; ours picks FSDP2 explicitly
+    if config.distributed.strategy == "fsdp":
+        verl("actor_rollout_ref.actor.strategy", "fsdp2", "distributed.strategy")
+        verl("actor_rollout_ref.ref.strategy", "fsdp2", "distributed.strategy")
+    else:
+        none("distributed.strategy", config.distributed.strategy,
+             "verl always shards the actor and the reference (actor_rollout_ref.actor.strategy, FSDP by default); "
+             "a whole replica per process has no counterpart there")
     # Stage 1 and the analyzer stay in SEED Studio
     none("analyzer", config.analyzer.kind, "the analyzer (Stage 1, and self-analysis in Stage 2) is SEED's")
     none("collect", None, "Stage-1 collection runs in SEED Studio (`collect`)")

@@ -75,7 +75,7 @@ def test_every_setting_is_mapped_or_listed():
         name for name in _settings(ExperimentConfig)
         if not any(name == c or name.startswith(c + ".") for c in covered)
         and name not in {"model", "environment", "rollout", "opd", "rl", "analyzer", "collect", "sft", "eval",
-                         "checkpoint", "sdar", "model.lora", "rollout.vllm"}
+                         "checkpoint", "sdar", "distributed", "model.lora", "rollout.vllm"}
     }
     assert missing == set()
     assert {"environment.name", "environment.task_types", "environment.options", "model.lora.dropout",
@@ -142,3 +142,13 @@ def test_verl_accepts_its_own_keys(tmp_path, name):
     agent = [o.text() for o in export.overrides if not o.upstream][:1]
     refused = subprocess.run([python, "-c", VERL_CHECK, json.dumps(upstream + agent)], capture_output=True, text=True)
     assert refused.returncode != 0 and "Could not override" in refused.stderr
+
+
+def test_fsdp_maps_to_verls_fsdp2_strategy():
+    config = ExperimentConfig.model_validate({"name": "sharded", "model": {"path": "m"},
+                                              "environment": {"name": "household"},
+                                              "distributed": {"strategy": "fsdp"}})
+    export = verl_export(config)
+    strategies = {o.key: o.value for o in export.overrides if o.setting == "distributed.strategy"}
+    assert strategies == {"actor_rollout_ref.actor.strategy": "fsdp2", "actor_rollout_ref.ref.strategy": "fsdp2"}
+    assert "distributed.strategy" not in {u.setting for u in export.unmapped}
