@@ -42,11 +42,19 @@ class ChatServer:
                     step = server.script.pop(0) if server.script else server.default
                     server.in_flight += 1
                     server.max_in_flight = max(server.max_in_flight, server.in_flight)
+                self.counted = True
                 try:
                     self.answer(step)
                 except (BrokenPipeError, ConnectionResetError):  # the client gave up (timeout)
                     pass
                 finally:
+                    self.finish_request()
+
+            def finish_request(self):
+                # before the reply is written: once the client has it, its next request may arrive before this thread
+                # runs again, and counting this one still would report one request too many in flight
+                if self.counted:
+                    self.counted = False
                     with server.lock:
                         server.in_flight -= 1
 
@@ -73,6 +81,7 @@ class ChatServer:
                 for name, value in (headers or {}).items():
                     self.send_header(name, value)
                 self.end_headers()
+                self.finish_request()
                 self.wfile.write(payload)
 
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
