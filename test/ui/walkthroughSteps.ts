@@ -140,7 +140,8 @@ export const WALKTHROUGH_STEPS: readonly WalkthroughStep[] = [
       await clickStepButton(page, 'runDemo', 'Train');
       // SEED: Train asks for the experiment when the workspace has several, then for the stage. The test stops at the
       // stage picker; the pictures' runs were trained before.
-      const list = page.locator('.quick-input-widget .quick-input-list .monaco-list-row');
+      // Visible rows only: a hidden list of an earlier quick input can hold the same rows (it did once, under load).
+      const list = page.locator('.quick-input-widget .quick-input-list .monaco-list-row:visible');
       const stage = list.filter({ hasText: 'Stage 2 · SEED' }).first();
       const experiment = list.filter({ hasText: 'demo.seed.yaml' }).first();
       await stage.or(experiment).waitFor({ state: 'visible', timeout: 60_000 });
