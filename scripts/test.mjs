@@ -47,6 +47,13 @@ const countParsers = {
   },
 };
 
+/** The lines that name a failed test (pytest's FAILED/ERROR, node:test's "not ok", our runners' ✗), shortened. */
+function failureLines(text, limit = 5) {
+  const lines = text.split('\n').filter((l) => /^(FAILED|ERROR) |^not ok \d|✗/.test(l.trim()));
+  const shown = lines.slice(0, limit).map((l) => (l.trim().length > 240 ? `${l.trim().slice(0, 240)}…` : l.trim()));
+  return lines.length > limit ? [...shown, `… and ${lines.length - limit} more`] : shown;
+}
+
 async function main() {
   const started = Date.now();
   const timings = [];
@@ -101,7 +108,7 @@ async function main() {
       const { code, text } = await runStreaming(suite.cmd[0], suite.cmd[1], env);
       const counts = suite.counts ? countParsers[suite.counts](text) : undefined;
       const ok = code === 0 && (counts === undefined || (counts !== null && counts.failed === 0 && counts.passed > 0));
-      return { ok, code, counts };
+      return { ok, code, counts, failures: ok ? [] : failureLines(text) };
     });
     if (!result.ok) failed = true;
     if (suite.label === 'build' && !result.ok) break;
@@ -114,6 +121,8 @@ async function main() {
     console.log(`  ${t.ok ? 'ok  ' : 'FAIL'} ${t.label.padEnd(36)} ${t.seconds.toFixed(1).padStart(6)} s${counts}`);
     if (t.counts) for (const key of Object.keys(total)) total[key] += t.counts[key];
     if (!t.ok && t.counts === null) console.log('       (the runner printed no result line)');
+    // What failed, here at the end too: a CI log is often read from its tail only.
+    for (const line of t.failures ?? []) console.log(`       ${line}`);
   }
   console.log(`  total ${((Date.now() - started) / 1000).toFixed(1)} s`);
   if (failed && total.failed === 0) total.failed = 1; // a non-test step (build, lint, a runner crash) failed

@@ -5,7 +5,7 @@
 //
 //   npm run build && node out/test/ui/walkthrough.js      (npm run test:ui:walkthrough)
 //
-// On failure: test-results/ui-walkthrough-failure-<n>.png.
+// On failure: test-results/ui-walkthrough-failure-<step>-<try>.png.
 import { cpSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { repoRoot, resultsDir, runCodeServerTest, runnerPrerequisites } from '../integration/codeServerSession';
@@ -30,19 +30,31 @@ function main(): void {
       let failed = 0;
       for (const step of WALKTHROUGH_STEPS) {
         const started = Date.now();
-        try {
-          if (await stepIsComplete(page, step.id, 0)) fail('the step was already marked done before its button was used');
-          const { notes } = await step.drive(page, { workspace: session.workspace, gated: 'household-seed', trajectory: 'it-000001-0001' });
-          await page.keyboard.press('Escape'); // a picker the step left open
-          if (!(await stepIsComplete(page, step.id))) fail('the walkthrough did not mark the step done');
-          passed += 1;
-          console.log(`${LABEL}: ✓ ${step.title} (${((Date.now() - started) / 1000).toFixed(1)} s)`);
-          for (const note of notes) console.log(`    ${note}`);
-        } catch (error) {
+        // A second try, as a user would click again: under load code-server can close a picker that just opened when
+        // the walkthrough re-renders (seen in CI, not reproduced on an idle machine). Both tries' errors are printed.
+        const errors: string[] = [];
+        // Checked once, before any try: a try that failed after its command ran has completed the step.
+        const early = await stepIsComplete(page, step.id, 0);
+        if (early) errors.push('the step was already marked done before its button was used', 'not tried');
+        for (let attempt = 1; attempt <= 2 && errors.length === attempt - 1; attempt += 1) {
+          try {
+            const { notes } = await step.drive(page, { workspace: session.workspace, gated: 'household-seed', trajectory: 'it-000001-0001' });
+            await page.keyboard.press('Escape'); // a picker the step left open
+            if (!(await stepIsComplete(page, step.id))) fail('the walkthrough did not mark the step done');
+            passed += 1;
+            const retried = errors.length ? ` on the second try (the first: ${errors[0]})` : '';
+            console.log(`${LABEL}: ✓ ${step.title} (${((Date.now() - started) / 1000).toFixed(1)} s)${retried}`);
+            for (const note of notes) console.log(`    ${note}`);
+          } catch (error) {
+            errors.push((error instanceof Error ? error.message : String(error)).split('\n')[0] ?? '');
+            await page.screenshot({ path: path.join(resultsDir, `ui-walkthrough-failure-${step.id}-${attempt}.png`) }).catch(() => undefined);
+            await page.keyboard.press('Escape');
+            await page.keyboard.press('Escape');
+          }
+        }
+        if (errors.length === 2) {
           failed += 1;
-          console.error(`${LABEL}: ✗ ${step.title}: ${error instanceof Error ? error.message : String(error)}`);
-          await page.screenshot({ path: path.join(resultsDir, `ui-walkthrough-failure-${passed + failed}.png`) }).catch(() => undefined);
-          await page.keyboard.press('Escape');
+          console.error(`${LABEL}: ✗ ${step.title}: ${early ? errors[0] : errors.join(' | then, on the second try: ')}`);
         }
       }
       console.log(`${LABEL}: ${passed} passed, ${failed} failed`);

@@ -2,6 +2,7 @@
 // user: open the walkthrough, expand a step, click its button, answer the pickers it shows, and wait for the view it
 // opens. The walkthrough test (walkthrough.ts) checks each step this way; the screenshot script (screenshots.ts)
 // photographs what each step opened.
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import { readManifest } from '../integration/codeServerSession';
@@ -114,25 +115,32 @@ export const WALKTHROUGH_STEPS: readonly WalkthroughStep[] = [
     id: 'runDemo',
     title: 'Run the demo experiment',
     drive: async (page, runs) => {
-      await clickStepButton(page, 'runDemo', 'Create the Demo Experiment');
-      // The save dialog (code-server's simple dialog: a quick input holding the path) proposes demo.seed.yaml.
-      const input = page.locator('.quick-input-widget .quick-input-box input');
-      await input.waitFor({ state: 'visible', timeout: 15_000 });
-      let proposed = await input.inputValue();
-      for (let waited = 0; !proposed.endsWith('demo.seed.yaml') && waited < 5_000; waited += 200) {
-        await page.waitForTimeout(200); // the dialog may fill in the file name after it lists the folder
-        proposed = await input.inputValue();
-      }
-      // Where code-server's dialog starts varies; a user types the place, as here.
       const target = path.join(runs.workspace, 'demo.seed.yaml');
-      if (proposed !== target) await input.fill(target);
-      await page.keyboard.press('Enter');
-      // Under load the dialog can take the Enter before it is ready and stay open: confirm again while it is there.
-      for (let tries = 0; tries < 5 && (await input.isVisible()); tries += 1) {
-        await page.waitForTimeout(2_000);
-        if (await input.isVisible()) {
-          await input.focus();
-          await page.keyboard.press('Enter');
+      let created = `opened ${target}, which an earlier try created`;
+      if (existsSync(target)) {
+        // A second try: creating it again would ask to replace the file; open it as a user would.
+        await page.locator('.explorer-folders-view .monaco-list-row', { hasText: 'demo.seed.yaml' }).first().click();
+      } else {
+        await clickStepButton(page, 'runDemo', 'Create the Demo Experiment');
+        // The save dialog (code-server's simple dialog: a quick input holding the path) proposes demo.seed.yaml.
+        const input = page.locator('.quick-input-widget .quick-input-box input');
+        await input.waitFor({ state: 'visible', timeout: 15_000 });
+        let proposed = await input.inputValue();
+        for (let waited = 0; !proposed.endsWith('demo.seed.yaml') && waited < 5_000; waited += 200) {
+          await page.waitForTimeout(200); // the dialog may fill in the file name after it lists the folder
+          proposed = await input.inputValue();
+        }
+        // Where code-server's dialog starts varies; a user types the place, as here.
+        if (proposed !== target) await input.fill(target);
+        created = `created ${target} (the dialog proposed ${proposed})`;
+        await page.keyboard.press('Enter');
+        // Under load the dialog can take the Enter before it is ready and stay open: confirm again while it is there.
+        for (let tries = 0; tries < 5 && (await input.isVisible()); tries += 1) {
+          await page.waitForTimeout(2_000);
+          if (await input.isVisible()) {
+            await input.focus();
+            await page.keyboard.press('Enter');
+          }
         }
       }
       const demoText = page.locator('.monaco-editor .view-lines', { hasText: 'builtin:household-tiny' }).first();
@@ -162,7 +170,7 @@ export const WALKTHROUGH_STEPS: readonly WalkthroughStep[] = [
       // Back to the experiment (for its picture): its row in the Explorer.
       await page.locator('.explorer-folders-view .monaco-list-row', { hasText: 'demo.seed.yaml' }).first().click();
       await page.locator('.tabs-container .tab.active', { hasText: 'demo.seed.yaml' }).waitFor({ state: 'visible', timeout: 30_000 });
-      return { notes: [`created ${target} (the dialog proposed ${proposed})`, `SEED: Train offers: ${stages.slice(0, 3).join(' | ')}…`], region: editorPart(page) };
+      return { notes: [created, `SEED: Train offers: ${stages.slice(0, 3).join(' | ')}…`], region: editorPart(page) };
     },
   },
   {
