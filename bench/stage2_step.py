@@ -17,6 +17,10 @@ of another git revision (its own committed policy), each in its own worker proce
 disturbs less) and per phase of both, and the speed-up baseline/current:
 
     .venv/bin/python bench/stage2_step.py --household --baseline f4d86f9 [--updates 2] [--repeats 2] [--threads 1]
+        [--processes 2]
+
+`--processes N` also times this checkout under torchrun with N CPU processes (the replicate data parallelism of
+trainer/seed_trainer/dist.py: the same update, its task groups shared out); its CPU seconds are all processes'.
 """
 
 from __future__ import annotations
@@ -125,11 +129,16 @@ HOUSEHOLD = {  # examples/household-demo-stage2.seed.yaml's Stage-2 settings
 
 
 def household_worker(args) -> None:
-    """One timed run with the trainer on sys.path (this checkout's or a baseline's); prints its phase means."""
+    """One timed run with the trainer on sys.path (this checkout's or a baseline's); prints its phase means.
+
+    Under torchrun (`--processes N`) every rank runs this; each writes its CPU seconds to `--cpu-dir`, and rank 0,
+    which holds the run directory, sums them after the run and prints the result."""
     import seed_trainer
 
     model = Path(seed_trainer.__file__).parent / "assets" / "household-tiny"
     torch.set_num_threads(args.threads)
+    rank = int(os.environ.get("RANK", "0"))
+    cpu_dir = Path(args.cpu_dir) if args.cpu_dir else None
     with tempfile.TemporaryDirectory() as tmp_name:
         tmp = Path(tmp_name)
         data = {"name": f"household-{args.algorithm}", "seed": 0, "algorithm": args.algorithm, "updates": args.updates,
@@ -139,7 +148,16 @@ def household_worker(args) -> None:
         cpu = time.process_time()
         run_dir = train(load_experiment(path), path, runs_dir=tmp / "runs", echo=None)
         cpu = time.process_time() - cpu
+        if cpu_dir is not None:
+            (cpu_dir / f"rank-{rank}.json").write_text(json.dumps(cpu), encoding="utf-8")
+        if rank != 0:
+            return
         rows = RunReader(run_dir).metrics()
+    if cpu_dir is not None:  # the other ranks finish their last update with rank 0 (its collectives wait for them)
+        deadline = time.monotonic() + 120
+        while len(list(cpu_dir.glob("rank-*.json"))) < args.processes and time.monotonic() < deadline:
+            time.sleep(0.2)
+        cpu = sum(json.loads(f.read_text(encoding="utf-8")) for f in cpu_dir.glob("rank-*.json"))
     phases = {k.removeprefix("time/"): sum(r[k] for r in rows) / len(rows) for k in rows[0] if k.startswith("time/")}
     steps = sum(r.get("episode/length", 0) for r in rows) / len(rows)
     print(json.dumps({"phases": phases, "cpu_seconds_per_update": cpu / len(rows), "episode_length": steps,
@@ -152,26 +170,38 @@ def _baseline_trainer(revision: str, into: Path) -> Path:
     return into / "trainer"
 
 
+def _worker_command(trainer: Path, algorithm: str, processes: int, cpu_dir: Path, args) -> list[str]:
+    worker = [__file__, "--worker", "--trainer", str(trainer), "--algorithm", algorithm, "--updates", str(args.updates),
+              "--threads", str(args.threads), "--processes", str(processes), "--cpu-dir", str(cpu_dir)]
+    if processes == 1:
+        return [sys.executable, *worker]
+    # the replicate data-parallel Stage 2 of dist.py: each process rolls out and scores whole task groups (gloo)
+    return [sys.executable, "-m", "torch.distributed.run", "--standalone", f"--nproc-per-node={processes}", *worker]
+
+
 def household(args) -> None:
     with tempfile.TemporaryDirectory() as tmp_name:
-        trainers = {"current": REPO / "trainer"}
+        # name → (trainer, processes): this checkout in one process, in `--processes` processes, and the baseline
+        trainers = {"current": (REPO / "trainer", 1)}
+        if args.processes > 1:
+            trainers[f"current_{args.processes}_processes"] = (REPO / "trainer", args.processes)
         if args.baseline:
-            trainers["baseline"] = _baseline_trainer(args.baseline, Path(tmp_name))
+            trainers["baseline"] = (_baseline_trainer(args.baseline, Path(tmp_name)), 1)
         env = {**os.environ, "OMP_NUM_THREADS": str(args.threads), "TQDM_DISABLE": "1"}
         runs: dict[str, dict[str, list[dict]]] = {name: {a: [] for a in args.algorithms} for name in trainers}
-        for _ in range(args.repeats):
+        for repeat in range(args.repeats):
             for algorithm in args.algorithms:
-                for name, trainer in trainers.items():  # alternate, so both see the same load
-                    done = subprocess.run(
-                        [sys.executable, __file__, "--worker", "--trainer", str(trainer), "--algorithm", algorithm,
-                         "--updates", str(args.updates), "--threads", str(args.threads)],
-                        capture_output=True, text=True, env=env, check=False,
-                    )
+                for name, (trainer, processes) in trainers.items():  # alternate, so all see the same load
+                    cpu_dir = Path(tmp_name) / f"cpu-{name}-{algorithm}-{repeat}"
+                    cpu_dir.mkdir()
+                    done = subprocess.run(_worker_command(trainer, algorithm, processes, cpu_dir, args),
+                                          capture_output=True, text=True, env=env, check=False)
                     if done.returncode != 0:
                         raise SystemExit(f"{name} {algorithm} worker failed:\n{done.stderr[-3000:]}")
                     runs[name][algorithm].append(json.loads(done.stdout.strip().splitlines()[-1]))
     result = {"benchmark": "stage2_step household", "setup": {**HOUSEHOLD, "updates": args.updates, "repeats": args.repeats,
-              "threads": args.threads, "baseline": args.baseline, "device": "cpu"}, "seconds_per_update": {}, "phases": {}}
+              "threads": args.threads, "processes": {name: p for name, (_, p) in trainers.items()},
+              "baseline": args.baseline, "device": "cpu"}, "seconds_per_update": {}, "phases": {}}
     for name, by_algorithm in runs.items():
         result["seconds_per_update"][name] = {
             a: round(statistics.median(r["phases"]["total"] for r in rs), 2) for a, rs in by_algorithm.items()}
@@ -181,10 +211,12 @@ def household(args) -> None:
             a: {k: round(statistics.median(r["phases"][k] for r in rs), 2) for k in rs[0]["phases"]}
             for a, rs in by_algorithm.items()}
     if args.baseline:
-        # CPU seconds (the process's own, all threads) are the robust figure on a shared machine; wall seconds too.
-        result["speedup_baseline_over_current"] = {
-            unit: {a: round(result[unit]["baseline"][a] / result[unit]["current"][a], 2) for a in args.algorithms}
-            for unit in ("cpu_seconds_per_update", "seconds_per_update")}
+        # CPU seconds (the processes' own, all threads) are the robust figure on a shared machine; wall seconds too.
+        for name in trainers:
+            if name != "baseline":
+                result[f"speedup_baseline_over_{name}"] = {
+                    unit: {a: round(result[unit]["baseline"][a] / result[unit][name][a], 2) for a in args.algorithms}
+                    for unit in ("cpu_seconds_per_update", "seconds_per_update")}
     print(json.dumps(result, indent=2))
 
 
@@ -199,6 +231,9 @@ def main() -> None:
     parser.add_argument("--baseline", default=None, help="household: a git revision to compare against")
     parser.add_argument("--repeats", type=int, default=1, help="household: alternating runs per algorithm and trainer")
     parser.add_argument("--threads", type=int, default=1, help="household: torch threads per worker")
+    parser.add_argument("--processes", type=int, default=1,
+                        help="household: also time this checkout under torchrun with this many processes")
+    parser.add_argument("--cpu-dir", default=None, help=argparse.SUPPRESS)
     parser.add_argument("--algorithms", nargs="+", default=["grpo", "seed"])
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--trainer", default=None, help=argparse.SUPPRESS)
