@@ -11,7 +11,9 @@ success is measured by the trainer's periodic evaluation (plain prompt, `eval.ta
 
 Writes bench/results/learning.json — per algorithm and seed: success vs update on both splits, final success,
 updates needed to reach GRPO's final mean success, invalid-action rate, and the OPD diagnostics (gate statistics,
-parse rate, Δ quantiles, sample self-written skills) — and bench/results/learning.png (mean with 95 % bands).
+parse rate, Δ quantiles, sample self-written skills); per algorithm, its final success against GRPO's with 95 %
+intervals across seeds and over the pooled episodes (`summary.<algorithm>.<split>.against_grpo`, which `npm run demo`
+repeats) — and bench/results/learning.png (mean with 95 % bands).
 Runs go to bench/results/runs/ (git-ignored); finished runs are reused, so an interrupted benchmark continues where it
 stopped. The report is the record that outlives the run folders: a completed run's entry in the existing --out file,
 made with the same settings, is kept and not run again, so a benchmark that spans several machines or fresh checkouts
@@ -86,7 +88,8 @@ def seeds_of(args) -> dict[str, list[int]]:
 def needs_stage1(algorithm: str, args) -> bool:
     return args.stage1 and algorithm in SELF_ANALYZING
 SPLITS = ("valid_seen", "valid_unseen")  # the held-out report; --splits dev for choosing settings
-T_975 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262}
+T_975 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262, 10: 2.228,
+         11: 2.201, 12: 2.179, 13: 2.160, 14: 2.145, 15: 2.131, 16: 2.120, 17: 2.110, 18: 2.101, 19: 2.093, 20: 2.086}
 
 
 # --- experiment files ------------------------------------------------------------------------------------------
@@ -365,6 +368,28 @@ def wilson(successes: float, n: int) -> dict:
     return {"p": p, "lo": centre - half, "hi": centre + half, "n": n}
 
 
+def difference(finals: list[tuple[float, int]], baseline: list[tuple[float, int]]) -> dict:
+    """Final success of one algorithm minus the baseline's, each a list of (success, episodes) per seed, with two
+    95 % intervals: across seeds (Welch's t, the degrees of freedom rounded down; seed-to-seed variation included;
+    None with fewer than two seeds on either side) and over the pooled episodes (Newcombe's interval from the two
+    Wilson intervals; episode sampling only, so too narrow when seeds differ)."""
+    a, b = [f[0] for f in finals], [f[0] for f in baseline]
+    d = sum(a) / len(a) - sum(b) / len(b)
+    across = {"d": d, "lo": None, "hi": None, "seeds": [len(a), len(b)]}
+    if len(a) >= 2 and len(b) >= 2:
+        va, vb = statistics.variance(a) / len(a), statistics.variance(b) / len(b)
+        if va + vb > 0:
+            df = (va + vb) ** 2 / (va * va / (len(a) - 1) + vb * vb / (len(b) - 1))
+            half = T_975.get(max(1, math.floor(df)), 1.96) * math.sqrt(va + vb)
+            across.update(lo=d - half, hi=d + half)
+    wa = wilson(sum(p * n for p, n in finals), sum(n for _, n in finals))
+    wb = wilson(sum(p * n for p, n in baseline), sum(n for _, n in baseline))
+    dp = wa["p"] - wb["p"]
+    pooled = {"d": dp, "lo": dp - math.hypot(wa["p"] - wa["lo"], wb["hi"] - wb["p"]),
+              "hi": dp + math.hypot(wa["hi"] - wa["p"], wb["p"] - wb["lo"]), "episodes": [wa["n"], wb["n"]]}
+    return {"across_seeds": across, "pooled_episodes": pooled}
+
+
 def report_settings(args) -> dict:
     """What a report's runs were made with (the seeds aside): entries of another report are kept only when equal."""
     return {**shared_settings(args), "model": _shown(Path(args.model)),
@@ -438,10 +463,15 @@ def report(args, root: Path, previous: dict[tuple[str, int], dict] | None = None
         results["algorithms"][algorithm] = per_seed
     # summary: final success with intervals, and updates to reach GRPO's final mean
     grpo_final = {}
+
+    def completed_finals(algorithm: str, split: str) -> list:
+        return [e["final"][split] for e in results["algorithms"].get(algorithm, {}).values()
+                if e["final"][split] and e["status"] == "completed"]
+
     for algorithm, per_seed in results["algorithms"].items():
         summary = {}
         for split in args.splits:
-            finals = [e["final"][split] for e in per_seed.values() if e["final"][split] and e["status"] == "completed"]
+            finals = completed_finals(algorithm, split)
             if not finals:
                 continue
             summary[split] = {
@@ -451,6 +481,8 @@ def report(args, root: Path, previous: dict[tuple[str, int], dict] | None = None
             }
             if algorithm == "grpo":
                 grpo_final[split] = summary[split]["final_across_seeds"]["mean"]
+            elif completed_finals("grpo", split):
+                summary[split]["against_grpo"] = difference(finals, completed_finals("grpo", split))
         summary["invalid_action_rate_eval_final"] = _mean([e["invalid_action_rate_eval_final"] for e in per_seed.values()])
         results["summary"][algorithm] = summary
     for algorithm, per_seed in results["algorithms"].items():

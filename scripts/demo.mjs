@@ -9,6 +9,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { ensureNodeModules, ensurePython, repoRoot } from './setup.mjs';
+import { againstGrpoLines } from './lib/againstGrpo.mjs';
 import { step } from './lib/proc.mjs';
 
 const STAGE1 = 'examples/household-demo.seed.yaml';
@@ -16,6 +17,7 @@ const STAGE2 = 'examples/household-demo-stage2.seed.yaml';
 const MODEL = 'trainer/seed_trainer/assets/household-tiny';
 const PREFIX = 'runs/household-demo';
 const SPLITS = ['valid_seen', 'valid_unseen'];
+const BENCHMARK = 'bench/results/learning.json';
 const tty = process.stderr.isTTY;
 
 function bar(label, done, total, extra, started) {
@@ -167,6 +169,13 @@ function summary(runs, seconds) {
   lines.push(`Stage 2: skill parse rate ${fmt(mean('skill/parse_rate'))}, gate mean ${fmt(mean('gate/mean'))}, ` +
     `g > 0.5 ${fmt(mean('gate/frac_gt_half'))}, OPD-active tokens ${fmt(mean('opd/active_ratio'))}, ` +
     `valid actions ${fmt(mean('episode/valid_action_ratio'))}`);
+  let benchmark;
+  try {
+    benchmark = readJson(BENCHMARK);
+  } catch {
+    benchmark = undefined; // missing or unreadable: the line says there is nothing to compare
+  }
+  lines.push(...againstGrpoLines(benchmark, BENCHMARK));
   lines.push('Runs (open them in VS Code: SEED view → Runs):');
   for (const [name, dir] of Object.entries(runs)) lines.push(`  ${name.padEnd(18)} ${dir}`);
   return lines.join('\n');

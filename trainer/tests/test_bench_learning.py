@@ -52,6 +52,22 @@ def test_wilson_interval_by_hand(learning):
     assert w["lo"] == pytest.approx(0.21895, abs=1e-4) and w["hi"] == pytest.approx(0.39586, abs=1e-4)
 
 
+def test_difference_from_grpo_by_hand(learning):
+    seed, grpo = [(0.40, 120), (0.30, 120)], [(0.25, 120), (0.35, 120), (0.30, 120)]
+    diff = learning.difference(seed, grpo)
+    # across seeds: 0.35 − 0.30; Welch se² = 0.005/2 + 0.0025/3, df = 1.68 → 1, t = 12.706, half 12.706·0.05774
+    across = diff["across_seeds"]
+    assert across["d"] == pytest.approx(0.05) and across["seeds"] == [2, 3]
+    assert across["lo"] == pytest.approx(0.05 - 0.73358, abs=1e-4) and across["hi"] == pytest.approx(0.05 + 0.73358, abs=1e-4)
+    # pooled: 84/240 against 108/360; Wilson [0.29245, 0.41228] and [0.25498, 0.34925];
+    # Newcombe: 0.05 ∓ √(0.05755² + 0.04925²) / √(0.06228² + 0.04502²)
+    pooled = diff["pooled_episodes"]
+    assert pooled["lo"] == pytest.approx(-0.02575, abs=1e-4) and pooled["hi"] == pytest.approx(0.12685, abs=1e-4)
+    assert pooled["episodes"] == [240, 360]
+    one_seed = learning.difference([(0.4, 120)], grpo)["across_seeds"]
+    assert one_seed["lo"] is None and one_seed["hi"] is None and one_seed["d"] == pytest.approx(0.1)
+
+
 def _parsed(learning, tmp_path: Path, *extra: str):
     return learning.parser().parse_args(["--runs", str(tmp_path / "runs"), "--out", str(tmp_path / "learning.json"), *extra])
 
@@ -72,15 +88,19 @@ def test_the_committed_report_keeps_completed_runs_made_with_the_same_settings(l
              "start": {"valid_seen": [0.25, 120], "valid_unseen": [0.2, 120]}, "invalid_action_rate_eval_final": 0.1}
     unfinished = {**entry, "status": "running", "updates_done": 40}
     report = {"settings": {**learning.report_settings(args), "seeds": [0, 1]},
-              "algorithms": {"grpo": {"0": entry, "1": unfinished}}}
+              "algorithms": {"grpo": {"0": entry, "1": unfinished},
+                             "seed": {"0": {**entry, "final": {"valid_seen": [0.5, 120], "valid_unseen": [0.3, 120]}}}}}
     out = tmp_path / "learning.json"
     out.write_text(json.dumps(report), encoding="utf-8")
     previous = learning.previous_entries(out, args)
-    assert list(previous) == [("grpo", 0)]  # the unfinished run is made again
+    assert list(previous) == [("grpo", 0), ("seed", 0)]  # the unfinished run is made again
     rebuilt = learning.report(args, tmp_path / "runs", previous)
     assert list(rebuilt["algorithms"]["grpo"]) == ["0"]
     assert rebuilt["algorithms"]["grpo"]["0"]["curve"] == entry["curve"]
     assert rebuilt["summary"]["grpo"]["valid_seen"]["final_across_seeds"]["mean"] == pytest.approx(0.4)
+    assert "against_grpo" not in rebuilt["summary"]["grpo"]["valid_seen"]
+    against = rebuilt["summary"]["seed"]["valid_seen"]["against_grpo"]  # against the completed GRPO run only
+    assert against["across_seeds"]["d"] == pytest.approx(0.1) and against["pooled_episodes"]["episodes"] == [120, 120]
     # the same report made at another learning rate keeps nothing
     other = _parsed(learning, tmp_path, "--algorithms", "grpo", "seed", "--updates", "100", "--lr", "3e-4")
     assert learning.previous_entries(out, other) == {}

@@ -1,0 +1,56 @@
+// The demo summary's SEED-against-GRPO lines (scripts/lib/againstGrpo.mjs), from learning.json-shaped reports.
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { test } from 'node:test';
+import { repoRoot } from './repoPaths';
+
+type Lines = (report: unknown, file?: string) => string[];
+
+async function againstGrpoLines(): Promise<Lines> {
+  const module = (await import(pathToFileURL(path.join(repoRoot, 'scripts', 'lib', 'againstGrpo.mjs')).href)) as {
+    againstGrpoLines: Lines;
+  };
+  return module.againstGrpoLines;
+}
+
+function report(seen: object, unseen: object, seedMean = [0.5, 0.3], grpoMean = [0.3, 0.3]) {
+  const split = (mean: number, against?: object) => ({ final_across_seeds: { mean }, ...(against ? { against_grpo: against } : {}) });
+  return {
+    settings: { updates: 100 },
+    summary: {
+      grpo: { valid_seen: split(grpoMean[0]!), valid_unseen: split(grpoMean[1]!) },
+      seed: { valid_seen: split(seedMean[0]!, seen), valid_unseen: split(seedMean[1]!, unseen) },
+    },
+  };
+}
+
+const pooledOnly = (d: number, lo: number, hi: number) => ({
+  across_seeds: { d, lo: null, hi: null, seeds: [1, 1] },
+  pooled_episodes: { d, lo, hi, episodes: [120, 120] },
+});
+
+test('with one seed a side the pooled interval is used and named as such; a resolved lead is said', async () => {
+  const lines = (await againstGrpoLines())(report(pooledOnly(0.2, 0.08, 0.32), pooledOnly(0, -0.12, 0.12)));
+  assert.match(lines[0]!, /100 updates per run/);
+  assert.equal(lines[1], '  valid_seen: SEED 50 %, GRPO 30 %: +20 points, 95 % interval [+8, +32] over the pooled episodes '
+    + '(fewer than two seeds a side: seed-to-seed variation not included) — SEED ahead, beyond its interval.');
+  assert.match(lines[2]!, /valid_unseen: SEED 30 %, GRPO 30 %: \+0 points, 95 % interval \[-12, \+12\] .* — not resolved\.$/);
+  assert.equal(lines[3], '  The benchmark shows SEED ahead of GRPO on valid_seen.');
+});
+
+test('across seeds wins over pooled when both sides have two seeds; nothing resolved is said plainly', async () => {
+  const seen = { across_seeds: { d: 0.05, lo: -0.1, hi: 0.2, seeds: [5, 5] }, pooled_episodes: { d: 0.05, lo: 0.01, hi: 0.09 } };
+  const unseen = { across_seeds: { d: -0.2, lo: -0.3, hi: -0.1, seeds: [5, 5] }, pooled_episodes: { d: -0.2, lo: -0.25, hi: -0.15 } };
+  const lines = (await againstGrpoLines())(report(seen, unseen, [0.35, 0.1], [0.3, 0.3]));
+  assert.match(lines[1]!, /\+5 points, 95 % interval \[-10, \+20\] across seeds \(5 SEED, 5 GRPO\) — not resolved\.$/);
+  assert.match(lines[2]!, /-20 points, 95 % interval \[-30, -10\] across seeds .* — SEED behind, beyond its interval\.$/);
+  assert.match(lines[3]!, /does not show SEED ahead of GRPO: the change above is against the base policy/);
+});
+
+test('a missing, empty or malformed report gives one line and no exception', async () => {
+  const lines = await againstGrpoLines();
+  for (const bad of [undefined, null, {}, { summary: { seed: { valid_seen: { against_grpo: { pooled_episodes: { d: 'x' } } } } } }]) {
+    assert.deepEqual(lines(bad, 'learning.json'), ['SEED against GRPO: learning.json holds no completed SEED and GRPO runs to compare.']);
+  }
+});
