@@ -513,27 +513,36 @@ def plot(results: dict, path: Path, splits, env: str = "household") -> bool:
     colours = {"seed": "#d62728", "grpo": "#1f77b4", "sdar": "#2ca02c", "grpo_opsd": "#9467bd", "seed_oracle": "#ff7f0e"}
     for ax, split in zip(axes, splits):
         for algorithm, per_seed in results["algorithms"].items():
-            curves = [e["curve"][split] for e in per_seed.values() if e["curve"][split]]
-            if not curves:
+            entries = [e for e in per_seed.values() if e["curve"][split]]
+            if not entries:
                 continue
+            curves = [e["curve"][split] for e in entries]
             updates = sorted({u for c in curves for u, _ in c})
             means, los, his = [], [], []
             for u in updates:
-                values = [s for c in curves for x, s in c if x == u]
-                stats = interval(values)
-                means.append(stats["mean"])
-                los.append(stats["lo"] if stats["lo"] is not None else stats["mean"])
-                his.append(stats["hi"] if stats["hi"] is not None else stats["mean"])
+                points = [(s, e) for e, c in zip(entries, curves) for x, s in c if x == u]
+                stats = interval([s for s, _ in points])
+                if stats["lo"] is None:  # one seed at this update: the band is its evaluation's episode noise
+                    success, entry = points[0]
+                    episodes = (entry.get("start") or {}).get(split) or entry["final"][split]
+                    stats = wilson(success * episodes[1], episodes[1]) if episodes else stats
+                means.append(stats.get("mean", stats.get("p")))
+                los.append(stats["lo"] if stats["lo"] is not None else means[-1])
+                his.append(stats["hi"] if stats["hi"] is not None else means[-1])
             colour = colours.get(algorithm)
-            ax.plot(updates, means, label=f"{algorithm} (n={len(curves)})", color=colour, marker="o", ms=3)
-            ax.fill_between(updates, [max(0, x) for x in los], [min(1, x) for x in his], color=colour, alpha=0.15)
+            running = [e for e in entries if e["status"] != "completed"]
+            label = f"{algorithm} ({len(entries)} seed{'s' if len(entries) > 1 else ''}"
+            label += f"; {len(running)} running, at update {max(e['updates_done'] for e in running)})" if running else ")"
+            ax.plot(updates, means, label=label, color=colour, marker="o", ms=3, ls="--" if running else "-")
+            ax.fill_between(updates, [max(0, x) for x in los], [min(1, x) for x in his], color=colour, alpha=0.12)
         ax.set_title(f"{split} (plain prompt)")
         ax.set_xlabel("Stage-2 update")
         ax.grid(alpha=0.3)
     axes[0].set_ylabel("success rate")
     axes[0].legend(loc="upper left", fontsize=8)
     title = "Household embedded default" if env == "household" else "TextWorld cooking games, tiny policy"
-    fig.suptitle(f"{title}: held-out success, mean over seeds with 95 % t-interval bands", fontsize=10)
+    fig.suptitle(f"{title}: held-out success, mean over seeds; 95 % bands: t-interval across seeds, or with one "
+                 "seed the Wilson interval of its episodes", fontsize=9)
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=120)
