@@ -28,6 +28,7 @@ export async function showWalkthrough(page: Page): Promise<void> {
     } catch (error) {
       // On a busy machine the palette sometimes ignores F1 while the workbench is still starting: try again.
       if (attempt === 3) throw error;
+      console.log(`    opening the walkthrough, try ${attempt} failed: ${String(error instanceof Error ? error.message : error).split('\n')[0]}`);
       await page.keyboard.press('Escape');
       await page.waitForTimeout(2_000);
     }
