@@ -481,8 +481,8 @@ def report(args, root: Path, previous: dict[tuple[str, int], dict] | None = None
             }
             if algorithm == "grpo":
                 grpo_final[split] = summary[split]["final_across_seeds"]["mean"]
-            elif completed_finals("grpo", split):
-                summary[split]["against_grpo"] = difference(finals, completed_finals("grpo", split))
+            elif grpo_finals := completed_finals("grpo", split):
+                summary[split]["against_grpo"] = difference(finals, grpo_finals)
         summary["invalid_action_rate_eval_final"] = _mean([e["invalid_action_rate_eval_final"] for e in per_seed.values()])
         results["summary"][algorithm] = summary
     for algorithm, per_seed in results["algorithms"].items():

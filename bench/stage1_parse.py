@@ -61,8 +61,11 @@ def trainer(*args: str) -> None:
         raise SystemExit(f"python -m seed_trainer {' '.join(args)} failed:\n{done.stderr[-3000:]}")
 
 
-def parse_rates(model: Path, episodes, keep_replies: int = 3) -> dict:
-    policy = Policy.load(ModelConfig(path=str(model), device="cpu"), with_reference=False, trainable=False)
+def load(model: Path) -> Policy:
+    return Policy.load(ModelConfig(path=str(model), device="cpu"), with_reference=False, trainable=False)
+
+
+def parse_rates(policy: Policy, episodes, keep_replies: int = 3) -> dict:
     prompts = [policy.encode_chat(analysis_prompt(e), ANALYSIS_PROMPT_TOKENS) for e in episodes]
     replies = [g.text for g in policy.generate(prompts, 192, greedy=True, batch_size=32)]
     parses = [parse_skill_reply(r) for r in replies]
@@ -87,11 +90,11 @@ def main() -> None:
     torch.manual_seed(args.seed)
     source = make_task_source("household", max_steps=20)
     specs = source.sample("train", args.episodes[0], seed=1_000 + args.seed)
-    bootstrap = Policy.load(ModelConfig(path=str(BOOTSTRAP), device="cpu"), with_reference=False, trainable=False)
+    bootstrap = load(BOOTSTRAP)
     episodes = play_episodes(bootstrap, source, specs, group_size=args.episodes[1], max_steps=20, history_length=3,
                              max_prompt_tokens=1024, max_response_tokens=48, temperature=1.0)
     result = {"benchmark": "stage1_parse", "episodes": len(episodes), "won": sum(e.won for e in episodes),
-              "models": {"bootstrap": {"sft_lr": None, "sft_val_loss": None, **parse_rates(BOOTSTRAP, episodes)}}}
+              "models": {"bootstrap": {"sft_lr": None, "sft_val_loss": None, **parse_rates(bootstrap, episodes)}}}
     with tempfile.TemporaryDirectory() as tmp_name:
         tmp = Path(tmp_name)
         collect = tmp / "collect"
@@ -101,7 +104,7 @@ def main() -> None:
             trainer("sft", str(demo_experiment(tmp, lr)), "--data", str(collect), "--run-dir", str(run))
             losses = [r["loss/sft_val"] for r in RunReader(run).metrics() if "loss/sft_val" in r]
             result["models"][f"sft lr {lr:g}"] = {"sft_lr": lr, "sft_val_loss": [losses[0], losses[-1]],
-                                                  **parse_rates(run / "model", episodes)}
+                                                  **parse_rates(load(run / "model"), episodes)}
             print(f"[bench] sft lr {lr:g}: {result['models'][f'sft lr {lr:g}']['valid']} valid", file=sys.stderr, flush=True)
     text = json.dumps(result, indent=2)
     if args.out:

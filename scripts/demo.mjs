@@ -9,7 +9,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { ensureNodeModules, ensurePython, repoRoot } from './setup.mjs';
-import { againstGrpoLines } from './lib/againstGrpo.mjs';
+import { againstGrpoLines, points } from './lib/againstGrpo.mjs';
 import { step } from './lib/proc.mjs';
 
 const STAGE1 = 'examples/household-demo.seed.yaml';
@@ -132,7 +132,6 @@ function differenceInterval(after, before) {
 
 function verdict(split, after, before) {
   const [d, lo, hi] = differenceInterval(after, before);
-  const points = (x) => `${x >= 0 ? '+' : ''}${(100 * x).toFixed(0)}`;
   const range = `${points(d)} points, 95 % interval [${points(lo)}, ${points(hi)}]`;
   if (lo > 0) return `  ${split}: ${range} — an improvement larger than its interval.`;
   if (hi < 0) return `  ${split}: ${range} — worse than before, beyond its interval.`;

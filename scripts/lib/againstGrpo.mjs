@@ -8,7 +8,8 @@
 const SPLITS = ['valid_seen', 'valid_unseen'];
 
 const pct = (x) => `${(100 * x).toFixed(0)} %`;
-const points = (x) => `${x >= 0 ? '+' : ''}${(100 * x).toFixed(0)}`;
+/** A difference of proportions in signed percentage points: +7, -5. */
+export const points = (x) => `${x >= 0 ? '+' : ''}${(100 * x).toFixed(0)}`;
 
 /** One split's line and whether SEED is ahead beyond its interval; null when the report lacks that split. */
 function splitLine(split, summary) {

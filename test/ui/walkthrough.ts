@@ -10,14 +10,9 @@ import { cpSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { repoRoot, resultsDir, runCodeServerTest, runnerPrerequisites } from '../integration/codeServerSession';
 import { fail } from './workbench';
-import { WALKTHROUGH_STEPS, stepIsComplete } from './walkthroughSteps';
+import { WALKTHROUGH_STEPS, firstLine, stepIsComplete } from './walkthroughSteps';
 
 const LABEL = 'walkthrough ui (code-server)';
-
-/** An error's first line (Playwright's messages go on with their call log). */
-function firstLine(error: unknown): string {
-  return (error instanceof Error ? error.message : String(error)).split('\n')[0] ?? '';
-}
 
 function main(): void {
   const python = runnerPrerequisites(LABEL, 'dist/webview/trajectory.js', 'dist/webview/review.js', 'dist/webview/dashboard.js', 'dist/webview/diff.js');

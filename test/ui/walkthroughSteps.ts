@@ -17,6 +17,11 @@ function stepDomId(step: string): string {
   return `${publisher}.${name}#${WALKTHROUGH_ID}#${step}`;
 }
 
+/** An error's first line (Playwright's messages go on with their call log). */
+export function firstLine(error: unknown): string {
+  return (error instanceof Error ? error.message : String(error)).split('\n')[0] ?? '';
+}
+
 /** The walkthrough's page, opened (or brought to the front) from the palette, as a user would. */
 export async function showWalkthrough(page: Page): Promise<void> {
   for (let attempt = 1; ; attempt += 1) {
@@ -26,9 +31,10 @@ export async function showWalkthrough(page: Page): Promise<void> {
       await page.locator('.gettingStartedContainer .getting-started-step').first().waitFor({ state: 'visible', timeout: 60_000 });
       return;
     } catch (error) {
-      // On a busy machine the palette sometimes ignores F1 while the workbench is still starting: try again.
+      // The palette can ignore F1 while the workbench starts, and its quick pick can close just after it opens
+      // (seen after steps that open a webview or an editor): try again, and say so.
       if (attempt === 3) throw error;
-      console.log(`    opening the walkthrough, try ${attempt} failed: ${String(error instanceof Error ? error.message : error).split('\n')[0]}`);
+      console.log(`    opening the walkthrough, try ${attempt} failed: ${firstLine(error)}`);
       await page.keyboard.press('Escape');
       await page.waitForTimeout(2_000);
     }
