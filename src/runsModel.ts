@@ -171,6 +171,8 @@ export async function pickRun(
     const preferred = path.resolve(options.preferred);
     items.sort((x, y) => Number(y.dir === preferred) - Number(x.dir === preferred));
   }
-  const choice = await vscode.window.showQuickPick(items, { title: `SEED: ${options.title}`, placeHolder: 'Run', matchOnDescription: true, matchOnDetail: true });
+  // Kept open when the focus moves (here and in the pickers that follow it): a command run from a walkthrough button
+  // or a webview gets the focus taken back by that page just after its picker opens, which closed the picker unasked.
+  const choice = await vscode.window.showQuickPick(items, { title: `SEED: ${options.title}`, placeHolder: 'Run', matchOnDescription: true, matchOnDetail: true, ignoreFocusOut: true });
   return choice?.dir;
 }

@@ -64,7 +64,7 @@ async function pickExperiment(arg: TrainArgs['experiment']): Promise<vscode.Uri 
     files
       .sort((a, b) => a.fsPath.localeCompare(b.fsPath))
       .map((uri) => ({ label: path.basename(uri.fsPath), description: vscode.workspace.asRelativePath(uri, true), uri })),
-    { title: 'SEED: Train — experiment', placeHolder: 'Which experiment?' },
+    { title: 'SEED: Train — experiment', placeHolder: 'Which experiment?', ignoreFocusOut: true }, // see pickRun
   );
   return picked?.uri;
 }
@@ -87,7 +87,7 @@ async function pickStage(requested: string | undefined, fileAlgorithm: string): 
     items.splice(items.indexOf(preferred), 1);
     items.unshift(preferred);
   }
-  const picked = await vscode.window.showQuickPick(items, { title: 'SEED: Train — stage', placeHolder: 'What to run' });
+  const picked = await vscode.window.showQuickPick(items, { title: 'SEED: Train — stage', placeHolder: 'What to run', ignoreFocusOut: true });
   return picked?.choice;
 }
 

@@ -11,6 +11,12 @@ import { TrajectoryDiffPanel, DIFF_VIEW_TYPE } from './diffPanel';
 import { type RunAccess, completeRef, pickRun, pickTrajectory, refFromArgs, toTrajectoryRef, type TrajectoryRef } from './runAccess';
 import { TRAJECTORY_VIEW_TYPE, TrajectoryPanel } from './trajectoryPanel';
 import { openTextDiff, registerTrajectoryDocuments, trajectoryTextUri } from './trajectoryDocuments';
+import type { WalkthroughViewKey } from '../walkthrough/walkthroughContext';
+
+/** Ticks the walkthrough step of a view once it opened (see walkthroughContext.ts). */
+function viewOpened(key: WalkthroughViewKey): void {
+  void vscode.commands.executeCommand('setContext', key, true);
+}
 
 export const TRAJECTORY_COMMANDS = {
   open: 'seedStudio.openTrajectory',
@@ -51,14 +57,20 @@ export function registerTrajectoryViewer(context: vscode.ExtensionContext, log: 
 
   async function compare(args: readonly unknown[]): Promise<TrajectoryDiffPanel | undefined> {
     const refs = await pair(args, 'Compare Trajectories');
-    return refs ? TrajectoryDiffPanel.show(refs[0], refs[1], access, (ref) => openViewer(ref), log, extensionUri) : undefined;
+    if (!refs) return undefined;
+    const panel = TrajectoryDiffPanel.show(refs[0], refs[1], access, (ref) => openViewer(ref), log, extensionUri);
+    viewOpened('seedStudio.walkthrough.trajectoriesCompared');
+    return panel;
   }
 
   return vscode.Disposable.from(
     registerTrajectoryDocuments(access),
     vscode.commands.registerCommand(TRAJECTORY_COMMANDS.open, async (...args: unknown[]) => {
       const ref = await completeRef(access, refFromArgs(args), 'Open Trajectory');
-      return ref ? openViewer(ref) : undefined;
+      if (!ref) return undefined;
+      const viewer = openViewer(ref);
+      viewOpened('seedStudio.walkthrough.trajectoryOpened');
+      return viewer;
     }),
     vscode.commands.registerCommand(TRAJECTORY_COMMANDS.whatIf, (runDir: string, id: string, skill: string) => {
       const viewer = openViewer({ runDir, id });

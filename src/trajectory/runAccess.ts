@@ -130,7 +130,7 @@ export async function pickTrajectory(
   } else {
     items = rows.map(describeRow);
   }
-  const choice = await vscode.window.showQuickPick(items, { title, placeHolder: 'Trajectory id, task, outcome…', matchOnDescription: true, matchOnDetail: true });
+  const choice = await vscode.window.showQuickPick(items, { title, placeHolder: 'Trajectory id, task, outcome…', matchOnDescription: true, matchOnDetail: true, ignoreFocusOut: true });
   return choice?.id;
 }
 

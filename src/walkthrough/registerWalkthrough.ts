@@ -9,7 +9,8 @@ export function registerWalkthrough(context: vscode.ExtensionContext): vscode.Di
     const templates = gpuTemplates(path.join(context.extensionPath, 'resources', 'templates'));
     const pick = await vscode.window.showQuickPick(
       templates.map((template) => ({ label: template.label, detail: template.description, id: template.id })),
-      { title: 'SEED: New Experiment for your GPU', placeHolder: 'Start from a template (the paper’s settings)' },
+      // Kept open when the walkthrough page takes the focus back just after the picker opened (as pickRun).
+      { title: 'SEED: New Experiment for your GPU', placeHolder: 'Start from a template (the paper’s settings)', ignoreFocusOut: true },
     );
     return pick ? vscode.commands.executeCommand<vscode.Uri | undefined>('seedStudio.newExperiment', { template: pick.id }) : undefined;
   });

@@ -9,8 +9,8 @@
 import { cpSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { repoRoot, resultsDir, runCodeServerTest, runnerPrerequisites } from '../integration/codeServerSession';
-import { fail } from './workbench';
-import { WALKTHROUGH_STEPS, firstLine, stepIsComplete } from './walkthroughSteps';
+import { fail, firstLine } from './workbench';
+import { WALKTHROUGH_STEPS, stepIsComplete } from './walkthroughSteps';
 
 const LABEL = 'walkthrough ui (code-server)';
 
@@ -43,8 +43,8 @@ function main(): void {
           console.error(`${LABEL}: ✗ ${step.title}: the step was already marked done before its button was used`);
           continue;
         }
-        // A second try, as a user would click again: under load code-server can close a picker that just opened when
-        // the walkthrough re-renders (seen in CI, not reproduced on an idle machine). Both tries' errors are printed.
+        // A second try, as a user would click again: a picker of the workbench's own (the palette, the walkthrough
+        // list) can still close as it opens when a page takes the focus back. Both tries' errors are printed.
         const errors: string[] = [];
         for (let attempt = 1; attempt <= 2; attempt += 1) {
           try {

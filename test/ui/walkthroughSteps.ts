@@ -6,9 +6,11 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import { readManifest } from '../integration/codeServerSession';
-import { fail, palette, webview } from './workbench';
+import { fail, firstLine, palette, webview } from './workbench';
 
 const WALKTHROUGH_ID = 'firstHour';
+/** The walkthrough's first step: its row says the page shows this walkthrough. */
+const FIRST_STEP = 'setUpTrainer';
 export const WALKTHROUGH_TITLE = 'Get started with SEED Studio';
 
 /** The step's id as the workbench knows it: `<publisher>.<name>#<walkthrough>#<step>`. */
@@ -17,26 +19,36 @@ function stepDomId(step: string): string {
   return `${publisher}.${name}#${WALKTHROUGH_ID}#${step}`;
 }
 
-/** An error's first line (Playwright's messages go on with their call log). */
-export function firstLine(error: unknown): string {
-  return (error instanceof Error ? error.message : String(error)).split('\n')[0] ?? '';
-}
-
-/** The walkthrough's page, opened (or brought to the front) from the palette, as a user would. */
+/**
+ * The walkthrough's page in front, as a user would get it: its editor tab when it is open already, else from the
+ * palette. The tab comes first because the palette and its walkthrough picker tend to close just after they open when
+ * the step before left a webview loading or an editor focused (it cost two 30 s waits per step).
+ */
 export async function showWalkthrough(page: Page): Promise<void> {
-  for (let attempt = 1; ; attempt += 1) {
+  // One of this walkthrough's own steps (the page can show another walkthrough, or the welcome page).
+  const steps = page.locator(`.gettingStartedContainer .getting-started-step[data-step-id="${stepDomId(FIRST_STEP)}"]`);
+  const tab = page.locator('.tabs-container .tab', { has: page.locator('.label-name', { hasText: /^Walkthrough: / }) }).first();
+  if (await tab.isVisible()) {
+    await tab.click();
     try {
-      await palette(page, 'Welcome: Open Walkthrough...');
-      await page.locator('.quick-input-widget .monaco-list-row', { hasText: WALKTHROUGH_TITLE }).first().click({ timeout: 30_000 });
-      await page.locator('.gettingStartedContainer .getting-started-step').first().waitFor({ state: 'visible', timeout: 60_000 });
+      await steps.waitFor({ state: 'visible', timeout: 10_000 });
       return;
     } catch (error) {
-      // The palette can ignore F1 while the workbench starts, and its quick pick can close just after it opens
-      // (seen after steps that open a webview or an editor): try again, and say so.
+      console.log(`    the walkthrough's tab did not show it (${firstLine(error)}); opening it from the palette`);
+    }
+  }
+  const log = (message: string): void => console.log(`    opening the walkthrough: ${message}`);
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      await palette(page, 'Welcome: Open Walkthrough...', log);
+      await page.locator('.quick-input-widget .monaco-list-row', { hasText: WALKTHROUGH_TITLE }).first().click({ timeout: 10_000 });
+      await steps.waitFor({ state: 'visible', timeout: 60_000 });
+      return;
+    } catch (error) {
+      // The walkthrough picker closes as it opens when something takes the focus: try again, and say so.
       if (attempt === 3) throw error;
-      console.log(`    opening the walkthrough, try ${attempt} failed: ${firstLine(error)}`);
+      log(`try ${attempt} failed: ${firstLine(error)}`);
       await page.keyboard.press('Escape');
-      await page.waitForTimeout(2_000);
     }
   }
 }
@@ -62,6 +74,26 @@ export async function clickStepButton(page: Page, step: string, button: string):
   await action.click();
 }
 
+/**
+ * Clicks a step's button whose command asks with a quick pick first, and waits for the picker's rows. The picker can
+ * close as it opens when something takes the focus (the walkthrough page settling after its tab was clicked, a
+ * webview that finished loading); the command then ends, so this clicks again, as a user would.
+ */
+export async function clickStepButtonForPicker(page: Page, step: string, button: string): Promise<void> {
+  const row = page.locator('.quick-input-widget .quick-input-list .monaco-list-row:visible').first();
+  for (let attempt = 1; ; attempt += 1) {
+    await clickStepButton(page, step, button);
+    try {
+      await row.waitFor({ state: 'visible', timeout: 10_000 });
+      return;
+    } catch (error) {
+      if (attempt === 3) throw error;
+      console.log(`    "${button}": no picker after the click (try ${attempt}: ${firstLine(error)}); clicking again`);
+      await page.keyboard.press('Escape');
+    }
+  }
+}
+
 /** Picks the first row of the open quick pick that holds `text` (any row when text is omitted). */
 export async function pickRow(page: Page, text?: string): Promise<string> {
   const rows = page.locator('.quick-input-widget .quick-input-list .monaco-list-row');
@@ -70,7 +102,7 @@ export async function pickRow(page: Page, text?: string): Promise<string> {
   // the row again rather than fail on the stale one.
   for (let attempt = 1; ; attempt += 1) {
     try {
-      await row.waitFor({ state: 'visible', timeout: 30_000 });
+      await row.waitFor({ state: 'visible', timeout: 15_000 });
       const label = ((await row.textContent()) ?? '').trim();
       await row.click({ timeout: 10_000 });
       return label;
@@ -158,8 +190,8 @@ export const WALKTHROUGH_STEPS: readonly WalkthroughStep[] = [
       const list = page.locator('.quick-input-widget .quick-input-list .monaco-list-row:visible');
       const stage = list.filter({ hasText: 'Stage 2 · SEED' }).first();
       const experiment = list.filter({ hasText: 'demo.seed.yaml' }).first();
-      // A picker closes when it loses focus, and in code-server the walkthrough re-rendering its completed step can
-      // take the focus just after the picker opened (seen twice under load): click Train again, as a user would.
+      // SEED: Train's pickers stay open when the focus moves; a click the page swallows while it re-renders the
+      // completed step still shows no picker: click Train again, as a user would.
       for (let attempt = 1; ; attempt += 1) {
         await clickStepButton(page, 'runDemo', 'Train');
         try {
@@ -195,7 +227,7 @@ export const WALKTHROUGH_STEPS: readonly WalkthroughStep[] = [
     id: 'openHeatmap',
     title: "Open a trajectory's gate heatmap",
     drive: async (page, runs) => {
-      await clickStepButton(page, 'openHeatmap', 'Open Trajectory');
+      await clickStepButtonForPicker(page, 'openHeatmap', 'Open Trajectory');
       await pickRow(page, runs.gated);
       const picked = await pickRow(page, runs.trajectory);
       const tokens = webview(page).locator('.turn .tok');
@@ -207,7 +239,7 @@ export const WALKTHROUGH_STEPS: readonly WalkthroughStep[] = [
     id: 'compareTrajectories',
     title: 'Compare two trajectories',
     drive: async (page, runs) => {
-      await clickStepButton(page, 'compareTrajectories', 'Compare Trajectories');
+      await clickStepButtonForPicker(page, 'compareTrajectories', 'Compare Trajectories');
       await pickRow(page, runs.gated);
       const first = await pickRow(page, runs.trajectory);
       await pickRow(page, runs.gated); // the second trajectory's run (the first run is proposed first)
@@ -233,7 +265,7 @@ export const WALKTHROUGH_STEPS: readonly WalkthroughStep[] = [
     id: 'trainOnGpu',
     title: 'Train on your GPU from a template',
     drive: async (page) => {
-      await clickStepButton(page, 'trainOnGpu', 'New Experiment from a Template');
+      await clickStepButtonForPicker(page, 'trainOnGpu', 'New Experiment from a Template');
       const widget = page.locator('.quick-input-widget');
       await widget.locator('.monaco-list-row', { hasText: 'ALFWorld · Qwen2.5-3B' }).first().waitFor({ state: 'visible', timeout: 30_000 });
       const templates = await widget.locator('.monaco-list-row').count();

@@ -12,32 +12,37 @@ export const PALETTE_ATTEMPTS = 5;
 
 /**
  * F1, the command's title, its row. Right after start the palette can open before the extension's commands are
- * known and then never refreshes, so a missing row means: Escape, reopen, retype. Returns the tries it took.
+ * known and then never refreshes, so a missing row means: Escape, reopen, retype. A palette can also close as it
+ * opens, when a webview that just loaded or an editor takes the focus: the same again. Returns the tries it took.
  */
 export async function palette(page: Page, title: string, log?: (message: string) => void): Promise<number> {
   const widget = page.locator('.quick-input-widget');
   const input = widget.locator('.quick-input-box input');
+  // The row whose label is the title itself ("SEED: Train" must not pick a longer title that contains it).
+  const exact = new RegExp(`^${title.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`);
+  const row = widget.locator('.monaco-list-row').filter({ has: page.locator('.label-name', { hasText: exact }) }).first();
   for (let attempt = 1; attempt <= PALETTE_ATTEMPTS; attempt += 1) {
-    if (await widget.isVisible()) {
-      await page.keyboard.press('Escape');
-      await widget.waitFor({ state: 'hidden', timeout: 5_000 });
-    }
-    await page.keyboard.press('F1');
-    await input.waitFor({ state: 'visible', timeout: 15_000 });
-    await input.fill(`>${title}`);
-    // The row whose label is the title itself ("SEED: Train" must not pick a longer title that contains it).
-    const exact = new RegExp(`^${title.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`);
-    const row = widget.locator('.monaco-list-row').filter({ has: page.locator('.label-name', { hasText: exact }) }).first();
     try {
+      if (await widget.isVisible()) {
+        await page.keyboard.press('Escape');
+        await widget.waitFor({ state: 'hidden', timeout: 5_000 });
+      }
+      await page.keyboard.press('F1');
+      await input.waitFor({ state: 'visible', timeout: 15_000 });
+      await input.fill(`>${title}`, { timeout: 5_000 });
       await row.waitFor({ state: 'visible', timeout: 5_000 });
-    } catch {
-      log?.(`"${title}" not in the palette yet (try ${attempt} of ${PALETTE_ATTEMPTS}); reopening it`);
-      continue;
+      await row.click({ timeout: 5_000 });
+      return attempt;
+    } catch (error) {
+      log?.(`"${title}" from the palette, try ${attempt} of ${PALETTE_ATTEMPTS}: ${firstLine(error)}; again`);
     }
-    await row.click();
-    return attempt;
   }
-  fail(`"${title}" never appeared in the command palette (${PALETTE_ATTEMPTS} tries)`);
+  fail(`"${title}" could not be run from the command palette (${PALETTE_ATTEMPTS} tries)`);
+}
+
+/** An error's first line (Playwright's messages go on with their call log). */
+export function firstLine(error: unknown): string {
+  return (error instanceof Error ? error.message : String(error)).split('\n')[0] ?? '';
 }
 
 /**

@@ -1,10 +1,12 @@
 // The walkthrough as package.json declares it: every step's buttons run contributed commands, its completion events
-// are commands no other step's button runs (otherwise one click ticks two steps), and its picture exists and is small.
+// are commands (or views they open) that no other step's button runs (otherwise one click ticks two steps), and its
+// picture exists and is small.
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { gpuTemplates } from '../../src/walkthrough/gpuTemplates';
+import { WALKTHROUGH_VIEW_OPENED } from '../../src/walkthrough/walkthroughContext';
 import { repoRoot } from './repoPaths';
 
 interface Step {
@@ -31,23 +33,36 @@ test('the walkthrough has the seven steps of a first hour, in order', () => {
   );
 });
 
-test('each step: buttons run contributed commands; completion by its own commands, which no other step runs', () => {
+test('each step: buttons run contributed commands; completion by its own commands or views, which no other step runs', () => {
   const contributed = new Set(manifest.contributes.commands.map((c) => c.command));
+  const viewOpened = WALKTHROUGH_VIEW_OPENED as Record<string, string>;
   for (const step of steps) {
     const buttons = buttonCommands(step);
     assert.ok(buttons.length > 0, `${step.id} has no button`);
     for (const command of buttons) assert.ok(contributed.has(command), `${step.id}: button runs ${command}, which is not contributed`);
     assert.ok(step.completionEvents.length > 0, `${step.id} has no completion event`);
+    // The command behind each event: onCommand:<command>, or onContext:<key> that <command>'s view sets.
+    const completing: string[] = [];
     for (const event of step.completionEvents) {
-      const command = /^onCommand:(.+)$/.exec(event)?.[1];
-      assert.ok(command, `${step.id}: ${event} is not an onCommand event`);
+      const onCommand = /^onCommand:(.+)$/.exec(event)?.[1];
+      const onContext = /^onContext:(.+)$/.exec(event)?.[1];
+      const command = onCommand ?? (onContext ? viewOpened[onContext] : undefined);
+      assert.ok(command, `${step.id}: ${event} is neither an onCommand event nor a view key of walkthroughContext.ts`);
       assert.ok(contributed.has(command), `${step.id}: completes on ${command}, which is not contributed`);
       const others = steps.filter((other) => other !== step && buttonCommands(other).includes(command)).map((other) => other.id);
       assert.deepEqual(others, [], `${step.id} completes on ${command}, which the button(s) of ${others.join(', ')} also run`);
+      completing.push(command);
     }
     // The step's own button must be able to tick it.
-    assert.ok(buttons.some((command) => step.completionEvents.includes(`onCommand:${command}`)), `${step.id}: no button fires a completion event`);
+    assert.ok(buttons.some((command) => completing.includes(command)), `${step.id}: no button fires a completion event`);
   }
+});
+
+test('every view key of walkthroughContext.ts ticks a step and is set where its view opens', () => {
+  const source = readFileSync(path.join(repoRoot, 'src', 'trajectory', 'registerTrajectoryViewer.ts'), 'utf8');
+  const used = steps.flatMap((step) => step.completionEvents).filter((event) => event.startsWith('onContext:')).map((event) => event.slice('onContext:'.length));
+  assert.deepEqual(used.sort(), Object.keys(WALKTHROUGH_VIEW_OPENED).sort());
+  for (const key of used) assert.ok(source.includes(`viewOpened('${key}')`), `nothing sets ${key}`);
 });
 
 test('each step has its picture (a PNG under media/walkthrough, < 150 KB) and alt text', () => {
