@@ -13,7 +13,8 @@ Writes bench/results/learning.json — per algorithm and seed: success vs update
 updates needed to reach GRPO's final mean success, invalid-action rate, and the OPD diagnostics (gate statistics,
 parse rate, Δ quantiles, sample self-written skills); per algorithm, its final success against GRPO's with 95 %
 intervals across seeds and over the pooled episodes (`summary.<algorithm>.<split>.against_grpo`, which `npm run demo`
-repeats) — and bench/results/learning.png (mean with 95 % bands).
+repeats), and its final success against its own start (`over_start`: did it learn at all?) — and
+bench/results/learning.png (mean with 95 % bands).
 Runs go to bench/results/runs/ (git-ignored); finished runs are reused, so an interrupted benchmark continues where it
 stopped. The report is the record that outlives the run folders: a completed run's entry in the existing --out file,
 made with the same settings, is kept and not run again, so a benchmark that spans several machines or fresh checkouts
@@ -390,6 +391,16 @@ def difference(finals: list[tuple[float, int]], baseline: list[tuple[float, int]
     return {"across_seeds": across, "pooled_episodes": pooled}
 
 
+def change_over_start(pairs: list[tuple[tuple[float, int], tuple[float, int]]]) -> dict:
+    """Final success minus the start, from (final, start) pairs of one seed each, (success, episodes) both: the mean
+    change with a paired 95 % t-interval across seeds (None with one seed), and the pooled finals against the pooled
+    starts (Newcombe, as in `difference`, which takes the two as independent samples)."""
+    across = interval([final[0] - start[0] for final, start in pairs])
+    pooled = difference([final for final, _ in pairs], [start for _, start in pairs])["pooled_episodes"]
+    return {"across_seeds": {"d": across["mean"], "lo": across["lo"], "hi": across["hi"], "seeds": across["n"]},
+            "pooled_episodes": pooled}
+
+
 def report_settings(args) -> dict:
     """What a report's runs were made with (the seeds aside): entries of another report are kept only when equal."""
     return {**shared_settings(args), "model": _shown(Path(args.model)),
@@ -479,6 +490,10 @@ def report(args, root: Path, previous: dict[tuple[str, int], dict] | None = None
                 "final_pooled_episodes": wilson(sum(f[0] * f[1] for f in finals), sum(f[1] for f in finals)),
                 "start_mean": _mean([e["start"][split][0] for e in per_seed.values() if e["start"].get(split)]),
             }
+            started = [(e["final"][split], e["start"][split]) for e in per_seed.values()
+                       if e["status"] == "completed" and e["final"][split] and e["start"].get(split)]
+            if started:
+                summary[split]["over_start"] = change_over_start(started)
             if algorithm == "grpo":
                 grpo_final[split] = summary[split]["final_across_seeds"]["mean"]
             elif grpo_finals := completed_finals("grpo", split):

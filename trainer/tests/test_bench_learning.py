@@ -68,6 +68,22 @@ def test_difference_from_grpo_by_hand(learning):
     assert one_seed["lo"] is None and one_seed["hi"] is None and one_seed["d"] == pytest.approx(0.1)
 
 
+def test_change_over_start_by_hand(learning):
+    pairs = [((0.30, 120), (0.25, 120)), ((0.35, 120), (0.25, 120))]
+    change = learning.change_over_start(pairs)
+    # paired across seeds: changes 0.05 and 0.10, mean 0.075, sd 0.035355, se 0.025, t(1) = 12.706, half 0.31765
+    across = change["across_seeds"]
+    assert across["d"] == pytest.approx(0.075) and across["seeds"] == 2
+    assert across["lo"] == pytest.approx(0.075 - 0.31765, abs=1e-4) and across["hi"] == pytest.approx(0.075 + 0.31765, abs=1e-4)
+    # pooled: 78/240 against 60/240; Wilson [0.26890, 0.38661] and [0.19945, 0.30843];
+    # Newcombe: 0.075 ∓ √(0.05610² + 0.05843²) / √(0.06161² + 0.05055²)
+    pooled = change["pooled_episodes"]
+    assert pooled["d"] == pytest.approx(0.075)
+    assert pooled["lo"] == pytest.approx(-0.00600, abs=1e-4) and pooled["hi"] == pytest.approx(0.15470, abs=1e-4)
+    one = learning.change_over_start(pairs[:1])["across_seeds"]
+    assert one["d"] == pytest.approx(0.05) and one["lo"] is None and one["seeds"] == 1
+
+
 def _parsed(learning, tmp_path: Path, *extra: str):
     return learning.parser().parse_args(["--runs", str(tmp_path / "runs"), "--out", str(tmp_path / "learning.json"), *extra])
 
@@ -101,6 +117,8 @@ def test_the_committed_report_keeps_completed_runs_made_with_the_same_settings(l
     assert "against_grpo" not in rebuilt["summary"]["grpo"]["valid_seen"]
     against = rebuilt["summary"]["seed"]["valid_seen"]["against_grpo"]  # against the completed GRPO run only
     assert against["across_seeds"]["d"] == pytest.approx(0.1) and against["pooled_episodes"]["episodes"] == [120, 120]
+    grown = rebuilt["summary"]["grpo"]["valid_seen"]["over_start"]  # 0.25 → 0.4, the completed run only
+    assert grown["across_seeds"]["d"] == pytest.approx(0.15) and grown["across_seeds"]["seeds"] == 1
     # the same report made at another learning rate keeps nothing
     other = _parsed(learning, tmp_path, "--algorithms", "grpo", "seed", "--updates", "100", "--lr", "3e-4")
     assert learning.previous_entries(out, other) == {}
