@@ -34,7 +34,7 @@ export async function palette(page: Page, title: string, log?: (message: string)
       await row.click({ timeout: 5_000 });
       return attempt;
     } catch (error) {
-      log?.(`"${title}" from the palette, try ${attempt} of ${PALETTE_ATTEMPTS}: ${firstLine(error)}; again`);
+      log?.(`"${title}" from the palette, try ${attempt} of ${PALETTE_ATTEMPTS} failed (${firstLine(error)})`);
     }
   }
   fail(`"${title}" could not be run from the command palette (${PALETTE_ATTEMPTS} tries)`);
