@@ -11,7 +11,10 @@ committed tiny policy, household, B tasks × 8 at temperature 1.0, oracle skills
   same whatever the skill says, and −Σ (g − ḡ)·∇ℓ_θ / n is the part that depends on the teacher. Their norms, for
   β = 5 (the paper's) and larger β, and the cosine of the informative part with ∇L_pg;
 - per token: the share with |Δ| > 0.1 and with |g − 0.5| > 0.1, all response tokens and the tokens inside
-  <action>…</action>.
+  <action>…</action>;
+- where the likelihood push goes: its cosine with ∇L_pg, and the part of it that comes from the tokens of failed
+  episodes (their share of the OPD tokens, and the cosine of each outcome's part with ∇L_pg). A negative cosine means
+  the push undoes the policy-gradient step.
 
 Prints one JSON object (and writes it with --out). Not part of `npm test`; about two CPU minutes per 4 tasks.
 
@@ -116,6 +119,7 @@ def main(argv=None) -> int:
                  micro_batch_size=config.rl.micro_batch_size)
     steps = [s for e in episodes for s in e.steps]
     skilled = [s for e in episodes if e.skill is not None and e.skill.valid for s in e.steps]
+    skilled_failed = [s for e in episodes if e.skill is not None and e.skill.valid and not e.won for s in e.steps]
     tokens = float(sum(len(s.response_ids) for s in steps))
     opd_tokens = float(sum(len(s.response_ids) for s in skilled))
     if not skilled:
@@ -176,6 +180,19 @@ def main(argv=None) -> int:
             "cosine_informative_vs_pg": cos,
             "lambda_for_informative_equal_to_pg": pg_norm / float(informative.norm()),
         }
+    # the likelihood push by episode outcome: with the fixed token count as the denominator, the parts add up
+    cosine = torch.nn.functional.cosine_similarity
+    from_failed = (batch_gradient(policy, skilled_failed, opd(0.0, False, 1.0), ro.temperature, config.rl.micro_batch_size)
+                   if skilled_failed else torch.zeros_like(likelihood))
+    from_won = likelihood - from_failed
+    failed_tokens = sum(len(s.response_ids) for s in skilled_failed)
+    result["likelihood_push"] = {
+        "cosine_vs_pg": float(cosine(likelihood, g_pg, dim=0)),
+        "failed_episodes_token_share": failed_tokens / opd_tokens,
+        "failed_part_norm_share": float(from_failed.norm()) / float(likelihood.norm()),
+        "cosine_failed_part_vs_pg": float(cosine(from_failed, g_pg, dim=0)) if skilled_failed else None,
+        "cosine_won_part_vs_pg": float(cosine(from_won, g_pg, dim=0)) if failed_tokens < opd_tokens else None,
+    }
     result["cpu_seconds"] = round(time.process_time() - started, 1)
     text = json.dumps(result, indent=2)
     print(text)
