@@ -508,7 +508,8 @@ def report(args, root: Path, previous: dict[tuple[str, int], dict] | None = None
             for entry in per_seed.values():
                 hit = next((u for u, s in entry["curve"][split] if u > 0 and s >= grpo_final[split]), None)
                 entry.setdefault("updates_to_grpo_final", {})[split] = hit
-                reached.append(hit)
+                if entry["status"] == "completed":  # as the finals: an unfinished run has not had its updates yet
+                    reached.append(hit)
             if split in results["summary"].get(algorithm, {}):
                 results["summary"][algorithm][split]["updates_to_grpo_final"] = reached
     return results
