@@ -77,14 +77,20 @@ export async function clickStepButton(page: Page, step: string, button: string):
 /**
  * Clicks a step's button whose command asks with a quick pick first, and waits for the picker's rows. The picker can
  * close as it opens when something takes the focus (the walkthrough page settling after its tab was clicked, a
- * webview that finished loading); the command then ends, so this clicks again, as a user would.
+ * webview that finished loading); the command then ends, so this clicks again, as a user would. `row` is the row to
+ * wait for (any row of the picker by default).
  */
-export async function clickStepButtonForPicker(page: Page, step: string, button: string): Promise<void> {
-  const row = page.locator('.quick-input-widget .quick-input-list .monaco-list-row:visible').first();
+export async function clickStepButtonForPicker(
+  page: Page,
+  step: string,
+  button: string,
+  row: Locator = page.locator('.quick-input-widget .quick-input-list .monaco-list-row:visible').first(),
+  timeout = 10_000,
+): Promise<void> {
   for (let attempt = 1; ; attempt += 1) {
     await clickStepButton(page, step, button);
     try {
-      await row.waitFor({ state: 'visible', timeout: 10_000 });
+      await row.waitFor({ state: 'visible', timeout });
       return;
     } catch (error) {
       if (attempt === 3) throw error;
@@ -192,16 +198,7 @@ export const WALKTHROUGH_STEPS: readonly WalkthroughStep[] = [
       const experiment = list.filter({ hasText: 'demo.seed.yaml' }).first();
       // SEED: Train's pickers stay open when the focus moves; a click the page swallows while it re-renders the
       // completed step still shows no picker: click Train again, as a user would.
-      for (let attempt = 1; ; attempt += 1) {
-        await clickStepButton(page, 'runDemo', 'Train');
-        try {
-          await stage.or(experiment).waitFor({ state: 'visible', timeout: 20_000 });
-          break;
-        } catch (error) {
-          if (attempt === 3) throw error;
-          await page.keyboard.press('Escape');
-        }
-      }
+      await clickStepButtonForPicker(page, 'runDemo', 'Train', stage.or(experiment), 20_000);
       if (!(await stage.isVisible())) await experiment.click();
       await stage.waitFor({ state: 'visible', timeout: 60_000 });
       const stages = (await list.allTextContents()).map((t) => t.trim());
