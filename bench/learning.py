@@ -481,6 +481,7 @@ def report(args, root: Path, previous: dict[tuple[str, int], dict] | None = None
 
     for algorithm, per_seed in results["algorithms"].items():
         summary = {}
+        done = [e for e in per_seed.values() if e["status"] == "completed"]  # as the finals: the same runs throughout
         for split in args.splits:
             finals = completed_finals(algorithm, split)
             if not finals:
@@ -488,17 +489,16 @@ def report(args, root: Path, previous: dict[tuple[str, int], dict] | None = None
             summary[split] = {
                 "final_across_seeds": interval([f[0] for f in finals]),
                 "final_pooled_episodes": wilson(sum(f[0] * f[1] for f in finals), sum(f[1] for f in finals)),
-                "start_mean": _mean([e["start"][split][0] for e in per_seed.values() if e["start"].get(split)]),
+                "start_mean": _mean([e["start"][split][0] for e in done if e["start"].get(split)]),
             }
-            started = [(e["final"][split], e["start"][split]) for e in per_seed.values()
-                       if e["status"] == "completed" and e["final"][split] and e["start"].get(split)]
+            started = [(e["final"][split], e["start"][split]) for e in done if e["final"][split] and e["start"].get(split)]
             if started:
                 summary[split]["over_start"] = change_over_start(started)
             if algorithm == "grpo":
                 grpo_final[split] = summary[split]["final_across_seeds"]["mean"]
             elif grpo_finals := completed_finals("grpo", split):
                 summary[split]["against_grpo"] = difference(finals, grpo_finals)
-        summary["invalid_action_rate_eval_final"] = _mean([e["invalid_action_rate_eval_final"] for e in per_seed.values()])
+        summary["invalid_action_rate_eval_final"] = _mean([e["invalid_action_rate_eval_final"] for e in done])
         results["summary"][algorithm] = summary
     for algorithm, per_seed in results["algorithms"].items():
         for split in args.splits:

@@ -119,6 +119,14 @@ def test_the_committed_report_keeps_completed_runs_made_with_the_same_settings(l
     assert against["across_seeds"]["d"] == pytest.approx(0.1) and against["pooled_episodes"]["episodes"] == [120, 120]
     grown = rebuilt["summary"]["grpo"]["valid_seen"]["over_start"]  # 0.25 → 0.4, the completed run only
     assert grown["across_seeds"]["d"] == pytest.approx(0.15) and grown["across_seeds"]["seeds"] == 1
+    # a run in progress that is in the report (its folder is there) is drawn but kept out of every summary figure
+    running = {**unfinished, "start": {"valid_seen": [0.45, 120], "valid_unseen": [0.4, 120]},
+               "invalid_action_rate_eval_final": 0.9}
+    mixed = learning.report(args, tmp_path / "runs", {("grpo", 0): entry, ("grpo", 1): running})
+    assert list(mixed["algorithms"]["grpo"]) == ["0", "1"]
+    assert mixed["summary"]["grpo"]["valid_seen"]["start_mean"] == pytest.approx(0.25)
+    assert mixed["summary"]["grpo"]["invalid_action_rate_eval_final"] == pytest.approx(0.1)
+    assert mixed["summary"]["grpo"]["valid_seen"]["over_start"]["across_seeds"]["seeds"] == 1
     # the same report made at another learning rate keeps nothing
     other = _parsed(learning, tmp_path, "--algorithms", "grpo", "seed", "--updates", "100", "--lr", "3e-4")
     assert learning.previous_entries(out, other) == {}
