@@ -18,7 +18,8 @@ bench/results/learning.png (mean with 95 % bands).
 Runs go to bench/results/runs/ (git-ignored); finished runs are reused, so an interrupted benchmark continues where it
 stopped. The report is the record that outlives the run folders: a completed run's entry in the existing --out file,
 made with the same settings, is kept and not run again, so a benchmark that spans several machines or fresh checkouts
-only needs the committed report (`--seeds-of grpo=0-4` gives one algorithm more seeds than --seeds). Not part of `npm test`. Needs matplotlib for the figure (bench/requirements-learning.txt).
+only needs the committed report (`--seeds-of grpo=0-4` gives one algorithm more seeds than --seeds; `--only grpo=2,3`
+makes just those of the runs still to make, for a session that can finish only so many). Not part of `npm test`. Needs matplotlib for the figure (bench/requirements-learning.txt).
 
     .venv/bin/python bench/learning.py [--updates 16] [--seeds 0 1 2] [--jobs 2 --threads 1] [--stage1]
     .venv/bin/python bench/learning.py --report-only     # rebuild the JSON and the figure from the runs
@@ -71,19 +72,38 @@ SELF_ANALYZING = {"seed", "grpo_opsd"}  # algorithms whose policy writes its own
 VARIANTS = {"seed_oracle": ("seed", {"opd": {"skill_source": "oracle"}})}
 
 
-def seeds_of(args) -> dict[str, list[int]]:
-    """Each algorithm's seeds: --seeds, or its --seeds-of ALG=0-4 / ALG=0,1,2."""
-    chosen = {a: list(args.seeds) for a in args.algorithms}
-    for item in args.seeds_of or ():
+def _algorithm_seeds(items, flag: str, algorithms: list[str]) -> dict[str, list[int]]:
+    """ALG=0-4 / ALG=0,1,2 items of `flag`, by algorithm."""
+    chosen: dict[str, list[int]] = {}
+    for item in items or ():
         name, _, spec = item.partition("=")
-        if name not in chosen or not spec:
-            raise SystemExit(f"--seeds-of {item!r}: expected ALG=SEEDS for one of {', '.join(args.algorithms)}")
+        if name not in algorithms or not spec:
+            raise SystemExit(f"{flag} {item!r}: expected ALG=SEEDS for one of {', '.join(algorithms)}")
         seeds: list[int] = []
         for part in spec.split(","):
             lo, _, hi = part.partition("-")
             seeds.extend(range(int(lo), int(hi or lo) + 1))
         chosen[name] = seeds
     return chosen
+
+
+def seeds_of(args) -> dict[str, list[int]]:
+    """Each algorithm's seeds: --seeds, or its --seeds-of ALG=0-4 / ALG=0,1,2."""
+    return {a: list(args.seeds) for a in args.algorithms} | _algorithm_seeds(args.seeds_of, "--seeds-of", args.algorithms)
+
+
+def runs_to_make(args, previous: dict) -> list[tuple[str, int]]:
+    """(algorithm, seed) of the report's runs not completed in `previous`, seed-major (every algorithm of seed 0
+    first), or with --only just those of them: a run cut off at the end of a session is lost with its folder, so a
+    session makes only what it can finish, and the report keeps every seed."""
+    seeds = seeds_of(args)
+    only = _algorithm_seeds(args.only, "--only", args.algorithms) if args.only else None
+    for algorithm, chosen in (only or {}).items():
+        if outside := sorted(set(chosen) - set(seeds[algorithm])):
+            raise SystemExit(f"--only {algorithm}: seeds {outside} are not the report's ({seeds[algorithm]}); "
+                             "widen --seeds or --seeds-of")
+    return [(a, s) for s in sorted({s for ss in seeds.values() for s in ss}) for a in args.algorithms
+            if s in seeds[a] and (a, s) not in previous and (only is None or s in only.get(a, ()))]
 
 
 def needs_stage1(algorithm: str, args) -> bool:
@@ -586,6 +606,8 @@ def parser(env: str = "household") -> argparse.ArgumentParser:
     parser.add_argument("--seeds", nargs="+", type=int, default=[0, 1, 2])
     parser.add_argument("--seeds-of", nargs="+", metavar="ALG=SEEDS",
                         help="seeds of one algorithm instead of --seeds: grpo=0-4 seed=0,1,2,3,4")
+    parser.add_argument("--only", nargs="+", metavar="ALG=SEEDS",
+                        help="make only these of the runs still to make (grpo=2,3 seed=1); the report keeps every seed")
     parser.add_argument("--updates", type=int, default=16)
     parser.add_argument("--eval-every", type=int, default=4)
     parser.add_argument("--eval-tasks", type=int, default=tw.get("eval_tasks", 60))
@@ -623,9 +645,7 @@ def main(argv=None) -> int:
     seeds = seeds_of(args)
     previous = previous_entries(Path(args.out), args)
     if not args.report_only:
-        # seed-major: every algorithm of seed 0 first; runs the report already holds as completed are not run again
-        jobs = [(a, s) for s in sorted({s for ss in seeds.values() for s in ss}) for a in args.algorithms
-                if s in seeds[a] and (a, s) not in previous]
+        jobs = runs_to_make(args, previous)  # runs the report already holds as completed are not run again
         kept = sum(1 for a in args.algorithms for s in seeds[a] if (a, s) in previous)
         print(f"[bench] {len(jobs)} runs to make or resume; {kept} completed ones kept from {_shown(Path(args.out))}",
               flush=True)

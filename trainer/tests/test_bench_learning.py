@@ -97,6 +97,21 @@ def test_seeds_of_gives_one_algorithm_more_seeds(learning, tmp_path):
         learning.seeds_of(bad)
 
 
+def test_only_picks_which_of_the_runs_still_to_make_are_made(learning, tmp_path):
+    full = ["--algorithms", "grpo", "seed", "sdar", "--seeds", "0", "1", "--seeds-of", "grpo=0-3"]
+    done = {("grpo", 0): {}, ("seed", 0): {}, ("sdar", 0): {}, ("grpo", 1): {}}
+    args = _parsed(learning, tmp_path, *full)
+    # seed-major, and the completed ones left out
+    assert learning.runs_to_make(args, done) == [("seed", 1), ("sdar", 1), ("grpo", 2), ("grpo", 3)]
+    only = _parsed(learning, tmp_path, *full, "--only", "grpo=1-3", "seed=1")
+    assert learning.runs_to_make(only, done) == [("seed", 1), ("grpo", 2), ("grpo", 3)]  # grpo 1 is done already
+    assert learning.seeds_of(only) == learning.seeds_of(args)  # the report still covers every seed
+    with pytest.raises(SystemExit, match="--only 'opsd=1'"):
+        learning.runs_to_make(_parsed(learning, tmp_path, *full, "--only", "opsd=1"), done)
+    with pytest.raises(SystemExit, match=r"seeds \[4\] are not the report's"):
+        learning.runs_to_make(_parsed(learning, tmp_path, *full, "--only", "grpo=3-4"), done)
+
+
 def test_the_committed_report_keeps_completed_runs_made_with_the_same_settings(learning, tmp_path):
     args = _parsed(learning, tmp_path, "--algorithms", "grpo", "seed", "--updates", "100", "--lr", "1e-4")
     entry = {"status": "completed", "updates_done": 100, "curve": {"valid_seen": [[0, 0.25], [100, 0.4]],
