@@ -19,7 +19,8 @@ Runs go to bench/results/runs/ (git-ignored); finished runs are reused, so an in
 stopped. The report is the record that outlives the run folders: a completed run's entry in the existing --out file,
 made with the same settings, is kept and not run again, so a benchmark that spans several machines or fresh checkouts
 only needs the committed report (`--seeds-of grpo=0-4` gives one algorithm more seeds than --seeds; `--only grpo=2,3`
-makes just those of the runs still to make, for a session that can finish only so many). Not part of `npm test`. Needs matplotlib for the figure (bench/requirements-learning.txt).
+makes just those of the runs still to make, for a session that can finish only so many). Not part of `npm test`.
+Needs matplotlib for the figure (bench/requirements-learning.txt).
 
     .venv/bin/python bench/learning.py [--updates 16] [--seeds 0 1 2] [--jobs 2 --threads 1] [--stage1]
     .venv/bin/python bench/learning.py --report-only     # rebuild the JSON and the figure from the runs
