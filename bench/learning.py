@@ -12,8 +12,8 @@ success is measured by the trainer's periodic evaluation (plain prompt, `eval.ta
 Writes bench/results/learning.json — per algorithm and seed: success vs update on both splits, final success,
 updates needed to reach GRPO's final mean success, invalid-action rate, and the OPD diagnostics (gate statistics,
 parse rate, Δ quantiles, sample self-written skills); per algorithm, its final success against GRPO's with 95 %
-intervals across seeds and over the pooled episodes (`summary.<algorithm>.<split>.against_grpo`, which `npm run demo`
-repeats), and its final success against its own start (`over_start`: did it learn at all?) — and
+intervals across seeds, over the seeds both completed (paired: a seed fixes the evaluation tasks) and over the pooled
+episodes (`summary.<algorithm>.<split>.against_grpo`, which `npm run demo` repeats), and its final success against its own start (`over_start`: did it learn at all?) — and
 bench/results/learning.png (mean with 95 % bands).
 Runs go to bench/results/runs/ (git-ignored); finished runs are reused, so an interrupted benchmark continues where it
 stopped. The report is the record that outlives the run folders: a completed run's entry in the existing --out file,
@@ -412,6 +412,16 @@ def difference(finals: list[tuple[float, int]], baseline: list[tuple[float, int]
     return {"across_seeds": across, "pooled_episodes": pooled}
 
 
+def paired_difference(finals: dict[int, tuple[float, int]], baseline: dict[int, tuple[float, int]]) -> dict:
+    """Final success minus the baseline's over the seeds both completed, each a {seed: (success, episodes)}: the mean
+    per-seed difference with a paired 95 % t-interval (None with one common seed). A seed fixes the start checkpoint's
+    evaluation and the evaluation tasks for every algorithm, so pairing by seed takes out how hard each seed's task
+    set is, which the unpaired Welch interval of `difference` counts as noise."""
+    common = sorted(set(finals) & set(baseline))
+    stats = interval([finals[s][0] - baseline[s][0] for s in common]) if common else {"mean": None, "lo": None, "hi": None}
+    return {"d": stats["mean"], "lo": stats["lo"], "hi": stats["hi"], "seeds": common}
+
+
 def change_over_start(pairs: list[tuple[tuple[float, int], tuple[float, int]]]) -> dict:
     """Final success minus the start, from (final, start) pairs of one seed each, (success, episodes) both: the mean
     change with a paired 95 % t-interval across seeds (None with one seed), and the pooled finals against the pooled
@@ -496,9 +506,12 @@ def report(args, root: Path, previous: dict[tuple[str, int], dict] | None = None
     # summary: final success with intervals, and updates to reach GRPO's final mean
     grpo_final = {}
 
+    def completed_finals_by_seed(algorithm: str, split: str) -> dict[int, tuple[float, int]]:
+        return {int(seed): e["final"][split] for seed, e in results["algorithms"].get(algorithm, {}).items()
+                if e["final"][split] and e["status"] == "completed"}
+
     def completed_finals(algorithm: str, split: str) -> list:
-        return [e["final"][split] for e in results["algorithms"].get(algorithm, {}).values()
-                if e["final"][split] and e["status"] == "completed"]
+        return list(completed_finals_by_seed(algorithm, split).values())
 
     for algorithm, per_seed in results["algorithms"].items():
         summary = {}
@@ -518,7 +531,10 @@ def report(args, root: Path, previous: dict[tuple[str, int], dict] | None = None
             if algorithm == "grpo":
                 grpo_final[split] = summary[split]["final_across_seeds"]["mean"]
             elif grpo_finals := completed_finals("grpo", split):
-                summary[split]["against_grpo"] = difference(finals, grpo_finals)
+                summary[split]["against_grpo"] = {
+                    **difference(finals, grpo_finals),
+                    "paired_seeds": paired_difference(completed_finals_by_seed(algorithm, split),
+                                                      completed_finals_by_seed("grpo", split))}
         summary["invalid_action_rate_eval_final"] = _mean([e["invalid_action_rate_eval_final"] for e in done])
         results["summary"][algorithm] = summary
     for algorithm, per_seed in results["algorithms"].items():

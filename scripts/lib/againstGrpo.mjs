@@ -17,14 +17,19 @@ function splitLine(split, summary) {
   const grpo = summary?.grpo?.[split];
   const against = seed?.against_grpo;
   if (!against || !grpo) return null;
-  const seeds = against.across_seeds;
-  // Across seeds when both sides have two or more; else the pooled episodes, which leave out seed-to-seed variation.
-  const acrossSeeds = seeds && typeof seeds.lo === 'number' && typeof seeds.hi === 'number';
-  const { d, lo, hi } = acrossSeeds ? seeds : against.pooled_episodes;
+  const hasInterval = (x) => x && typeof x.lo === 'number' && typeof x.hi === 'number';
+  // Paired by seed where two or more seeds have both (a seed fixes the evaluation tasks, so pairing takes out how
+  // hard each seed's tasks are); else across seeds (Welch) when both sides have two or more; else the pooled
+  // episodes, which leave out seed-to-seed variation.
+  const paired = hasInterval(against.paired_seeds) && Array.isArray(against.paired_seeds.seeds) ? against.paired_seeds : null;
+  const seeds = hasInterval(against.across_seeds) ? against.across_seeds : null;
+  const { d, lo, hi } = paired ?? seeds ?? against.pooled_episodes ?? {};
   if (![d, lo, hi].every((v) => typeof v === 'number' && Number.isFinite(v))) return null;
-  const basis = acrossSeeds
-    ? `across seeds (${seeds.seeds[0]} SEED, ${seeds.seeds[1]} GRPO)`
-    : 'over the pooled episodes (fewer than two seeds a side: seed-to-seed variation not included)';
+  const basis = paired
+    ? `paired over the ${paired.seeds.length} seeds both completed (the same evaluation tasks per seed)`
+    : seeds
+      ? `across seeds (${seeds.seeds[0]} SEED, ${seeds.seeds[1]} GRPO)`
+      : 'over the pooled episodes (fewer than two seeds a side: seed-to-seed variation not included)';
   const outcome = lo > 0 ? 'SEED ahead, beyond its interval' : hi < 0 ? 'SEED behind, beyond its interval' : 'not resolved';
   const means = `SEED ${pct(seed.final_across_seeds.mean)}, GRPO ${pct(grpo.final_across_seeds.mean)}`;
   return {

@@ -48,6 +48,18 @@ test('across seeds wins over pooled when both sides have two seeds; nothing reso
   assert.match(lines[3]!, /does not show SEED ahead of GRPO: the change above is against the base policy/);
 });
 
+test('paired by seed wins where two or more seeds have both; its seed count is named', async () => {
+  const seen = {
+    across_seeds: { d: 0.04, lo: -0.06, hi: 0.13, seeds: [5, 4] },
+    paired_seeds: { d: 0.03, lo: -0.07, hi: 0.13, seeds: [0, 1, 2, 3] },
+    pooled_episodes: { d: 0.04, lo: -0.02, hi: 0.09 },
+  };
+  const unseen = { ...seen, paired_seeds: { d: 0.1, lo: null, hi: null, seeds: [0] } };  // one pair: not used
+  const lines = (await againstGrpoLines())(report(seen, unseen, [0.3, 0.3], [0.26, 0.26]));
+  assert.match(lines[1]!, /\+3 points, 95 % interval \[-7, \+13\] paired over the 4 seeds both completed \(the same evaluation tasks per seed\) — not resolved\.$/);
+  assert.match(lines[2]!, /\+4 points, 95 % interval \[-6, \+13\] across seeds \(5 SEED, 4 GRPO\) — not resolved\.$/);
+});
+
 test('a missing, empty or malformed report gives one line and no exception', async () => {
   const lines = await againstGrpoLines();
   for (const bad of [undefined, null, {}, { summary: { seed: { valid_seen: { against_grpo: { pooled_episodes: { d: 'x' } } } } } }]) {

@@ -84,6 +84,18 @@ def test_change_over_start_by_hand(learning):
     assert one["d"] == pytest.approx(0.05) and one["lo"] is None and one["seeds"] == 1
 
 
+def test_paired_difference_by_hand(learning):
+    seed = {0: (0.40, 120), 1: (0.30, 120), 2: (0.50, 120), 4: (0.20, 120)}
+    grpo = {0: (0.30, 120), 1: (0.30, 120), 2: (0.35, 120), 3: (0.90, 120)}
+    paired = learning.paired_difference(seed, grpo)
+    # seeds 0-2 only: differences 0.10, 0.00, 0.15; mean 0.08333, sd 0.076376, se 0.044096, t(2) = 4.303, half 0.18975
+    assert paired["seeds"] == [0, 1, 2] and paired["d"] == pytest.approx(0.083333, abs=1e-5)
+    assert paired["lo"] == pytest.approx(0.083333 - 0.18975, abs=1e-4) and paired["hi"] == pytest.approx(0.083333 + 0.18975, abs=1e-4)
+    one = learning.paired_difference({0: (0.4, 120)}, grpo)
+    assert one["d"] == pytest.approx(0.1) and one["lo"] is None and one["seeds"] == [0]
+    assert learning.paired_difference({4: (0.2, 120)}, grpo) == {"d": None, "lo": None, "hi": None, "seeds": []}
+
+
 def _parsed(learning, tmp_path: Path, *extra: str):
     return learning.parser().parse_args(["--runs", str(tmp_path / "runs"), "--out", str(tmp_path / "learning.json"), *extra])
 
@@ -132,6 +144,7 @@ def test_the_committed_report_keeps_completed_runs_made_with_the_same_settings(l
     assert "against_grpo" not in rebuilt["summary"]["grpo"]["valid_seen"]
     against = rebuilt["summary"]["seed"]["valid_seen"]["against_grpo"]  # against the completed GRPO run only
     assert against["across_seeds"]["d"] == pytest.approx(0.1) and against["pooled_episodes"]["episodes"] == [120, 120]
+    assert against["paired_seeds"]["d"] == pytest.approx(0.1) and against["paired_seeds"]["seeds"] == [0]
     grown = rebuilt["summary"]["grpo"]["valid_seen"]["over_start"]  # 0.25 → 0.4, the completed run only
     assert grown["across_seeds"]["d"] == pytest.approx(0.15) and grown["across_seeds"]["seeds"] == 1
     # a run in progress that is in the report (its folder is there) is drawn but kept out of every summary figure
