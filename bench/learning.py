@@ -13,8 +13,8 @@ Writes bench/results/learning.json — per algorithm and seed: success vs update
 updates needed to reach GRPO's final mean success, invalid-action rate, and the OPD diagnostics (gate statistics,
 parse rate, Δ quantiles, sample self-written skills); per algorithm, its final success against GRPO's with 95 %
 intervals across seeds, over the seeds both completed (paired: a seed fixes the evaluation tasks) and over the pooled
-episodes (`summary.<algorithm>.<split>.against_grpo`, which `npm run demo` repeats), and its final success against its own start (`over_start`: did it learn at all?) — and
-bench/results/learning.png (mean with 95 % bands).
+episodes (`summary.<algorithm>.<split>.against_grpo`, which `npm run demo` repeats), and its final success against its
+own start (`over_start`: did it learn at all?) — and bench/results/learning.png (mean with 95 % bands).
 Runs go to bench/results/runs/ (git-ignored); finished runs are reused, so an interrupted benchmark continues where it
 stopped. The report is the record that outlives the run folders: a completed run's entry in the existing --out file,
 made with the same settings, is kept and not run again, so a benchmark that spans several machines or fresh checkouts
