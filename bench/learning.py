@@ -510,14 +510,12 @@ def report(args, root: Path, previous: dict[tuple[str, int], dict] | None = None
         return {int(seed): e["final"][split] for seed, e in results["algorithms"].get(algorithm, {}).items()
                 if e["final"][split] and e["status"] == "completed"}
 
-    def completed_finals(algorithm: str, split: str) -> list:
-        return list(completed_finals_by_seed(algorithm, split).values())
-
     for algorithm, per_seed in results["algorithms"].items():
         summary = {}
         done = [e for e in per_seed.values() if e["status"] == "completed"]  # as the finals: the same runs throughout
         for split in args.splits:
-            finals = completed_finals(algorithm, split)
+            by_seed = completed_finals_by_seed(algorithm, split)
+            finals = list(by_seed.values())
             if not finals:
                 continue
             summary[split] = {
@@ -530,11 +528,9 @@ def report(args, root: Path, previous: dict[tuple[str, int], dict] | None = None
                 summary[split]["over_start"] = change_over_start(started)
             if algorithm == "grpo":
                 grpo_final[split] = summary[split]["final_across_seeds"]["mean"]
-            elif grpo_finals := completed_finals("grpo", split):
-                summary[split]["against_grpo"] = {
-                    **difference(finals, grpo_finals),
-                    "paired_seeds": paired_difference(completed_finals_by_seed(algorithm, split),
-                                                      completed_finals_by_seed("grpo", split))}
+            elif grpo_by_seed := completed_finals_by_seed("grpo", split):
+                summary[split]["against_grpo"] = {**difference(finals, list(grpo_by_seed.values())),
+                                                  "paired_seeds": paired_difference(by_seed, grpo_by_seed)}
         summary["invalid_action_rate_eval_final"] = _mean([e["invalid_action_rate_eval_final"] for e in done])
         results["summary"][algorithm] = summary
     for algorithm, per_seed in results["algorithms"].items():
