@@ -176,3 +176,32 @@ def test_textworld_has_its_own_defaults_and_household_settings_stay_as_they_were
     with pytest.raises(SystemExit, match="household only"):
         learning.main(["--env", "textworld", "--algorithms", "sdar", "--runs", str(tmp_path / "r"),
                        "--out", str(tmp_path / "o.json")])
+
+
+def test_the_docs_tables_are_rendered_from_the_report(tmp_path):
+    spec = importlib.util.spec_from_file_location("bench_learning_tables", BENCH.with_name("learning_tables.py"))
+    tables = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tables)
+    entry = {"status": "completed", "updates_done": 20, "train_success_first10": 0.15, "train_success_last10": 0.2875,
+             "curve": {"valid_seen": [[0, 0.25], [20, 0.3]], "valid_unseen": [[0, 0.2], [20, 0.175]]}}
+    running = {**entry, "status": "running", "updates_done": 7,
+               "curve": {"valid_seen": [[0, 0.25]], "valid_unseen": [[0, 0.2]]}}
+    one_seed = {"final_across_seeds": {"n": 1}, "over_start": {}}
+    summary = {"grpo": {"valid_seen": {"final_across_seeds": {"n": 2},
+                                       "over_start": {"across_seeds": {"d": -0.01, "lo": -0.088, "hi": 0.068}}},
+                        "valid_unseen": {"final_across_seeds": {"n": 2}, "over_start": {}}},
+               "seed": {"valid_seen": {**one_seed, "against_grpo": {
+                            "across_seeds": {"d": 0.045, "lo": None, "hi": None},
+                            "paired_seeds": {"d": 0.033, "lo": None, "hi": None, "seeds": [0]},
+                            "pooled_episodes": {"d": 0.045, "lo": -0.039, "hi": 0.139}}},
+                        "valid_unseen": one_seed}}
+    report = {"settings": {"splits": ["valid_seen", "valid_unseen"]}, "summary": summary,
+              "algorithms": {"grpo": {"0": entry, "1": entry}, "seed": {"0": running}}}
+    runs = tables.runs_table(report, ["valid_seen", "valid_unseen"])
+    assert runs[0] == "| run | split | u0 | u20 | train success, first 10 → last 10 updates |"
+    assert runs[2] == "| GRPO seed 0 | valid_seen | 25.0 | 30.0 | 0.15 → 0.29 |"
+    assert runs[3] == "|  | valid_unseen | 20.0 | 17.5 |  |"
+    assert runs[6] == "| SEED seed 0 (at update 7) | valid_seen | 25.0 |  | 0.15 → 0.29 |"
+    rows = tables.summary_table(report, ["valid_seen", "valid_unseen"])
+    assert rows[2] == "| GRPO − its start | 2 | −1.0 [−8.8, +6.8] | — | — | — | — | — |"
+    assert rows[4] == "| SEED − GRPO | 1 against 2 | — | +3.3 (seed 0) | +4.5 [−3.9, +13.9] | — | — | — |"
