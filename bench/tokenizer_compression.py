@@ -16,24 +16,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "trainer"))
 
-from tokenizers import Regex, Tokenizer, decoders, models, normalizers, pre_tokenizers, trainers  # noqa: E402
-
 from seed_trainer.bootstrap import BootstrapConfig, make_examples, tokenizer_corpus  # noqa: E402
-from seed_trainer.models.tiny import SPECIAL_TOKENS, build_tokenizer  # noqa: E402
-
-
-def line_split_bpe(corpus, vocab_size: int) -> Tokenizer:
-    tokenizer = Tokenizer(models.BPE())
-    tokenizer.normalizer = normalizers.NFC()
-    tokenizer.pre_tokenizer = pre_tokenizers.Sequence([
-        pre_tokenizers.Split(Regex(r"\n"), behavior="isolated", invert=False),
-        pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False),
-    ])
-    tokenizer.decoder = decoders.ByteLevel()
-    trainer = trainers.BpeTrainer(vocab_size=vocab_size, special_tokens=SPECIAL_TOKENS, max_token_length=32,
-                                  initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), show_progress=False)
-    tokenizer.train_from_iterator(corpus, trainer=trainer)
-    return tokenizer
+from seed_trainer.models.tiny import QWEN2_SPLIT, build_tokenizer  # noqa: E402
 
 
 def counts(encode, examples) -> dict:
@@ -50,13 +34,12 @@ def main() -> None:
     corpus = tokenizer_corpus(make_examples(BootstrapConfig(episodes=400)), random.Random(0))
     held_out = make_examples(BootstrapConfig(episodes=60, seed=7))
     report = {"benchmark": "tokenizer_compression", "corpus_episodes": 400, "held_out_episodes": 60, "tokenizers": {}}
-    for vocab in (1024, 4096):
-        tokenizer = build_tokenizer(corpus, vocab_size=vocab)
-        report["tokenizers"][f"qwen2_split_v{vocab}"] = counts(
-            lambda s, t=tokenizer: t.encode(s, add_special_tokens=False), held_out)
-    for vocab in (1024, 2048, 4096, 8192):
-        tokenizer = line_split_bpe(corpus, vocab)
-        report["tokenizers"][f"line_split_v{vocab}"] = counts(lambda s, t=tokenizer: t.encode(s).ids, held_out)
+    for name, split, vocabs, cap in (("qwen2_split", QWEN2_SPLIT, (1024, 4096), None),
+                                     ("line_split", r"\n", (1024, 2048, 4096, 8192), 32)):
+        for vocab in vocabs:
+            tokenizer = build_tokenizer(corpus, vocab_size=vocab, split=split, max_token_length=cap)
+            report["tokenizers"][f"{name}_v{vocab}"] = counts(
+                lambda s, t=tokenizer: t.encode(s, add_special_tokens=False), held_out)
     base = report["tokenizers"]["qwen2_split_v1024"]
     report["ratio_to_committed_recipe"] = {
         name: {kind: round(base[kind]["prompt"] / c[kind]["prompt"], 2) for kind in c}

@@ -30,13 +30,18 @@ CHAT_TEMPLATE = (
 )
 
 
-def build_tokenizer(corpus: Iterable[str], vocab_size: int = 1024) -> PreTrainedTokenizerFast:
-    """Trains a byte-level BPE (lossless round trip of any NFC text) on `corpus` and wraps it as an HF tokenizer."""
+def build_tokenizer(
+    corpus: Iterable[str], vocab_size: int = 1024, split: str = QWEN2_SPLIT, max_token_length: int | None = None
+) -> PreTrainedTokenizerFast:
+    """Trains a byte-level BPE (lossless round trip of any NFC text) on `corpus` and wraps it as an HF tokenizer.
+
+    `split` is the pre-tokenizer's regex: BPE never merges across its pieces (Qwen2's, the default, splits at every
+    word and digit; a split at line breaks lets merges span phrases, `max_token_length` then caps them)."""
     tokenizer = Tokenizer(models.BPE())
     tokenizer.normalizer = normalizers.NFC()
     tokenizer.pre_tokenizer = pre_tokenizers.Sequence(
         [
-            pre_tokenizers.Split(Regex(QWEN2_SPLIT), behavior="isolated", invert=False),
+            pre_tokenizers.Split(Regex(split), behavior="isolated", invert=False),
             pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False),
         ]
     )
@@ -45,6 +50,7 @@ def build_tokenizer(corpus: Iterable[str], vocab_size: int = 1024) -> PreTrained
         vocab_size=vocab_size,
         special_tokens=SPECIAL_TOKENS,
         initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+        max_token_length=max_token_length,
         show_progress=False,
     )
     tokenizer.train_from_iterator(corpus, trainer=trainer)
