@@ -17,7 +17,7 @@ of another git revision (its own committed policy), each in its own worker proce
 disturbs less) and per phase of both, and the speed-up baseline/current:
 
     .venv/bin/python bench/stage2_step.py --household --baseline f4d86f9 [--updates 2] [--repeats 2] [--threads 1]
-        [--processes 2]
+        [--processes 2] [--policy MODEL_DIR]
 
 `--processes N` also times this checkout under torchrun with N CPU processes (the replicate data parallelism of
 trainer/seed_trainer/dist.py: the same update, its task groups shared out); its CPU seconds are all processes'.
@@ -135,7 +135,7 @@ def household_worker(args) -> None:
     which holds the run directory, sums them after the run and prints the result."""
     import seed_trainer
 
-    model = Path(seed_trainer.__file__).parent / "assets" / "household-tiny"
+    model = Path(args.policy) if args.policy else Path(seed_trainer.__file__).parent / "assets" / "household-tiny"
     torch.set_num_threads(args.threads)
     rank = int(os.environ.get("RANK", "0"))
     cpu_dir = Path(args.cpu_dir) if args.cpu_dir else None
@@ -173,6 +173,8 @@ def _baseline_trainer(revision: str, into: Path) -> Path:
 def _worker_command(trainer: Path, algorithm: str, processes: int, cpu_dir: Path, args) -> list[str]:
     worker = [__file__, "--worker", "--trainer", str(trainer), "--algorithm", algorithm, "--updates", str(args.updates),
               "--threads", str(args.threads), "--processes", str(processes), "--cpu-dir", str(cpu_dir)]
+    if args.policy and trainer == REPO / "trainer":  # the baseline keeps its own committed policy
+        worker += ["--policy", args.policy]
     if processes == 1:
         return [sys.executable, *worker]
     # the replicate data-parallel Stage 2 of dist.py: each process rolls out and scores whole task groups (gloo)
@@ -199,9 +201,10 @@ def household(args) -> None:
                     if done.returncode != 0:
                         raise SystemExit(f"{name} {algorithm} worker failed:\n{done.stderr[-3000:]}")
                     runs[name][algorithm].append(json.loads(done.stdout.strip().splitlines()[-1]))
-    result = {"benchmark": "stage2_step household", "setup": {**HOUSEHOLD, "updates": args.updates, "repeats": args.repeats,
-              "threads": args.threads, "processes": {name: p for name, (_, p) in trainers.items()},
-              "baseline": args.baseline, "device": "cpu"}, "seconds_per_update": {}, "phases": {}}
+    setup = {**HOUSEHOLD, "updates": args.updates, "repeats": args.repeats, "threads": args.threads,
+             "processes": {name: p for name, (_, p) in trainers.items()}, "baseline": args.baseline,
+             "policy": args.policy and Path(args.policy).name, "device": "cpu"}
+    result = {"benchmark": "stage2_step household", "setup": setup, "seconds_per_update": {}, "phases": {}}
     for name, by_algorithm in runs.items():
         result["seconds_per_update"][name] = {
             a: round(statistics.median(r["phases"]["total"] for r in rs), 2) for a, rs in by_algorithm.items()}
@@ -231,6 +234,9 @@ def main() -> None:
     parser.add_argument("--baseline", default=None, help="household: a git revision to compare against")
     parser.add_argument("--repeats", type=int, default=1, help="household: alternating runs per algorithm and trainer")
     parser.add_argument("--threads", type=int, default=1, help="household: torch threads per worker")
+    parser.add_argument("--policy", default=None,
+                        help="household: this checkout's runs start from this model directory instead of its "
+                             "committed policy (a candidate re-bootstrap, timed before it is committed)")
     parser.add_argument("--processes", type=int, default=1,
                         help="household: also time this checkout under torchrun with this many processes")
     parser.add_argument("--cpu-dir", default=None, help=argparse.SUPPRESS)

@@ -67,6 +67,12 @@ class BootstrapConfig:
     transform_noise: tuple[float, ...] = (0.0, 0.2, 0.4)
     repeat_noise: tuple[float, ...] = (0.0, 0.0, 0.0, 0.2)
     vocab_size: int = 1024
+    # The tokenizer's pre-tokenizer: "words" (Qwen2's: BPE never merges across words or digits) or "lines" (merges may
+    # span phrases, each token at most `max_token_length` characters; 0: no cap). "lines" needs architecture "qwen3"
+    # (see models.tiny.LINE_SPLIT).
+    tokenizer_split: str = "words"
+    max_token_length: int = 0
+    architecture: str = "qwen2"
     hidden_size: int = 96
     layers: int = 4
     heads: int = 4
@@ -308,7 +314,7 @@ def bootstrap(out_dir: str | Path, config: BootstrapConfig | None = None, *, ech
     import torch
     from transformers import AutoTokenizer
 
-    from seed_trainer.models.tiny import build_model, build_tokenizer
+    from seed_trainer.models.tiny import LINE_SPLIT, QWEN2_SPLIT, build_model, build_tokenizer, check_saved_tokenizer
 
     config = config or BootstrapConfig()
     out_dir = Path(out_dir)
@@ -328,10 +334,15 @@ def bootstrap(out_dir: str | Path, config: BootstrapConfig | None = None, *, ech
     say(f"bootstrap: {counts['step']} step examples, {counts['analysis']} analyses")
 
     rng = random.Random(f"bootstrap-tokenizer|{config.seed}")
-    tokenizer = build_tokenizer(tokenizer_corpus(examples, rng), vocab_size=config.vocab_size)
+    splits = {"words": QWEN2_SPLIT, "lines": LINE_SPLIT}
+    if config.tokenizer_split not in splits:
+        raise ValueError(f"tokenizer_split must be one of {sorted(splits)}, not {config.tokenizer_split!r}")
+    tokenizer = build_tokenizer(tokenizer_corpus(examples, rng), vocab_size=config.vocab_size,
+                                split=splits[config.tokenizer_split], max_token_length=config.max_token_length or None)
     model = build_model(
         tokenizer, hidden_size=config.hidden_size, layers=config.layers, heads=config.heads,
         kv_heads=config.kv_heads, intermediate_size=config.intermediate_size, seed=config.seed,
+        architecture=config.architecture,
     )
     model.generation_config.eos_token_id = tokenizer.eos_token_id
     model.generation_config.pad_token_id = tokenizer.pad_token_id
@@ -343,6 +354,12 @@ def bootstrap(out_dir: str | Path, config: BootstrapConfig | None = None, *, ech
     work.mkdir(parents=True)
     model.config.save_pretrained(work)
     tokenizer.save_pretrained(work)
+    try:
+        check_saved_tokenizer(work, tokenizer, [text for e in examples[:: max(len(examples) // 200, 1)]
+                                                for text in (e.prompt, e.response)])
+    except ValueError:
+        shutil.rmtree(work, ignore_errors=True)
+        raise
     tokenizer = AutoTokenizer.from_pretrained(work)
     encoded = [encode_example(tokenizer, e, config.max_length) for e in examples]
     say(f"bootstrap: vocabulary {len(tokenizer)}, {sum(p.numel() for p in model.parameters()):,} parameters, "
@@ -418,6 +435,9 @@ def main(argv: list[str] | None = None) -> int:
         parser.add_argument(f"--{name.replace('_', '-')}", type=int, default=getattr(defaults, name))
     for name in ("lr", "skill_share", "bank_share", "analysis_share"):
         parser.add_argument(f"--{name.replace('_', '-')}", type=float, default=getattr(defaults, name))
+    parser.add_argument("--tokenizer-split", choices=("words", "lines"), default=defaults.tokenizer_split)
+    parser.add_argument("--max-token-length", type=int, default=defaults.max_token_length)
+    parser.add_argument("--architecture", choices=("qwen2", "qwen3"), default=defaults.architecture)
     if env == "textworld":
         parser.add_argument("--cache-dir", default=None, help="where the generated games are cached")
     args = parser.parse_args(argv)

@@ -50,6 +50,31 @@ def test_a_few_step_bootstrap_is_an_ordinary_hf_model_dir(bootstrapped):
     assert report["config"]["steps"] == 3 and report["examples"]["step"] > 0
 
 
+def test_a_line_split_bootstrap_keeps_its_tokens_after_save_and_is_shorter(tmp_path):
+    """The "lines" recipe: phrases merge into tokens, and the saved directory (qwen3) loads that tokenizer as trained."""
+    config = BootstrapConfig(**{**FEW, "tokenizer_split": "lines", "max_token_length": 32, "architecture": "qwen3",
+                                "vocab_size": 1200})
+    out = bootstrap(tmp_path / "lines", config, echo=None)
+    words = AutoTokenizer.from_pretrained(bootstrap(tmp_path / "words", BootstrapConfig(**{**FEW, "vocab_size": 1200}),
+                                                   echo=None))
+    lines = AutoTokenizer.from_pretrained(out)
+    assert AutoModelForCausalLM.from_pretrained(out).config.model_type == "qwen3"
+    examples = make_examples(BootstrapConfig(**{**FEW, "episodes": 8, "seed": 5}))
+    step = next(e for e in examples if e.kind == "step")
+    for text in (step.prompt, step.response):
+        assert lines.decode(lines.encode(text, add_special_tokens=False)) == text
+    assert len(lines.encode(step.prompt)) * 2 < len(words.encode(step.prompt))
+    assert max(len(lines.decode([i])) for i in lines.encode(step.prompt, add_special_tokens=False)) <= 32
+
+
+def test_a_line_split_tokenizer_in_a_qwen2_directory_is_refused(tmp_path):
+    """AutoTokenizer would load it with Qwen2's word split: the bootstrap must stop, not train on other tokens."""
+    config = BootstrapConfig(**{**FEW, "tokenizer_split": "lines", "architecture": "qwen2"})
+    with pytest.raises(ValueError, match="Qwen2's pre-tokenizer"):
+        bootstrap(tmp_path / "bad", config, echo=None)
+    assert list(tmp_path.iterdir()) == []  # neither the model nor its unfinished copy
+
+
 @pytest.mark.parametrize("skill_source", ["self", "oracle"])
 def test_one_seed_update_on_household_writes_a_valid_run(tmp_path, bootstrapped, skill_source):
     data = {

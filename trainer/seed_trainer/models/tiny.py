@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Iterable
 
 from tokenizers import Regex, Tokenizer, decoders, models, normalizers, pre_tokenizers, trainers
-from transformers import PreTrainedTokenizerFast, Qwen2Config, Qwen2ForCausalLM
+from transformers import PreTrainedModel, PreTrainedTokenizerFast, Qwen2Config, Qwen2ForCausalLM, Qwen3Config, Qwen3ForCausalLM
 
 SPECIAL_TOKENS = ["<|endoftext|>", "<|im_start|>", "<|im_end|>"]
 
@@ -19,6 +19,12 @@ SPECIAL_TOKENS = ["<|endoftext|>", "<|im_start|>", "<|im_end|>"]
 # config says `qwen2` is loaded by AutoTokenizer as a Qwen2Tokenizer, which rebuilds exactly these from the vocabulary
 # and merges; training with the same ones keeps the tokens of a text identical before and after save/load.
 QWEN2_SPLIT = r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"""
+
+# A split at line breaks only: BPE may then merge an environment's recurring phrases ("go to cabinet 1</action>")
+# into one token, so the same text is several times fewer tokens. AutoTokenizer rebuilds Qwen2's pre-tokenizer for a
+# `qwen2` directory whatever tokenizer.json says, so a tokenizer with this split must be saved with another
+# architecture (`build_model(architecture="qwen3")`, whose directories load tokenizer.json as saved).
+LINE_SPLIT = r"\n"
 
 # The Qwen2.5 chat template's shape (system/user/assistant turns between <|im_start|> and <|im_end|>), so prompts of
 # the tiny policy are laid out exactly like those of a real Qwen model.
@@ -74,18 +80,26 @@ def build_model(
     max_positions: int = 4096,
     seed: int = 0,
     model_vocab_size: int | None = None,
-) -> Qwen2ForCausalLM:
-    """A randomly initialised Qwen2 for `tokenizer`. `model_vocab_size` pads the embedding and output layer to a real
-    model's vocabulary (151 936 for Qwen2.5), so benchmarks pay the real output-layer cost with a small tokenizer."""
+    architecture: str = "qwen2",
+) -> PreTrainedModel:
+    """A randomly initialised Qwen2 (or Qwen3: the same decoder plus per-head q/k norms) for `tokenizer`.
+    `model_vocab_size` pads the embedding and output layer to a real model's vocabulary (151 936 for Qwen2.5), so
+    benchmarks pay the real output-layer cost with a small tokenizer."""
     import torch
 
+    classes = {"qwen2": (Qwen2Config, Qwen2ForCausalLM), "qwen3": (Qwen3Config, Qwen3ForCausalLM)}
+    if architecture not in classes:
+        raise ValueError(f"architecture must be one of {sorted(classes)}, not {architecture!r}")
+    config_class, model_class = classes[architecture]
     torch.manual_seed(seed)
-    config = Qwen2Config(
+    config = config_class(
         vocab_size=max(len(tokenizer), model_vocab_size or 0),
         hidden_size=hidden_size,
         num_hidden_layers=layers,
         num_attention_heads=heads,
         num_key_value_heads=kv_heads,
+        # Qwen3's config defaults head_dim to 128 whatever the width; Qwen2 derives it from the width
+        **({"head_dim": hidden_size // heads} if architecture == "qwen3" else {}),
         intermediate_size=intermediate_size,
         max_position_embeddings=max_positions,
         tie_word_embeddings=True,
@@ -93,7 +107,21 @@ def build_model(
         eos_token_id=tokenizer.eos_token_id,
         pad_token_id=tokenizer.pad_token_id,
     )
-    return Qwen2ForCausalLM(config)
+    return model_class(config)
+
+
+def check_saved_tokenizer(directory: str | Path, trained: PreTrainedTokenizerFast, texts: Iterable[str]) -> None:
+    """Raises ValueError when the tokenizer AutoTokenizer loads from `directory` encodes any of `texts` otherwise
+    than `trained` did: a policy trained on one tokenization and run on another would be silently broken."""
+    from transformers import AutoTokenizer
+
+    loaded = AutoTokenizer.from_pretrained(directory)
+    for n, text in enumerate(texts):
+        if loaded.encode(text, add_special_tokens=False) != trained.encode(text, add_special_tokens=False):
+            raise ValueError(
+                f"{directory}: AutoTokenizer loads {type(loaded).__name__}, which encodes text {n} ({text[:60]!r}...) "
+                "otherwise than the trained tokenizer (a `qwen2` directory always gets Qwen2's pre-tokenizer: save a "
+                "tokenizer with another split with architecture 'qwen3')")
 
 
 def save_tiny_policy(directory: str | Path, corpus: Iterable[str], vocab_size: int = 1024, **model_kwargs) -> Path:
