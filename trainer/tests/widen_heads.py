@@ -4,9 +4,12 @@ its head size (vLLM's CPU attention has no kernel for head_dim 24; 32 it has).
 Each head's query/key/value gets zero dimensions appended to both rotary halves (dims 0..11 stay 0..11, 12..23 move to
 16..27), the rotary base is raised so that the kept dimensions rotate at their old frequencies (θ' = θ^(new/old)), the
 queries are scaled by sqrt(new/old) so that q·k/sqrt(head_dim) is unchanged, and the output projection reads zeros
-from the new value dimensions. The result is saved as a Llama model (Qwen2's layers with a zero output-projection
-bias): vLLM's Qwen2 derives the head size from hidden_size / heads and ignores `head_dim`, its Llama reads it. Same
-logits up to float rounding; `python widen_heads.py OUT [HEAD_DIM]` writes it.
+from the new value dimensions. A Qwen2 policy is saved as a Llama model (Qwen2's layers with a zero output-projection
+bias): vLLM's Qwen2 derives the head size from hidden_size / heads and ignores `head_dim`, its Llama reads it. A Qwen3
+policy stays Qwen3 (vLLM's reads `head_dim`); its per-head RMS norms see the zero dimensions, which shrink the root mean
+square by sqrt(old/new), so the query norm's weights are kept as they are (that factor is the query scaling) and the
+key norm's are multiplied by sqrt(old/new). Same logits up to float rounding; `python widen_heads.py OUT [HEAD_DIM]`
+writes it.
 """
 
 from __future__ import annotations
@@ -43,21 +46,29 @@ def widen_policy(source: Path, out: Path, head_dim: int = 32) -> Path:
         if item.name not in ("config.json", "model.safetensors") and item.is_file():
             shutil.copy2(item, out / item.name)
     weights = load_file(str(source / "model.safetensors"))
-    q_scale = math.sqrt(head_dim / old)
+    qwen3 = config["model_type"] == "qwen3"
+    # Qwen3 normalises q and k after the projections: the scaling goes into the norms (see above), not q_proj
+    q_scale = 1.0 if qwen3 else math.sqrt(head_dim / old)
     for name in list(weights):
         tensor = weights[name]
-        if ".q_proj." in name:
+        if ".q_norm." in name:
+            weights[name] = _widen_rows(tensor, 1, old, head_dim)
+        elif ".k_norm." in name:
+            weights[name] = _widen_rows(tensor, 1, old, head_dim) * math.sqrt(old / head_dim)
+        elif ".q_proj." in name:
             weights[name] = _widen_rows(tensor, heads, old, head_dim) * q_scale
         elif ".k_proj." in name or ".v_proj." in name:
             weights[name] = _widen_rows(tensor, kv_heads, old, head_dim)
         elif ".o_proj.weight" in name:
             weights[name] = _widen_rows(tensor.t().contiguous(), heads, old, head_dim).t().contiguous()
-            weights[name.replace(".weight", ".bias")] = tensor.new_zeros(tensor.shape[0])  # Llama's bias: all or none
+            if not qwen3:
+                weights[name.replace(".weight", ".bias")] = tensor.new_zeros(tensor.shape[0])  # Llama's: all or none
     save_file(weights, str(out / "model.safetensors"), metadata={"format": "pt"})
     rope = config.get("rope_parameters") or {"rope_type": "default", "rope_theta": config.get("rope_theta", 10000.0)}
     rope = {**rope, "rope_theta": float(rope["rope_theta"]) ** (head_dim / old)}
-    config.update(head_dim=head_dim, rope_parameters=rope, architectures=["LlamaForCausalLM"], model_type="llama",
-                  attention_bias=True, mlp_bias=False)
+    config.update(head_dim=head_dim, rope_parameters=rope)
+    if not qwen3:
+        config.update(architectures=["LlamaForCausalLM"], model_type="llama", attention_bias=True, mlp_bias=False)
     for key in ("rope_theta", "layer_types", "sliding_window", "use_sliding_window", "max_window_layers"):
         config.pop(key, None)
     (out / "config.json").write_text(json.dumps(config, indent=2))
