@@ -33,6 +33,7 @@ It takes about 1.5 hours on 2 CPU cores with the defaults; run it in the backgro
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import math
 import os
@@ -432,9 +433,20 @@ def change_over_start(pairs: list[tuple[tuple[float, int], tuple[float, int]]]) 
             "pooled_episodes": pooled}
 
 
+def weights_fingerprint(model: Path) -> str:
+    """The starting policy's identity, not only its path: a re-bootstrapped policy in the same folder is another
+    start, and runs made from the old one must not be kept as if made from it (first 16 hex digits of a SHA-256)."""
+    digest = hashlib.sha256()
+    for path in sorted(model.glob("*.safetensors")):
+        with path.open("rb") as handle:
+            for block in iter(lambda: handle.read(1 << 20), b""):
+                digest.update(block)
+    return digest.hexdigest()[:16]
+
+
 def report_settings(args) -> dict:
     """What a report's runs were made with (the seeds aside): entries of another report are kept only when equal."""
-    return {**shared_settings(args), "model": _shown(Path(args.model)),
+    return {**shared_settings(args), "model": _shown(Path(args.model)), "weights": weights_fingerprint(Path(args.model)),
             "stage1_for": sorted(a for a in args.algorithms if needs_stage1(a, args)), "splits": list(args.splits)}
 
 

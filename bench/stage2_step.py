@@ -210,6 +210,9 @@ def household(args) -> None:
             a: round(statistics.median(r["phases"]["total"] for r in rs), 2) for a, rs in by_algorithm.items()}
         result.setdefault("cpu_seconds_per_update", {})[name] = {
             a: round(statistics.median(r["cpu_seconds_per_update"] for r in rs), 2) for a, rs in by_algorithm.items()}
+        # the work an update does depends on how long its episodes run (a weaker policy plays more steps)
+        result.setdefault("episode_length", {})[name] = {
+            a: round(statistics.median(r["episode_length"] for r in rs), 2) for a, rs in by_algorithm.items()}
         result["phases"][name] = {
             a: {k: round(statistics.median(r["phases"][k] for r in rs), 2) for k in rs[0]["phases"]}
             for a, rs in by_algorithm.items()}

@@ -9,7 +9,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { ensureNodeModules, ensurePython, repoRoot } from './setup.mjs';
-import { againstGrpoLines, points } from './lib/againstGrpo.mjs';
+import { againstGrpoLines, points, weightsFingerprint } from './lib/againstGrpo.mjs';
 import { step } from './lib/proc.mjs';
 
 const STAGE1 = 'examples/household-demo.seed.yaml';
@@ -174,7 +174,7 @@ function summary(runs, seconds) {
   } catch {
     benchmark = undefined; // missing or unreadable: the line says there is nothing to compare
   }
-  lines.push(...againstGrpoLines(benchmark, BENCHMARK));
+  lines.push(...againstGrpoLines(benchmark, BENCHMARK, weightsFingerprint(path.join(repoRoot, MODEL))));
   lines.push('Runs (open them in VS Code: SEED view → Runs):');
   for (const [name, dir] of Object.entries(runs)) lines.push(`  ${name.padEnd(18)} ${dir}`);
   return lines.join('\n');

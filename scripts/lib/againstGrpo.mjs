@@ -5,7 +5,21 @@
  * repeats it, resolved or not.
  */
 
+import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+
 const SPLITS = ['valid_seen', 'valid_unseen'];
+
+/** The starting policy's identity as bench/learning.py records it (`settings.weights`): the first 16 hex digits of
+ * the SHA-256 over the folder's *.safetensors files in name order. */
+export function weightsFingerprint(modelDir) {
+  const digest = createHash('sha256');
+  for (const name of readdirSync(modelDir).filter((n) => n.endsWith('.safetensors')).sort()) {
+    digest.update(readFileSync(path.join(modelDir, name)));
+  }
+  return digest.digest('hex').slice(0, 16);
+}
 
 const pct = (x) => `${(100 * x).toFixed(0)} %`;
 /** A difference of proportions in signed percentage points: +7, -5. */
@@ -39,13 +53,20 @@ function splitLine(split, summary) {
   };
 }
 
-/** The summary lines for `report` (the parsed learning.json, or undefined when it could not be read). */
-export function againstGrpoLines(report, file = 'bench/results/learning.json') {
+/** The summary lines for `report` (the parsed learning.json, or undefined when it could not be read). `weights`:
+ * the fingerprint of the policy the demo starts from, so a report made from other weights says so. */
+export function againstGrpoLines(report, file = 'bench/results/learning.json', weights = undefined) {
   const rows = SPLITS.map((split) => splitLine(split, report?.summary)).filter(Boolean);
   if (!rows.length) return [`SEED against GRPO: ${file} holds no completed SEED and GRPO runs to compare.`];
   const updates = report.settings?.updates;
-  const lines = [`SEED against GRPO on this default (the committed learning benchmark, ${file}` +
-    `${updates ? `: ${updates} updates per run` : ''}):`];
+  const made = report.settings?.weights;
+  const otherPolicy = typeof made === 'string' && typeof weights === 'string' && made !== weights;
+  const lines = [otherPolicy
+    ? `SEED against GRPO from an earlier tiny policy (the committed learning benchmark, ${file}, was made from ` +
+      `weights ${made}; this demo starts from ${weights}, whose benchmark has not been run yet` +
+      `${updates ? `; ${updates} updates per run` : ''}):`
+    : `SEED against GRPO on this default (the committed learning benchmark, ${file}` +
+      `${updates ? `: ${updates} updates per run` : ''}):`];
   lines.push(...rows.map((r) => r.line));
   const ahead = rows.filter((r) => r.ahead).map((r) => r.split);
   lines.push(ahead.length

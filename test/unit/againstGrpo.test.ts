@@ -1,17 +1,20 @@
 // The demo summary's SEED-against-GRPO lines (scripts/lib/againstGrpo.mjs), from learning.json-shaped reports.
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { test } from 'node:test';
 import { repoRoot } from './repoPaths';
 
-type Lines = (report: unknown, file?: string) => string[];
+type Lines = (report: unknown, file?: string, weights?: string) => string[];
+interface Module { againstGrpoLines: Lines; weightsFingerprint: (dir: string) => string }
+
+async function load(): Promise<Module> {
+  return (await import(pathToFileURL(path.join(repoRoot, 'scripts', 'lib', 'againstGrpo.mjs')).href)) as Module;
+}
 
 async function againstGrpoLines(): Promise<Lines> {
-  const module = (await import(pathToFileURL(path.join(repoRoot, 'scripts', 'lib', 'againstGrpo.mjs')).href)) as {
-    againstGrpoLines: Lines;
-  };
-  return module.againstGrpoLines;
+  return (await load()).againstGrpoLines;
 }
 
 function report(seen: object, unseen: object, seedMean = [0.5, 0.3], grpoMean = [0.3, 0.3]) {
@@ -65,4 +68,17 @@ test('a missing, empty or malformed report gives one line and no exception', asy
   for (const bad of [undefined, null, {}, { summary: { seed: { valid_seen: { against_grpo: { pooled_episodes: { d: 'x' } } } } } }]) {
     assert.deepEqual(lines(bad, 'learning.json'), ['SEED against GRPO: learning.json holds no completed SEED and GRPO runs to compare.']);
   }
+});
+
+test('a report made from other starting weights says so; the fingerprint is the one bench/learning.py records', async () => {
+  const { againstGrpoLines: lines, weightsFingerprint } = await load();
+  const made = { ...report(pooledOnly(0.2, 0.08, 0.32), pooledOnly(0, -0.12, 0.12)) };
+  made.settings = { updates: 100, weights: 'aaaaaaaaaaaaaaaa' } as typeof made.settings;
+  assert.match(lines(made, 'learning.json', 'aaaaaaaaaaaaaaaa')[0]!, /^SEED against GRPO on this default .*100 updates per run/);
+  const other = lines(made, 'learning.json', 'bbbbbbbbbbbbbbbb')[0]!;
+  assert.match(other, /from an earlier tiny policy .* made from weights aaaaaaaaaaaaaaaa; this demo starts from bbbbbbbbbbbbbbbb, whose benchmark has not been run yet/);
+  // the committed TextWorld report was made from the committed TextWorld policy (Python's fingerprint, same bytes)
+  const textworld = JSON.parse(readFileSync(path.join(repoRoot, 'bench', 'results', 'learning-textworld.json'), 'utf8'));
+  const asset = path.join(repoRoot, 'trainer', 'seed_trainer', 'assets', 'textworld-tiny');
+  assert.equal(weightsFingerprint(asset), textworld.settings.weights);
 });

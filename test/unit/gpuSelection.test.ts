@@ -192,9 +192,10 @@ test('launch: a full fine-tune that needs more than a GPU as a replica fits when
 
 test('estimate: the shipped tiny policy is counted from its weights; a folder without weights is a clear error', () => {
   const shape = readModelShape(path.join(repoRoot, 'trainer', 'seed_trainer', 'assets', 'household-tiny'));
-  // Qwen2, hidden 96, 4 layers, MLP 256, 2 KV heads of 24, vocabulary 1024, tied embeddings.
-  const perLayer = 96 * 96 + 96 + 2 * (96 * 48 + 48) + 96 * 96 + 3 * 96 * 256 + 2 * 96;
-  assert.equal(shape.parameters, 1024 * 96 + 4 * perLayer + 96);
+  // Qwen3, hidden 96, 4 layers, MLP 256, 2 KV heads of 24 (no q/k/v biases; per-head q and k norms of 24),
+  // vocabulary 4096, tied embeddings.
+  const perLayer = 96 * 96 + 2 * (96 * 48) + 96 * 96 + 3 * 96 * 256 + 2 * 96 + 2 * 24;
+  assert.equal(shape.parameters, 4096 * 96 + 4 * perLayer + 96);
   assert.throws(() => readModelShape(scratch), /no safetensors weights/);
 });
 

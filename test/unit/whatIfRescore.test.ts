@@ -152,9 +152,9 @@ test('bad exports, trajectories and skills are refused with a clear message', as
   const otherRun = exportCopy((_dir, meta) => (meta.run = { id: 'run-b', checkpoint: 'step-000004' }));
   await refusal('mismatch', /exported from run run-b, not from run-a/, () => Rescorer.open(otherRun, [step], { runId: 'run-a' }));
   const smallModel = exportCopy((_dir, meta) => (meta.vocab_size = 512));
-  await refusal('mismatch', /tokenizer has 1024 tokens but the model only 512/, () => Rescorer.open(smallModel, [step]));
-  const shortContext = exportCopy((_dir, meta) => (meta.context_length = 200));
-  await refusal('context', /Step 3: .*exceed the model's context of 200 tokens/, () => Rescorer.open(shortContext, [step]));
+  await refusal('mismatch', /tokenizer has 4096 tokens but the model only 512/, () => Rescorer.open(smallModel, [step]));
+  const shortContext = exportCopy((_dir, meta) => (meta.context_length = 50));
+  await refusal('context', /Step 3: .*exceed the model's context of 50 tokens/, () => Rescorer.open(shortContext, [step]));
   await refusal('mismatch', /token id 5000 is outside/, () => Rescorer.open(EXPORT, [{ ...step, responseIds: [...vectors.response_ids, 5000] }]));
   await refusal('mismatch', /another tokenizer/, () => Rescorer.open(EXPORT, [{ ...step, response: 'something else' }]));
   await refusal('trajectory', /Step 3 has no recorded prompt/, () => Rescorer.open(EXPORT, [{ ...step, prompt: '' }]));

@@ -56,6 +56,11 @@ class TextWorldBootstrapConfig(BootstrapConfig):
     warmup: int = 30
     eval_episodes: int = 42
     eval_splits: tuple[str, ...] = ("valid_seen", "valid_unseen")
+    # the committed TextWorld policy's tokenizer and model (the household recipe's before it moved to "lines")
+    vocab_size: int = 1024
+    tokenizer_split: str = "words"
+    max_token_length: int = 0
+    architecture: str = "qwen2"
 
 
 def task_source(config: TextWorldBootstrapConfig):

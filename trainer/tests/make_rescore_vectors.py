@@ -56,7 +56,7 @@ def cases() -> list[dict]:
     return [
         {"name": "task line", "prompt": with_task, "max_prompt_tokens": 2048, "temperature": 1.0},
         {"name": "no task line", "prompt": without_task, "max_prompt_tokens": 2048, "temperature": 0.7},
-        {"name": "truncated", "prompt": with_task, "max_prompt_tokens": 160, "temperature": 1.0},
+        {"name": "truncated", "prompt": with_task, "max_prompt_tokens": 64, "temperature": 1.0},
     ]
 
 

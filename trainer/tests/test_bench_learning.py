@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -158,6 +159,10 @@ def test_the_committed_report_keeps_completed_runs_made_with_the_same_settings(l
     # the same report made at another learning rate keeps nothing
     other = _parsed(learning, tmp_path, "--algorithms", "grpo", "seed", "--updates", "100", "--lr", "3e-4")
     assert learning.previous_entries(out, other) == {}
+    # nor one made from other weights in the same folder (a re-bootstrapped policy)
+    assert re.fullmatch(r"[0-9a-f]{16}", report["settings"]["weights"])
+    out.write_text(json.dumps({**report, "settings": {**report["settings"], "weights": "0" * 16}}), encoding="utf-8")
+    assert learning.previous_entries(out, args) == {}
 
 
 def test_textworld_has_its_own_defaults_and_household_settings_stay_as_they_were(learning, tmp_path):

@@ -38,7 +38,7 @@ def test_examples_cover_plain_skill_bank_and_analysis_prompts():
 def test_a_few_step_bootstrap_is_an_ordinary_hf_model_dir(bootstrapped):
     tokenizer = AutoTokenizer.from_pretrained(bootstrapped)
     model = AutoModelForCausalLM.from_pretrained(bootstrapped)
-    assert model.config.model_type == "qwen2"
+    assert model.config.model_type == "qwen3"  # the default recipe's tokenizer ("lines") needs it
     ids = tokenizer.apply_chat_template([{"role": "user", "content": "Your task is to: put a mug in cabinet."}],
                                         add_generation_prompt=True, tokenize=True)
     if hasattr(ids, "keys"):
@@ -51,12 +51,14 @@ def test_a_few_step_bootstrap_is_an_ordinary_hf_model_dir(bootstrapped):
 
 
 def test_a_line_split_bootstrap_keeps_its_tokens_after_save_and_is_shorter(tmp_path):
-    """The "lines" recipe: phrases merge into tokens, and the saved directory (qwen3) loads that tokenizer as trained."""
-    config = BootstrapConfig(**{**FEW, "tokenizer_split": "lines", "max_token_length": 32, "architecture": "qwen3",
-                                "vocab_size": 1200})
+    """The "lines" recipe (the default): phrases merge into tokens, and the saved directory (qwen3) loads that
+    tokenizer as trained; the same text is far fewer tokens than with Qwen2's word split."""
+    config = BootstrapConfig(**{**FEW, "vocab_size": 1200})
+    assert (config.tokenizer_split, config.max_token_length, config.architecture) == ("lines", 32, "qwen3")
     out = bootstrap(tmp_path / "lines", config, echo=None)
-    words = AutoTokenizer.from_pretrained(bootstrap(tmp_path / "words", BootstrapConfig(**{**FEW, "vocab_size": 1200}),
-                                                   echo=None))
+    words_config = BootstrapConfig(**{**FEW, "vocab_size": 1200, "tokenizer_split": "words", "max_token_length": 0,
+                                      "architecture": "qwen2"})
+    words = AutoTokenizer.from_pretrained(bootstrap(tmp_path / "words", words_config, echo=None))
     lines = AutoTokenizer.from_pretrained(out)
     assert AutoModelForCausalLM.from_pretrained(out).config.model_type == "qwen3"
     examples = make_examples(BootstrapConfig(**{**FEW, "episodes": 8, "seed": 5}))
@@ -136,7 +138,7 @@ def test_the_committed_checkpoint_is_the_default_recipe_and_small():
     assert recorded == recipe
     assert (folder / "model.safetensors").stat().st_size <= 5 * 1024 * 1024
     assert 0.15 <= report["eval"]["valid_seen"]["success"] <= 0.45  # the base-success band RL needs
-    assert AutoModelForCausalLM.from_pretrained(folder).config.model_type == "qwen2"
+    assert AutoModelForCausalLM.from_pretrained(folder).config.model_type == "qwen3"
 
 
 def test_evaluate_summarises_the_episodes_it_played(bootstrapped):

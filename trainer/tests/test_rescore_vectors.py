@@ -71,7 +71,7 @@ def test_export_json_is_valid_and_carries_the_prompt_settings():
     meta = json.loads((EXPORT / "export.json").read_text(encoding="utf-8"))
     SchemaSet().validate("onnx-export", meta, "export.json")
     assert meta["prompt"]["from"] == "defaults" and meta["run"] is None
-    assert meta["vocab_size"] == 1024 and meta["context_length"] == 4096
+    assert meta["vocab_size"] == 4096 and meta["context_length"] == 4096
     assert not Path(meta["source"]).is_absolute()
 
 
