@@ -1,6 +1,6 @@
 """Tokens per household prompt and response for the tiny policy's tokenizer recipe against larger vocabularies.
 
-The lever weighed for a faster CPU loop: fewer tokens for the same text. Qwen2's pre-tokenizer (the committed recipe)
+The lever weighed for a faster CPU loop: fewer tokens for the same text. Qwen2's pre-tokenizer (the earlier recipe)
 splits at every word and digit, so BPE cannot merge across words and a larger vocabulary barely helps; a byte-level BPE
 split only at line breaks can merge the environment's recurring phrases. Trains each tokenizer on the bootstrap's own
 corpus (400 demonstration episodes) and counts tokens on held-out examples (another seed). Prints JSON.
@@ -41,7 +41,7 @@ def main() -> None:
             report["tokenizers"][f"{name}_v{vocab}"] = counts(
                 lambda s, t=tokenizer: t.encode(s, add_special_tokens=False), held_out)
     base = report["tokenizers"]["qwen2_split_v1024"]
-    report["ratio_to_committed_recipe"] = {
+    report["ratio_to_qwen2_split_v1024"] = {
         name: {kind: round(base[kind]["prompt"] / c[kind]["prompt"], 2) for kind in c}
         for name, c in report["tokenizers"].items()}
     print(json.dumps(report, indent=1))
