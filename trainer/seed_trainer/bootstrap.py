@@ -17,8 +17,8 @@ on text the environment itself produces — this is its "pretraining", not part 
 3. **Analyses.** A share of the examples are analysis prompts (`algo.skills.build_analysis_prompt`) answered with the
    oracle analyzer's JSON, so the model can write a parseable skill before Stage 1 refines that on its own rollouts.
 
-The tokenizer (byte-level BPE, `tokenizers`) is trained on that text; the model is a small Qwen2 from a config
-(`models.tiny`). The output is an ordinary Hugging Face model directory with a chat template.
+The tokenizer (byte-level BPE, `tokenizers`, split at line breaks) is trained on that text; the model is a small Qwen3
+from a config (`models.tiny`). The output is an ordinary Hugging Face model directory with a chat template.
 
     python -m seed_trainer.bootstrap OUT_DIR [--steps 2400] [--episodes 2400] [--eval 60]
     python -m seed_trainer.bootstrap OUT_DIR --env textworld     # the TextWorld cooking policy (bootstrap_textworld)

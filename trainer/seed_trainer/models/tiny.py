@@ -1,5 +1,5 @@
 """A tiny Hugging Face policy built locally: a byte-level BPE tokenizer trained with `tokenizers` and a small
-Qwen2-architecture model created from a config.
+Qwen2- or Qwen3-architecture model created from a config.
 
 Tests use it to run the real code paths (chat template, generation, LoRA, log-probs) without a model hub; the embedded
 default trains one of these. The result is an ordinary HF model directory, loaded like any Qwen checkpoint.
@@ -11,7 +11,14 @@ from pathlib import Path
 from typing import Iterable
 
 from tokenizers import Regex, Tokenizer, decoders, models, normalizers, pre_tokenizers, trainers
-from transformers import PreTrainedModel, PreTrainedTokenizerFast, Qwen2Config, Qwen2ForCausalLM, Qwen3Config, Qwen3ForCausalLM
+from transformers import (
+    PreTrainedModel,
+    PreTrainedTokenizerFast,
+    Qwen2Config,
+    Qwen2ForCausalLM,
+    Qwen3Config,
+    Qwen3ForCausalLM,
+)
 
 SPECIAL_TOKENS = ["<|endoftext|>", "<|im_start|>", "<|im_end|>"]
 
