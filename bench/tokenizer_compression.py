@@ -17,7 +17,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "trainer"))
 
 from seed_trainer.bootstrap import BootstrapConfig, make_examples, tokenizer_corpus  # noqa: E402
-from seed_trainer.models.tiny import QWEN2_SPLIT, build_tokenizer  # noqa: E402
+from seed_trainer.models.tiny import TOKENIZER_SPLITS, build_tokenizer  # noqa: E402
 
 
 def counts(encode, examples) -> dict:
@@ -34,8 +34,8 @@ def main() -> None:
     corpus = tokenizer_corpus(make_examples(BootstrapConfig(episodes=400)), random.Random(0))
     held_out = make_examples(BootstrapConfig(episodes=60, seed=7))
     report = {"benchmark": "tokenizer_compression", "corpus_episodes": 400, "held_out_episodes": 60, "tokenizers": {}}
-    for name, split, vocabs, cap in (("qwen2_split", QWEN2_SPLIT, (1024, 4096), None),
-                                     ("line_split", r"\n", (1024, 2048, 4096, 8192), 32)):
+    for name, split, vocabs, cap in (("qwen2_split", TOKENIZER_SPLITS["words"], (1024, 4096), None),
+                                     ("line_split", TOKENIZER_SPLITS["lines"], (1024, 2048, 4096, 8192), 32)):
         for vocab in vocabs:
             tokenizer = build_tokenizer(corpus, vocab_size=vocab, split=split, max_token_length=cap)
             report["tokenizers"][f"{name}_v{vocab}"] = counts(

@@ -316,7 +316,7 @@ def bootstrap(out_dir: str | Path, config: BootstrapConfig | None = None, *, ech
     import torch
     from transformers import AutoTokenizer
 
-    from seed_trainer.models.tiny import LINE_SPLIT, QWEN2_SPLIT, build_model, build_tokenizer, check_saved_tokenizer
+    from seed_trainer.models.tiny import TOKENIZER_SPLITS, build_model, build_tokenizer, check_saved_tokenizer
 
     config = config or BootstrapConfig()
     out_dir = Path(out_dir)
@@ -336,11 +336,11 @@ def bootstrap(out_dir: str | Path, config: BootstrapConfig | None = None, *, ech
     say(f"bootstrap: {counts['step']} step examples, {counts['analysis']} analyses")
 
     rng = random.Random(f"bootstrap-tokenizer|{config.seed}")
-    splits = {"words": QWEN2_SPLIT, "lines": LINE_SPLIT}
-    if config.tokenizer_split not in splits:
-        raise ValueError(f"tokenizer_split must be one of {sorted(splits)}, not {config.tokenizer_split!r}")
+    if config.tokenizer_split not in TOKENIZER_SPLITS:
+        raise ValueError(f"tokenizer_split must be one of {sorted(TOKENIZER_SPLITS)}, not {config.tokenizer_split!r}")
     tokenizer = build_tokenizer(tokenizer_corpus(examples, rng), vocab_size=config.vocab_size,
-                                split=splits[config.tokenizer_split], max_token_length=config.max_token_length or None)
+                                split=TOKENIZER_SPLITS[config.tokenizer_split],
+                                max_token_length=config.max_token_length or None)
     model = build_model(
         tokenizer, hidden_size=config.hidden_size, layers=config.layers, heads=config.heads,
         kv_heads=config.kv_heads, intermediate_size=config.intermediate_size, seed=config.seed,
@@ -420,6 +420,8 @@ def _train_bar(echo):
 
 
 def main(argv: list[str] | None = None) -> int:
+    from seed_trainer.models.tiny import ARCHITECTURES, TOKENIZER_SPLITS
+
     chooser = argparse.ArgumentParser(add_help=False)
     chooser.add_argument("--env", choices=("household", "textworld"), default="household")
     env = chooser.parse_known_args(argv)[0].env
@@ -437,9 +439,9 @@ def main(argv: list[str] | None = None) -> int:
         parser.add_argument(f"--{name.replace('_', '-')}", type=int, default=getattr(defaults, name))
     for name in ("lr", "skill_share", "bank_share", "analysis_share"):
         parser.add_argument(f"--{name.replace('_', '-')}", type=float, default=getattr(defaults, name))
-    parser.add_argument("--tokenizer-split", choices=("words", "lines"), default=defaults.tokenizer_split)
+    parser.add_argument("--tokenizer-split", choices=sorted(TOKENIZER_SPLITS), default=defaults.tokenizer_split)
     parser.add_argument("--max-token-length", type=int, default=defaults.max_token_length)
-    parser.add_argument("--architecture", choices=("qwen2", "qwen3"), default=defaults.architecture)
+    parser.add_argument("--architecture", choices=sorted(ARCHITECTURES), default=defaults.architecture)
     if env == "textworld":
         parser.add_argument("--cache-dir", default=None, help="where the generated games are cached")
     args = parser.parse_args(argv)

@@ -33,6 +33,10 @@ QWEN2_SPLIT = r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?
 # architecture (`build_model(architecture="qwen3")`, whose directories load tokenizer.json as saved).
 LINE_SPLIT = r"\n"
 
+# The bootstrap's names for the two splits, and the architectures `build_model` makes
+TOKENIZER_SPLITS = {"words": QWEN2_SPLIT, "lines": LINE_SPLIT}
+ARCHITECTURES = {"qwen2": (Qwen2Config, Qwen2ForCausalLM), "qwen3": (Qwen3Config, Qwen3ForCausalLM)}
+
 # The Qwen2.5 chat template's shape (system/user/assistant turns between <|im_start|> and <|im_end|>), so prompts of
 # the tiny policy are laid out exactly like those of a real Qwen model.
 CHAT_TEMPLATE = (
@@ -94,10 +98,9 @@ def build_model(
     benchmarks pay the real output-layer cost with a small tokenizer."""
     import torch
 
-    classes = {"qwen2": (Qwen2Config, Qwen2ForCausalLM), "qwen3": (Qwen3Config, Qwen3ForCausalLM)}
-    if architecture not in classes:
-        raise ValueError(f"architecture must be one of {sorted(classes)}, not {architecture!r}")
-    config_class, model_class = classes[architecture]
+    if architecture not in ARCHITECTURES:
+        raise ValueError(f"architecture must be one of {sorted(ARCHITECTURES)}, not {architecture!r}")
+    config_class, model_class = ARCHITECTURES[architecture]
     torch.manual_seed(seed)
     config = config_class(
         vocab_size=max(len(tokenizer), model_vocab_size or 0),
