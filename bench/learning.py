@@ -125,15 +125,17 @@ def shared_settings(args) -> dict:
         "environment": environment(args),
         "rollout": {
             "tasks_per_update": args.tasks_per_update, "group_size": args.group_size, "max_steps": args.max_steps,
-            "history": args.history, "max_prompt_tokens": 1024, "max_response_tokens": 48, "temperature": 1.0,
+            "history": args.history, "max_prompt_tokens": 1024, "max_response_tokens": 48,
+            "temperature": args.temperature,
         },
         "analyzer": {"kind": "oracle", "max_tokens": 192},
-        "rl": {"lr": args.lr, "kl_coef": 0.01, "entropy_coef": 0.001, "mini_batch_size": 256, "micro_batch_size": 16},
+        "rl": {"lr": args.lr, "kl_coef": 0.01, "entropy_coef": args.entropy_coef, "mini_batch_size": 256,
+               "micro_batch_size": 16},
         "opd": {"lambda": args.opd_lambda, "beta": args.opd_beta},
         # Stage 1 collects at the actor's temperature: the tiny analyzer learns to read only the kind of episode it
-        # is shown, and in Stage 2 it reads temperature-1.0 rollouts (the paper's 0.4 suits a pretrained LLM)
+        # is shown, and in Stage 2 it reads the rollouts' temperature (the paper's 0.4 suits a pretrained LLM)
         "collect": {"tasks_per_type": args.collect_tasks, "rollouts_per_task": 4, "tasks_per_batch": 12,
-                    "temperature": 1.0},
+                    "temperature": args.temperature},
         "sft": {"epochs": args.sft_epochs, "lr": args.sft_lr, "batch_size": 8, "micro_batch_size": 8,
                 "max_length": 2048},
         "eval": {"tasks": args.eval_tasks, "temperature": 0.4, "every": args.eval_every, "splits": list(args.splits)},
@@ -641,6 +643,8 @@ def parser(env: str = "household") -> argparse.ArgumentParser:
     parser.add_argument("--max-steps", type=int, default=tw.get("max_steps", 20))
     parser.add_argument("--history", type=int, default=3)
     parser.add_argument("--lr", type=float, default=3e-4)
+    parser.add_argument("--temperature", type=float, default=1.0, help="the actor's sampling temperature in rollouts")
+    parser.add_argument("--entropy-coef", type=float, default=0.001)
     parser.add_argument("--opd-lambda", type=float, default=0.01)
     parser.add_argument("--opd-beta", type=float, default=5.0)
     parser.add_argument("--stage1", action="store_true",

@@ -11,7 +11,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { type CodeServerSession, repoRoot, resultsDir, runCodeServerTest, runnerPrerequisites } from '../integration/codeServerSession';
-import { palette } from './workbench';
+import { firstLine, palette, webview } from './workbench';
 
 const LABEL = 'ui train + dashboard';
 
@@ -65,32 +65,50 @@ function killTrainers(session: CodeServerSession): void {
   }
 }
 
+/** Runs one stage of the test; a failure says which stage (Playwright's own message names only the timeout). */
+async function during<T>(stage: string, body: () => Promise<T>): Promise<T> {
+  const started = Date.now();
+  try {
+    return await body();
+  } catch (error) {
+    throw new Error(`${stage} (after ${((Date.now() - started) / 1000).toFixed(1)} s): ${firstLine(error)}`);
+  }
+}
+
 async function trainAndWatch(session: CodeServerSession, python: string): Promise<void> {
   const started = Date.now();
   prepareWorkspace(session, python);
   const page = await session.openBrowser();
-  await page.goto(session.workbenchUrl());
-  await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
-  await page.locator('.explorer-folders-view .monaco-list-row', { hasText: 'tiny-grpo.seed.yaml' }).first().waitFor({ timeout: 60_000 });
   const activity = page.locator('.part.activitybar a.action-label[aria-label^="SEED"]');
-  await activity.waitFor({ timeout: 60_000 });
+  await during('opening the workbench', async () => {
+    await page.goto(session.workbenchUrl());
+    await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
+    await page.locator('.explorer-folders-view .monaco-list-row', { hasText: 'tiny-grpo.seed.yaml' }).first().waitFor({ timeout: 60_000 });
+    await activity.waitFor({ timeout: 60_000 });
+  });
 
-  await palette(page, 'SEED: Train', (message) => console.log(`${LABEL}: ${message}`));
-  // The stage pick: the file's own algorithm comes first.
-  const stagePick = page.locator('.quick-input-widget .monaco-list-row', { hasText: 'Stage 2 · GRPO' }).first();
-  await stagePick.waitFor({ state: 'visible', timeout: 30_000 });
-  await stagePick.click();
+  await during('starting "SEED: Train" from the palette', async () => {
+    await palette(page, 'SEED: Train', (message) => console.log(`${LABEL}: ${message}`));
+    // The stage pick: the file's own algorithm comes first.
+    const stagePick = page.locator('.quick-input-widget .monaco-list-row', { hasText: 'Stage 2 · GRPO' }).first();
+    await stagePick.waitFor({ state: 'visible', timeout: 30_000 });
+    await stagePick.click();
+  });
 
   // The status bar follows the run once the trainer has written run.json and its first update.
   const status = page.locator('.statusbar-item', { hasText: /SEED tiny-grpo \d+\/100000/ }).first();
-  await status.waitFor({ state: 'visible', timeout: 90_000 });
-  await activity.click({ force: true }); // the run-count badge covers the icon
-  await page.locator('.pane-body .monaco-list-row', { hasText: 'tiny-grpo' }).first().waitFor({ timeout: 30_000 });
+  await during('waiting for the run in the status bar and the Runs view', async () => {
+    await status.waitFor({ state: 'visible', timeout: 90_000 });
+    await activity.click({ force: true }); // the run-count badge covers the icon
+    await page.locator('.pane-body .monaco-list-row', { hasText: 'tiny-grpo' }).first().waitFor({ timeout: 30_000 });
+  });
 
   // The live dashboard, from the status bar item.
-  await status.click();
-  const frame = page.frameLocator('iframe.webview.ready').frameLocator('#active-frame');
-  await frame.locator('section.card:not([hidden]) canvas').first().waitFor({ state: 'visible', timeout: 60_000 });
+  const frame = webview(page);
+  await during('opening the live dashboard from the status bar', async () => {
+    await status.click();
+    await frame.locator('section.card:not([hidden]) canvas').first().waitFor({ state: 'visible', timeout: 60_000 });
+  });
   const cards = frame.locator('section.card:not([hidden])');
   const deadline = Date.now() + 30_000;
   while ((await cards.count()) < 5 && Date.now() < deadline) await page.waitForTimeout(250);
@@ -109,9 +127,11 @@ async function trainAndWatch(session: CodeServerSession, python: string): Promis
   console.log(`${LABEL}: charts: ${titles.join(', ')}`);
   console.log(`${LABEL}: screenshot ${path.relative(process.cwd(), screenshot)}; ${((Date.now() - started) / 1000).toFixed(1)} s`);
 
-  await palette(page, 'SEED: Stop Run');
-  const stopped = page.locator('.notifications-toasts .notification-list-item-message', { hasText: /SEED: run tiny-grpo .* stopped/ }).first();
-  await stopped.waitFor({ state: 'visible', timeout: 60_000 });
+  await during('stopping the run with "SEED: Stop Run"', async () => {
+    await palette(page, 'SEED: Stop Run');
+    const stopped = page.locator('.notifications-toasts .notification-list-item-message', { hasText: /SEED: run tiny-grpo .* stopped/ }).first();
+    await stopped.waitFor({ state: 'visible', timeout: 60_000 });
+  });
   const [dir] = runDirs(session);
   const manifest = dir ? (JSON.parse(readFileSync(path.join(dir, 'run.json'), 'utf8')) as { status: string }) : undefined;
   if (manifest?.status !== 'stopped') throw new Error(`run.json says ${manifest?.status ?? 'nothing'} after SEED: Stop Run`);
