@@ -80,7 +80,7 @@ class BootstrapConfig:
     heads: int = 4
     kv_heads: int = 2
     intermediate_size: int = 256
-    steps: int = 2600
+    steps: int = 5200
     batch_size: int = 16
     lr: float = 2e-3
     min_lr_ratio: float = 0.05

@@ -137,7 +137,9 @@ def test_the_committed_checkpoint_is_the_default_recipe_and_small():
     recorded = {k: (tuple(v) if isinstance(v, list) else v) for k, v in report["config"].items() if k != "threads"}
     assert recorded == recipe
     assert (folder / "model.safetensors").stat().st_size <= 5 * 1024 * 1024
-    assert 0.15 <= report["eval"]["valid_seen"]["success"] <= 0.45  # the base-success band RL needs
+    # RL needs successes in its groups and room above the start: at least 15 % and at most 75 % on both splits
+    # (the 2 600-step policy started at 22 % but had not learned to read its target; docs/embedded-default.md)
+    assert all(0.15 <= report["eval"][split]["success"] <= 0.75 for split in ("valid_seen", "valid_unseen"))
     assert AutoModelForCausalLM.from_pretrained(folder).config.model_type == "qwen3"
 
 
