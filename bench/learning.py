@@ -12,9 +12,10 @@ success is measured by the trainer's periodic evaluation (plain prompt, `eval.ta
 Writes bench/results/learning.json — per algorithm and seed: success vs update on both splits, final success,
 updates needed to reach GRPO's final mean success, invalid-action rate, and the OPD diagnostics (gate statistics,
 parse rate, Δ quantiles, sample self-written skills); per algorithm, its final success against GRPO's with 95 %
-intervals across seeds, over the seeds both completed (paired: a seed fixes the evaluation tasks) and over the pooled
-episodes (`summary.<algorithm>.<split>.against_grpo`, which `npm run demo` repeats), and its final success against its
-own start (`over_start`: did it learn at all?) — and bench/results/learning.png (mean with 95 % bands).
+intervals across seeds, over the seeds both completed (paired: a seed fixes the evaluation tasks), over the pooled
+episodes and task by task (`paired_tasks`: evaluation noise only) (`summary.<algorithm>.<split>.against_grpo`, which
+`npm run demo` repeats), and its final success against its own start (`over_start`: did it learn at all?) — and
+bench/results/learning.png (mean with 95 % bands).
 Runs go to bench/results/runs/ (git-ignored); finished runs are reused, so an interrupted benchmark continues where it
 stopped. The report is the record that outlives the run folders: a completed run's entry in the existing --out file,
 made with the same settings, is kept and not run again, so a benchmark that spans several machines or fresh checkouts
@@ -273,6 +274,21 @@ def eval_success(run_dir: Path, split: str) -> tuple[float, int] | None:
     return report["overall"]["success"], report["overall"]["n"]
 
 
+def eval_outcomes(run_dir: Path, split: str) -> dict | None:
+    """Each episode's success in a run's last evaluation of `split`, in its task order ("0"/"1" per episode), with a
+    fingerprint of that task order: two evaluations with the same fingerprint played the same tasks, so they can be
+    compared task by task (`paired_by_task`). Kept in the report, which outlives the run folders."""
+    path = run_dir / "eval" / f"{split}.json"
+    if not path.is_file():
+        return None
+    episodes = json.loads(path.read_text(encoding="utf-8")).get("episodes") or []
+    if not episodes:
+        return None
+    order = "\n".join(e["task"]["id"] for e in episodes)
+    return {"tasks": hashlib.sha256(order.encode()).hexdigest()[:16],
+            "success": "".join("1" if e["success"] else "0" for e in episodes)}
+
+
 def curve(eval_rows: list[dict], start: dict[str, tuple[float, int] | None], splits) -> dict[str, list[list[float]]]:
     """Success vs update per split: update 0 from the starting model's eval run, then the train run's eval rows."""
     out = {split: ([[0, start[split][0]]] if start.get(split) else []) for split in splits}
@@ -435,6 +451,20 @@ def change_over_start(pairs: list[tuple[tuple[float, int], tuple[float, int]]]) 
             "pooled_episodes": pooled}
 
 
+def paired_by_task(pairs: list[tuple[dict | None, dict | None]]) -> dict:
+    """One evaluation minus another, task by task: each pair is two `eval_outcomes` of one seed (say, final and
+    start), used only when both played the same tasks in the same order. The mean per-task difference with a 95 %
+    t-interval over all those tasks. Pairing takes out how hard each task is, which the pooled interval counts as
+    noise; the interval holds the evaluation's sampling only, not the spread between training seeds (across_seeds
+    and paired_seeds have that), so with one seed it says whether that run's change is more than evaluation noise."""
+    diffs = [int(a) - int(b) for x, y in pairs if x and y and x["tasks"] == y["tasks"]
+             and len(x["success"]) == len(y["success"]) for a, b in zip(x["success"], y["success"])]
+    if len(diffs) < 2:
+        return {"d": None, "lo": None, "hi": None, "episodes": len(diffs)}
+    stats = interval(diffs)
+    return {"d": stats["mean"], "lo": stats["lo"], "hi": stats["hi"], "episodes": len(diffs)}
+
+
 def weights_fingerprint(model: Path) -> str:
     """The starting policy's identity, not only its path: a re-bootstrapped policy in the same folder is another
     start, and runs made from the old one must not be kept as if made from it (first 16 hex digits of a SHA-256)."""
@@ -497,6 +527,8 @@ def report(args, root: Path, previous: dict[tuple[str, int], dict] | None = None
                 "curve": curve(eval_rows, start, args.splits),
                 "final": {split: eval_success(train_run, split) for split in args.splits},
                 "start": start,
+                "final_outcomes": {split: eval_outcomes(train_run, split) for split in args.splits},
+                "start_outcomes": {split: eval_outcomes(folder / f"{label}-eval-{split}", split) for split in args.splits},
                 "invalid_action_rate_train_last5": _mean([1 - r["episode/valid_action_ratio"] for r in rows[-5:]]),
                 "train_success_first10": _mean([r["success/overall"] for r in rows[:10]]),
                 "train_success_last10": _mean([r["success/overall"] for r in rows[-10:]]),
@@ -539,12 +571,20 @@ def report(args, root: Path, previous: dict[tuple[str, int], dict] | None = None
             }
             started = [(e["final"][split], e["start"][split]) for e in done if e["final"][split] and e["start"].get(split)]
             if started:
-                summary[split]["over_start"] = change_over_start(started)
+                summary[split]["over_start"] = {**change_over_start(started), "paired_tasks": paired_by_task(
+                    [(e.get("final_outcomes", {}).get(split), e.get("start_outcomes", {}).get(split)) for e in done])}
             if algorithm == "grpo":
                 grpo_final[split] = summary[split]["final_across_seeds"]["mean"]
             elif grpo_by_seed := completed_finals_by_seed("grpo", split):
-                summary[split]["against_grpo"] = {**difference(finals, list(grpo_by_seed.values())),
-                                                  "paired_seeds": paired_difference(by_seed, grpo_by_seed)}
+                grpo_runs = results["algorithms"]["grpo"]
+                summary[split]["against_grpo"] = {
+                    **difference(finals, list(grpo_by_seed.values())),
+                    "paired_seeds": paired_difference(by_seed, grpo_by_seed),
+                    "paired_tasks": paired_by_task([
+                        (per_seed[str(seed)].get("final_outcomes", {}).get(split),
+                         grpo_runs[str(seed)].get("final_outcomes", {}).get(split)) for seed in sorted(by_seed)
+                        if seed in grpo_by_seed]),
+                }
         summary["invalid_action_rate_eval_final"] = _mean([e["invalid_action_rate_eval_final"] for e in done])
         results["summary"][algorithm] = summary
     for algorithm, per_seed in results["algorithms"].items():

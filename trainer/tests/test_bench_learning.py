@@ -97,6 +97,28 @@ def test_paired_difference_by_hand(learning):
     assert learning.paired_difference({4: (0.2, 120)}, grpo) == {"d": None, "lo": None, "hi": None, "seeds": []}
 
 
+def test_paired_by_task_by_hand(learning):
+    final, start = {"tasks": "a" * 16, "success": "1101"}, {"tasks": "a" * 16, "success": "0101"}
+    other_tasks = {"tasks": "b" * 16, "success": "1111"}
+    paired = learning.paired_by_task([(final, start), (other_tasks, start), (None, start)])
+    # only the first pair plays the same tasks: differences 1, 0, 0, 0; mean 0.25, sd 0.5, se 0.25, t(3) = 3.182
+    assert paired["episodes"] == 4 and paired["d"] == pytest.approx(0.25)
+    assert paired["lo"] == pytest.approx(0.25 - 0.7955, abs=1e-3) and paired["hi"] == pytest.approx(0.25 + 0.7955, abs=1e-3)
+    assert learning.paired_by_task([(other_tasks, start)]) == {"d": None, "lo": None, "hi": None, "episodes": 0}
+
+
+def test_eval_outcomes_keep_the_task_order_and_a_fingerprint_of_it(learning, tmp_path):
+    (tmp_path / "eval").mkdir()
+    episodes = [{"task": {"id": f"household-dev-{i}-pick_and_place"}, "success": i % 2 == 0} for i in range(3)]
+    (tmp_path / "eval" / "dev.json").write_text(json.dumps({"episodes": episodes}), encoding="utf-8")
+    outcomes = learning.eval_outcomes(tmp_path, "dev")
+    assert outcomes["success"] == "101" and re.fullmatch(r"[0-9a-f]{16}", outcomes["tasks"])
+    episodes.reverse()  # the same tasks in another order: another fingerprint, so never paired
+    (tmp_path / "eval" / "dev.json").write_text(json.dumps({"episodes": episodes}), encoding="utf-8")
+    assert learning.eval_outcomes(tmp_path, "dev")["tasks"] != outcomes["tasks"]
+    assert learning.eval_outcomes(tmp_path, "valid_seen") is None
+
+
 def _parsed(learning, tmp_path: Path, *extra: str):
     return learning.parser().parse_args(["--runs", str(tmp_path / "runs"), "--out", str(tmp_path / "learning.json"), *extra])
 
@@ -129,11 +151,14 @@ def test_the_committed_report_keeps_completed_runs_made_with_the_same_settings(l
     args = _parsed(learning, tmp_path, "--algorithms", "grpo", "seed", "--updates", "100", "--lr", "1e-4")
     entry = {"status": "completed", "updates_done": 100, "curve": {"valid_seen": [[0, 0.25], [100, 0.4]],
              "valid_unseen": [[0, 0.2], [100, 0.3]]}, "final": {"valid_seen": [0.4, 120], "valid_unseen": [0.3, 120]},
-             "start": {"valid_seen": [0.25, 120], "valid_unseen": [0.2, 120]}, "invalid_action_rate_eval_final": 0.1}
+             "start": {"valid_seen": [0.25, 120], "valid_unseen": [0.2, 120]}, "invalid_action_rate_eval_final": 0.1,
+             "start_outcomes": {"valid_seen": {"tasks": "a" * 16, "success": "0011"}},
+             "final_outcomes": {"valid_seen": {"tasks": "a" * 16, "success": "0111"}}}
     unfinished = {**entry, "status": "running", "updates_done": 40}
     report = {"settings": {**learning.report_settings(args), "seeds": [0, 1]},
               "algorithms": {"grpo": {"0": entry, "1": unfinished},
-                             "seed": {"0": {**entry, "final": {"valid_seen": [0.5, 120], "valid_unseen": [0.3, 120]}}}}}
+                             "seed": {"0": {**entry, "final": {"valid_seen": [0.5, 120], "valid_unseen": [0.3, 120]},
+                                            "final_outcomes": {"valid_seen": {"tasks": "a" * 16, "success": "1111"}}}}}}
     out = tmp_path / "learning.json"
     out.write_text(json.dumps(report), encoding="utf-8")
     previous = learning.previous_entries(out, args)
@@ -146,8 +171,12 @@ def test_the_committed_report_keeps_completed_runs_made_with_the_same_settings(l
     against = rebuilt["summary"]["seed"]["valid_seen"]["against_grpo"]  # against the completed GRPO run only
     assert against["across_seeds"]["d"] == pytest.approx(0.1) and against["pooled_episodes"]["episodes"] == [120, 120]
     assert against["paired_seeds"]["d"] == pytest.approx(0.1) and against["paired_seeds"]["seeds"] == [0]
+    assert against["paired_tasks"]["d"] == pytest.approx(0.25) and against["paired_tasks"]["episodes"] == 4
     grown = rebuilt["summary"]["grpo"]["valid_seen"]["over_start"]  # 0.25 → 0.4, the completed run only
     assert grown["across_seeds"]["d"] == pytest.approx(0.15) and grown["across_seeds"]["seeds"] == 1
+    assert grown["paired_tasks"]["d"] == pytest.approx(0.25) and grown["paired_tasks"]["episodes"] == 4
+    # a report written before the outcomes were kept pairs nothing by task
+    assert rebuilt["summary"]["grpo"]["valid_unseen"]["over_start"]["paired_tasks"]["episodes"] == 0
     # a run in progress that is in the report (its folder is there) is drawn but kept out of every summary figure
     running = {**unfinished, "start": {"valid_seen": [0.45, 120], "valid_unseen": [0.4, 120]},
                "invalid_action_rate_eval_final": 0.9}
