@@ -66,7 +66,8 @@ def paired_cell(entry: dict | None) -> str:
 def summary_table(results: dict, splits: list[str]) -> list[str]:
     header = ["", "seeds"]
     for split in splits:
-        header += [f"{split}, across seeds", f"{split}, paired by seed", f"{split}, pooled episodes"]
+        header += [f"{split}, across seeds", f"{split}, paired by seed", f"{split}, pooled episodes",
+                   f"{split}, task by task"]
     lines = ["| " + " | ".join(header).lstrip() + " |", "|---" * len(header) + "|"]
     summary = results["summary"]
     grpo_seeds = summary.get("grpo", {}).get(splits[0], {}).get("final_across_seeds", {}).get("n")
@@ -84,7 +85,7 @@ def summary_table(results: dict, splits: list[str]) -> list[str]:
                 across = entry.get("across_seeds") or {}
                 # with one seed there is no across-seeds interval, and its point is the pooled one: not repeated
                 cells += [with_interval(across) if across.get("lo") is not None else "—", paired,
-                          with_interval(entry.get("pooled_episodes"))]
+                          with_interval(entry.get("pooled_episodes")), with_interval(entry.get("paired_tasks"))]
             lines.append("| " + " | ".join(cells) + " |")
     return lines
 

@@ -222,7 +222,8 @@ def test_the_docs_tables_are_rendered_from_the_report(tmp_path):
                "curve": {"valid_seen": [[0, 0.25]], "valid_unseen": [[0, 0.2]]}}
     one_seed = {"final_across_seeds": {"n": 1}, "over_start": {}}
     summary = {"grpo": {"valid_seen": {"final_across_seeds": {"n": 2},
-                                       "over_start": {"across_seeds": {"d": -0.01, "lo": -0.088, "hi": 0.068}}},
+                                       "over_start": {"across_seeds": {"d": -0.01, "lo": -0.088, "hi": 0.068},
+                                                      "paired_tasks": {"d": 0.08, "lo": 0.003, "hi": 0.157}}},
                         "valid_unseen": {"final_across_seeds": {"n": 2}, "over_start": {}}},
                "seed": {"valid_seen": {**one_seed, "against_grpo": {
                             "across_seeds": {"d": 0.045, "lo": None, "hi": None},
@@ -237,5 +238,5 @@ def test_the_docs_tables_are_rendered_from_the_report(tmp_path):
     assert runs[3] == "|  | valid_unseen | 20.0 | 17.5 |  |"
     assert runs[6] == "| SEED seed 0 (at update 7) | valid_seen | 25.0 |  | 0.15 → 0.29 |"
     rows = tables.summary_table(report, ["valid_seen", "valid_unseen"])
-    assert rows[2] == "| GRPO − its start | 2 | −1.0 [−8.8, +6.8] | — | — | — | — | — |"
-    assert rows[4] == "| SEED − GRPO | 1 against 2 | — | +3.3 (seed 0) | +4.5 [−3.9, +13.9] | — | — | — |"
+    assert rows[2] == "| GRPO − its start | 2 | −1.0 [−8.8, +6.8] | — | — | +8.0 [+0.3, +15.7] | — | — | — | — |"
+    assert rows[4] == "| SEED − GRPO | 1 against 2 | — | +3.3 (seed 0) | +4.5 [−3.9, +13.9] | — | — | — | — | — |"
