@@ -3,23 +3,17 @@ by where the policy put things."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
-from pathlib import Path
 
 import pytest
 
 from seed_trainer.envs.household import HouseholdTasks, world
-
-BENCH = Path(__file__).resolve().parents[2] / "bench" / "failure_modes.py"
+from testenv import bench_module
 
 
 @pytest.fixture(scope="module")
 def failure_modes():
-    spec = importlib.util.spec_from_file_location("bench_failure_modes", BENCH)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return bench_module("failure_modes")
 
 
 def _episode(instance, puts: list[tuple[str, bool]], success: bool) -> dict:

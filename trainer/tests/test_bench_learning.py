@@ -3,7 +3,6 @@ completed runs across checkouts, seeds per algorithm; the Wilson interval."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import re
 from pathlib import Path
@@ -11,15 +10,12 @@ from pathlib import Path
 import pytest
 import yaml
 
-BENCH = Path(__file__).resolve().parents[2] / "bench" / "learning.py"
+from testenv import bench_module
 
 
 @pytest.fixture(scope="module")
 def learning():
-    spec = importlib.util.spec_from_file_location("bench_learning", BENCH)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return bench_module("learning")
 
 
 def _run(tmp_path: Path, config: dict) -> Path:
@@ -213,9 +209,7 @@ def test_textworld_has_its_own_defaults_and_household_settings_stay_as_they_were
 
 
 def test_the_docs_tables_are_rendered_from_the_report(tmp_path):
-    spec = importlib.util.spec_from_file_location("bench_learning_tables", BENCH.with_name("learning_tables.py"))
-    tables = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(tables)
+    tables = bench_module("learning_tables")
     entry = {"status": "completed", "updates_done": 20, "train_success_first10": 0.15, "train_success_last10": 0.2875,
              "curve": {"valid_seen": [[0, 0.25], [20, 0.3]], "valid_unseen": [[0, 0.2], [20, 0.175]]}}
     running = {**entry, "status": "running", "updates_done": 7,

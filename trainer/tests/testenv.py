@@ -4,10 +4,13 @@ tolerances, and the environment of the trainer subprocesses the tests start."""
 
 from __future__ import annotations
 
+import importlib.util
 import os
 from pathlib import Path
+from types import ModuleType
 
 TESTS = Path(__file__).resolve().parent
+BENCH = TESTS.parents[1] / "bench"
 
 DTYPES = [os.environ["SEED_TEST_DTYPE"]] if os.environ.get("SEED_TEST_DTYPE") else ["float32", "bfloat16"]
 
@@ -22,3 +25,11 @@ def subprocess_env(**extra: str) -> dict[str, str]:
     env = {**os.environ, **extra}
     env["PYTHONPATH"] = os.pathsep.join(p for p in (str(TESTS), os.environ.get("PYTHONPATH", "")) if p)
     return env
+
+
+def bench_module(name: str) -> ModuleType:
+    """The script bench/<name>.py imported as a module (bench/ is a folder of scripts, not a package)."""
+    spec = importlib.util.spec_from_file_location(f"bench_{name}", BENCH / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
