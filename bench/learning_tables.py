@@ -72,6 +72,8 @@ def summary_table(results: dict, splits: list[str]) -> list[str]:
     summary = results["summary"]
     grpo_seeds = summary.get("grpo", {}).get(splits[0], {}).get("final_across_seeds", {}).get("n")
     for algorithm, per_split in summary.items():
+        if splits[0] not in per_split:  # no completed run yet (a benchmark under way)
+            continue
         name = NAMES.get(algorithm, algorithm)
         n = per_split[splits[0]]["final_across_seeds"]["n"]
         rows = [(f"{name} {MINUS} its start", str(n), "over_start")]

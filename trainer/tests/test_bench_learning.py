@@ -223,7 +223,8 @@ def test_the_docs_tables_are_rendered_from_the_report(tmp_path):
                             "across_seeds": {"d": 0.045, "lo": None, "hi": None},
                             "paired_seeds": {"d": 0.033, "lo": None, "hi": None, "seeds": [0]},
                             "pooled_episodes": {"d": 0.045, "lo": -0.039, "hi": 0.139}}},
-                        "valid_unseen": one_seed}}
+                        "valid_unseen": one_seed},
+               "sdar": {"invalid_action_rate_eval_final": None}}  # no completed run yet: no row
     report = {"settings": {"splits": ["valid_seen", "valid_unseen"]}, "summary": summary,
               "algorithms": {"grpo": {"0": entry, "1": entry}, "seed": {"0": running}}}
     runs = tables.runs_table(report, ["valid_seen", "valid_unseen"])
@@ -234,3 +235,4 @@ def test_the_docs_tables_are_rendered_from_the_report(tmp_path):
     rows = tables.summary_table(report, ["valid_seen", "valid_unseen"])
     assert rows[2] == "| GRPO − its start | 2 | −1.0 [−8.8, +6.8] | — | — | +8.0 [+0.3, +15.7] | — | — | — | — |"
     assert rows[4] == "| SEED − GRPO | 1 against 2 | — | +3.3 (seed 0) | +4.5 [−3.9, +13.9] | — | — | — | — | — |"
+    assert len(rows) == 5
