@@ -1,8 +1,8 @@
 """Where household episodes go wrong: the placements a policy makes, against the task's target receptacle.
 
 Reads trajectory files of household runs (a run's `trajectories/*.jsonl`: training rollouts or evaluations) and, per
-group of files, counts what the policy put where. The target receptacle type comes from the environment itself
-(the task id names split, seed and type; `world.generate` rebuilds the instance), not from parsing the task sentence.
+group of files, counts what the policy put where. The target receptacle type comes from the environment itself (the
+task id names split, seed and type; `HouseholdSpec.instance` rebuilds the instance), not from the task sentence.
 
     python bench/failure_modes.py --group base 'RUN/base-eval-dev/trajectories/eval-*.jsonl' \
                                   --group trained 'RUN/grpo/trajectories/it-00005*.jsonl'
@@ -23,7 +23,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "trainer"))
 
-from seed_trainer.envs.household import world  # noqa: E402
+from seed_trainer.envs.household import HouseholdSpec, world  # noqa: E402
 
 
 def target_of(task_id: str) -> tuple[str, str] | None:
@@ -32,7 +32,7 @@ def target_of(task_id: str) -> tuple[str, str] | None:
     parts = task_id.split("-")
     if len(parts) != 4 or parts[0] != "household" or parts[1] not in world.SPLITS:
         return None
-    instance = world.generate(parts[1], int(parts[2]), parts[3])
+    instance = HouseholdSpec(parts[1], int(parts[2]), parts[3]).instance  # cached: a group plays each task often
     return (instance.task_type, instance.target) if instance.target else None
 
 
