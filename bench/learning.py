@@ -130,7 +130,7 @@ def shared_settings(args) -> dict:
             "temperature": args.temperature,
         },
         "analyzer": {"kind": "oracle", "max_tokens": 192},
-        "rl": {"lr": args.lr, "kl_coef": 0.01, "entropy_coef": args.entropy_coef, "mini_batch_size": 256,
+        "rl": {"lr": args.lr, "kl_coef": 0.01, "entropy_coef": args.entropy_coef, "mini_batch_size": args.mini_batch,
                "micro_batch_size": 16},
         "opd": {"lambda": args.opd_lambda, "beta": args.opd_beta},
         # Stage 1 collects at the actor's temperature: the tiny analyzer learns to read only the kind of episode it
@@ -236,6 +236,8 @@ def run_seed(algorithm: str, seed: int, args, root: Path) -> dict:
     log = folder / f"{algorithm}.log"
     threads = args.threads
     start_model = Path(args.model).resolve()
+    with _folder_lock[str(folder)]:
+        record_start_weights(folder, weights_fingerprint(start_model))
     runs: dict[str, str] = {}
     if needs_stage1(algorithm, args):
         stage1 = write_experiment(folder, f"stage1-s{seed}", "seed", seed, start_model, args)
@@ -257,6 +259,30 @@ def run_seed(algorithm: str, seed: int, args, root: Path) -> dict:
     runs["train"] = str(train_run)
     print(f"[bench] {algorithm} seed {seed}: done ({time.time() - started:.0f} s)", flush=True)
     return runs
+
+
+START_WEIGHTS = "start-weights.txt"
+
+
+def record_start_weights(folder: Path, fingerprint: str) -> None:
+    """Every run in a seed folder starts from one set of weights; the first run writes their fingerprint there.
+    The runs' experiment files name only the model's path, so weights retrained in place would otherwise be resumed
+    and reported as if the old runs had started from them."""
+    path = folder / START_WEIGHTS
+    recorded = started_from(folder)
+    if recorded is None:
+        path.write_text(fingerprint + "\n", encoding="utf-8")
+    elif recorded != fingerprint:
+        raise SystemExit(f"{folder}: its runs started from weights {recorded}, but --model now holds {fingerprint}; "
+                         "give another --runs folder (or remove this one)")
+
+
+def started_from(folder: Path) -> str | None:
+    """The fingerprint of the weights the runs in `folder` started from, or None where no run recorded it."""
+    try:
+        return (folder / START_WEIGHTS).read_text(encoding="utf-8").strip() or None
+    except OSError:
+        return None
 
 
 # One lock per seed folder: the runs that algorithms of a seed share (Stage 1, the start evaluations) are made once.
@@ -509,6 +535,11 @@ def report(args, root: Path, previous: dict[tuple[str, int], dict] | None = None
             folder = root / f"seed-{seed}"
             train_run = folder / algorithm
             status = status_of(train_run)
+            recorded = started_from(folder)
+            if status is not None and recorded not in (None, results["settings"]["weights"]):
+                print(f"[bench] {algorithm} seed {seed}: left out, its runs started from weights {recorded}, not "
+                      f"{results['settings']['weights']}", flush=True)
+                status = None
             if status != "completed" and (algorithm, seed) in previous:
                 per_seed[str(seed)] = previous[(algorithm, seed)]
                 continue
@@ -685,6 +716,8 @@ def parser(env: str = "household") -> argparse.ArgumentParser:
     parser.add_argument("--lr", type=float, default=3e-4)
     parser.add_argument("--temperature", type=float, default=1.0, help="the actor's sampling temperature in rollouts")
     parser.add_argument("--entropy-coef", type=float, default=0.001)
+    parser.add_argument("--mini-batch", type=int, default=256,
+                        help="step-samples per optimizer step (an update of 4 x 8 episodes holds about 480)")
     parser.add_argument("--opd-lambda", type=float, default=0.01)
     parser.add_argument("--opd-beta", type=float, default=5.0)
     parser.add_argument("--stage1", action="store_true",

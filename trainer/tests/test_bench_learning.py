@@ -236,3 +236,19 @@ def test_the_docs_tables_are_rendered_from_the_report(tmp_path):
     assert rows[2] == "| GRPO − its start | 2 | −1.0 [−8.8, +6.8] | — | — | +8.0 [+0.3, +15.7] | — | — | — | — |"
     assert rows[4] == "| SEED − GRPO | 1 against 2 | — | +3.3 (seed 0) | +4.5 [−3.9, +13.9] | — | — | — | — | — |"
     assert len(rows) == 5
+
+
+def test_runs_made_from_other_weights_are_neither_resumed_nor_reported(learning, tmp_path, capsys):
+    folder = tmp_path / "runs" / "seed-0"
+    folder.mkdir(parents=True)
+    learning.record_start_weights(folder, "a" * 16)
+    learning.record_start_weights(folder, "a" * 16)  # the same weights: the next run of the seed goes on
+    assert learning.started_from(folder) == "a" * 16
+    with pytest.raises(SystemExit, match=f"started from weights {'a' * 16}, but --model now holds {'b' * 16}"):
+        learning.record_start_weights(folder, "b" * 16)
+    # a completed run in that folder is left out of a report on the current weights (the committed asset's)
+    (folder / "grpo").mkdir()
+    (folder / "grpo" / "run.json").write_text(json.dumps({"status": "completed", "config": {}}), encoding="utf-8")
+    args = _parsed(learning, tmp_path, "--algorithms", "grpo", "--seeds", "0")
+    assert learning.report(args, tmp_path / "runs")["algorithms"]["grpo"] == {}
+    assert f"grpo seed 0: left out, its runs started from weights {'a' * 16}" in capsys.readouterr().out
