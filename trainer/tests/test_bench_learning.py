@@ -252,3 +252,22 @@ def test_runs_made_from_other_weights_are_neither_resumed_nor_reported(learning,
     args = _parsed(learning, tmp_path, "--algorithms", "grpo", "--seeds", "0")
     assert learning.report(args, tmp_path / "runs")["algorithms"]["grpo"] == {}
     assert f"grpo seed 0: left out, its runs started from weights {'a' * 16}" in capsys.readouterr().out
+
+
+def test_final_eval_pools_seeds_and_pairs_task_by_task():
+    final_eval = bench_module("final_eval")
+    o = lambda s: {"tasks": "t" * 16, "success": s}  # noqa: E731
+    outcomes = {("start", 0, "valid_seen"): o("0011"), ("grpo", 0, "valid_seen"): o("0111"),
+                ("seed", 0, "valid_seen"): o("1111"), ("start", 1, "valid_seen"): o("0001"),
+                ("grpo", 1, "valid_seen"): o("0001")}
+    table = final_eval.summary(outcomes, ["grpo", "seed"], ["valid_seen"])
+    grpo = table["grpo"]["valid_seen"]
+    assert table["grpo"]["seeds"] == [0, 1] and grpo["final"]["n"] == 8
+    assert grpo["final"]["p"] == pytest.approx(4 / 8) and grpo["start"]["p"] == pytest.approx(3 / 8)
+    assert grpo["over_start"]["d"] == pytest.approx(1 / 8) and grpo["over_start"]["episodes"] == 8
+    assert grpo["over_start_by_seed"] == [pytest.approx(1 / 4), pytest.approx(0.0)]
+    spread = grpo["over_start_across_seeds"]  # t(1) = 12.706 times the standard error of {1/4, 0}, which is 1/8
+    assert spread["mean"] == pytest.approx(1 / 8) and spread["hi"] == pytest.approx(1 / 8 + 12.706 / 8)
+    seed = table["seed"]["valid_seen"]  # seed 0 only: 1111 against GRPO's 0111 on the same four tasks
+    assert seed["against_grpo"]["d"] == pytest.approx(1 / 4) and seed["against_grpo"]["seeds"] == [0]
+    assert seed["over_start"]["d"] == pytest.approx(2 / 4)

@@ -1,0 +1,144 @@
+"""Held-out success of the learning benchmark's start and final weights on many more tasks than its curve uses.
+
+The curve's evaluations (bench/learning.py, 120 tasks per split) cannot resolve a change of a few points: its 95 %
+interval is about ±12 points per run. An evaluation episode costs well under a second on one thread, so the start model
+and the last checkpoint of every completed train run are cheap to evaluate again on, say, 500 tasks per split. Every
+run of a split plays the same tasks, so the differences are taken task by task (`learning.paired_by_task`):
+
+    .venv/bin/python bench/final_eval.py --algorithms grpo seed --tasks 500
+
+It reads the seed folders under --runs (those bench/learning.py made, from the weights at --model only), writes the
+evaluations next to them (`<algorithm>-final<N>-<split>`, `base-eval<N>-<split>`; reused when there) and prints and
+writes bench/results/final_eval.json: per algorithm, start and final success pooled over seeds, the change over start
+and the difference from GRPO, both task by task.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import yaml
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import learning  # noqa: E402  (bench/ is not a package)
+
+REPO = learning.REPO
+
+
+def last_checkpoint(train_run: Path) -> Path | None:
+    steps = sorted((train_run / "checkpoints").glob("step-*"))
+    return steps[-1] if steps else None
+
+
+def eval_experiment(source: Path, model: Path, tasks: int, out: Path) -> Path:
+    """The run's own experiment file, with `model` as the weights and `tasks` evaluation tasks."""
+    data = yaml.safe_load(source.read_text(encoding="utf-8"))
+    data["name"] = out.name.removesuffix(".seed.yaml")
+    data["model"] = {**data["model"], "path": str(model)}
+    data["eval"] = {**data["eval"], "tasks": tasks}
+    out.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
+    return out
+
+
+def jobs_of(args, fingerprint: str) -> list[tuple[str, int, str, Path, Path, Path]]:
+    """(kind, seed, split, experiment, run dir, log) of every evaluation to have: kind "start" or an algorithm."""
+    jobs = []
+    for folder in sorted(Path(args.runs).glob("seed-*")):
+        seed = int(folder.name.removeprefix("seed-"))
+        if learning.started_from(folder) != fingerprint:
+            print(f"[final_eval] {folder.name}: left out, its runs did not record starting from {fingerprint}", flush=True)
+            continue
+        finals = {a: last_checkpoint(folder / a) for a in args.algorithms
+                  if learning.status_of(folder / a) == "completed"}
+        if not finals:
+            continue
+        start = eval_experiment(folder / f"base-eval-s{seed}.seed.yaml", Path(args.model).resolve(), args.tasks,
+                                folder / f"base-eval{args.tasks}-s{seed}.seed.yaml")
+        for split in args.splits:
+            jobs.append(("start", seed, split, start, folder / f"base-eval{args.tasks}-{split}", folder / "final_eval.log"))
+            for algorithm, checkpoint in finals.items():
+                experiment = eval_experiment(folder / f"{algorithm}-s{seed}.seed.yaml", checkpoint, args.tasks,
+                                             folder / f"{algorithm}-final{args.tasks}-s{seed}.seed.yaml")
+                jobs.append((algorithm, seed, split, experiment, folder / f"{algorithm}-final{args.tasks}-{split}",
+                             folder / "final_eval.log"))
+    return jobs
+
+
+def summary(outcomes: dict[tuple[str, int, str], dict | None], algorithms: list[str], splits: list[str]) -> dict:
+    out: dict = {}
+    for algorithm in algorithms:
+        seeds = sorted({s for a, s, _ in outcomes if a == algorithm})
+        if not seeds:
+            continue
+        out[algorithm] = {"seeds": seeds}
+        for split in splits:
+            finals = [outcomes.get((algorithm, s, split)) for s in seeds]
+            starts = [outcomes.get(("start", s, split)) for s in seeds]
+            entry = {
+                "start": _pooled(starts),
+                "final": _pooled(finals),
+                "over_start": learning.paired_by_task(list(zip(finals, starts))),
+            }
+            # each seed's change, and their t-interval: the spread between training seeds, which the task-by-task
+            # interval does not hold
+            by_seed = [learning.paired_by_task([(f, s)])["d"] for f, s in zip(finals, starts)]
+            entry["over_start_by_seed"] = by_seed
+            if None not in by_seed:
+                entry["over_start_across_seeds"] = learning.interval(by_seed)
+            if algorithm != "grpo":
+                grpo = [outcomes.get(("grpo", s, split)) for s in seeds]
+                entry["against_grpo"] = {**learning.paired_by_task(list(zip(finals, grpo))),
+                                         "seeds": [s for s in seeds if ("grpo", s, split) in outcomes]}
+            out[algorithm][split] = entry
+    return out
+
+
+def _pooled(outcomes: list[dict | None]) -> dict | None:
+    played = "".join(o["success"] for o in outcomes if o)
+    if not played:
+        return None
+    return learning.wilson(played.count("1"), len(played))
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--runs", default=str(REPO / "bench" / "results" / "runs"))
+    p.add_argument("--model", default=str(learning.DEFAULT_MODEL), help="the weights the runs started from")
+    p.add_argument("--algorithms", nargs="+", default=["grpo", "seed"], choices=learning.ALGORITHMS)
+    p.add_argument("--splits", nargs="+", default=list(learning.SPLITS))
+    p.add_argument("--tasks", type=int, default=500, help="evaluation tasks per split")
+    p.add_argument("--jobs", type=int, default=2)
+    p.add_argument("--threads", type=int, default=1)
+    p.add_argument("--out", default=str(REPO / "bench" / "results" / "final_eval.json"))
+    return p
+
+
+def main(argv=None) -> int:
+    args = parser().parse_args(argv)
+    fingerprint = learning.weights_fingerprint(Path(args.model))
+    jobs = jobs_of(args, fingerprint)
+    started = time.time()
+
+    def run(job):
+        _kind, _seed, split, experiment, run_dir, log = job
+        return learning.ensure_run("eval", experiment, run_dir, log, args.threads, ["--split", split])
+
+    with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+        unique = {job[4]: job for job in jobs}  # the start evaluation is shared by the algorithms of a seed
+        list(pool.map(run, unique.values()))
+    outcomes = {(kind, seed, split): learning.eval_outcomes(run_dir, split) for kind, seed, split, _, run_dir, _ in jobs}
+    result = {"benchmark": "final_eval", "weights": fingerprint, "tasks_per_split": args.tasks,
+              "evaluations": len({job[4] for job in jobs}), "seconds": round(time.time() - started),
+              "algorithms": summary(outcomes, args.algorithms, args.splits)}
+    learning._write(result, Path(args.out))
+    print(json.dumps(result, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
