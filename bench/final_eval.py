@@ -48,7 +48,8 @@ def eval_experiment(source: Path, model: Path, tasks: int, out: Path) -> Path:
 def jobs_of(args, fingerprint: str) -> list[tuple[str, int, str, Path, Path, Path]]:
     """(kind, seed, split, experiment, run dir, log) of every evaluation to have: kind "start" or an algorithm."""
     jobs = []
-    for folder in sorted(Path(args.runs).glob("seed-*")):
+    # absolute paths: an experiment file's relative paths are read from its own folder
+    for folder in sorted(Path(args.runs).resolve().glob("seed-*")):
         seed = int(folder.name.removeprefix("seed-"))
         if learning.started_from(folder) != fingerprint:
             print(f"[final_eval] {folder.name}: left out, its runs did not record starting from {fingerprint}", flush=True)

@@ -419,6 +419,17 @@ def _train_bar(echo):
     return show
 
 
+def mistake_levels(text: str) -> tuple[float, ...]:
+    """"0,0.1,0.2" -> (0.0, 0.1, 0.2): rates in [0, 1], at least one."""
+    try:
+        levels = tuple(float(part) for part in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}: give comma-separated rates such as 0,0.1,0.2") from None
+    if not all(0.0 <= level <= 1.0 for level in levels):
+        raise argparse.ArgumentTypeError(f"{text!r}: every rate must be between 0 and 1")
+    return levels
+
+
 def main(argv: list[str] | None = None) -> int:
     from seed_trainer.models.tiny import ARCHITECTURES, TOKENIZER_SPLITS
 
@@ -444,6 +455,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--architecture", choices=sorted(ARCHITECTURES), default=defaults.architecture)
     if env == "textworld":
         parser.add_argument("--cache-dir", default=None, help="where the generated games are cached")
+    else:
+        for name in ("noise", "transform_noise", "repeat_noise"):
+            parser.add_argument(f"--{name.replace('_', '-')}", type=mistake_levels, default=getattr(defaults, name),
+                                help=f"the demonstrations' per-episode mistake rates to draw from, comma-separated "
+                                     f"(default {','.join(map(str, getattr(defaults, name)))})")
     args = parser.parse_args(argv)
     values = {k: v for k, v in vars(args).items() if k not in ("out_dir", "env")}
     bootstrap(args.out_dir, Config(**values))

@@ -9,7 +9,7 @@ from transformers import AutoModelForCausalLM, AutoTokenizer
 from seed_trainer.algo.actions import parse_action
 from seed_trainer.algo.json_repair import parse_skill_reply
 from seed_trainer.algo.skills import SKILL_HEADER
-from seed_trainer.bootstrap import BootstrapConfig, bootstrap, make_examples
+from seed_trainer.bootstrap import BootstrapConfig, bootstrap, make_examples, mistake_levels
 from seed_trainer.config import load_experiment
 from seed_trainer.runlog import RunReader, check_run
 from seed_trainer.stages.train import train
@@ -152,3 +152,13 @@ def test_evaluate_summarises_the_episodes_it_played(bootstrapped):
     assert 0 < summary["mean_length"] <= 2  # every episode plays at least one step and stops at max_steps
     assert 0.0 <= summary["admissible_ratio"] <= summary["valid_action_ratio"] <= 1.0
     assert set(summary["by_task_type"]) and all(0.0 <= v <= 1.0 for v in summary["by_task_type"].values())
+
+
+def test_mistake_levels_are_comma_separated_rates():
+    import argparse
+
+    assert mistake_levels("0,0.1,0.4") == (0.0, 0.1, 0.4)
+    with pytest.raises(argparse.ArgumentTypeError, match="between 0 and 1"):
+        mistake_levels("0.1,1.5")
+    with pytest.raises(argparse.ArgumentTypeError, match="comma-separated rates"):
+        mistake_levels("0.1;0.2")
