@@ -7,10 +7,10 @@ run of a split plays the same tasks, so the differences are taken task by task (
 
     .venv/bin/python bench/final_eval.py --algorithms grpo seed --tasks 500
 
-It reads the seed folders under --runs (those bench/learning.py made, from the weights at --model only), writes the
-evaluations next to them (`<algorithm>-final<N>-<split>`, `base-eval<N>-<split>`; reused when there) and prints and
-writes bench/results/final_eval.json: per algorithm, start and final success pooled over seeds, the change over start
-and the difference from GRPO, both task by task.
+It reads the seed folders under --runs (those bench/learning.py made without --stage1, from the weights at --model
+only: the start it evaluates is --model), writes the evaluations next to them (`<algorithm>-final<N>-<split>`,
+`base-eval<N>-<split>`; reused when there) and prints and writes bench/results/final_eval.json: per algorithm, start
+and final success pooled over seeds, the change over start and the difference from GRPO, both task by task.
 """
 
 from __future__ import annotations
@@ -56,6 +56,9 @@ def jobs_of(args, fingerprint: str) -> list[tuple[str, int, str, Path, Path, Pat
             continue
         finals = {a: last_checkpoint(folder / a) for a in args.algorithms
                   if learning.status_of(folder / a) == "completed"}
+        for algorithm in [a for a, checkpoint in finals.items() if checkpoint is None]:
+            print(f"[final_eval] {folder.name}/{algorithm}: left out, the run kept no checkpoint", flush=True)
+            del finals[algorithm]
         if not finals:
             continue
         start = eval_experiment(folder / f"base-eval-s{seed}.seed.yaml", Path(args.model).resolve(), args.tasks,
