@@ -25,14 +25,10 @@ from pathlib import Path
 import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import learning  # noqa: E402  (bench/ is not a package)
+import learning  # noqa: E402  (bench/ is not a package; it also puts trainer/ on the path)
+from seed_trainer.checkpoints import latest_checkpoint  # noqa: E402
 
 REPO = learning.REPO
-
-
-def last_checkpoint(train_run: Path) -> Path | None:
-    steps = sorted((train_run / "checkpoints").glob("step-*"))
-    return steps[-1] if steps else None
 
 
 def eval_experiment(source: Path, model: Path, tasks: int, out: Path) -> Path:
@@ -54,22 +50,24 @@ def jobs_of(args, fingerprint: str) -> list[tuple[str, int, str, Path, Path, Pat
         if learning.started_from(folder) != fingerprint:
             print(f"[final_eval] {folder.name}: left out, its runs did not record starting from {fingerprint}", flush=True)
             continue
-        finals = {a: last_checkpoint(folder / a) for a in args.algorithms
+        finals = {a: latest_checkpoint(folder / a) for a in args.algorithms
                   if learning.status_of(folder / a) == "completed"}
         for algorithm in [a for a, checkpoint in finals.items() if checkpoint is None]:
-            print(f"[final_eval] {folder.name}/{algorithm}: left out, the run kept no checkpoint", flush=True)
+            print(f"[final_eval] {folder.name}/{algorithm}: left out, the run kept no complete checkpoint", flush=True)
             del finals[algorithm]
         if not finals:
             continue
-        start = eval_experiment(folder / f"base-eval-s{seed}.seed.yaml", Path(args.model).resolve(), args.tasks,
-                                folder / f"base-eval{args.tasks}-s{seed}.seed.yaml")
+        # one experiment file per model (start, each algorithm's final), evaluated on every split
+        experiments = {"start": (eval_experiment(folder / f"base-eval-s{seed}.seed.yaml", Path(args.model).resolve(),
+                                                 args.tasks, folder / f"base-eval{args.tasks}-s{seed}.seed.yaml"),
+                                 f"base-eval{args.tasks}")}
+        for algorithm, checkpoint in finals.items():
+            experiments[algorithm] = (eval_experiment(folder / f"{algorithm}-s{seed}.seed.yaml", checkpoint, args.tasks,
+                                                      folder / f"{algorithm}-final{args.tasks}-s{seed}.seed.yaml"),
+                                      f"{algorithm}-final{args.tasks}")
         for split in args.splits:
-            jobs.append(("start", seed, split, start, folder / f"base-eval{args.tasks}-{split}", folder / "final_eval.log"))
-            for algorithm, checkpoint in finals.items():
-                experiment = eval_experiment(folder / f"{algorithm}-s{seed}.seed.yaml", checkpoint, args.tasks,
-                                             folder / f"{algorithm}-final{args.tasks}-s{seed}.seed.yaml")
-                jobs.append((algorithm, seed, split, experiment, folder / f"{algorithm}-final{args.tasks}-{split}",
-                             folder / "final_eval.log"))
+            for kind, (experiment, prefix) in experiments.items():
+                jobs.append((kind, seed, split, experiment, folder / f"{prefix}-{split}", folder / "final_eval.log"))
     return jobs
 
 
@@ -133,11 +131,10 @@ def main(argv=None) -> int:
         return learning.ensure_run("eval", experiment, run_dir, log, args.threads, ["--split", split])
 
     with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-        unique = {job[4]: job for job in jobs}  # the start evaluation is shared by the algorithms of a seed
-        list(pool.map(run, unique.values()))
+        list(pool.map(run, jobs))
     outcomes = {(kind, seed, split): learning.eval_outcomes(run_dir, split) for kind, seed, split, _, run_dir, _ in jobs}
     result = {"benchmark": "final_eval", "weights": fingerprint, "tasks_per_split": args.tasks,
-              "evaluations": len({job[4] for job in jobs}), "seconds": round(time.time() - started),
+              "evaluations": len(jobs), "seconds": round(time.time() - started),
               "algorithms": summary(outcomes, args.algorithms, args.splits)}
     learning._write(result, Path(args.out))
     print(json.dumps(result, indent=2))
