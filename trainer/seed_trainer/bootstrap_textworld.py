@@ -49,6 +49,9 @@ class TextWorldBootstrapConfig(BootstrapConfig):
     analysis_share: float = 0.4
     noise: tuple[float, ...] = (0.0, 0.0, 0.05, 0.1, 0.2)
     prepare_noise: tuple[float, ...] = (0.0, 0.15, 0.3)  # a wrong preparation spoils the meal: its own, lower levels
+    # unused by this recipe (prepare_noise plays its part); pinned to what the committed policy's bootstrap.json
+    # records, so the household's levels can change without making that checkpoint another recipe's
+    transform_noise: tuple[float, ...] = (0.0, 0.2, 0.4)
     # about 6 passes over the ~6 500 step examples: 600 steps of 12 over 48 games left the policy at 0 % (valid_seen),
     # and 1 500 of 16 over the same games overfitted them (loss 0.03; 14 % valid_seen, 0 % valid_unseen)
     steps: int = 2500
