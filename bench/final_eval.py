@@ -31,12 +31,15 @@ from seed_trainer.checkpoints import latest_checkpoint  # noqa: E402
 REPO = learning.REPO
 
 
-def eval_experiment(source: Path, model: Path, tasks: int, out: Path) -> Path:
-    """The run's own experiment file, with `model` as the weights and `tasks` evaluation tasks."""
+def eval_experiment(source: Path, model: Path, tasks: int, out: Path, temperature: float | None = None) -> Path:
+    """The run's own experiment file, with `model` as the weights, `tasks` evaluation tasks and, when given, another
+    sampling temperature than the run's evaluations."""
     data = yaml.safe_load(source.read_text(encoding="utf-8"))
     data["name"] = out.name.removesuffix(".seed.yaml")
     data["model"] = {**data["model"], "path": str(model)}
     data["eval"] = {**data["eval"], "tasks": tasks}
+    if temperature is not None:
+        data["eval"]["temperature"] = temperature
     out.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
     return out
 
@@ -58,13 +61,16 @@ def jobs_of(args, fingerprint: str) -> list[tuple[str, int, str, Path, Path, Pat
         if not finals:
             continue
         # one experiment file per model (start, each algorithm's final), evaluated on every split
+        tag = f"{args.tasks}" + (f"-t{args.temperature:g}" if args.temperature is not None else "")
         experiments = {"start": (eval_experiment(folder / f"base-eval-s{seed}.seed.yaml", Path(args.model).resolve(),
-                                                 args.tasks, folder / f"base-eval{args.tasks}-s{seed}.seed.yaml"),
-                                 f"base-eval{args.tasks}")}
+                                                 args.tasks, folder / f"base-eval{tag}-s{seed}.seed.yaml",
+                                                 args.temperature),
+                                 f"base-eval{tag}")}
         for algorithm, checkpoint in finals.items():
             experiments[algorithm] = (eval_experiment(folder / f"{algorithm}-s{seed}.seed.yaml", checkpoint, args.tasks,
-                                                      folder / f"{algorithm}-final{args.tasks}-s{seed}.seed.yaml"),
-                                      f"{algorithm}-final{args.tasks}")
+                                                      folder / f"{algorithm}-final{tag}-s{seed}.seed.yaml",
+                                                      args.temperature),
+                                      f"{algorithm}-final{tag}")
         for split in args.splits:
             for kind, (experiment, prefix) in experiments.items():
                 jobs.append((kind, seed, split, experiment, folder / f"{prefix}-{split}", folder / "final_eval.log"))
@@ -114,6 +120,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--algorithms", nargs="+", default=["grpo", "seed"], choices=learning.ALGORITHMS)
     p.add_argument("--splits", nargs="+", default=list(learning.SPLITS))
     p.add_argument("--tasks", type=int, default=500, help="evaluation tasks per split")
+    p.add_argument("--temperature", type=float,
+                   help="evaluate at this sampling temperature instead of the runs' (0.4): e.g. 1.0, the rollouts', to "
+                        "see whether what the policy learned at its training temperature holds at the evaluation one")
     p.add_argument("--jobs", type=int, default=2)
     p.add_argument("--threads", type=int, default=1)
     p.add_argument("--out", default=str(REPO / "bench" / "results" / "final_eval.json"))
@@ -134,6 +143,7 @@ def main(argv=None) -> int:
         list(pool.map(run, jobs))
     outcomes = {(kind, seed, split): learning.eval_outcomes(run_dir, split) for kind, seed, split, _, run_dir, _ in jobs}
     result = {"benchmark": "final_eval", "weights": fingerprint, "tasks_per_split": args.tasks,
+              "temperature": args.temperature,  # null: the runs' own evaluation temperature
               "evaluations": len(jobs), "seconds": round(time.time() - started),
               "algorithms": summary(outcomes, args.algorithms, args.splits)}
     learning._write(result, Path(args.out))

@@ -271,3 +271,17 @@ def test_final_eval_pools_seeds_and_pairs_task_by_task():
     seed = table["seed"]["valid_seen"]  # seed 0 only: 1111 against GRPO's 0111 on the same four tasks
     assert seed["against_grpo"]["d"] == pytest.approx(1 / 4) and seed["against_grpo"]["seeds"] == [0]
     assert seed["over_start"]["d"] == pytest.approx(2 / 4)
+
+
+def test_final_eval_experiment_swaps_weights_tasks_and_only_a_given_temperature(tmp_path):
+    final_eval = bench_module("final_eval")
+    source = tmp_path / "grpo-s0.seed.yaml"
+    source.write_text(yaml.safe_dump({"name": "grpo-s0", "model": {"path": "start", "device": "cpu"},
+                                      "eval": {"tasks": 120, "temperature": 0.4, "every": 20}}), encoding="utf-8")
+    kept = yaml.safe_load(final_eval.eval_experiment(source, tmp_path / "ckpt", 500, tmp_path / "a.seed.yaml")
+                          .read_text(encoding="utf-8"))
+    assert kept["name"] == "a" and kept["model"] == {"path": str(tmp_path / "ckpt"), "device": "cpu"}
+    assert kept["eval"] == {"tasks": 500, "temperature": 0.4, "every": 20}
+    hot = yaml.safe_load(final_eval.eval_experiment(source, tmp_path / "ckpt", 500, tmp_path / "b.seed.yaml", 1.0)
+                         .read_text(encoding="utf-8"))
+    assert hot["eval"]["temperature"] == 1.0 and hot["eval"]["tasks"] == 500
