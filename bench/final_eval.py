@@ -11,6 +11,7 @@ It reads the seed folders under --runs (those bench/learning.py made without --s
 only: the start it evaluates is --model), writes the evaluations next to them (`<algorithm>-final<N>-<split>`,
 `base-eval<N>-<split>`; reused when there) and prints and writes bench/results/final_eval.json: per algorithm, start
 and final success pooled over seeds, the change over start and the difference from GRPO, both task by task.
+`--temperature T` evaluates at T instead of the runs' own temperature (folders `…<N>-t<T>-<split>`; give `--out`).
 """
 
 from __future__ import annotations
