@@ -6,6 +6,7 @@ report holds (across seeds, paired by seed, pooled episodes). The docs' prose ar
 numbers in it come from here, so a session with a fresh checkout rebuilds the tables from the committed report alone.
 
     .venv/bin/python bench/learning_tables.py [bench/results/learning.json]
+    .venv/bin/python bench/learning_tables.py bench/results/final_eval.json    # bench/final_eval.py's table
 """
 
 from __future__ import annotations
@@ -92,9 +93,36 @@ def summary_table(results: dict, splits: list[str]) -> list[str]:
     return lines
 
 
+def final_eval_table(report: dict) -> list[str]:
+    """bench/final_eval.py's report: per algorithm and split, start → final success pooled over seeds, the change task
+    by task, each seed's change with their t-interval, and the difference from GRPO task by task."""
+    splits = [s for s in ("valid_seen", "valid_unseen", "dev") if any(s in e for e in report["algorithms"].values())]
+    header = ["", "seeds"]
+    for split in splits:
+        header += [f"{split}: start → final", "change, task by task", "change, across seeds (per seed)",
+                   f"{MINUS} GRPO, task by task"]
+    lines = ["| " + " | ".join(header).lstrip() + " |", "|---" * len(header) + "|"]
+    for algorithm, entry in report["algorithms"].items():
+        cells = [NAMES.get(algorithm, algorithm), ", ".join(str(s) for s in entry["seeds"])]
+        for split in splits:
+            x = entry[split]
+            across = x.get("over_start_across_seeds") or {}
+            by_seed = ", ".join(points(d) for d in x.get("over_start_by_seed", []))
+            spread = with_interval({"d": across.get("mean"), "lo": across.get("lo"), "hi": across.get("hi")})
+            cells += [f"{points(x['start']['p'], signed=False)} → {points(x['final']['p'], signed=False)}",
+                      with_interval(x["over_start"]),
+                      f"{spread} ({by_seed})" if across.get("lo") is not None else by_seed,
+                      with_interval(x.get("against_grpo"))]
+        lines.append("| " + " | ".join(cells) + " |")
+    return lines
+
+
 def main(argv: list[str]) -> int:
     path = Path(argv[0]) if argv else REPO / "bench" / "results" / "learning.json"
     results = json.loads(path.read_text(encoding="utf-8"))
+    if results.get("benchmark") == "final_eval":
+        print("\n".join(final_eval_table(results)))
+        return 0
     splits = list(results["settings"]["splits"])
     print("\n".join(runs_table(results, splits)))
     print()

@@ -285,3 +285,16 @@ def test_final_eval_experiment_swaps_weights_tasks_and_only_a_given_temperature(
     hot = yaml.safe_load(final_eval.eval_experiment(source, tmp_path / "ckpt", 500, tmp_path / "b.seed.yaml", 1.0)
                          .read_text(encoding="utf-8"))
     assert hot["eval"]["temperature"] == 1.0 and hot["eval"]["tasks"] == 500
+
+
+def test_final_eval_table_rows_read_the_report():
+    final_eval, tables = bench_module("final_eval"), bench_module("learning_tables")
+    o = lambda s: {"tasks": "t" * 16, "success": s}  # noqa: E731
+    outcomes = {("start", 0, "valid_seen"): o("0011"), ("grpo", 0, "valid_seen"): o("0111"),
+                ("seed", 0, "valid_seen"): o("1111")}
+    report = {"benchmark": "final_eval", "algorithms": final_eval.summary(outcomes, ["grpo", "seed"], ["valid_seen"])}
+    header, _rule, grpo, seed = tables.final_eval_table(report)
+    assert "valid_seen: start → final" in header and "valid_unseen" not in header
+    cells = [c.strip() for c in seed.strip("|").split("|")]
+    assert cells[:3] == ["SEED", "0", "50.0 → 100.0"] and cells[5].startswith("+25.0 [")  # 1111 against 0111
+    assert [c.strip() for c in grpo.strip("|").split("|")][5] == "—"
