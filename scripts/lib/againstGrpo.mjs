@@ -47,15 +47,16 @@ function splitLine(split, summary) {
   // With one training seed a side the interval holds the evaluation's noise only; two runs of one algorithm differ
   // by several points from the training seed alone, so a difference beyond it is not yet one between algorithms.
   const side = lo > 0 ? 'ahead' : hi < 0 ? 'behind' : null;
+  const overSeeds = Boolean(paired || seeds);
   const outcome = !side
     ? 'not resolved'
-    : paired || seeds
+    : overSeeds
       ? `SEED ${side}, beyond its interval`
       : `SEED ${side} over these episodes, but one training seed a side cannot tell that from seed-to-seed variation: not resolved`;
   const means = `SEED ${pct(seed.final_across_seeds.mean)}, GRPO ${pct(grpo.final_across_seeds.mean)}`;
   return {
     line: `  ${split}: ${means}: ${points(d)} points, 95 % interval [${points(lo)}, ${points(hi)}] ${basis} — ${outcome}.`,
-    ahead: lo > 0 && Boolean(paired || seeds),
+    ahead: side === 'ahead' && overSeeds,
     split,
   };
 }
