@@ -164,7 +164,11 @@ def write_experiment(folder: Path, name: str, algorithm: str, seed: int, model: 
     if algorithm == "sdar":
         data["sdar"] = {"skill_bank": str(REPO / "examples" / "household-skills")}
     path = folder / f"{name}.seed.yaml"
-    path.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
+    # Atomically: two jobs of one seed write the same base-evaluation file while the other may be reading it to
+    # compare a finished run's settings, and a half-written file read there failed that job.
+    tmp = path.with_name(f".{path.name}.{threading.get_ident()}.tmp")
+    tmp.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
+    tmp.replace(path)
     return path
 
 
@@ -756,7 +760,7 @@ def main(argv=None) -> int:
             for (algorithm, seed), future in zip(jobs, [pool.submit(run_seed, a, s, args, root) for a, s in jobs]):
                 try:
                     future.result()
-                except Exception as exc:  # noqa: BLE001 — one failed run must not lose the others
+                except (Exception, SystemExit) as exc:  # noqa: BLE001 — one failed run must not lose the others
                     print(f"[bench] {algorithm} seed {seed} failed: {exc}", flush=True)
                 results = report(args, root, previous)
                 _write(results, Path(args.out))
