@@ -298,3 +298,32 @@ def test_final_eval_table_rows_read_the_report():
     cells = [c.strip() for c in seed.strip("|").split("|")]
     assert cells[:3] == ["SEED", "0", "50.0 → 100.0"] and cells[5].startswith("+25.0 [")  # 1111 against 0111
     assert [c.strip() for c in grpo.strip("|").split("|")][5] == "—"
+
+
+def test_an_experiment_file_rewritten_by_another_job_is_never_read_half_written(learning, tmp_path):
+    # Two jobs of one seed write the same base-evaluation file while a third compares a finished run's settings to it.
+    import threading
+
+    args = _parsed(learning, tmp_path)
+    model = tmp_path / "model"
+    stop, torn = threading.Event(), []
+
+    def write():
+        while not stop.is_set():
+            learning.write_experiment(tmp_path, "base-eval-s0", "grpo", 0, model, args)
+
+    path = learning.write_experiment(tmp_path, "base-eval-s0", "grpo", 0, model, args)
+    writers = [threading.Thread(target=write) for _ in range(2)]
+    for thread in writers:
+        thread.start()
+    try:
+        for _ in range(2000):
+            data = yaml.safe_load(path.read_text(encoding="utf-8"))
+            if not isinstance(data, dict) or data.get("eval", {}).get("splits") is None:
+                torn.append(data)
+    finally:
+        stop.set()
+        for thread in writers:
+            thread.join()
+    assert torn == []
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["base-eval-s0.seed.yaml"]  # no temporary file left behind
