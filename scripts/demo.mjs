@@ -9,7 +9,8 @@ import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { ensureNodeModules, ensurePython, repoRoot } from './setup.mjs';
-import { againstGrpoLines, points, weightsFingerprint } from './lib/againstGrpo.mjs';
+import { againstGrpoLines, weightsFingerprint } from './lib/againstGrpo.mjs';
+import { changeLine } from './lib/demoChange.mjs';
 import { step } from './lib/proc.mjs';
 
 const STAGE1 = 'examples/household-demo.seed.yaml';
@@ -112,32 +113,6 @@ function pct(x) {
   return x === undefined || x === null ? '   -' : `${(100 * x).toFixed(0).padStart(3)}%`;
 }
 
-/** 95 % Wilson score interval of k successes in n episodes. */
-function wilson(k, n) {
-  const z = 1.96;
-  const p = k / n;
-  const centre = (p + (z * z) / (2 * n)) / (1 + (z * z) / n);
-  const half = (z * Math.sqrt((p * (1 - p)) / n + (z * z) / (4 * n * n))) / (1 + (z * z) / n);
-  return [centre - half, centre + half];
-}
-
-/** after − before with Newcombe's 95 % interval for a difference of two proportions (from the Wilson intervals). */
-function differenceInterval(after, before) {
-  const [pa, pb] = [after.success, before.success];
-  const [la, ua] = wilson(pa * after.n, after.n);
-  const [lb, ub] = wilson(pb * before.n, before.n);
-  const d = pa - pb;
-  return [d, d - Math.sqrt((pa - la) ** 2 + (ub - pb) ** 2), d + Math.sqrt((ua - pa) ** 2 + (pb - lb) ** 2)];
-}
-
-function verdict(split, after, before) {
-  const [d, lo, hi] = differenceInterval(after, before);
-  const range = `${points(d)} points, 95 % interval [${points(lo)}, ${points(hi)}]`;
-  if (lo > 0) return `  ${split}: ${range} — an improvement larger than its interval.`;
-  if (hi < 0) return `  ${split}: ${range} — worse than before, beyond its interval.`;
-  return `  ${split}: ${range} — inside the noise of ${after.n} episodes: this run does not show an improvement.`;
-}
-
 function summary(runs, seconds) {
   const before = Object.fromEntries(SPLITS.map((s) => [s, readJson(`${runs[`base-${s}`]}/eval/${s}.json`)]));
   const after = Object.fromEntries(SPLITS.map((s) => [s, readJson(`${runs.train}/eval/${s}.json`)]));
@@ -163,7 +138,7 @@ function summary(runs, seconds) {
   lines.push(`Held-out success (plain prompt, ${n}; before = bootstrapped base policy, after = Stage 1 + ${metrics.length} SEED updates)`);
   for (const row of rows) lines.push(`  ${row[0].padEnd(32)}${row.slice(1).map((c) => c.padStart(15)).join('')}`);
   lines.push('Change in overall success (after − before):');
-  for (const s of SPLITS) lines.push(verdict(s, after[s].overall, before[s].overall));
+  for (const s of SPLITS) lines.push(changeLine(s, after[s], before[s]));
   const fmt = (v, d = 2) => (v === null ? '-' : v.toFixed(d));
   lines.push(`Stage 2: skill parse rate ${fmt(mean('skill/parse_rate'))}, gate mean ${fmt(mean('gate/mean'))}, ` +
     `g > 0.5 ${fmt(mean('gate/frac_gt_half'))}, OPD-active tokens ${fmt(mean('opd/active_ratio'))}, ` +
