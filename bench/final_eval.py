@@ -10,7 +10,9 @@ run of a split plays the same tasks, so the differences are taken task by task (
 It reads the seed folders under --runs (those bench/learning.py made without --stage1, from the weights at --model
 only: the start it evaluates is --model), writes the evaluations next to them (`<algorithm>-final<N>-<split>`,
 `base-eval<N>-<split>`; reused when there) and prints and writes bench/results/final_eval.json: per algorithm, start
-and final success pooled over seeds, the change over start and the difference from GRPO, both task by task.
+and final success pooled over seeds, the change over start and the difference from GRPO, both task by task. The report
+also keeps every evaluation's task-by-task outcomes; evaluations in an earlier report at --out (same start weights, task
+count and temperature) whose folders are gone are kept from it, so a later session can add seeds to the table.
 `--temperature T` evaluates at T instead of the runs' own temperature (folders `…<N>-t<T>-<split>`; give `--out`).
 """
 
@@ -107,6 +109,25 @@ def summary(outcomes: dict[tuple[str, int, str], dict | None], algorithms: list[
     return out
 
 
+def outcome_key(kind: str, seed: int, split: str) -> str:
+    return f"{kind}/{seed}/{split}"
+
+
+def kept_outcomes(previous: dict | None, fingerprint: str, tasks: int, temperature: float | None,
+                  have: set[tuple[str, int, str]]) -> dict[tuple[str, int, str], dict]:
+    """The evaluations of an earlier report that this one does not make again: only from a report of the same start
+    weights, task count and temperature, since outcomes of other settings do not pair with these."""
+    if not previous or (previous.get("weights"), previous.get("tasks_per_split"), previous.get("temperature")) != (
+            fingerprint, tasks, temperature):
+        return {}
+    kept = {}
+    for key, outcome in (previous.get("outcomes") or {}).items():
+        kind, seed, split = key.split("/")
+        if (kind, int(seed), split) not in have and outcome:
+            kept[(kind, int(seed), split)] = outcome
+    return kept
+
+
 def _pooled(outcomes: list[dict | None]) -> dict | None:
     played = "".join(o["success"] for o in outcomes if o)
     if not played:
@@ -143,11 +164,18 @@ def main(argv=None) -> int:
     with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
         list(pool.map(run, jobs))
     outcomes = {(kind, seed, split): learning.eval_outcomes(run_dir, split) for kind, seed, split, _, run_dir, _ in jobs}
+    out = Path(args.out)
+    previous = json.loads(out.read_text(encoding="utf-8")) if out.exists() else None
+    kept = kept_outcomes(previous, fingerprint, args.tasks, args.temperature, set(outcomes))
+    if kept:
+        print(f"[final_eval] {len(kept)} evaluations kept from {out} (their run folders are not here)", flush=True)
+    outcomes.update(kept)
     result = {"benchmark": "final_eval", "weights": fingerprint, "tasks_per_split": args.tasks,
               "temperature": args.temperature,  # null: the runs' own evaluation temperature
-              "evaluations": len(jobs), "seconds": round(time.time() - started),
-              "algorithms": summary(outcomes, args.algorithms, args.splits)}
-    learning._write(result, Path(args.out))
+              "evaluations": len(jobs), "kept_evaluations": len(kept), "seconds": round(time.time() - started),
+              "algorithms": summary(outcomes, args.algorithms, args.splits),
+              "outcomes": {outcome_key(*key): outcome for key, outcome in sorted(outcomes.items(), key=str)}}
+    learning._write(result, out)
     print(json.dumps(result, indent=2))
     return 0
 

@@ -327,3 +327,20 @@ def test_an_experiment_file_rewritten_by_another_job_is_never_read_half_written(
             thread.join()
     assert torn == []
     assert sorted(p.name for p in tmp_path.iterdir()) == ["base-eval-s0.seed.yaml"]  # no temporary file left behind
+
+
+def test_final_eval_keeps_only_matching_evaluations_it_does_not_make_again():
+    final_eval = bench_module("final_eval")
+    o = lambda s: {"tasks": "t" * 16, "success": s}  # noqa: E731
+    previous = {"weights": "w" * 16, "tasks_per_split": 500, "temperature": None,
+                "outcomes": {"start/0/valid_seen": o("0011"), "grpo/0/valid_seen": o("0111"),
+                             "grpo/4/valid_seen": o("0000")}}
+    have = {("grpo", 4, "valid_seen"), ("start", 4, "valid_seen")}
+    kept = final_eval.kept_outcomes(previous, "w" * 16, 500, None, have)
+    assert kept == {("start", 0, "valid_seen"): o("0011"), ("grpo", 0, "valid_seen"): o("0111")}
+    # another task count, start weights or temperature pairs with nothing here
+    assert final_eval.kept_outcomes(previous, "w" * 16, 120, None, have) == {}
+    assert final_eval.kept_outcomes(previous, "x" * 16, 500, None, have) == {}
+    assert final_eval.kept_outcomes(previous, "w" * 16, 500, 1.0, have) == {}
+    assert final_eval.kept_outcomes(None, "w" * 16, 500, None, have) == {}
+    assert final_eval.outcome_key("grpo", 4, "valid_seen") == "grpo/4/valid_seen"
