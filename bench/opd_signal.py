@@ -2,7 +2,7 @@
 
 The learning benchmark found that even the oracle's skills in the teacher slot (`seed_oracle`) do not beat GRPO on the
 embedded default (docs/embedded-default.md). This measures why, on one batch of the demo's Stage-2 settings (the
-committed tiny policy, household, B tasks × 8 at temperature 1.0, oracle skills, the trainer's own teacher pass):
+committed tiny policy, household, B tasks × 8 at temperature 1.0 or --temperature, oracle skills, the trainer's own teacher pass):
 
 - the gradient of each term over the whole batch, as the update computes it (token-means, the PPO surrogate at
   ratio 1): ‖∇L_pg‖ and ‖λ·∇L_opd‖ at the paper's λ, and their ratio;
@@ -18,7 +18,7 @@ committed tiny policy, household, B tasks × 8 at temperature 1.0, oracle skills
 
 Prints one JSON object (and writes it with --out). Not part of `npm test`; about two CPU minutes per 4 tasks.
 
-    .venv/bin/python bench/opd_signal.py [--tasks 4] [--group 8] [--betas 5 20 50] [--seed 0] [--out FILE]
+    .venv/bin/python bench/opd_signal.py [--tasks 4] [--group 8] [--betas 5 20 50] [--seed 0] [--temperature 1.0] [--out FILE]
 """
 
 from __future__ import annotations
@@ -90,6 +90,8 @@ def main(argv=None) -> int:
     parser.add_argument("--group", type=int, default=8)
     parser.add_argument("--betas", nargs="+", type=float, default=[5.0, 20.0, 50.0])
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--temperature", type=float, default=1.0,
+                        help="the rollouts' sampling temperature, which the log-probs and so Δ are also taken at")
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--out", default=None)
     args = parser.parse_args(argv)
@@ -100,7 +102,8 @@ def main(argv=None) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "opd.seed.yaml"
         data = {"name": "opd-signal", "seed": args.seed, "model": {"path": str(Path(args.model).resolve()), "device": "cpu"},
-                **SETTINGS, "rollout": {**SETTINGS["rollout"], "tasks_per_update": args.tasks, "group_size": args.group}}
+                **SETTINGS, "rollout": {**SETTINGS["rollout"], "tasks_per_update": args.tasks, "group_size": args.group,
+                                                   "temperature": args.temperature}}
         path.write_text(yaml.safe_dump(data), encoding="utf-8")
         config = load_experiment(path)
     ro, lam = config.rollout, config.opd.lambda_
@@ -151,6 +154,7 @@ def main(argv=None) -> int:
         "benchmark": "opd_signal",
         "setup": {"model": str(Path(args.model).resolve().relative_to(REPO)) if Path(args.model).resolve().is_relative_to(REPO) else Path(args.model).name,
                   "tasks": args.tasks, "group_size": args.group, "lambda": lam, "seed": args.seed,
+                  "temperature": ro.temperature,
                   "steps": len(steps), "response_tokens": int(tokens), "opd_tokens": int(opd_tokens)},
         "success": sum(e.won for e in episodes) / len(episodes),
         "nonzero_advantage_steps": share([s.advantage for s in steps], lambda a: abs(a) > 1e-8),
