@@ -69,10 +69,14 @@ TEXTWORLD = {
     "eval_tasks": 42,
 }
 ALGORITHMS = ("grpo", "seed", "sdar", "grpo_opsd", "seed_oracle")
+# Not in the benchmark by default: distillation from the oracle's skills alone, without the policy gradient (does the
+# distillation term pull toward the teacher by itself?).
+DIAGNOSTIC_ALGORITHMS = ("opsd_oracle",)
 SELF_ANALYZING = {"seed", "grpo_opsd"}  # algorithms whose policy writes its own skills (Stage 1 applies with --stage1)
 # Bench names that are settings of a trainer algorithm: SEED with the oracle's skills in the teacher slot (the
 # upper bound of what distillation can pull; opd.skill_source: oracle).
-VARIANTS = {"seed_oracle": ("seed", {"opd": {"skill_source": "oracle"}})}
+VARIANTS = {"seed_oracle": ("seed", {"opd": {"skill_source": "oracle"}}),
+            "opsd_oracle": ("opsd", {"opd": {"skill_source": "oracle"}})}
 
 
 def _algorithm_seeds(items, flag: str, algorithms: list[str]) -> dict[str, list[int]]:
@@ -667,7 +671,8 @@ def plot(results: dict, path: Path, splits, env: str = "household") -> bool:
         return False
     fig, axes = plt.subplots(1, len(splits), figsize=(5.5 * len(splits), 4.2), sharey=True, squeeze=False)
     axes = axes[0]
-    colours = {"seed": "#d62728", "grpo": "#1f77b4", "sdar": "#2ca02c", "grpo_opsd": "#9467bd", "seed_oracle": "#ff7f0e"}
+    colours = {"seed": "#d62728", "grpo": "#1f77b4", "sdar": "#2ca02c", "grpo_opsd": "#9467bd", "seed_oracle": "#ff7f0e",
+               "opsd_oracle": "#8c564b"}
     for ax, split in zip(axes, splits):
         for algorithm, per_seed in results["algorithms"].items():
             colour = colours.get(algorithm)
@@ -704,7 +709,8 @@ def parser(env: str = "household") -> argparse.ArgumentParser:
     parser.add_argument("--env", choices=("household", "textworld"), default="household",
                         help="the benchmark's environment (textworld: generated cooking games, its own tiny policy)")
     parser.add_argument("--model", default=str(tw.get("model", DEFAULT_MODEL)), help="the bootstrapped starting policy")
-    parser.add_argument("--algorithms", nargs="+", default=list(tw.get("algorithms", ALGORITHMS)), choices=ALGORITHMS)
+    parser.add_argument("--algorithms", nargs="+", default=list(tw.get("algorithms", ALGORITHMS)),
+                        choices=ALGORITHMS + DIAGNOSTIC_ALGORITHMS)
     parser.add_argument("--seeds", nargs="+", type=int, default=[0, 1, 2])
     parser.add_argument("--seeds-of", nargs="+", metavar="ALG=SEEDS",
                         help="seeds of one algorithm instead of --seeds: grpo=0-4 seed=0,1,2,3,4")

@@ -16,7 +16,8 @@ import sys
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-NAMES = {"grpo": "GRPO", "seed": "SEED", "sdar": "SDAR", "grpo_opsd": "GRPO+OPSD", "seed_oracle": "SEED, oracle skills"}
+NAMES = {"grpo": "GRPO", "seed": "SEED", "sdar": "SDAR", "grpo_opsd": "GRPO+OPSD", "seed_oracle": "SEED, oracle skills",
+         "opsd_oracle": "OPSD alone, oracle skills"}
 MINUS = "\u2212"
 
 

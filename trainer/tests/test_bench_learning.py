@@ -344,3 +344,14 @@ def test_final_eval_keeps_only_matching_evaluations_it_does_not_make_again():
     assert final_eval.kept_outcomes(previous, "w" * 16, 500, 1.0, have) == {}
     assert final_eval.kept_outcomes(None, "w" * 16, 500, None, have) == {}
     assert final_eval.outcome_key("grpo", 4, "valid_seen") == "grpo/4/valid_seen"
+
+
+def test_oracle_variants_are_trainer_algorithms_with_the_oracle_in_the_teacher_slot(learning, tmp_path):
+    from seed_trainer.config import load_experiment
+
+    args = _parsed(learning, tmp_path, "--algorithms", "opsd_oracle", "seed_oracle", "--opd-lambda", "1")
+    assert "opsd_oracle" not in _parsed(learning, tmp_path).algorithms  # a diagnostic, not in the default benchmark
+    for name, trainer_algorithm in (("opsd_oracle", "opsd"), ("seed_oracle", "seed")):
+        config = load_experiment(learning.write_experiment(tmp_path, f"{name}-s0", name, 0, tmp_path / "model", args))
+        assert config.algorithm == trainer_algorithm
+        assert config.opd.skill_source == "oracle" and config.opd.lambda_ == 1.0
