@@ -128,6 +128,18 @@ def kept_outcomes(previous: dict | None, fingerprint: str, tasks: int, temperatu
     return kept
 
 
+def earlier_report(path: Path) -> dict | None:
+    """The report an earlier run left at `path`, or None when there is none or it cannot be read (then nothing is
+    kept from it, and it is said)."""
+    if not path.exists():
+        return None
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        print(f"[final_eval] {path}: not read ({exc}); no earlier evaluations are kept from it", flush=True)
+        return None
+
+
 def _pooled(outcomes: list[dict | None]) -> dict | None:
     played = "".join(o["success"] for o in outcomes if o)
     if not played:
@@ -154,6 +166,8 @@ def parser() -> argparse.ArgumentParser:
 def main(argv=None) -> int:
     args = parser().parse_args(argv)
     fingerprint = learning.weights_fingerprint(Path(args.model))
+    out = Path(args.out)
+    previous = earlier_report(out)  # read before the evaluations: they take minutes and the file is rewritten after
     jobs = jobs_of(args, fingerprint)
     started = time.time()
 
@@ -164,8 +178,6 @@ def main(argv=None) -> int:
     with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
         list(pool.map(run, jobs))
     outcomes = {(kind, seed, split): learning.eval_outcomes(run_dir, split) for kind, seed, split, _, run_dir, _ in jobs}
-    out = Path(args.out)
-    previous = json.loads(out.read_text(encoding="utf-8")) if out.exists() else None
     kept = kept_outcomes(previous, fingerprint, args.tasks, args.temperature, set(outcomes))
     if kept:
         print(f"[final_eval] {len(kept)} evaluations kept from {out} (their run folders are not here)", flush=True)

@@ -2,7 +2,8 @@
 
 The learning benchmark found that even the oracle's skills in the teacher slot (`seed_oracle`) do not beat GRPO on the
 embedded default (docs/embedded-default.md). This measures why, on one batch of the demo's Stage-2 settings (the
-committed tiny policy, household, B tasks × 8 at temperature 1.0 or --temperature, oracle skills, the trainer's own teacher pass):
+committed tiny policy, household, B tasks × 8 at temperature 1.0 or --temperature, oracle skills, the trainer's own
+teacher pass):
 
 - the gradient of each term over the whole batch, as the update computes it (token-means, the PPO surrogate at
   ratio 1): ‖∇L_pg‖ and ‖λ·∇L_opd‖ at the paper's λ, and their ratio;
@@ -18,7 +19,8 @@ committed tiny policy, household, B tasks × 8 at temperature 1.0 or --temperatu
 
 Prints one JSON object (and writes it with --out). Not part of `npm test`; about two CPU minutes per 4 tasks.
 
-    .venv/bin/python bench/opd_signal.py [--tasks 4] [--group 8] [--betas 5 20 50] [--seed 0] [--temperature 1.0] [--out FILE]
+    .venv/bin/python bench/opd_signal.py [--tasks 4] [--group 8] [--betas 5 20 50] [--seed 0] [--temperature 1.0]
+                                         [--out FILE]
 """
 
 from __future__ import annotations
@@ -101,9 +103,10 @@ def main(argv=None) -> int:
 
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "opd.seed.yaml"
+        rollout = {**SETTINGS["rollout"], "tasks_per_update": args.tasks, "group_size": args.group,
+                   "temperature": args.temperature}
         data = {"name": "opd-signal", "seed": args.seed, "model": {"path": str(Path(args.model).resolve()), "device": "cpu"},
-                **SETTINGS, "rollout": {**SETTINGS["rollout"], "tasks_per_update": args.tasks, "group_size": args.group,
-                                                   "temperature": args.temperature}}
+                **SETTINGS, "rollout": rollout}
         path.write_text(yaml.safe_dump(data), encoding="utf-8")
         config = load_experiment(path)
     ro, lam = config.rollout, config.opd.lambda_

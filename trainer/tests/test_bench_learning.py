@@ -355,3 +355,14 @@ def test_oracle_variants_are_trainer_algorithms_with_the_oracle_in_the_teacher_s
         config = load_experiment(learning.write_experiment(tmp_path, f"{name}-s0", name, 0, tmp_path / "model", args))
         assert config.algorithm == trainer_algorithm
         assert config.opd.skill_source == "oracle" and config.opd.lambda_ == 1.0
+
+
+def test_final_eval_an_unreadable_earlier_report_keeps_nothing_and_says_so(tmp_path, capsys):
+    final_eval = bench_module("final_eval")
+    report = tmp_path / "final_eval.json"
+    assert final_eval.earlier_report(report) is None  # none yet
+    report.write_text('{"weights": "w', encoding="utf-8")  # cut off mid-write
+    assert final_eval.earlier_report(report) is None
+    assert f"{report}: not read" in capsys.readouterr().out
+    report.write_text('{"weights": "w"}', encoding="utf-8")
+    assert final_eval.earlier_report(report) == {"weights": "w"}
