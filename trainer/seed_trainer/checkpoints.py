@@ -177,6 +177,20 @@ def usable_checkpoint(run_dir: Path) -> tuple[Path | None, list[tuple[Path, str]
     return None, broken
 
 
+def checkpoint_update(directory: Path) -> int:
+    """The update a `step-NNNNNN` checkpoint holds, read from its name (its state file may be what is broken)."""
+    match = layout.CHECKPOINT_NAME.match(directory.name)
+    return int(match.group(1)) if match else 0
+
+
+def checkpoint_before(run_dir: Path, update: int) -> Path | None:
+    """The highest complete checkpoint of an update before `update` (what `resume --repair` redoes `update` from)."""
+    for directory in checkpoint_dirs(run_dir):
+        if checkpoint_update(directory) < update and training_checkpoint_problem(directory) is None:
+            return directory
+    return None
+
+
 def latest_checkpoint(run_dir: Path) -> Path | None:
     """The highest complete checkpoint (see `usable_checkpoint`)."""
     return usable_checkpoint(run_dir)[0]
@@ -281,9 +295,10 @@ def remove_partial_checkpoints(run_dir: Path) -> list[str]:
     return removed
 
 
-def set_aside_broken(directory: Path) -> str:
-    """Rename a broken checkpoint to `.broken-step-NNNNNN` (kept for inspection, ignored by readers and by resume)."""
-    aside = directory.with_name(f".broken-{directory.name}")
+def set_aside_broken(directory: Path, why: str = "broken") -> str:
+    """Rename a checkpoint resume must not use to `.<why>-step-NNNNNN` (kept for inspection, ignored by readers and by
+    resume): `broken`, or `superseded` when `resume --repair` trains its updates again from an earlier one."""
+    aside = directory.with_name(f".{why}-{directory.name}")
     shutil.rmtree(aside, ignore_errors=True)
     directory.rename(aside)
     return aside.name

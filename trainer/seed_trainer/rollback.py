@@ -141,6 +141,22 @@ def _split_lines(path: Path, relative: str, last_update: int) -> tuple[list[byte
     return keep, corrupt, dropped
 
 
+def first_damaged_update(run_dir: Path, last_update: int) -> tuple[int, str] | None:
+    """The first update ≤ `last_update` that metrics.jsonl has no parseable `update` row of (its line is corrupt or
+    gone), and why; None when every row is there. Such an update must be trained again: setting its row aside would
+    leave a run whose updates skip one. (A corrupt trajectory line only loses that record: it is set aside.)"""
+    metrics = run_dir / layout.METRICS
+    if not metrics.exists():
+        return None
+    keep, corrupt, _ = _split_lines(metrics, layout.METRICS, last_update)
+    steps = {r["step"] for r in map(json.loads, keep) if r.get("kind") == "update" and isinstance(r.get("step"), int)}
+    missing = [u for u in range(1, last_update + 1) if u not in steps]
+    if not missing:
+        return None
+    why = f"the file has {len(corrupt)} corrupt line(s)" if corrupt else "its row is gone"
+    return missing[0], f"{layout.METRICS} has no row of it: {why}"
+
+
 def _set_aside(path: Path, corrupt: list[bytes]) -> None:
     aside = path.with_name(path.name + ".corrupt")
     with open(aside, "ab") as handle:

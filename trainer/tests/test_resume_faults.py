@@ -88,6 +88,47 @@ def test_a_corrupt_line_in_the_kept_range_stops_resume_until_repair(stopped_at_2
     assert check.ok, [str(e) for e in check.errors]
 
 
+def _corrupt_update_row(run: Path, step: int) -> bytes:
+    """Overwrite metrics.jsonl's `update` row of `step` with garbage of the same length; returns the garbage."""
+    lines = (run / "metrics.jsonl").read_bytes().splitlines(keepends=True)
+    (index,) = [i for i, raw in enumerate(lines) if (row := json.loads(raw))["kind"] == "update" and row["step"] == step]
+    lines[index] = bad = _garbage(lines[index], 0)
+    (run / "metrics.jsonl").write_bytes(b"".join(lines))
+    return bad
+
+
+def test_repair_trains_a_damaged_update_again_from_the_checkpoint_before_it(stopped_at_2, tmp_path):
+    # The last metrics row the newest checkpoint covers is corrupt: dropping it would leave updates 1, 3 — a run the
+    # checker rejects. Repair redoes update 2 from checkpoint 1 instead, and sets checkpoint 2 aside.
+    run = _copy_run(stopped_at_2, tmp_path)
+    original = _numbers(run)
+    bad = _corrupt_update_row(run, 2)
+
+    assert main(["resume", str(run), "--repair"]) == 0
+    reader = RunReader(run)
+    assert reader.manifest()["status"] == "completed"
+    assert next(e for e in reader.events() if e["type"] == "resumed")["step"] == 1
+    got = _numbers(run)
+    assert sorted(got) == [1, 2, 3] and got[2] == original[2]  # update 2 trained again, exactly as before
+    assert (run / "metrics.jsonl.corrupt").read_bytes() == bad
+    assert (run / "checkpoints" / ".superseded-step-000002").is_dir()
+    (repaired,) = [e for e in reader.events() if e.get("code") == "repaired"]
+    assert "superseded-step-000002" in repaired["message"] and "update 2 is trained again" in repaired["message"]
+    check = check_run(run)
+    assert check.ok, [str(e) for e in check.errors]
+
+
+def test_repair_refuses_when_no_checkpoint_precedes_the_damaged_update(stopped_at_2, tmp_path, capsys):
+    run = _copy_run(stopped_at_2, tmp_path)
+    shutil.rmtree(run / "checkpoints" / "step-000001")
+    _corrupt_update_row(run, 2)
+    before = _snapshot(run)
+    assert main(["resume", str(run), "--repair"]) == 2
+    err = capsys.readouterr().err
+    assert "update 2 must be trained again" in err and "no complete checkpoint before it" in err, err
+    assert _snapshot(run) == before
+
+
 @pytest.mark.parametrize("missing", ["model.safetensors", "optimizer.pt", "rng_state.pt"])
 def test_a_broken_newest_checkpoint_falls_back_to_the_newest_complete_one(stopped_at_2, tmp_path, missing):
     run = _copy_run(stopped_at_2, tmp_path)

@@ -26,6 +26,9 @@ from seed_trainer.analysis import self_analyze
 from seed_trainer.analyzers import ANALYSIS_PROMPT_TOKENS
 from seed_trainer.analyzers.oracle import OracleAnalyzer
 from seed_trainer.checkpoints import (
+    checkpoint_before,
+    checkpoint_dirs,
+    checkpoint_update,
     file_sizes,
     load_training_state,
     prune_checkpoints,
@@ -44,7 +47,7 @@ from seed_trainer.precision import NonFiniteError, NonFiniteGuard, check_finite_
 from seed_trainer.rollout import Episode, Step, play_episodes
 from seed_trainer.rollout_engine import logprob_agreement, open_engine
 from seed_trainer.preflight import check_inputs
-from seed_trainer.rollback import plan_rollback, repair_to_update, roll_back, rollback_candidates
+from seed_trainer.rollback import first_damaged_update, plan_rollback, repair_to_update, roll_back, rollback_candidates
 from seed_trainer.runlog import RunWriter, TokenArrays, layout
 from seed_trainer.runlog.ownership import RunLock, RunNotWritableError
 from seed_trainer.runlog.reader import read_manifest
@@ -241,9 +244,11 @@ def _recorded_device(run_dir: Path) -> str:
 def _resume_main(run_dir: Path, echo: TextIO | None, progress: bool, repair: bool, ranks: dist.Ranks) -> None:
     lock = RunLock.acquire(run_dir, command="resume")
     try:
-        config, checkpoint, broken, plan = _check_resumable(run_dir, repair)
+        config, checkpoint, broken, plan, superseded = _check_resumable(run_dir, repair)
         changes = _clean_up(run_dir)
         changes += [f"{layout.CHECKPOINTS_DIR}/{set_aside_broken(path)}: {problem}" for path, problem in broken]
+        changes += [f"{layout.CHECKPOINTS_DIR}/{set_aside_broken(path, 'superseded')}: set aside, as update "
+                    f"{checkpoint_update(checkpoint) + 1} is trained again" for path in superseded]
         done = read_state(checkpoint)["update"] if checkpoint else 0
         changes += repair_to_update(run_dir, done) if repair else roll_back(run_dir, plan)
         writer = RunWriter.reopen(run_dir, echo=echo, lock=lock)
@@ -293,6 +298,17 @@ def _check_resumable(run_dir: Path, repair: bool):
             + "; ".join(f"{p.relative_to(run_dir).as_posix()}: {why}" for p, why in broken)
             + "); nothing was changed. Delete the checkpoints folder to start the run over."
         )
+    superseded: list[Path] = []
+    if repair and checkpoint is not None and (damage := first_damaged_update(run_dir, read_state(checkpoint)["update"])):
+        update, why = damage
+        earlier = checkpoint_before(run_dir, update)
+        if earlier is None:  # never a "completed" run that skips the damaged update
+            raise ResumeError(
+                f"{run_dir}: update {update} must be trained again ({why}), but no complete checkpoint before it is "
+                "kept; nothing was changed. Delete the checkpoints folder to start the run over."
+            )
+        superseded = [path for path in checkpoint_dirs(run_dir) if checkpoint_update(path) > checkpoint_update(earlier)]
+        checkpoint = earlier
     plan = plan_rollback(run_dir, read_state(checkpoint)["files"] if checkpoint else {})
     if plan.problems and not repair:
         raise ResumeError(
@@ -300,7 +316,7 @@ def _check_resumable(run_dir: Path, repair: bool):
             "changed:\n  " + "\n  ".join(str(p) for p in plan.problems)
             + "\nresume --repair keeps the records that parse, moves the others to <file>.corrupt and rebuilds the index"
         )
-    return config, checkpoint, broken, plan
+    return config, checkpoint, broken, plan, superseded
 
 
 def _clean_up(run_dir: Path) -> list[str]:
