@@ -67,12 +67,14 @@ def _experiment(args: argparse.Namespace, *, model: bool = True, environment: bo
     """The experiment of a stage command, its inputs checked before any run directory exists; None (after one line on
     stderr) when it cannot run."""
     from seed_trainer.dist import ranks_from_env
-    from seed_trainer.preflight import InputError, check_inputs, check_new_run_dir
+    from seed_trainer.preflight import InputError, check_can_create, check_inputs, check_new_run_dir
 
     try:
         config = load_experiment(args.experiment)
         if ranks_from_env().main:  # under torchrun rank 0 creates the run directory; the others must not race it
             check_new_run_dir(args.run_dir)
+            if not args.run_dir:
+                check_can_create(config.resolve_path(config.runs_dir), "runs_dir")
         check_inputs(config, model=model, environment=environment)
     except (ExperimentError, InputError, OSError) as exc:
         sys.stderr.write(f"error: {exc}\n")

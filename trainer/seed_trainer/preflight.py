@@ -42,13 +42,60 @@ def check_model_path(config: ExperimentConfig) -> None:
     if builtin is not None or _looks_local(raw, config):
         raise InputError(f"model.path: {raw}: no such model directory ({local})")
     if hub_offline():
-        from huggingface_hub import try_to_load_from_cache
-
-        if not isinstance(try_to_load_from_cache(raw, "config.json"), str):
+        if not _in_hub_cache(raw):
             raise InputError(
                 f"model.path: {raw}: not a local directory ({local}), and not in the Hugging Face cache while "
                 "HF_HUB_OFFLINE is set"
             )
+        return
+    answer = probe_hub(raw)
+    if answer == "missing":
+        raise InputError(f"model.path: {raw}: not a local directory ({local}), and the model hub has no model {raw!r}")
+    if answer == "unreachable":
+        hint = (" It is in the Hugging Face cache: set HF_HUB_OFFLINE=1 to use that copy." if _in_hub_cache(raw)
+                else "")
+        raise InputError(
+            f"model.path: {raw}: not a local directory ({local}), and the model hub ({hub_endpoint()}) did not answer "
+            f"within {HUB_PROBE_SECONDS:g} s.{hint}"
+        )
+
+
+HUB_PROBE_SECONDS = 2.0
+
+
+def hub_endpoint() -> str:
+    return os.environ.get("HF_ENDPOINT", "").strip().rstrip("/") or "https://huggingface.co"
+
+
+def probe_hub(repo_id: str, timeout: float = HUB_PROBE_SECONDS) -> str:
+    """Ask the hub's model API about `repo_id` within `timeout` seconds: "found" (or gated: a token may open it),
+    "missing", or "unreachable". A thread bounds the whole probe, name resolution included, which urllib's own
+    timeout does not cover — without a network a load would otherwise wait on the hub for most of a minute."""
+    import threading
+    import urllib.error
+    import urllib.request
+
+    answer = ["unreachable"]
+
+    def ask() -> None:
+        try:
+            with urllib.request.urlopen(f"{hub_endpoint()}/api/models/{repo_id}", timeout=timeout):
+                answer[0] = "found"
+        except urllib.error.HTTPError as error:
+            answer[0] = "missing" if error.code == 404 else "found" if error.code in (401, 403) else "unreachable"
+        except (OSError, ValueError):
+            pass
+
+    probe = threading.Thread(target=ask, name="hub-probe", daemon=True)
+    probe.start()
+    probe.join(timeout)
+    return answer[0] if not probe.is_alive() else "unreachable"
+
+
+def _in_hub_cache(repo_id: str) -> bool:
+    from huggingface_hub import try_to_load_from_cache
+
+    return isinstance(try_to_load_from_cache(repo_id, "config.json"), str)
 
 
 def check_environment(config: ExperimentConfig) -> None:
@@ -72,3 +119,17 @@ def check_inputs(config: ExperimentConfig, *, model: bool = True, environment: b
 def check_new_run_dir(run_dir: str | Path | None) -> None:
     if run_dir is not None and Path(run_dir).exists():
         raise InputError(f"--run-dir {run_dir}: already exists (a new run needs a new directory; `resume` continues one)")
+    if run_dir is not None:
+        check_can_create(Path(run_dir), "--run-dir")
+
+
+def check_can_create(path: Path, what: str) -> None:
+    """`path` can be made: its nearest existing ancestor is a writable directory (a read-only mount says no to root
+    too). Checked before a run starts, so that it exits 2 with nothing written instead of failing on its first write."""
+    ancestor = path.absolute()
+    while not ancestor.exists() and ancestor != ancestor.parent:
+        ancestor = ancestor.parent
+    if not ancestor.is_dir():
+        raise InputError(f"{what} {path}: cannot be created: {ancestor} is not a directory")
+    if not os.access(ancestor, os.W_OK | os.X_OK):
+        raise InputError(f"{what} {path}: cannot be created: {ancestor} is read-only or not writable")

@@ -50,9 +50,8 @@ def _copy_run(stopped: Path, tmp_path: Path) -> Path:
 
 
 def _snapshot(run_dir: Path) -> dict[str, bytes]:
-    """Every file's bytes, except the lock file (which names whoever last tried to own the run)."""
-    return {p.relative_to(run_dir).as_posix(): p.read_bytes() for p in sorted(run_dir.rglob("*"))
-            if p.is_file() and p.name != "lock"}
+    """Every file's bytes, the lock file's included (a refused resume must not rename the run's owner either)."""
+    return {p.relative_to(run_dir).as_posix(): p.read_bytes() for p in sorted(run_dir.rglob("*")) if p.is_file()}
 
 
 def _garbage(line: bytes, extra: int) -> bytes:
@@ -216,6 +215,88 @@ def test_bad_input_exits_2_with_nothing_written(tmp_path, tiny_policy_dir, monke
         assert main(args) == 2, command
         assert expected in capsys.readouterr().err, command
     assert sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*")) == before
+
+
+@pytest.fixture
+def hub(monkeypatch):
+    """A model hub on loopback (HF_ENDPOINT points at it): `some-org/some-model` exists, any other id is 404, and
+    `slow/*` answers only after 30 s — a hub that cannot be reached in time."""
+    import http.server
+    import threading
+    import time
+
+    class Hub(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):  # noqa: N802 - the standard library's name
+            if self.path.startswith("/api/models/slow/"):
+                time.sleep(30)
+            self.send_response(200 if self.path == "/api/models/some-org/some-model" else 404)
+            self.end_headers()
+            self.wfile.write(b"{}")
+
+        def log_message(self, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Hub)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
+    monkeypatch.delenv("TRANSFORMERS_OFFLINE", raising=False)
+    monkeypatch.setenv("HF_ENDPOINT", f"http://127.0.0.1:{server.server_address[1]}")
+    yield
+    server.shutdown()
+
+
+@pytest.mark.parametrize("model, expected", [
+    ("models/nope", "did not answer within 2 s"),  # the household template's shape, with no models/ folder beside it
+    ("slow/some-model", "did not answer within 2 s"),
+    ("other-org/no-model", "the model hub has no model 'other-org/no-model'"),
+])
+def test_a_hub_id_that_is_not_on_disk_asks_the_hub_briefly_and_exits_2(tmp_path, hub, monkeypatch, capsys, model,
+                                                                       expected):
+    path = _write_experiment(tmp_path, model)
+    if model.startswith("models/"):  # nothing answers there: the real hub is unreachable from the tests
+        monkeypatch.setenv("HF_ENDPOINT", "http://127.0.0.1:9")
+    before = sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*"))
+    assert main(["train", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert f"model.path: {model}: not a local directory" in err and expected in err, err
+    assert sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*")) == before
+
+
+def test_a_hub_id_the_hub_knows_passes_the_preflight(tmp_path, hub):
+    from seed_trainer.preflight import check_model_path
+
+    check_model_path(load_experiment(_write_experiment(tmp_path, "some-org/some-model")))  # no InputError
+
+
+@pytest.fixture
+def read_only_dir(tmp_path):
+    """A folder no run can be created in: a read-only tmpfs mount (refuses root too), else a folder without write
+    permission when this user is not root."""
+    folder = tmp_path / "read-only"
+    folder.mkdir()
+    if os.geteuid() != 0:
+        folder.chmod(0o555)
+        yield folder
+        folder.chmod(0o755)
+        return
+    done = subprocess.run(["mount", "-t", "tmpfs", "-o", "ro,size=64k", "tmpfs", str(folder)], capture_output=True,
+                          text=True)
+    assert done.returncode == 0, f"mount a read-only tmpfs: {done.stderr.strip()}"
+    yield folder
+    subprocess.run(["umount", str(folder)], check=True)
+
+
+def test_a_run_dir_on_a_read_only_filesystem_exits_2_with_nothing_written(tmp_path, tiny_policy_dir, read_only_dir,
+                                                                        capsys):
+    path = _write_experiment(tmp_path, str(tiny_policy_dir))
+    assert main(["train", str(path), "--run-dir", str(read_only_dir / "runs" / "one")]) == 2
+    assert "cannot be created" in capsys.readouterr().err
+    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    path.write_text(yaml.safe_dump({**data, "runs_dir": str(read_only_dir / "runs")}), encoding="utf-8")
+    assert main(["train", str(path)]) == 2
+    assert "runs_dir" in capsys.readouterr().err
+    assert list(read_only_dir.iterdir()) == []
 
 
 @pytest.fixture

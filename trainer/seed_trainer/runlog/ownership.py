@@ -86,18 +86,20 @@ def _current_owner(path: Path, wait: float) -> dict[str, Any] | None:
 class RunLock:
     """The held lock of one run directory. `acquire` takes it or raises; `release` (or process death) frees it."""
 
-    def __init__(self, run_dir: Path, fd: int) -> None:
-        self.run_dir, self._fd = run_dir, fd
+    def __init__(self, run_dir: Path, fd: int, *, created: bool = False) -> None:
+        self.run_dir, self._fd, self._created, self._recorded = run_dir, fd, created, False
 
     @classmethod
-    def acquire(cls, run_dir: str | Path, *, command: str, owner_wait: float = 1.0) -> RunLock:
-        """Take the lock of an existing run directory, then record this process as its owner.
+    def acquire(cls, run_dir: str | Path, *, command: str | None, owner_wait: float = 1.0) -> RunLock:
+        """Take the lock of an existing run directory, then record this process as its owner (with `command` None,
+        later, by `record_owner`: a process that may still refuse the run leaves the file as it was).
 
         Raises RunOwnedError naming the owner when another process holds it (after waiting up to `owner_wait` seconds
         for a just-started owner to write its name), RunNotWritableError when the lock file cannot be opened for
         writing."""
         run_dir = Path(run_dir)
         path = run_dir / layout.LOCK
+        existed = path.exists()
         try:
             fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
         except OSError as exc:
@@ -105,19 +107,30 @@ class RunLock:
         if not _try_lock(fd):
             os.close(fd)
             raise RunOwnedError(run_dir, _current_owner(path, owner_wait))
+        lock = cls(run_dir, fd, created=not existed)
+        if command is not None:
+            lock.record_owner(command)
+        return lock
+
+    def record_owner(self, command: str) -> None:
+        """Write this process's record into the held lock file (who owns the run, for others' messages)."""
+        path = self.run_dir / layout.LOCK
         record = {"pid": os.getpid(), "host": socket.gethostname(), "since": _now(), "command": command}
         try:
-            os.ftruncate(fd, 0)
-            os.lseek(fd, 0, os.SEEK_SET)
-            os.write(fd, (json.dumps(record) + "\n").encode("utf-8"))
+            os.ftruncate(self._fd, 0)
+            os.lseek(self._fd, 0, os.SEEK_SET)
+            os.write(self._fd, (json.dumps(record) + "\n").encode("utf-8"))
         except OSError as exc:
-            os.close(fd)
-            raise RunNotWritableError(f"{run_dir}: the run directory is not writable ({exc.strerror}: {path})") from exc
-        return cls(run_dir, fd)
+            self.release()
+            raise RunNotWritableError(f"{self.run_dir}: the run directory is not writable ({exc.strerror}: {path})") from exc
+        self._recorded = True
 
     def release(self) -> None:
-        """Give the run up (closing the descriptor drops the lock); the file stays, naming the last owner."""
+        """Give the run up (closing the descriptor drops the lock); the file stays, naming the last owner — unless
+        this process made it and never recorded itself (a refused start leaves no trace)."""
         if self._fd >= 0:
+            if self._created and not self._recorded:
+                (self.run_dir / layout.LOCK).unlink(missing_ok=True)
             os.close(self._fd)
             self._fd = -1
 

@@ -242,9 +242,10 @@ def _recorded_device(run_dir: Path) -> str:
 
 
 def _resume_main(run_dir: Path, echo: TextIO | None, progress: bool, repair: bool, ranks: dist.Ranks) -> None:
-    lock = RunLock.acquire(run_dir, command="resume")
+    lock = RunLock.acquire(run_dir, command=None)  # recorded once the checks pass: a refusal changes nothing
     try:
         config, checkpoint, broken, plan, superseded = _check_resumable(run_dir, repair)
+        lock.record_owner("resume")
         changes = _clean_up(run_dir)
         changes += [f"{layout.CHECKPOINTS_DIR}/{set_aside_broken(path)}: {problem}" for path, problem in broken]
         changes += [f"{layout.CHECKPOINTS_DIR}/{set_aside_broken(path, 'superseded')}: set aside, as update "
