@@ -315,9 +315,11 @@ export class ExperimentSchema {
       else if (branch.type === 'array') parts.push(`list of ${branch.items ? this.typeText(branch.items) : 'values'}`);
       else if (typeof branch.type === 'string') {
         const bounds: string[] = [];
-        if (branch.minimum !== undefined) bounds.push(`≥ ${branch.minimum}`);
+        // Every integer is bounded by ±MAX_SAFE_INTEGER in the schema (config.py MAX_INTEGER); that bound says nothing.
+        const told = (bound: number | undefined): bound is number => bound !== undefined && Math.abs(bound) !== Number.MAX_SAFE_INTEGER;
+        if (told(branch.minimum)) bounds.push(`≥ ${branch.minimum}`);
         if (branch.exclusiveMinimum !== undefined) bounds.push(`> ${branch.exclusiveMinimum}`);
-        if (branch.maximum !== undefined) bounds.push(`≤ ${branch.maximum}`);
+        if (told(branch.maximum)) bounds.push(`≤ ${branch.maximum}`);
         if (branch.exclusiveMaximum !== undefined) bounds.push(`< ${branch.exclusiveMaximum}`);
         parts.push([branch.type, ...bounds].join(' '));
       }

@@ -87,6 +87,12 @@ def _cross_field_schema(schema: dict[str, Any]) -> None:
         rules.append({"description": description, "if": _nested(field, {"const": value}), "then": then})
     for field, value, then, description in EXCLUSIVE_RULES:
         rules.append({"description": description, "if": _nested(field, {"const": value}), "then": then})
+    builtins = [BUILTIN_PREFIX + name for name in BUILTIN_MODELS]
+    rules.append({
+        "description": f"unknown built-in model; the built-in ones are {', '.join(f'`{b}`' for b in builtins)}",
+        "if": _nested("model.path", {"type": "string", "pattern": f"^{BUILTIN_PREFIX}"}),
+        "then": _nested("model.path", {"enum": builtins}),
+    })
     schema["allOf"] = rules
 
 
@@ -525,8 +531,27 @@ class ExperimentError(ValueError):
     """An experiment file that cannot be used, with where the problem is."""
 
 
+# The largest integer an experiment may hold: the reading rules refuse longer integer literals, and every integer
+# field is bounded by it in the schema, so that a float literal such as `updates: 1e308` is refused where it is
+# written rather than by the trainer's integer parsing. The editors' type texts leave this bound out.
+MAX_INTEGER = 2**53 - 1
+
+
+def _bound_integers(node: Any) -> None:
+    if isinstance(node, dict):
+        if node.get("type") == "integer":
+            node.setdefault("minimum", -MAX_INTEGER)
+            node.setdefault("maximum", MAX_INTEGER)
+        for value in node.values():
+            _bound_integers(value)
+    elif isinstance(node, list):
+        for value in node:
+            _bound_integers(value)
+
+
 def experiment_json_schema() -> dict[str, Any]:
     schema = ExperimentConfig.model_json_schema(by_alias=True)
+    _bound_integers(schema)
     return {"$schema": "https://json-schema.org/draft/2020-12/schema", "$id": SCHEMA_ID, **schema}
 
 

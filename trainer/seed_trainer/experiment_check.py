@@ -12,7 +12,7 @@ from typing import Any, Iterable
 
 import jsonschema
 
-from seed_trainer.config import experiment_json_schema
+from seed_trainer.config import MAX_INTEGER, experiment_json_schema
 from seed_trainer.experiment_yaml import Located, Problem, ReadError, Span, Text, read_experiment_data
 
 # At most this many problems are reported (sorted by position): enough to work with, and bounded work per file.
@@ -114,7 +114,7 @@ class _SchemaNavigator:
             elif isinstance(branch.get("type"), str):
                 bounds = [f"{sign} {_js_number(branch[key])}" for key, sign in
                           (("minimum", "≥"), ("exclusiveMinimum", ">"), ("maximum", "≤"), ("exclusiveMaximum", "<"))
-                          if key in branch]
+                          if key in branch and abs(branch[key]) != MAX_INTEGER]  # the blanket bound says nothing
                 parts.append(" ".join([branch["type"], *bounds]))
         return " | ".join(dict.fromkeys(parts)) or "any"
 

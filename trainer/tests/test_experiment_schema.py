@@ -96,5 +96,14 @@ def test_templates_load_and_builtin_policies_resolve(path, tmp_path):
 def test_unknown_builtin_model_is_a_located_error(tmp_path):
     path = tmp_path / "x.seed.yaml"
     path.write_text("name: x\nmodel:\n  path: builtin:huge\n", encoding="utf-8")
-    with pytest.raises(ExperimentError, match=r"model\.path.*unknown built-in model `huge`"):
+    # judged by the schema (the rule the editor and `validate` share), at the value, not only by `train`
+    with pytest.raises(ExperimentError, match=r"x\.seed\.yaml:3:9: model\.path: unknown built-in model; the built-in ones are "
+                                              r"`builtin:household-tiny`"):
+        load_experiment(path)
+
+
+def test_an_integer_field_refuses_a_float_beyond_every_integer_where_it_is_written(tmp_path):
+    path = tmp_path / "x.seed.yaml"
+    path.write_text("name: x\nmodel:\n  path: m\nupdates: 1e308\n", encoding="utf-8")
+    with pytest.raises(ExperimentError, match=r"x\.seed\.yaml:4:10: updates: must be <= 9007199254740991"):
         load_experiment(path)
