@@ -426,6 +426,11 @@ export function readExperimentText(text: string): ExperimentData {
   }
   const document = loadYaml().parseDocument(text, { uniqueKeys: false, version: '1.2', schema: 'core', merge: false, prettyErrors: false });
   const error = document.errors[0];
+  if (error?.code === 'MULTIPLE_DOCS') {
+    // Worded and placed as the trainer does (experiment_yaml.py), not as the library's advice to its own callers.
+    const at = error.pos[0];
+    throw new ReadError({ message: 'more than one YAML document (`---`): an experiment file holds one', range: lines.span(at, at + 3), source: 'yaml' });
+  }
   if (error) {
     throw new ReadError({
       message: `not valid YAML: ${error.message.split('\n')[0] ?? error.message}`,
