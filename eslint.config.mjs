@@ -32,7 +32,7 @@ export default tseslint.config(
       'src/dashboard/{axis,charts,csv,dashboardRuns,evaluation,runComparison,runDescription,series}.ts',
       'src/trajectory/{align,batchTable,colorScale,disagreement,format,inertText,sparkline,textRender,trajectoryTable,turnStats,virtualLayout}.ts',
       'src/runsTree/groupCompare.ts',
-      'src/webviews/pageHtml.ts',
+      'src/webviewHost/core/pageHtml.ts',
       'src/experiments/modelPath.ts',
       'src/trainer/{gpuChoice,gpuQuery,memoryEstimate,runEndMessage,sessionMachine}.ts',
       'src/whatIf/{errors,exportChoice,gate,onnxExport,onnxScorer,promptTokens,rescore,skillInsertion,whatIfFile,whatIfRecord}.ts',

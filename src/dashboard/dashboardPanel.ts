@@ -10,8 +10,8 @@ import { summarizeEval, type EvalSummary } from './evaluation';
 import { defaultDashboardRuns, restoredDashboardRuns } from './dashboardRuns';
 import { describeRun } from './runDescription';
 import type { RunEntry } from '../runsModel';
-import { WebviewChannel } from '../webviews/webviewChannel';
-import { localResourceRoots, webviewHtml } from '../webviews/webviewHtml';
+import { WebviewChannel } from '../webviewHost/webviewChannel';
+import { localResourceRoots, webviewHtml } from '../webviewHost/webviewHtml';
 
 export const DASHBOARD_VIEW_TYPE = 'seedStudio.dashboard';
 

@@ -2,7 +2,7 @@
 // (Type aliases, not interfaces: a message map must be assignable to Record<string, unknown>.)
 import type { Trajectory } from '../runs/types';
 import type { WhatIfResultRecord } from '../whatIf/whatIfRecord';
-import { messageSet } from './protocol';
+import { messageSet } from '../webviewHost/shared/protocol';
 
 /** A trajectory as the host hands it to a webview: the record as stored (token arrays still base64) and its run. */
 export interface TrajectoryPayload {

@@ -3,8 +3,8 @@
 // trajectory and filters, turns clicks into one-line workspace edits, and is redrawn from the document on change.
 import path from 'node:path';
 import * as vscode from 'vscode';
-import { WebviewChannel } from '../webviews/webviewChannel';
-import { localResourceRoots, webviewHtml } from '../webviews/webviewHtml';
+import { WebviewChannel } from '../webviewHost/webviewChannel';
+import { localResourceRoots, webviewHtml } from '../webviewHost/webviewHtml';
 import { REVIEW_TO_HOST, type ReviewToHost, type ReviewToWebview } from '../protocol/reviewProtocol';
 import type { RunAccess } from '../trajectory/runAccess';
 import { applyDecision, applyDecisions, reviewRefusal } from './reviewDecisions';

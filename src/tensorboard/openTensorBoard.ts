@@ -6,7 +6,7 @@ import * as vscode from 'vscode';
 import type { Services } from '../services';
 import { resolveTrainerPython } from '../trainer/pythonInterpreter';
 import { runDirOf } from '../trainer/trainCommands';
-import { refuseWhenUntrusted } from '../trust';
+import { refuseWhenUntrusted } from '../common/trust';
 import { TENSORBOARD_REQUIREMENT, TensorBoardMissingError, TensorBoardServers, logdirFor, runEventsDir, type TensorBoardServer } from './tensorBoardServers';
 
 /** What the command returns (for tests and other commands): the server and the address the browser was given. */

@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { BUILTIN_PREFIX, looksLocal } from '../experiments/modelPath';
-import { loadYaml } from '../lazyRequire';
+import { loadYaml } from '../common/core/lazyRequire';
 import type { CudaDevice } from './trainerProbe';
 import { formatGiB, type GpuInfo } from './gpuQuery';
 import { estimateTrainingMemory, fitWarnings, readModelShape, trainingSettings, type MemoryEstimate } from './memoryEstimate';

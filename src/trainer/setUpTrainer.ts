@@ -9,7 +9,7 @@ import { resolveTrainerPython, selectInPythonExtension } from './pythonInterpret
 import { FACTS_SCRIPT, planSetup, type InterpreterFacts, type SetupStep } from './setupPlan';
 import { trainerEnv } from './trainerHost';
 import type { Services } from '../services';
-import { refuseWhenUntrusted } from '../trust';
+import { refuseWhenUntrusted } from '../common/trust';
 
 export interface SetUpTrainerArgs {
   /** Skip the confirmation of a new virtual environment (tests, scripted use). */

@@ -6,7 +6,7 @@ import path from 'node:path';
 import * as vscode from 'vscode';
 import { EXPERIMENT_GLOB, ExperimentService } from '../experiments/experimentService';
 import { problemLine, type ExperimentProblem } from '../experiments/experimentSchema';
-import { loadYaml } from '../lazyRequire';
+import { loadYaml } from '../common/core/lazyRequire';
 import type { Services } from '../services';
 import { resolveTrainerPython } from './pythonInterpreter';
 import type { RunLifetime } from './trainerHost';
@@ -16,7 +16,7 @@ import { experimentEstimate, gpuPickItems, gpusOf, launchWarning } from './gpuCh
 import type { MemoryEstimate } from './memoryEstimate';
 import { queryGpus } from './gpuQuery';
 import { isLive, pickRun as pickRunOf, type RunEntry } from '../runsModel';
-import { refuseWhenUntrusted } from '../trust';
+import { refuseWhenUntrusted } from '../common/trust';
 
 export interface TrainArgs {
   experiment?: string | vscode.Uri;

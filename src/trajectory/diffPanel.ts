@@ -1,8 +1,8 @@
 // The trajectory diff panel (webview/diff): two trajectories aligned turn by turn in the webview (src/trajectory/
 // align.ts); the host loads both, and serves "Open as Text Diff" and opening either side in the viewer.
 import * as vscode from 'vscode';
-import { WebviewChannel } from '../webviews/webviewChannel';
-import { localResourceRoots, webviewHtml } from '../webviews/webviewHtml';
+import { WebviewChannel } from '../webviewHost/webviewChannel';
+import { localResourceRoots, webviewHtml } from '../webviewHost/webviewHtml';
 import { DIFF_TO_HOST, type DiffToHost, type DiffToWebview, type RenderedReport } from '../protocol/trajectoryProtocol';
 import type { RunAccess, TrajectoryRef } from './runAccess';
 import { openTextDiff } from './trajectoryDocuments';

@@ -4,8 +4,8 @@
 import * as vscode from 'vscode';
 import { TABLE_TO_HOST, type TableToHost, type TableToWebview } from '../protocol/tableProtocol';
 import type { RunsModel } from '../runsModel';
-import { WebviewChannel } from '../webviews/webviewChannel';
-import { localResourceRoots, webviewHtml } from '../webviews/webviewHtml';
+import { WebviewChannel } from '../webviewHost/webviewChannel';
+import { localResourceRoots, webviewHtml } from '../webviewHost/webviewHtml';
 import { batchRows } from './batchTable';
 
 export const TABLE_VIEW_TYPE = 'seedStudio.trajectoryTable';

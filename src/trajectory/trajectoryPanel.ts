@@ -1,8 +1,8 @@
 // The trajectory viewer panel (webview/trajectory): one panel per trajectory, revealed again when reopened; it sends
 // the trajectory record after the webview's ready, and serves its requests (copy as text, open as text, compare).
 import * as vscode from 'vscode';
-import { WebviewChannel } from '../webviews/webviewChannel';
-import { localResourceRoots, webviewHtml } from '../webviews/webviewHtml';
+import { WebviewChannel } from '../webviewHost/webviewChannel';
+import { localResourceRoots, webviewHtml } from '../webviewHost/webviewHtml';
 import { renderTrajectoryText } from './textRender';
 import {
   VIEWER_TO_HOST,

@@ -2,7 +2,7 @@
 // webview's `ready` (so nothing sent while the page loads is lost). Incoming messages are untrusted and narrowed.
 // A message with a `seq` is answered when its handler is done: ok, or the handler's error for the page to show.
 import * as vscode from 'vscode';
-import { HOST_REPLY, isMessage, isReady, type HostReply, type Message, type MessageMap, type MessageSet } from '../protocol/protocol';
+import { HOST_REPLY, isMessage, isReady, type HostReply, type Message, type MessageMap, type MessageSet } from './shared/protocol';
 
 export class WebviewChannel<ToWebview extends MessageMap, ToHost extends MessageMap> implements vscode.Disposable {
   private isReady = false;

@@ -6,7 +6,7 @@
 // incoming messages with it. A message is `{ type, params }` with params typed by type; a webview message may carry
 // a `seq`, which the host answers with a `hostReply` once its handler is done (ok, or the handler's error), so the
 // page learns of a failure. Every webview sends `ready` first; the host queues what it sends until then
-// (src/webviews/webviewChannel.ts, webview/shared/hostApi.ts).
+// (src/webviewHost/webviewChannel.ts, webview/shared/hostApi.ts).
 
 export type MessageMap = Record<string, unknown>;
 

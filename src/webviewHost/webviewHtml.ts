@@ -1,7 +1,7 @@
 // The HTML shell of every webview (pageHtml.ts) with the panel's bundle and stylesheet from the extension's own
 // folders. Untrusted text is put into the page by the bundle with textContent.
 import * as vscode from 'vscode';
-import { pageHtml } from './pageHtml';
+import { pageHtml } from './core/pageHtml';
 
 export interface WebviewPage {
   title: string;
