@@ -27,7 +27,7 @@ export default tseslint.config(
   {
     // The vscode-free cores: unit-tested in plain Node, and bundled into webviews.
     files: [
-      'src/runs/**/*.ts',
+      'src/runs/{core,shared}/**/*.ts',
       'src/protocol/**/*.ts',
       'src/dashboard/{axis,charts,csv,dashboardRuns,evaluation,runComparison,runDescription,series}.ts',
       'src/trajectory/{align,batchTable,colorScale,disagreement,format,inertText,sparkline,textRender,trajectoryTable,turnStats,virtualLayout}.ts',

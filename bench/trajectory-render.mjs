@@ -20,7 +20,7 @@ import os from 'node:os';
 const require = createRequire(import.meta.url);
 const { PageServer, launchChromium, openWebview } = require('../out/test/webview/harness.js');
 const { syntheticTrajectory } = require('../out/test/webview/synthetic.js');
-const { decodeTokenArrays } = require('../out/src/runs/tokenArrays.js');
+const { decodeTokenArrays } = require('../out/src/runs/shared/tokenArrays.js');
 const { binClass, binOf, heatScale } = require('../out/src/trajectory/colorScale.js');
 
 const runsArg = process.argv.indexOf('--runs');

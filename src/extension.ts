@@ -2,7 +2,7 @@
 import * as vscode from 'vscode';
 import { registerShowTrainerStatus } from './trainer/showTrainerStatus';
 import { registerSkillReview } from './review/registerSkillReview';
-import { RunAccess } from './trajectory/runAccess';
+import { RunAccess } from './runs/runAccess';
 import { registerTrajectoryViewer } from './trajectory/registerTrajectoryViewer';
 import { registerTrajectoryTable } from './trajectory/tablePanel';
 import { registerSetUpTrainer } from './trainer/setUpTrainer';
@@ -15,7 +15,7 @@ import { ProbeCache } from './trainer/probeCache';
 import { doctorFor } from './trainer/trainerDoctor';
 import { TrainerHost } from './trainer/trainerHost';
 import { RunsTreeProvider, registerRunsTree } from './runsTree/runsTree';
-import { RunsModel } from './runsModel';
+import { RunsModel } from './runs/runsModel';
 import { registerOpenTensorBoard } from './tensorboard/openTensorBoard';
 import { registerWalkthrough } from './walkthrough/registerWalkthrough';
 

@@ -4,7 +4,7 @@ import type { ExperimentService } from './experiments/experimentService';
 import type { ProbeCache } from './trainer/probeCache';
 import type { DoctorCache } from './trainer/trainerDoctor';
 import type { TrainerHost } from './trainer/trainerHost';
-import type { RunsModel } from './runsModel';
+import type { RunsModel } from './runs/runsModel';
 
 export interface Services {
   log: vscode.LogOutputChannel;

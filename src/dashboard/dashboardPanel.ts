@@ -9,7 +9,7 @@ import type { Services } from '../services';
 import { summarizeEval, type EvalSummary } from './evaluation';
 import { defaultDashboardRuns, restoredDashboardRuns } from './dashboardRuns';
 import { describeRun } from './runDescription';
-import type { RunEntry } from '../runsModel';
+import type { RunEntry } from '../runs/runsModel';
 import { WebviewChannel } from '../webviewHost/webviewChannel';
 import { localResourceRoots, webviewHtml } from '../webviewHost/webviewHtml';
 

@@ -1,13 +1,13 @@
 // The dashboard's messages, declared once for both bundles (src/dashboard/dashboardPanel.ts, webview/dashboard/).
 import type { EvalSummary } from '../dashboard/evaluation';
-import type { MetricRow, RunStatus } from '../runs/types';
+import type { MetricRow, RunStatus } from '../runs/shared/types';
 import { messageSet } from '../webviewHost/shared/protocol';
 
 export interface DashboardRun {
   /** The run directory (the run's identity for the host). */
   key: string;
   id: string;
-  /** The title that tells this run from the others listed (src/runs/runLabel.ts). */
+  /** The title that tells this run from the others listed (src/runs/core/runLabel.ts). */
   name: string;
   stage: string;
   algorithm: string;

@@ -1,5 +1,5 @@
 // Messages of the skill review (webview/review, src/review/skillReviewEditor.ts). See protocol.ts.
-import type { ReviewState, SkillRecord } from '../runs/types';
+import type { ReviewState, SkillRecord } from '../runs/shared/types';
 import type { SkillProblem } from '../review/skillFilters';
 import { messageSet } from '../webviewHost/shared/protocol';
 

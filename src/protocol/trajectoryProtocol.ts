@@ -1,6 +1,6 @@
 // Messages of the trajectory viewer (webview/trajectory) and the trajectory diff (webview/diff). See protocol.ts.
 // (Type aliases, not interfaces: a message map must be assignable to Record<string, unknown>.)
-import type { Trajectory } from '../runs/types';
+import type { Trajectory } from '../runs/shared/types';
 import type { WhatIfResultRecord } from '../whatIf/whatIfRecord';
 import { messageSet } from '../webviewHost/shared/protocol';
 

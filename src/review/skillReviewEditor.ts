@@ -6,7 +6,7 @@ import * as vscode from 'vscode';
 import { WebviewChannel } from '../webviewHost/webviewChannel';
 import { localResourceRoots, webviewHtml } from '../webviewHost/webviewHtml';
 import { REVIEW_TO_HOST, type ReviewToHost, type ReviewToWebview } from '../protocol/reviewProtocol';
-import type { RunAccess } from '../trajectory/runAccess';
+import type { RunAccess } from '../runs/runAccess';
 import { applyDecision, applyDecisions, reviewRefusal } from './reviewDecisions';
 import { effectiveSkill } from './skillFilters';
 import { parseSkillsText } from './skillsDocument';

@@ -2,7 +2,7 @@
 // Open trajectory), and the review counts of the active skills file (text or review editor) in the status bar.
 import path from 'node:path';
 import * as vscode from 'vscode';
-import type { RunAccess } from '../trajectory/runAccess';
+import type { RunAccess } from '../runs/runAccess';
 import { isSkillsDocument } from './reviewDecisions';
 import { describeCounts, fieldRange, parseSkillsText, reviewCounts, type ParsedSkills } from './skillsDocument';
 import { reviewStatusText } from './skillFilters';

@@ -10,12 +10,12 @@ import { loadYaml } from '../common/core/lazyRequire';
 import type { Services } from '../services';
 import { resolveTrainerPython } from './pythonInterpreter';
 import type { RunLifetime } from './trainerHost';
-import { STAGE_CHOICES, type StageChoice } from './trainerProcess';
+import { STAGE_CHOICES, type StageChoice } from '../runs/core/trainerProcess';
 import { summarizeProbe } from './trainerProbe';
 import { experimentEstimate, gpuPickItems, gpusOf, launchWarning } from './gpuChoice';
 import type { MemoryEstimate } from './memoryEstimate';
 import { queryGpus } from './gpuQuery';
-import { isLive, pickRun as pickRunOf, type RunEntry } from '../runsModel';
+import { isLive, pickRun as pickRunOf, type RunEntry } from '../runs/runsModel';
 import { refuseWhenUntrusted } from '../common/trust';
 
 export interface TrainArgs {

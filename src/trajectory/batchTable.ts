@@ -1,7 +1,7 @@
 // The rows of the trajectory table for one batch of a run: the index rows of its task groups, each with its
 // token-weighted mean gate read once from the batch's trajectory files (the index does not hold it). No `vscode`.
 import path from 'node:path';
-import type { RunEntry } from '../runs/runsCore';
+import type { RunEntry } from '../runs/core/runsCore';
 import { tableRow, type TableRow } from './trajectoryTable';
 import { trajectoryStats } from './turnStats';
 

@@ -8,7 +8,7 @@
 // Missing arguments are asked for with quick picks (palette use). runDir may be a path or a Uri.
 import * as vscode from 'vscode';
 import { TrajectoryDiffPanel, DIFF_VIEW_TYPE } from './diffPanel';
-import { type RunAccess, completeRef, pickRun, pickTrajectory, refFromArgs, toTrajectoryRef, type TrajectoryRef } from './runAccess';
+import { type RunAccess, completeRef, pickRun, pickTrajectory, refFromArgs, toTrajectoryRef, type TrajectoryRef } from '../runs/runAccess';
 import { TRAJECTORY_VIEW_TYPE, TrajectoryPanel } from './trajectoryPanel';
 import { openTextDiff, registerTrajectoryDocuments, trajectoryTextUri } from './trajectoryDocuments';
 import type { WalkthroughViewKey } from '../walkthrough/walkthroughContext';

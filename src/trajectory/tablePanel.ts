@@ -3,7 +3,7 @@
 // open the diff. Opened from a batch (or run: its newest batch) in the Runs tree.
 import * as vscode from 'vscode';
 import { TABLE_TO_HOST, type TableToHost, type TableToWebview } from '../protocol/tableProtocol';
-import type { RunsModel } from '../runsModel';
+import type { RunsModel } from '../runs/runsModel';
 import { WebviewChannel } from '../webviewHost/webviewChannel';
 import { localResourceRoots, webviewHtml } from '../webviewHost/webviewHtml';
 import { batchRows } from './batchTable';

@@ -4,7 +4,7 @@
 // 0 and everything inside it is indented, field contents are indented by 4 — so no untrusted text can start a line
 // that looks like a header, and indentation folding folds by turn. Untrusted text goes through displayText.
 // No vscode, no Node APIs.
-import type { Trajectory, TrajectoryStep } from '../runs/types';
+import type { Trajectory, TrajectoryStep } from '../runs/shared/types';
 import { formatNumber, formatPercent, formatScore } from './format';
 import { displayText } from './inertText';
 import { meanAdvantage, trajectoryStats, type TurnStats } from './turnStats';

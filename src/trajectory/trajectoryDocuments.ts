@@ -3,7 +3,7 @@
 import path from 'node:path';
 import * as vscode from 'vscode';
 import { renderTrajectoryText, turnFoldingRanges } from './textRender';
-import type { RunAccess, TrajectoryRef } from './runAccess';
+import type { RunAccess, TrajectoryRef } from '../runs/runAccess';
 
 export const TRAJECTORY_SCHEME = 'seed-trajectory';
 export const TRAJECTORY_LANGUAGE = 'seed-trajectory';

@@ -10,7 +10,7 @@ import {
   type ViewerToHost,
   type ViewerToWebview,
 } from '../protocol/trajectoryProtocol';
-import type { RunAccess, TrajectoryRef } from './runAccess';
+import type { RunAccess, TrajectoryRef } from '../runs/runAccess';
 import { trajectoryTextUri } from './trajectoryDocuments';
 import { WhatIfSession } from '../whatIf/whatIfSession';
 

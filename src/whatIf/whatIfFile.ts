@@ -2,8 +2,8 @@
 // schemas/whatif.schema.json): written atomically, reopened with the viewer, refused with a located error when bad.
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { writeFileAtomic } from '../runs/atomicWrite';
-import type { RunSchemas } from '../runs/schemas';
+import { writeFileAtomic } from '../runs/core/atomicWrite';
+import type { RunSchemas } from '../runs/core/schemas';
 import type { RescoreResult } from './rescore';
 import type { WhatIfFile, WhatIfResultRecord } from './whatIfRecord';
 

@@ -5,11 +5,11 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import * as vscode from 'vscode';
-import { decodeInt32 } from '../runs';
+import { decodeInt32 } from '../runs/core';
 import type { WhatIfPayload } from '../protocol/trajectoryProtocol';
 import { resolveTrainerPython } from '../trainer/pythonInterpreter';
 import { trainerEnv } from '../trainer/trainerHost';
-import type { RunAccess, TrajectoryRef } from '../trajectory/runAccess';
+import type { RunAccess, TrajectoryRef } from '../runs/runAccess';
 import { WhatIfError } from './errors';
 import { exportCandidates } from './exportChoice';
 import { onnxModelBytes } from './onnxExport';

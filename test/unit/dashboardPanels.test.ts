@@ -6,7 +6,7 @@ import { cleanNumber, paddedRange, xTickLabel } from '../../src/dashboard/axis';
 import { chartCsv } from '../../src/dashboard/csv';
 import { formatCell, summarizeEval, wilsonInterval } from '../../src/dashboard/evaluation';
 import { differingKeys, finalMetrics, flattenConfig } from '../../src/dashboard/runComparison';
-import type { MetricRow } from '../../src/runs/types';
+import type { MetricRow } from '../../src/runs/shared/types';
 
 function close(actual: number, expected: number, digits = 4): void {
   assert.ok(Math.abs(actual - expected) < 10 ** -digits, `${actual} ≈ ${expected}`);

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { DASHBOARD_CHARTS, chartOf, chartOfSeries, isPerTaskType, metricPoints, seriesLabel } from '../../src/dashboard/charts';
 import { Series, SmoothedSeries, minMaxDecimate } from '../../src/dashboard/series';
-import type { MetricRow } from '../../src/runs/types';
+import type { MetricRow } from '../../src/runs/shared/types';
 
 function series(ys: number[], xs = ys.map((_, i) => i)): Series {
   const s = new Series(2);

@@ -3,7 +3,7 @@
 // during the last update, a failed start, and a resume whose run.json still names the previous trainer.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { RunState } from '../../src/runs/runsCore';
+import type { RunState } from '../../src/runs/core/runsCore';
 import { runEndMessage } from '../../src/trainer/runEndMessage';
 import {
   isEnded,

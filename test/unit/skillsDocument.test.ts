@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
-import { RunSchemas, applySkillReviews, findSchemasDir } from '../../src/runs';
+import { RunSchemas, applySkillReviews, findSchemasDir } from '../../src/runs/core';
 import { NO_FILTER, decideInText, effectiveSkill, fieldRange, matchesFilter, parseSkillsText, reviewCounts, taskTypes } from '../../src/review/skillsDocument';
 import { repoRoot } from './repoPaths';
 

@@ -13,7 +13,7 @@ import {
   logdirFor,
   tensorBoardArgs,
 } from '../../src/tensorboard/tensorBoardServers';
-import { isProcessAlive, waitUntilGone } from '../../src/trainer/trainerProcess';
+import { isProcessAlive, waitUntilGone } from '../../src/runs/core/trainerProcess';
 import { repoRoot, trainerPython } from './repoPaths';
 
 const scratch = mkdtempSync(path.join(tmpdir(), 'seed-tensorboard-'));

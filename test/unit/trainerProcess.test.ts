@@ -18,7 +18,7 @@ import {
   tailOfFile,
   trainerCommandLine,
   waitUntilGone,
-} from '../../src/trainer/trainerProcess';
+} from '../../src/runs/core/trainerProcess';
 
 const scratch = mkdtempSync(path.join(tmpdir(), 'seed-trainer-process-'));
 after(() => rmSync(scratch, { recursive: true, force: true }));

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { actionKey, diffRows, diffTrajectories, firstDivergence, lcsAlign, type AlignOp } from '../../src/trajectory/align';
-import type { TrajectoryStep } from '../../src/runs/types';
+import type { TrajectoryStep } from '../../src/runs/shared/types';
 import { statsOfArrays } from '../../src/trajectory/turnStats';
 
 const chars = (s: string) => [...s];

@@ -3,9 +3,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import path from 'node:path';
-import { RunsCore } from '../../src/runs/runsCore';
-import { RunSchemas, findSchemasDir } from '../../src/runs/schemas';
-import type { TrajectoryIndexRow } from '../../src/runs/types';
+import { RunsCore } from '../../src/runs/core/runsCore';
+import { RunSchemas, findSchemasDir } from '../../src/runs/core/schemas';
+import type { TrajectoryIndexRow } from '../../src/runs/shared/types';
 import { batchRows } from '../../src/trajectory/batchTable';
 import { trajectoryStats } from '../../src/trajectory/turnStats';
 import { repoRoot } from './repoPaths';

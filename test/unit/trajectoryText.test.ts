@@ -5,7 +5,7 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:f
 import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
-import { RunReader, RunSchemas, findSchemasDir, type Trajectory } from '../../src/runs';
+import { RunReader, RunSchemas, findSchemasDir, type Trajectory } from '../../src/runs/core';
 import { formatNumber, formatPercent, formatScore, formatSigned } from '../../src/trajectory/format';
 import { clip, displayText, isolatedText, needsMarkers } from '../../src/trajectory/inertText';
 import { renderTrajectoryText, turnFoldingRanges } from '../../src/trajectory/textRender';

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { wilsonInterval } from '../../src/dashboard/evaluation';
 import type { DashboardRun } from '../../src/protocol/dashboardProtocol';
-import type { MetricRow } from '../../src/runs/types';
+import type { MetricRow } from '../../src/runs/shared/types';
 import type { WebviewPage } from './harness';
 import type { TestCase } from './run';
 

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { Browser } from 'playwright-core';
-import { RunReader, RunSchemas, decodeTokenArrays, findSchemasDir, type TokenArrays, type Trajectory } from '../../src/runs';
+import { RunReader, RunSchemas, decodeTokenArrays, findSchemasDir, type TokenArrays, type Trajectory } from '../../src/runs/core';
 import { diffTrajectories } from '../../src/trajectory/align';
 import { BINS, CENTER_BIN, binOf, colorOf, fittedScale, heatScale } from '../../src/trajectory/colorScale';
 import { strongestDisagreements } from '../../src/trajectory/disagreement';

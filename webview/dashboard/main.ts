@@ -16,7 +16,7 @@ import { finalMetrics, type FinalMetrics } from '../../src/dashboard/runComparis
 import { SmoothedSeries, minMaxDecimate, type Point } from '../../src/dashboard/series';
 import { isolatedText } from '../../src/trajectory/inertText';
 import { TO_DASHBOARD, type DashboardRun, type FromDashboard, type ToDashboard } from '../../src/protocol/dashboardProtocol';
-import type { MetricRow } from '../../src/runs/types';
+import type { MetricRow } from '../../src/runs/shared/types';
 import { HostChannel } from '../shared/hostApi';
 import { ChartView, cssVar, type LegendEntry, type SeriesDataset } from './chartView';
 import { comparisonTable, evaluationPanel } from './panels';

@@ -5,7 +5,7 @@
 import { HostChannel } from '../shared/hostApi';
 import { REVIEW_TO_WEBVIEW, type ReviewLine, type ReviewToHost, type ReviewToWebview } from '../../src/protocol/reviewProtocol';
 import { clear, el, isTyping } from '../shared/dom';
-import type { ReviewState, SkillRecord } from '../../src/runs/types';
+import type { ReviewState, SkillRecord } from '../../src/runs/shared/types';
 import { NO_FILTER, bulkTargets, describeCounts, groupSkills, matchesFilter, reviewCounts, taskTypes, type SkillFilter } from '../../src/review/skillFilters';
 import { formatScore } from '../../src/trajectory/format';
 import { clip, displayText } from '../../src/trajectory/inertText';

@@ -3,7 +3,7 @@
 // tokens that flipped side), and per turn the recorded and recomputed token rows on one colour scale, with the tokens
 // whose gate crossed 0.5 marked (↑: the teacher now finds the token more likely than the student does, ↓: less).
 import type { WhatIfPayload } from '../../src/protocol/trajectoryProtocol';
-import type { TokenArrays } from '../../src/runs/tokenArrays';
+import type { TokenArrays } from '../../src/runs/shared/tokenArrays';
 import { fittedScale, type HeatScale } from '../../src/trajectory/colorScale';
 import { formatNumber, formatPercent } from '../../src/trajectory/format';
 import { gateFlips, summarize, type GateSummary } from '../../src/whatIf/gate';

@@ -2,7 +2,7 @@
 // the same for a Stage-1 collection, its SFT, a Stage-2 run and two evaluations of one checkpoint. The title adds what
 // tells them apart (the stage or algorithm, the evaluated splits); runs whose titles still collide get their start
 // time. The success shown is the last training success, or each evaluated split's. No `vscode` import.
-import type { MetricRow, RunManifest } from './types';
+import type { MetricRow, RunManifest } from '../shared/types';
 
 export interface RunFacts {
   /** The run directory (the identity). */

@@ -2,7 +2,7 @@
 // at every step boundary, then checkpoints, sets status `stopped` and exits (docs/run-format.md §control).
 import { writeFileAtomic } from './atomicWrite';
 import { runPaths } from './runFiles';
-import type { ControlRequest } from './types';
+import type { ControlRequest } from '../shared/types';
 
 export async function requestStop(runDir: string, source = 'vscode', now: Date = new Date()): Promise<ControlRequest> {
   const request: ControlRequest = { request: 'stop', time: now.toISOString(), source };

@@ -5,8 +5,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { runOwnership, type Ownership } from '../runs/runOwner';
-import type { RunManifest, RunStatus, Stage } from '../runs/types';
+import { runOwnership, type Ownership } from './runOwner';
+import type { RunManifest, RunStatus, Stage } from '../shared/types';
 
 /** What "SEED: Train" can start: a CLI subcommand of `python -m seed_trainer`. */
 export type TrainerCommand = 'collect' | 'sft' | 'train' | 'eval' | 'resume';

@@ -1,10 +1,10 @@
 // The run-directory contract, vscode-free (docs/run-format.md).
-export * from './types';
+export * from '../shared/types';
 export * from './errors';
 export * from './runFiles';
 export * from './jsonl';
 export * from './schemas';
-export * from './tokenArrays';
+export * from '../shared/tokenArrays';
 export * from './runReader';
 export * from './checkRun';
 export * from './runConsistency';

@@ -6,7 +6,7 @@ import { RunFormatError, formatFieldPath, type TornLine } from './errors';
 import { JsonlTail, parseJsonLine, readJsonlFile, type JsonlParse, type RecordValidator } from './jsonl';
 import { FORMAT_VERSION, RUN_FILES, checkpointStep, evalFile, runPaths, trajectoryRelative, type RunPaths } from './runFiles';
 import type { RecordKind, RunSchemas } from './schemas';
-import { decodeTokenArrays, tokenArrayProblems, type TokenArrays } from './tokenArrays';
+import { decodeTokenArrays, tokenArrayProblems, type TokenArrays } from '../shared/tokenArrays';
 import type {
   ControlRequest,
   EvalReport,
@@ -17,7 +17,7 @@ import type {
   Trajectory,
   TrajectoryIndexRow,
   TrajectoryStep,
-} from './types';
+} from '../shared/types';
 
 /** Refuses a run.json whose integer format_version these readers do not know. */
 export function checkFormatVersion(manifest: unknown, filePath: string = RUN_FILES.manifest): void {

@@ -1,14 +1,14 @@
-// The runs of the workspace for every feature: the thin VS Code adapter of the runs layer (src/runs/runsCore.ts).
-// It scans with the `seedStudio.runs.include` / `exclude` rules (src/runs/discovery.ts), watches run files, rescans
+// The runs of the workspace for every feature: the thin VS Code adapter of the runs layer (src/runs/core/runsCore.ts).
+// It scans with the `seedStudio.runs.include` / `exclude` rules (src/runs/core/discovery.ts), watches run files, rescans
 // when the rules or the workspace folders change, and re-emits the core's changes as VS Code events.
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import * as vscode from 'vscode';
-import { RunDiscovery, discoveryRules, joinGlobs } from './runs/discovery';
-import { RunsCore, runDirOfFile, type RunChangeEvent, type RunEntry } from './runs/runsCore';
-import { findSchemasDir, RunSchemas } from './runs/schemas';
+import { RunDiscovery, discoveryRules, joinGlobs } from './core/discovery';
+import { RunsCore, runDirOfFile, type RunChangeEvent, type RunEntry } from './core/runsCore';
+import { findSchemasDir, RunSchemas } from './core/schemas';
 
-export { isLive, type RunChangeEvent, type RunEntry, type RunState } from './runs/runsCore';
+export { isLive, type RunChangeEvent, type RunEntry, type RunState } from './core/runsCore';
 
 const WATCH_GLOB = '**/{run.json,events.jsonl,metrics.jsonl,index.jsonl}';
 

@@ -7,7 +7,7 @@ import { RunFormatError, staleFile, type StaleFile } from './errors';
 import { runOwnership } from './runOwner';
 import { RUN_FILES, checkpointStep } from './runFiles';
 import type { RunSchemas } from './schemas';
-import type { MetricRow, RunStatus, TrajectoryIndexRow } from './types';
+import type { MetricRow, RunStatus, TrajectoryIndexRow } from '../shared/types';
 
 /** Metric kinds numbered 1, 2, 3 … one row each (sft rows may repeat a step; eval rows are per split). */
 const NUMBERED_KINDS = new Set(['update', 'collect']);

@@ -8,7 +8,7 @@ import { RunFormatError } from './errors';
 import type { JsonlTail } from './jsonl';
 import { RunReader } from './runReader';
 import type { RunSchemas } from './schemas';
-import type { MetricRow, Phase, RunEvent, RunManifest, Task, TrajectoryIndexRow } from './types';
+import type { MetricRow, Phase, RunEvent, RunManifest, Task, TrajectoryIndexRow } from '../shared/types';
 
 export interface TaskGroup {
   key: string;

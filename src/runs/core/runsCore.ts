@@ -1,15 +1,15 @@
 // The runs layer every feature reads: each run directory followed by a RunIndex, its live state, and change events.
 // Changes arrive from the adapter's file events (debounced per run) and, for live runs, from a light poll (watchers
 // may coalesce or drop events); either way only appended bytes are read. No `vscode` import: the adapter
-// (src/runsModel.ts) supplies the workspace scan and turns the events into VS Code events.
+// (src/runs/runsModel.ts) supplies the workspace scan and turns the events into VS Code events.
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { liveStatus, type LiveStatus } from '../trainer/trainerProcess';
+import { liveStatus, type LiveStatus } from './trainerProcess';
 import { runPaths } from './runFiles';
 import { hasChanges, mergeChanges, RunIndex, type RunIndexChange } from './runIndex';
 import { distinctTitles, runSuccess, type RunFacts } from './runLabel';
 import type { RunSchemas } from './schemas';
-import type { RunManifest } from './types';
+import type { RunManifest } from '../shared/types';
 
 export type RunState = LiveStatus | 'broken' | 'loading';
 

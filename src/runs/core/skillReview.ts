@@ -8,7 +8,7 @@ import { parseJsonLine } from './jsonl';
 import { RUN_FILES, runPaths } from './runFiles';
 import { readManifest } from './runReader';
 import type { RunSchemas } from './schemas';
-import type { ReviewState, SkillRecord, SkillReview } from './types';
+import type { ReviewState, SkillRecord, SkillReview } from '../shared/types';
 
 export interface ReviewDecision {
   state: ReviewState;

@@ -3,8 +3,8 @@
 // the quick picks that choose a run and a trajectory when a command is run from the palette.
 import path from 'node:path';
 import * as vscode from 'vscode';
-import { RunReader, type RunSchemas, type Trajectory, type TrajectoryIndexRow } from '../runs';
-import { pickRun as pickRunOf, type RunsModel } from '../runsModel';
+import { RunReader, type RunSchemas, type Trajectory, type TrajectoryIndexRow } from './core';
+import { pickRun as pickRunOf, type RunsModel } from './runsModel';
 
 /** A trajectory addressed by its run directory and its id (the arguments of the viewer's commands). */
 export interface TrajectoryRef {

@@ -8,7 +8,7 @@ import { checkpointErrors, indexErrors, metricSequenceError, staleFiles } from '
 import { RUN_FILES, trajectoryRelative } from './runFiles';
 import { RunReader } from './runReader';
 import type { RunSchemas } from './schemas';
-import type { MetricRow, RunManifest, TrajectoryIndexRow } from './types';
+import type { MetricRow, RunManifest, TrajectoryIndexRow } from '../shared/types';
 
 export interface RunCheckReport {
   errors: RunFormatError[];

@@ -3,7 +3,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { ErrorObject, ValidateFunction } from 'ajv/dist/2020';
-import { loadAjv2020 } from '../common/core/lazyRequire';
+import { loadAjv2020 } from '../../common/core/lazyRequire';
 import { RunFormatError, formatFieldPath, pointerToParts, type RunErrorLocation } from './errors';
 import type { RecordValidator } from './jsonl';
 
