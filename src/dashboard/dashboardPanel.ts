@@ -4,11 +4,11 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import * as vscode from 'vscode';
-import { FROM_DASHBOARD, type DashboardRun, type FromDashboard, type ToDashboard } from '../protocol/dashboardProtocol';
+import { FROM_DASHBOARD, type DashboardRun, type FromDashboard, type ToDashboard } from './shared/protocol';
 import type { Services } from '../services';
-import { summarizeEval, type EvalSummary } from './evaluation';
-import { defaultDashboardRuns, restoredDashboardRuns } from './dashboardRuns';
-import { describeRun } from './runDescription';
+import { summarizeEval, type EvalSummary } from './shared/evaluation';
+import { defaultDashboardRuns, restoredDashboardRuns } from './core/dashboardRuns';
+import { describeRun } from './core/runDescription';
 import type { RunEntry } from '../runs/runsModel';
 import { WebviewChannel } from '../webviewHost/webviewChannel';
 import { localResourceRoots, webviewHtml } from '../webviewHost/webviewHtml';

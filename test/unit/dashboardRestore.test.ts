@@ -6,7 +6,7 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:f
 import os from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
-import { defaultDashboardRuns, restoredDashboardRuns } from '../../src/dashboard/dashboardRuns';
+import { defaultDashboardRuns, restoredDashboardRuns } from '../../src/dashboard/core/dashboardRuns';
 import { RunsCore, type RunEntry, type RunState } from '../../src/runs/core/runsCore';
 import { RunSchemas, findSchemasDir } from '../../src/runs/core/schemas';
 import type { RunManifest } from '../../src/runs/shared/types';

@@ -9,7 +9,7 @@ import { after, test } from 'node:test';
 import { DEFAULT_DISCOVERY, RunDiscovery, discoveryRules, joinGlobs } from '../../src/runs/core/discovery';
 import { distinctTitles, runSuccess, runTitle, type RunFacts } from '../../src/runs/core/runLabel';
 import { RunsCore, runDirOfFile, runState } from '../../src/runs/core/runsCore';
-import { describeRun } from '../../src/dashboard/runDescription';
+import { describeRun } from '../../src/dashboard/core/runDescription';
 import { RunSchemas, findSchemasDir } from '../../src/runs/core/schemas';
 import type { MetricRow, RunManifest, TrajectoryIndexRow } from '../../src/runs/shared/types';
 import { groupComparePair } from '../../src/runsTree/groupCompare';

@@ -1,7 +1,7 @@
 // What the dashboard page is told about a run (its protocol's DashboardRun), from the runs layer's entry. No `vscode`.
 import path from 'node:path';
-import type { DashboardRun } from '../protocol/dashboardProtocol';
-import type { RunEntry } from '../runs/core/runsCore';
+import type { DashboardRun } from '../shared/protocol';
+import type { RunEntry } from '../../runs/core/runsCore';
 
 export function describeRun(entry: RunEntry, title: string): DashboardRun {
   const manifest = entry.index.manifest;

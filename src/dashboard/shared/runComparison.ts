@@ -1,6 +1,6 @@
 // The dashboard's run-comparison table (as W&B's runs table): the configuration keys on which the overlaid runs
 // differ, and each run's final metrics, side by side. No DOM, no `vscode`.
-import type { MetricRow } from '../runs/shared/types';
+import type { MetricRow } from '../../runs/shared/types';
 
 /** `{a: {b: 1}}` → `{'a.b': 1}`; lists are compared as their JSON. */
 export function flattenConfig(value: unknown, prefix = '', into: Record<string, string> = {}): Record<string, string> {

@@ -1,7 +1,7 @@
 // The dashboard's evaluation panel: success with its Wilson score interval (a binomial proportion from n episodes; it
 // stays inside [0, 1] and is honest at the small n of evaluation splits, where the normal approximation is not), per
 // split and per task type. No DOM, no `vscode`.
-import type { EvalReport } from '../runs/shared/types';
+import type { EvalReport } from '../../runs/shared/types';
 
 export interface Interval {
   low: number;

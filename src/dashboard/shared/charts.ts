@@ -1,6 +1,6 @@
 // Which metrics the dashboard plots, and in which chart (docs/run-format.md §6 names them). Shared by the webview
 // bundle and the unit tests; no DOM, no Node, no `vscode`.
-import type { MetricRow } from '../runs/shared/types';
+import type { MetricRow } from '../../runs/shared/types';
 
 export interface ChartSpec {
   id: string;

@@ -1,7 +1,7 @@
 // The dashboard's messages, declared once for both bundles (src/dashboard/dashboardPanel.ts, webview/dashboard/).
-import type { EvalSummary } from '../dashboard/evaluation';
-import type { MetricRow, RunStatus } from '../runs/shared/types';
-import { messageSet } from '../webviewHost/shared/protocol';
+import type { EvalSummary } from './evaluation';
+import type { MetricRow, RunStatus } from '../../runs/shared/types';
+import { messageSet } from '../../webviewHost/shared/protocol';
 
 export interface DashboardRun {
   /** The run directory (the run's identity for the host). */

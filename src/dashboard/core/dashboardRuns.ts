@@ -1,6 +1,6 @@
 // Which runs a dashboard shows when it is opened without a choice, or restored with a window. No `vscode` import.
 import path from 'node:path';
-import { isLive, type RunEntry } from '../runs/core/runsCore';
+import { isLive, type RunEntry } from '../../runs/core/runsCore';
 
 /** No run named: the live runs, else the newest run (`runs` is newest first, as the runs layer lists them). */
 export function defaultDashboardRuns(runs: readonly RunEntry[]): string[] {
