@@ -7,7 +7,7 @@ import * as vscode from 'vscode';
 import type { Services } from '../services';
 import type { TaskGroup, TrajectoryBatch } from '../runs/core/runIndex';
 import type { TrajectoryIndexRow } from '../runs/shared/types';
-import { displayText, isolatedText } from '../trajectory/inertText';
+import { displayText, isolatedText } from '../trajectory/shared/inertText';
 import { groupComparePair } from './groupCompare';
 import { isLive, type RunEntry, type RunState, type RunsModel } from '../runs/runsModel';
 

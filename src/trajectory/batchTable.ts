@@ -3,7 +3,7 @@
 import path from 'node:path';
 import type { RunEntry } from '../runs/core/runsCore';
 import { tableRow, type TableRow } from './trajectoryTable';
-import { trajectoryStats } from './turnStats';
+import { trajectoryStats } from './shared/turnStats';
 
 export async function batchRows(entry: RunEntry, batchKey: string): Promise<{ batch: string; rows: TableRow[] }> {
   const batch = entry.index.batches.get(batchKey);

@@ -3,7 +3,7 @@
 import * as vscode from 'vscode';
 import { WebviewChannel } from '../webviewHost/webviewChannel';
 import { localResourceRoots, webviewHtml } from '../webviewHost/webviewHtml';
-import { DIFF_TO_HOST, type DiffToHost, type DiffToWebview, type RenderedReport } from '../protocol/trajectoryProtocol';
+import { DIFF_TO_HOST, type DiffToHost, type DiffToWebview, type RenderedReport } from './shared/protocol';
 import type { RunAccess, TrajectoryRef } from '../runs/runAccess';
 import { openTextDiff } from './trajectoryDocuments';
 

@@ -2,7 +2,7 @@
 // as Text" and "Open as Text Diff" in VS Code's diff editor, with folding by turn.
 import path from 'node:path';
 import * as vscode from 'vscode';
-import { renderTrajectoryText, turnFoldingRanges } from './textRender';
+import { renderTrajectoryText, turnFoldingRanges } from './core/textRender';
 import type { RunAccess, TrajectoryRef } from '../runs/runAccess';
 
 export const TRAJECTORY_SCHEME = 'seed-trajectory';

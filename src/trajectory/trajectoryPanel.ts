@@ -3,13 +3,13 @@
 import * as vscode from 'vscode';
 import { WebviewChannel } from '../webviewHost/webviewChannel';
 import { localResourceRoots, webviewHtml } from '../webviewHost/webviewHtml';
-import { renderTrajectoryText } from './textRender';
+import { renderTrajectoryText } from './core/textRender';
 import {
   VIEWER_TO_HOST,
   type RenderedReport,
   type ViewerToHost,
   type ViewerToWebview,
-} from '../protocol/trajectoryProtocol';
+} from './shared/protocol';
 import type { RunAccess, TrajectoryRef } from '../runs/runAccess';
 import { trajectoryTextUri } from './trajectoryDocuments';
 import { WhatIfSession } from '../whatIf/whatIfSession';

@@ -6,7 +6,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import * as vscode from 'vscode';
 import { decodeInt32 } from '../runs/core';
-import type { WhatIfPayload } from '../protocol/trajectoryProtocol';
+import type { WhatIfPayload } from '../trajectory/shared/protocol';
 import { resolveTrainerPython } from '../trainer/pythonInterpreter';
 import { trainerEnv } from '../trainer/trainerHost';
 import type { RunAccess, TrajectoryRef } from '../runs/runAccess';

@@ -7,7 +7,7 @@ import { RunsCore } from '../../src/runs/core/runsCore';
 import { RunSchemas, findSchemasDir } from '../../src/runs/core/schemas';
 import type { TrajectoryIndexRow } from '../../src/runs/shared/types';
 import { batchRows } from '../../src/trajectory/batchTable';
-import { trajectoryStats } from '../../src/trajectory/turnStats';
+import { trajectoryStats } from '../../src/trajectory/shared/turnStats';
 import { repoRoot } from './repoPaths';
 import { sortRows, tableRow } from '../../src/trajectory/trajectoryTable';
 

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { encodeTokenArrays, type TokenArrays } from '../../src/runs/shared/tokenArrays';
 import type { Trajectory } from '../../src/runs/shared/types';
-import { combineStats, meanAdvantage, statsOfArrays, stepStats, trajectoryStats } from '../../src/trajectory/turnStats';
+import { combineStats, meanAdvantage, statsOfArrays, stepStats, trajectoryStats } from '../../src/trajectory/shared/turnStats';
 
 function arrays(gate: number[], teacher = true): TokenArrays {
   const n = gate.length;

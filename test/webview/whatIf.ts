@@ -3,7 +3,7 @@
 // can be compared, and Save asks the host. The screenshot is test-results/webview-whatif.png.
 import assert from 'node:assert/strict';
 import { decodeTokenArrays } from '../../src/runs/shared/tokenArrays';
-import { formatNumber } from '../../src/trajectory/format';
+import { formatNumber } from '../../src/trajectory/shared/format';
 import { gateFlips, summarize } from '../../src/whatIf/gate';
 import type { WhatIfResultRecord } from '../../src/whatIf/whatIfRecord';
 import type { TestCase } from './run';

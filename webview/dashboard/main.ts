@@ -14,7 +14,7 @@ import { chartCsv, type CsvSeries } from '../../src/dashboard/shared/csv';
 import { wilsonInterval, type EvalSummary, type Interval } from '../../src/dashboard/shared/evaluation';
 import { finalMetrics, type FinalMetrics } from '../../src/dashboard/shared/runComparison';
 import { SmoothedSeries, minMaxDecimate, type Point } from '../../src/dashboard/shared/series';
-import { isolatedText } from '../../src/trajectory/inertText';
+import { isolatedText } from '../../src/trajectory/shared/inertText';
 import { TO_DASHBOARD, type DashboardRun, type FromDashboard, type ToDashboard } from '../../src/dashboard/shared/protocol';
 import type { MetricRow } from '../../src/runs/shared/types';
 import { HostChannel } from '../shared/hostApi';

@@ -7,8 +7,8 @@ import { REVIEW_TO_WEBVIEW, type ReviewLine, type ReviewToHost, type ReviewToWeb
 import { clear, el, isTyping } from '../shared/dom';
 import type { ReviewState, SkillRecord } from '../../src/runs/shared/types';
 import { NO_FILTER, bulkTargets, describeCounts, groupSkills, matchesFilter, reviewCounts, taskTypes, type SkillFilter } from '../../src/review/skillFilters';
-import { formatScore } from '../../src/trajectory/format';
-import { clip, displayText } from '../../src/trajectory/inertText';
+import { formatScore } from '../../src/trajectory/shared/format';
+import { clip, displayText } from '../../src/trajectory/shared/inertText';
 
 type Records = ReviewToWebview['records'];
 

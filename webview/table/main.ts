@@ -2,7 +2,7 @@
 // (click a header; again to reverse), a row opens the viewer (click or Enter), two checked rows open the diff. All
 // text from the run goes in as text.
 import { TABLE_TO_WEBVIEW, type TableToHost, type TableToWebview } from '../../src/protocol/tableProtocol';
-import { formatNumber } from '../../src/trajectory/format';
+import { formatNumber } from '../../src/trajectory/shared/format';
 import { sortRows, type SortKey, type TableRow } from '../../src/trajectory/trajectoryTable';
 import { clear, el } from '../shared/dom';
 import { HostChannel } from '../shared/hostApi';

@@ -2,9 +2,9 @@
 // tokens (or plain text when the step recorded no token arrays), and the action. Long texts are cut with a button
 // that shows the rest, so a hostile 1 MB line cannot stall the page.
 import type { Trajectory } from '../../src/runs/shared/types';
-import { binClass, binOf, heatScale, type HeatMode, type HeatScale } from '../../src/trajectory/colorScale';
-import { formatNumber, formatPercent, formatScore } from '../../src/trajectory/format';
-import { clip } from '../../src/trajectory/inertText';
+import { binClass, binOf, heatScale, type HeatMode, type HeatScale } from '../../src/trajectory/shared/colorScale';
+import { formatNumber, formatPercent, formatScore } from '../../src/trajectory/shared/format';
+import { clip } from '../../src/trajectory/shared/inertText';
 import { el } from '../shared/dom';
 import { renderTokens } from '../shared/heatmap';
 import type { TrajectoryModel } from './model';

@@ -2,7 +2,7 @@
 // inserted or removed step shifts the rest instead of making every later pair differ. Then: rows for display (runs of
 // removed and inserted turns side by side become "changed" rows), the first divergence, and per-turn deltas.
 // No vscode, no Node APIs (the diff webview runs it).
-import type { TrajectoryStep } from '../runs/shared/types';
+import type { TrajectoryStep } from '../../runs/shared/types';
 import type { TurnStats } from './turnStats';
 
 export type AlignOp = { kind: 'same'; a: number; b: number } | { kind: 'removed'; a: number } | { kind: 'inserted'; b: number };

@@ -4,10 +4,10 @@
 // 0 and everything inside it is indented, field contents are indented by 4 — so no untrusted text can start a line
 // that looks like a header, and indentation folding folds by turn. Untrusted text goes through displayText.
 // No vscode, no Node APIs.
-import type { Trajectory, TrajectoryStep } from '../runs/shared/types';
-import { formatNumber, formatPercent, formatScore } from './format';
-import { displayText } from './inertText';
-import { meanAdvantage, trajectoryStats, type TurnStats } from './turnStats';
+import type { Trajectory, TrajectoryStep } from '../../runs/shared/types';
+import { formatNumber, formatPercent, formatScore } from '../shared/format';
+import { displayText } from '../shared/inertText';
+import { meanAdvantage, trajectoryStats, type TurnStats } from '../shared/turnStats';
 
 export interface TextRenderOptions {
   /** The run the trajectory belongs to (its id or directory name). */

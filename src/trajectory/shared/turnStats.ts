@@ -1,7 +1,7 @@
 // Per-turn and per-trajectory summaries of the per-token arrays: mean gate, fraction of tokens with g > 0.5, mean Δ,
 // mean log-probs. No vscode, no Node APIs (webviews use it).
-import { decodeTokenArrays, type TokenArrays } from '../runs/shared/tokenArrays';
-import type { Trajectory, TrajectoryStep } from '../runs/shared/types';
+import { decodeTokenArrays, type TokenArrays } from '../../runs/shared/tokenArrays';
+import type { Trajectory, TrajectoryStep } from '../../runs/shared/types';
 
 export interface TurnStats {
   /** Response tokens recorded for the turn (0 when the step has no token arrays). */
