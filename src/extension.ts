@@ -4,7 +4,7 @@ import { registerShowTrainerStatus } from './trainer/showTrainerStatus';
 import { registerSkillReview } from './review/registerSkillReview';
 import { RunAccess } from './runs/runAccess';
 import { registerTrajectoryViewer } from './trajectory/registerTrajectoryViewer';
-import { registerTrajectoryTable } from './trajectory/tablePanel';
+import { registerTrajectoryTable } from './table/tablePanel';
 import { registerSetUpTrainer } from './trainer/setUpTrainer';
 import { registerTrainCommands } from './trainer/trainCommands';
 import { registerExperimentLanguage } from './experiments/experimentLanguage';

@@ -1,9 +1,9 @@
 // The rows of the trajectory table for one batch of a run: the index rows of its task groups, each with its
 // token-weighted mean gate read once from the batch's trajectory files (the index does not hold it). No `vscode`.
 import path from 'node:path';
-import type { RunEntry } from '../runs/core/runsCore';
-import { tableRow, type TableRow } from './trajectoryTable';
-import { trajectoryStats } from './shared/turnStats';
+import type { RunEntry } from '../../runs/core/runsCore';
+import { tableRow, type TableRow } from '../shared/trajectoryTable';
+import { trajectoryStats } from '../../trajectory/shared/turnStats';
 
 export async function batchRows(entry: RunEntry, batchKey: string): Promise<{ batch: string; rows: TableRow[] }> {
   const batch = entry.index.batches.get(batchKey);

@@ -2,11 +2,11 @@
 // model's index, the mean gate read once from the batch's trajectory files; a row opens the viewer, two selected rows
 // open the diff. Opened from a batch (or run: its newest batch) in the Runs tree.
 import * as vscode from 'vscode';
-import { TABLE_TO_HOST, type TableToHost, type TableToWebview } from '../protocol/tableProtocol';
+import { TABLE_TO_HOST, type TableToHost, type TableToWebview } from './shared/protocol';
 import type { RunsModel } from '../runs/runsModel';
 import { WebviewChannel } from '../webviewHost/webviewChannel';
 import { localResourceRoots, webviewHtml } from '../webviewHost/webviewHtml';
-import { batchRows } from './batchTable';
+import { batchRows } from './core/batchTable';
 
 export const TABLE_VIEW_TYPE = 'seedStudio.trajectoryTable';
 

@@ -1,7 +1,7 @@
 // The trajectory table (as Inspect's log table): one row per trajectory of a batch with task, type, outcome, length,
 // tokens, skill validity and mean gate, sortable by any column. No DOM, no `vscode`: the webview and the unit tests
 // import it.
-import type { TrajectoryIndexRow } from '../runs/shared/types';
+import type { TrajectoryIndexRow } from '../../runs/shared/types';
 
 export interface TableRow {
   id: string;

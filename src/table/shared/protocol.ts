@@ -1,6 +1,6 @@
-// Messages of the trajectory table (webview/table, src/trajectory/tablePanel.ts). See protocol.ts.
-import type { TableRow } from '../trajectory/trajectoryTable';
-import { messageSet } from '../webviewHost/shared/protocol';
+// Messages of the trajectory table (webview/table, src/table/tablePanel.ts). See protocol.ts.
+import type { TableRow } from './trajectoryTable';
+import { messageSet } from '../../webviewHost/shared/protocol';
 
 export type TableToWebview = {
   /** The rows of one batch of a run (an update, a collection batch, an evaluation split). */
