@@ -6,7 +6,7 @@ import path from 'node:path';
 import * as vscode from 'vscode';
 import { readManifest, type ReviewDecision } from '../runs/core';
 import type { RunAccess } from '../runs/runAccess';
-import { decideInText, decideManyInText } from './skillsDocument';
+import { decideInText, decideManyInText } from './core/skillsDocument';
 
 export const SKILLS_FILE = 'skills.jsonl';
 

@@ -5,11 +5,11 @@ import path from 'node:path';
 import * as vscode from 'vscode';
 import { WebviewChannel } from '../webviewHost/webviewChannel';
 import { localResourceRoots, webviewHtml } from '../webviewHost/webviewHtml';
-import { REVIEW_TO_HOST, type ReviewToHost, type ReviewToWebview } from '../protocol/reviewProtocol';
+import { REVIEW_TO_HOST, type ReviewToHost, type ReviewToWebview } from './shared/protocol';
 import type { RunAccess } from '../runs/runAccess';
 import { applyDecision, applyDecisions, reviewRefusal } from './reviewDecisions';
-import { effectiveSkill } from './skillFilters';
-import { parseSkillsText } from './skillsDocument';
+import { effectiveSkill } from './shared/skillFilters';
+import { parseSkillsText } from './core/skillsDocument';
 
 export const REVIEW_VIEW_TYPE = 'seedStudio.skillReview';
 

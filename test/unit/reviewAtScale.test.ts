@@ -6,8 +6,8 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { RunSchemas, findSchemasDir } from '../../src/runs/core';
-import { bulkTargets, groupSkills, reviewCounts, reviewStatusText, skillKey } from '../../src/review/skillFilters';
-import { decideManyInText, parseSkillsText } from '../../src/review/skillsDocument';
+import { bulkTargets, groupSkills, reviewCounts, reviewStatusText, skillKey } from '../../src/review/shared/skillFilters';
+import { decideManyInText, parseSkillsText } from '../../src/review/core/skillsDocument';
 import type { SkillRecord } from '../../src/runs/shared/types';
 import { repoRoot } from './repoPaths';
 

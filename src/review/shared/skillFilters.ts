@@ -1,6 +1,6 @@
 // The browser-safe half of the skill review's model (the review webview imports it): problem type, counts, filters.
 // No vscode, no Node APIs.
-import type { ReviewState, SkillRecord } from '../runs/shared/types';
+import type { ReviewState, SkillRecord } from '../../runs/shared/types';
 
 export type Severity = 'error' | 'warning' | 'information';
 

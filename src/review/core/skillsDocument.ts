@@ -1,13 +1,13 @@
 // The skill review's model of a skills.jsonl text (docs/run-format.md §8), vscode-free: each line parsed and
 // validated, the problems to show as diagnostics (bad lines, failed format verification, a torn tail), the review
 // counts, the filters, and one review decision applied as a one-line change (the rest of the text byte-identical).
-import { applySkillReviews, type ReviewDecision } from '../runs/core/skillReview';
-import { RunFormatError } from '../runs/core/errors';
-import type { RunSchemas } from '../runs/core/schemas';
-import type { SkillRecord } from '../runs/shared/types';
-import type { SkillProblem } from './skillFilters';
+import { applySkillReviews, type ReviewDecision } from '../../runs/core/skillReview';
+import { RunFormatError } from '../../runs/core/errors';
+import type { RunSchemas } from '../../runs/core/schemas';
+import type { SkillRecord } from '../../runs/shared/types';
+import type { SkillProblem } from '../shared/skillFilters';
 
-export * from './skillFilters';
+export * from '../shared/skillFilters';
 
 export interface SkillLine {
   line: number;

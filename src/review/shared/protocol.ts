@@ -1,7 +1,7 @@
 // Messages of the skill review (webview/review, src/review/skillReviewEditor.ts). See protocol.ts.
-import type { ReviewState, SkillRecord } from '../runs/shared/types';
-import type { SkillProblem } from '../review/skillFilters';
-import { messageSet } from '../webviewHost/shared/protocol';
+import type { ReviewState, SkillRecord } from '../../runs/shared/types';
+import type { SkillProblem } from './skillFilters';
+import { messageSet } from '../../webviewHost/shared/protocol';
 
 export interface ReviewLine {
   /** 1-based line in skills.jsonl. */
