@@ -15,7 +15,7 @@ const hostBundle = {
     { in: 'src/extension.ts', out: 'extension' },
     { in: 'src/experiments/validationWorker.ts', out: 'experimentWorker' },
     // What-if rescoring (tokenizers, template engine, onnxruntime-node): required on first use (whatIfSession.ts).
-    { in: 'src/whatIf/rescore.ts', out: 'whatIf' },
+    { in: 'src/whatIf/core/rescore.ts', out: 'whatIf' },
   ],
   bundle: true,
   platform: 'node',

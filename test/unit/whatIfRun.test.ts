@@ -10,10 +10,10 @@ import { after, test } from 'node:test';
 import { decodeFloat32, decodeInt32 } from '../../src/runs/shared/tokenArrays';
 import type { Trajectory } from '../../src/runs/shared/types';
 import { RunSchemas } from '../../src/runs/core/schemas';
-import { WhatIfError } from '../../src/whatIf/errors';
-import { gateFlips } from '../../src/whatIf/gate';
-import { Rescorer } from '../../src/whatIf/rescore';
-import { rescoreWithTrainer } from '../../src/whatIf/trainerRescore';
+import { WhatIfError } from '../../src/whatIf/core/errors';
+import { gateFlips } from '../../src/whatIf/shared/gate';
+import { Rescorer } from '../../src/whatIf/core/rescore';
+import { rescoreWithTrainer } from '../../src/whatIf/core/trainerRescore';
 import { repoRoot, trainerPython } from './repoPaths';
 
 const root = mkdtempSync(path.join(os.tmpdir(), 'seed-whatif-run-'));

@@ -4,8 +4,8 @@
 import assert from 'node:assert/strict';
 import { decodeTokenArrays } from '../../src/runs/shared/tokenArrays';
 import { formatNumber } from '../../src/trajectory/shared/format';
-import { gateFlips, summarize } from '../../src/whatIf/gate';
-import type { WhatIfResultRecord } from '../../src/whatIf/whatIfRecord';
+import { gateFlips, summarize } from '../../src/whatIf/shared/gate';
+import type { WhatIfResultRecord } from '../../src/whatIf/shared/whatIfRecord';
 import type { TestCase } from './run';
 import { syntheticTrajectory } from './synthetic';
 

@@ -15,7 +15,7 @@ const MARKER = 'run.schema.json';
 
 /**
  * The schemas folder: `<extensionRoot>/schemas` when given, else the first `schemas/` holding run.schema.json at or
- * above `start` (the compiled module's folder: dist/ in the extension, out/src/runs/ in tests).
+ * above `start` (the compiled module's folder: dist/ in the extension, out/src/runs/core/ in tests).
  */
 export function findSchemasDir(options: { extensionRoot?: string; start?: string } = {}): string {
   if (options.extensionRoot !== undefined) {

@@ -1,7 +1,7 @@
 // Messages of the trajectory viewer (webview/trajectory) and the trajectory diff (webview/diff). See protocol.ts.
 // (Type aliases, not interfaces: a message map must be assignable to Record<string, unknown>.)
 import type { Trajectory } from '../../runs/shared/types';
-import type { WhatIfResultRecord } from '../../whatIf/whatIfRecord';
+import type { WhatIfResultRecord } from '../../whatIf/shared/whatIfRecord';
 import { messageSet } from '../../webviewHost/shared/protocol';
 
 /** A trajectory as the host hands it to a webview: the record as stored (token arrays still base64) and its run. */

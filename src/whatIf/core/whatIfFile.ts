@@ -2,12 +2,12 @@
 // schemas/whatif.schema.json): written atomically, reopened with the viewer, refused with a located error when bad.
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { writeFileAtomic } from '../runs/core/atomicWrite';
-import type { RunSchemas } from '../runs/core/schemas';
+import { writeFileAtomic } from '../../runs/core/atomicWrite';
+import type { RunSchemas } from '../../runs/core/schemas';
 import type { RescoreResult } from './rescore';
-import type { WhatIfFile, WhatIfResultRecord } from './whatIfRecord';
+import type { WhatIfFile, WhatIfResultRecord } from '../shared/whatIfRecord';
 
-export type { WhatIfFile, WhatIfResultRecord, WhatIfStepRecord } from './whatIfRecord';
+export type { WhatIfFile, WhatIfResultRecord, WhatIfStepRecord } from '../shared/whatIfRecord';
 
 /** float32 values with the digits that tell them apart (7 significant), so the file reads and diffs well. */
 function float32List(values: ArrayLike<number>): number[] {

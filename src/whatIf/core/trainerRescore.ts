@@ -3,9 +3,9 @@
 // prompt builder; it prints progress lines and then the what-if file (schemas/whatif.schema.json), checked here again.
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
-import type { RunSchemas } from '../runs/core/schemas';
+import type { RunSchemas } from '../../runs/core/schemas';
 import { WhatIfError } from './errors';
-import type { WhatIfFile } from './whatIfRecord';
+import type { WhatIfFile } from '../shared/whatIfRecord';
 
 export interface TrainerRescoreOptions {
   /** The trainer's Python (seedStudio.pythonPath, the Python extension's, …). */

@@ -3,7 +3,7 @@
 // Everything is checked before the first forward pass; the student log-probs do not depend on the skill and are
 // computed once per step however many skills are compared.
 import { WhatIfError } from './errors';
-import { gateOf, summarize, type GateArrays, type GateSummary } from './gate';
+import { gateOf, summarize, type GateArrays, type GateSummary } from '../shared/gate';
 import { loadOnnxExport, type OnnxExport } from './onnxExport';
 import { OnnxScorer, type ExecutionProvider } from './onnxScorer';
 import { PromptEncoder } from './promptTokens';

@@ -2,7 +2,7 @@
 // schemas/onnx-export.schema.json, and the tokenizer files and chat template a rescorer needs, read once.
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { RunSchemas } from '../runs/core/schemas';
+import { RunSchemas } from '../../runs/core/schemas';
 import { WhatIfError } from './errors';
 import type { SkillFormat } from './skillInsertion';
 
