@@ -13,7 +13,7 @@ const hostBundle = {
   // The experiment validator's worker thread is a bundle of its own (ExperimentService starts it).
   entryPoints: [
     { in: 'src/extension.ts', out: 'extension' },
-    { in: 'src/experiments/validationWorker.ts', out: 'experimentWorker' },
+    { in: 'src/experiments/core/validationWorker.ts', out: 'experimentWorker' },
     // What-if rescoring (tokenizers, template engine, onnxruntime-node): required on first use (whatIfSession.ts).
     { in: 'src/whatIf/core/rescore.ts', out: 'whatIf' },
   ],

@@ -33,7 +33,7 @@ export default tseslint.config(
       'src/trajectory/{align,batchTable,colorScale,disagreement,format,inertText,sparkline,textRender,trajectoryTable,turnStats,virtualLayout}.ts',
       'src/runsTree/groupCompare.ts',
       'src/webviewHost/core/pageHtml.ts',
-      'src/experiments/modelPath.ts',
+      'src/experiments/core/modelPath.ts',
       'src/trainer/{gpuChoice,gpuQuery,memoryEstimate,runEndMessage,sessionMachine}.ts',
       'src/whatIf/{errors,exportChoice,gate,onnxExport,onnxScorer,promptTokens,rescore,skillInsertion,whatIfFile,whatIfRecord}.ts',
     ],

@@ -1,8 +1,8 @@
 // The objects features share, created once in extension.ts and handed to each feature's register…(context, services).
 import type * as vscode from 'vscode';
-import type { ExperimentService } from './experiments/experimentService';
-import type { ProbeCache } from './trainer/probeCache';
-import type { DoctorCache } from './trainer/trainerDoctor';
+import type { ExperimentService } from './experiments/core/experimentService';
+import type { ProbeCache } from './trainer/core/probeCache';
+import type { DoctorCache } from './trainer/core/trainerDoctor';
 import type { TrainerHost } from './trainer/trainerHost';
 import type { RunsModel } from './runs/runsModel';
 

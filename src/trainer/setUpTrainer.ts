@@ -6,7 +6,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import * as vscode from 'vscode';
 import { resolveTrainerPython, selectInPythonExtension } from './pythonInterpreter';
-import { FACTS_SCRIPT, planSetup, type InterpreterFacts, type SetupStep } from './setupPlan';
+import { FACTS_SCRIPT, planSetup, type InterpreterFacts, type SetupStep } from './core/setupPlan';
 import { trainerEnv } from './trainerHost';
 import type { Services } from '../services';
 import { refuseWhenUntrusted } from '../common/trust';

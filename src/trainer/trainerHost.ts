@@ -8,8 +8,8 @@ import os from 'node:os';
 import path from 'node:path';
 import * as vscode from 'vscode';
 import { requestStop } from '../runs/core/control';
-import { runEndMessage } from './runEndMessage';
-import { isEnded, isStaleReading, launchedSession, nextSession, reattachedSession, type SessionEvent, type SessionOutcome, type SessionState } from './sessionMachine';
+import { runEndMessage } from './core/runEndMessage';
+import { isEnded, isStaleReading, launchedSession, nextSession, reattachedSession, type SessionEvent, type SessionOutcome, type SessionState } from './core/sessionMachine';
 import type { RunEvent, Stage } from '../runs/shared/types';
 import { isLive, type RunChangeEvent, type RunEntry, type RunsModel } from '../runs/runsModel';
 import {

@@ -7,7 +7,7 @@ import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { ValidateFunction } from 'ajv/dist/2020';
-import { loadAjv2020 } from '../common/core/lazyRequire';
+import { loadAjv2020 } from '../../common/core/lazyRequire';
 
 export interface DoctorExtra {
   name: string;

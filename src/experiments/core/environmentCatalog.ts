@@ -2,7 +2,7 @@
 // experiment schema as `x-environments` on `environment.name`): names, summaries, the extra and data each needs, and
 // their options as schema fragments — for completion, hover and the environment diagnostics. There is no second list
 // here: a new environment or option in the trainer reaches the editor with the regenerated schema. No `vscode` import.
-import { loadYaml } from '../common/core/lazyRequire';
+import { loadYaml } from '../../common/core/lazyRequire';
 import { LineMap, type ExperimentSchema, type FieldInfo, type JsonSchema, type TextRange } from './experimentSchema';
 
 export interface DataNeed {

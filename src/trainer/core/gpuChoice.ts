@@ -3,8 +3,8 @@
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { BUILTIN_PREFIX, looksLocal } from '../experiments/modelPath';
-import { loadYaml } from '../common/core/lazyRequire';
+import { BUILTIN_PREFIX, looksLocal } from '../../experiments/core/modelPath';
+import { loadYaml } from '../../common/core/lazyRequire';
 import type { CudaDevice } from './trainerProbe';
 import { formatGiB, type GpuInfo } from './gpuQuery';
 import { estimateTrainingMemory, fitWarnings, readModelShape, trainingSettings, type MemoryEstimate } from './memoryEstimate';

@@ -5,7 +5,7 @@
 import { existsSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { loadYaml } from '../common/core/lazyRequire';
+import { loadYaml } from '../../common/core/lazyRequire';
 import { LineMap, type ExperimentProblem } from './experimentSchema';
 
 export const BUILTIN_PREFIX = 'builtin:';

@@ -7,7 +7,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type * as vscode from 'vscode';
-import { loadYaml } from '../common/core/lazyRequire';
+import { loadYaml } from '../../common/core/lazyRequire';
 import { environmentCatalog, type EnvironmentEntry } from './environmentCatalog';
 import { ExperimentSchema, type ExperimentProblem, type JsonSchema } from './experimentSchema';
 import { modelPathProblems } from './modelPath';

@@ -4,7 +4,7 @@
 // completion). Positions are 0-based {line, character}, as in VS Code. Work is linear in the file: one pass to read
 // it, one to validate, a map lookup per problem, and at most MAX_PROBLEMS problems.
 import type { ErrorObject, ValidateFunction } from 'ajv/dist/2020';
-import { loadAjv2020 } from '../common/core/lazyRequire';
+import { loadAjv2020 } from '../../common/core/lazyRequire';
 import {
   LineMap,
   ReadError,

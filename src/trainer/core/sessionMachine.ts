@@ -3,7 +3,7 @@
 // error, exit) or from the run log (run.json's status as the runs model reads it, a Stop) moves it. No `vscode` import
 // and no side effects: the adapter feeds events, compares phases, and does the notifying, so every transition is
 // unit-tested (test/unit/sessionMachine.test.ts).
-import type { RunState } from '../runs/core/runsCore';
+import type { RunState } from '../../runs/core/runsCore';
 
 /**
  * idle: nothing spawned yet · starting: the process runs, run.json is not written yet (or still the previous

@@ -1,7 +1,7 @@
 // What the notification says when a run this window follows ends well (completed or stopped). A stop asked for
 // during the last update cannot shorten it: the run then completes, and the message says so rather than looking as
 // if the Stop was ignored. No `vscode` import.
-import type { RunManifest } from '../runs/shared/types';
+import type { RunManifest } from '../../runs/shared/types';
 
 export function progressText(manifest: Pick<RunManifest, 'progress'> | undefined): string {
   const progress = manifest?.progress;

@@ -4,7 +4,7 @@
 // nesting depth, alias count and expanded size, no tags or directives, integers within ±(2^53 − 1), finite floats).
 // No `vscode` import. docs/experiment-files.md is the prose version of these rules.
 import type { Node as YamlNode, Pair, Scalar } from 'yaml';
-import { loadYaml } from '../common/core/lazyRequire';
+import { loadYaml } from '../../common/core/lazyRequire';
 
 export const EXPERIMENT_LIMITS = {
   maxBytes: 1_048_576,
