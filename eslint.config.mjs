@@ -31,7 +31,7 @@ export default tseslint.config(
       'src/protocol/**/*.ts',
       'src/dashboard/{axis,charts,csv,dashboardRuns,evaluation,runComparison,runDescription,series}.ts',
       'src/trajectory/{align,batchTable,colorScale,disagreement,format,inertText,sparkline,textRender,trajectoryTable,turnStats,virtualLayout}.ts',
-      'src/runsTree/groupCompare.ts',
+      'src/runsTree/core/groupCompare.ts',
       'src/webviewHost/core/pageHtml.ts',
       'src/experiments/core/modelPath.ts',
       'src/trainer/{gpuChoice,gpuQuery,memoryEstimate,runEndMessage,sessionMachine}.ts',

@@ -8,7 +8,7 @@ import type { Services } from '../services';
 import type { TaskGroup, TrajectoryBatch } from '../runs/core/runIndex';
 import type { TrajectoryIndexRow } from '../runs/shared/types';
 import { displayText, isolatedText } from '../trajectory/shared/inertText';
-import { groupComparePair } from './groupCompare';
+import { groupComparePair } from './core/groupCompare';
 import { isLive, type RunEntry, type RunState, type RunsModel } from '../runs/runsModel';
 
 export type RunsNode =

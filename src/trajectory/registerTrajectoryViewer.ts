@@ -11,7 +11,7 @@ import { TrajectoryDiffPanel, DIFF_VIEW_TYPE } from './diffPanel';
 import { type RunAccess, completeRef, pickRun, pickTrajectory, refFromArgs, toTrajectoryRef, type TrajectoryRef } from '../runs/runAccess';
 import { TRAJECTORY_VIEW_TYPE, TrajectoryPanel } from './trajectoryPanel';
 import { openTextDiff, registerTrajectoryDocuments, trajectoryTextUri } from './trajectoryDocuments';
-import type { WalkthroughViewKey } from '../walkthrough/walkthroughContext';
+import type { WalkthroughViewKey } from '../walkthrough/core/walkthroughContext';
 
 /** Ticks the walkthrough step of a view once it opened (see walkthroughContext.ts). */
 function viewOpened(key: WalkthroughViewKey): void {

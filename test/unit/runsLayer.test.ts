@@ -12,7 +12,7 @@ import { RunsCore, runDirOfFile, runState } from '../../src/runs/core/runsCore';
 import { describeRun } from '../../src/dashboard/core/runDescription';
 import { RunSchemas, findSchemasDir } from '../../src/runs/core/schemas';
 import type { MetricRow, RunManifest, TrajectoryIndexRow } from '../../src/runs/shared/types';
-import { groupComparePair } from '../../src/runsTree/groupCompare';
+import { groupComparePair } from '../../src/runsTree/core/groupCompare';
 import { runEndMessage } from '../../src/trainer/core/runEndMessage';
 import { repoRoot } from './repoPaths';
 

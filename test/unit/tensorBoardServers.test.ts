@@ -12,7 +12,7 @@ import {
   commonFolder,
   logdirFor,
   tensorBoardArgs,
-} from '../../src/tensorboard/tensorBoardServers';
+} from '../../src/tensorboard/core/tensorBoardServers';
 import { isProcessAlive, waitUntilGone } from '../../src/runs/core/trainerProcess';
 import { repoRoot, trainerPython } from './repoPaths';
 

@@ -1,7 +1,7 @@
 // "Compare" on a task group of the Runs tree: a failure and a success of the group, both with gate data (a teacher
 // pass), so that the diff has heatmaps to compare. A group without such a pair is refused with the reason instead of
 // being paired silently. No `vscode` import.
-import type { TrajectoryIndexRow } from '../runs/shared/types';
+import type { TrajectoryIndexRow } from '../../runs/shared/types';
 
 export type GroupPair = { pair: [failure: TrajectoryIndexRow, success: TrajectoryIndexRow] } | { refusal: string };
 
