@@ -1,8 +1,7 @@
 // The trajectory diff panel (webview/diff): two trajectories aligned turn by turn in the webview (src/trajectory/
 // align.ts); the host loads both, and serves "Open as Text Diff" and opening either side in the viewer.
 import * as vscode from 'vscode';
-import { WebviewChannel } from '../webviewHost/webviewChannel';
-import { localResourceRoots, webviewHtml } from '../webviewHost/webviewHtml';
+import { PanelBase, createPanel } from '../webviewHost/panelBase';
 import { DIFF_TO_HOST, type DiffToHost, type DiffToWebview, type RenderedReport } from './shared/protocol';
 import type { RunAccess, TrajectoryRef } from '../runs/runAccess';
 import { openTextDiff } from './trajectoryDocuments';
@@ -11,14 +10,12 @@ export const DIFF_VIEW_TYPE = 'seedStudio.trajectoryDiff';
 
 type DiffReport = DiffToHost['rendered'];
 
-export class TrajectoryDiffPanel implements vscode.Disposable {
-  private readonly channel: WebviewChannel<DiffToWebview, DiffToHost>;
-  private readonly disposables: vscode.Disposable[] = [];
+export class TrajectoryDiffPanel extends PanelBase<DiffToWebview, DiffToHost> {
   private waiters: Array<(report: DiffReport) => void> = [];
   lastRendered: DiffReport | undefined;
 
   constructor(
-    readonly panel: vscode.WebviewPanel,
+    panel: vscode.WebviewPanel,
     readonly a: TrajectoryRef,
     readonly b: TrajectoryRef,
     private readonly access: RunAccess,
@@ -26,9 +23,7 @@ export class TrajectoryDiffPanel implements vscode.Disposable {
     private readonly log: vscode.LogOutputChannel,
     extensionUri: vscode.Uri,
   ) {
-    panel.webview.options = { enableScripts: true, localResourceRoots: localResourceRoots(extensionUri) };
-    panel.iconPath = vscode.Uri.joinPath(extensionUri, 'media', 'seed.svg');
-    this.channel = new WebviewChannel<DiffToWebview, DiffToHost>(panel.webview, DIFF_TO_HOST, log);
+    super(panel, { title: `${a.id} ↔ ${b.id}`, bundle: 'diff', fromPage: DIFF_TO_HOST }, { extensionUri, log });
     this.channel
       .onReady(() => void this.send())
       .on('openTextDiff', () => openTextDiff(this.a, this.b))
@@ -39,8 +34,6 @@ export class TrajectoryDiffPanel implements vscode.Disposable {
         this.lastRendered = report;
         for (const waiter of this.waiters.splice(0)) waiter(report);
       });
-    panel.webview.html = webviewHtml(panel.webview, extensionUri, { title: `${a.id} ↔ ${b.id}`, bundle: 'diff', stylesheet: true });
-    this.disposables.push(this.channel, panel.onDidDispose(() => this.dispose()));
   }
 
   static show(
@@ -52,12 +45,7 @@ export class TrajectoryDiffPanel implements vscode.Disposable {
     extensionUri: vscode.Uri,
     existing?: vscode.WebviewPanel,
   ): TrajectoryDiffPanel {
-    const panel =
-      existing ??
-      vscode.window.createWebviewPanel(DIFF_VIEW_TYPE, `${a.id} ↔ ${b.id}`, vscode.ViewColumn.Active, {
-        enableScripts: true,
-        localResourceRoots: localResourceRoots(extensionUri),
-      });
+    const panel = existing ?? createPanel(DIFF_VIEW_TYPE, `${a.id} ↔ ${b.id}`, vscode.ViewColumn.Active, extensionUri);
     return new TrajectoryDiffPanel(panel, a, b, access, openViewer, log, extensionUri);
   }
 
@@ -82,10 +70,5 @@ export class TrajectoryDiffPanel implements vscode.Disposable {
       this.channel.post('error', { message });
       void vscode.window.showErrorMessage(`SEED: cannot compare: ${message}`);
     }
-  }
-
-  dispose(): void {
-    for (const disposable of this.disposables.splice(0)) disposable.dispose();
-    this.panel.dispose();
   }
 }
