@@ -4,8 +4,7 @@
 import * as vscode from 'vscode';
 import { TABLE_TO_HOST, type TableToHost, type TableToWebview } from './shared/protocol';
 import type { RunsModel } from '../runs/runsModel';
-import { WebviewChannel } from '../webviewHost/webviewChannel';
-import { localResourceRoots, webviewHtml } from '../webviewHost/webviewHtml';
+import { PanelBase, createPanel, type PanelContext } from '../webviewHost/panelBase';
 import { batchRows } from './core/batchTable';
 
 export const TABLE_VIEW_TYPE = 'seedStudio.trajectoryTable';
@@ -20,27 +19,17 @@ function target(runs: RunsModel, arg: unknown): { runDir: string; batch: string 
   return newest ? { runDir: node.dir, batch: newest } : undefined;
 }
 
-export function registerTrajectoryTable(context: vscode.ExtensionContext, runs: RunsModel, log: vscode.LogOutputChannel): vscode.Disposable {
-  return vscode.commands.registerCommand('seedStudio.openTrajectoryTable', async (arg?: unknown) => {
-    const where = target(runs, arg);
-    if (!where) {
-      void vscode.window.showInformationMessage('SEED: open the trajectory table from a run or an update in the Runs view.');
-      return undefined;
-    }
-    const panel = vscode.window.createWebviewPanel(TABLE_VIEW_TYPE, `Trajectories · ${runs.title(where.runDir)}`, vscode.ViewColumn.Active, {
-      enableScripts: true,
-      localResourceRoots: localResourceRoots(context.extensionUri),
-    });
-    panel.iconPath = vscode.Uri.joinPath(context.extensionUri, 'media', 'seed.svg');
-    const channel = new WebviewChannel<TableToWebview, TableToHost>(panel.webview, TABLE_TO_HOST, log);
-    channel
+class TablePanel extends PanelBase<TableToWebview, TableToHost> {
+  constructor(panel: vscode.WebviewPanel, runs: RunsModel, where: { runDir: string; batch: string }, context: PanelContext) {
+    super(panel, { title: 'Trajectories', bundle: 'table', fromPage: TABLE_TO_HOST }, context);
+    this.channel
       .onReady(() => {
         runs
           .add(where.runDir) // the known entry, or the run read now
           .then((entry) => batchRows(entry, where.batch))
           .then(
-            ({ batch, rows }) => channel.post('rows', { run: runs.title(where.runDir), batch, rows }),
-            (error: unknown) => channel.post('error', { message: error instanceof Error ? error.message : String(error) }),
+            ({ batch, rows }) => this.channel.post('rows', { run: runs.title(where.runDir), batch, rows }),
+            (error: unknown) => this.channel.post('error', { message: error instanceof Error ? error.message : String(error) }),
           );
       })
       .on('open', async ({ id }) => {
@@ -50,8 +39,18 @@ export function registerTrajectoryTable(context: vscode.ExtensionContext, runs: 
         await vscode.commands.executeCommand('seedStudio.compareTrajectories', { runDir: where.runDir, id: a }, { runDir: where.runDir, id: b });
       })
       .on('rendered', () => undefined);
-    panel.webview.html = webviewHtml(panel.webview, context.extensionUri, { title: 'Trajectories', bundle: 'table', stylesheet: true });
-    panel.onDidDispose(() => channel.dispose());
+  }
+}
+
+export function registerTrajectoryTable(context: vscode.ExtensionContext, runs: RunsModel, log: vscode.LogOutputChannel): vscode.Disposable {
+  return vscode.commands.registerCommand('seedStudio.openTrajectoryTable', async (arg?: unknown) => {
+    const where = target(runs, arg);
+    if (!where) {
+      void vscode.window.showInformationMessage('SEED: open the trajectory table from a run or an update in the Runs view.');
+      return undefined;
+    }
+    const panel = createPanel(TABLE_VIEW_TYPE, `Trajectories · ${runs.title(where.runDir)}`, vscode.ViewColumn.Active, context.extensionUri);
+    new TablePanel(panel, runs, where, { extensionUri: context.extensionUri, log });
     return panel;
   });
 }
