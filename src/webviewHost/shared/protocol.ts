@@ -1,12 +1,12 @@
-// Typed host↔webview messages. Each panel declares its two message sets once, as values, in a module of src/protocol/
-// that both bundles import (webview/ imports src/, never the reverse):
+// Typed host↔webview messages. Each panel declares its two message sets once, as values, in its feature's
+// src/<feature>/shared/protocol.ts, which both bundles import (webview/ imports src/, never the reverse):
 //   export const TO_DASHBOARD = messageSet<{ metrics: { rows: MetricRow[] } }>({ metrics: true });   host → webview
 //   export const FROM_DASHBOARD = messageSet<{ overlay: { runs: string[] } }>({ overlay: true });    webview → host
 // The value lists every message of its map (the compiler refuses a missing or extra name), and each side narrows
 // incoming messages with it. A message is `{ type, params }` with params typed by type; a webview message may carry
 // a `seq`, which the host answers with a `hostReply` once its handler is done (ok, or the handler's error), so the
 // page learns of a failure. Every webview sends `ready` first; the host queues what it sends until then
-// (src/webviewHost/webviewChannel.ts, webview/shared/hostApi.ts).
+// (src/webviewHost/webviewChannel.ts, used by every panel through src/webviewHost/panelBase.ts; webview/shared/hostApi.ts).
 
 export type MessageMap = Record<string, unknown>;
 
