@@ -10,7 +10,7 @@ import { localResourceRoots, webviewHtml } from './webviewHtml';
 export interface PanelPage<ToHost extends MessageMap> {
   /** The page's title (its HTML <title>; the tab's title is the panel's). */
   title: string;
-  /** The view: dist/webview/<bundle>.js, built from webview/<bundle>/main.ts, with media/<bundle>.css. */
+  /** The view: dist/webview/<bundle>.js and .css, built from webview/<bundle>/main.ts and style.css. */
   bundle: string;
   /** What the page may send (untrusted messages are narrowed with it). */
   fromPage: MessageSet<ToHost>;

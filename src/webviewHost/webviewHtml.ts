@@ -5,7 +5,7 @@ import { pageHtml } from './core/pageHtml';
 
 export interface WebviewPage {
   title: string;
-  /** The bundle name: dist/webview/<bundle>.js (and media/<bundle>.css when `stylesheet`). */
+  /** The bundle name: dist/webview/<bundle>.js (and dist/webview/<bundle>.css, from webview/<bundle>/style.css, when `stylesheet`). */
   bundle: string;
   stylesheet?: boolean;
 }
@@ -17,6 +17,6 @@ export function localResourceRoots(extensionUri: vscode.Uri): vscode.Uri[] {
 
 export function webviewHtml(webview: vscode.Webview, extensionUri: vscode.Uri, page: WebviewPage): string {
   const script = webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, 'dist', 'webview', `${page.bundle}.js`));
-  const style = page.stylesheet ? webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, 'media', `${page.bundle}.css`)) : undefined;
+  const style = page.stylesheet ? webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, 'dist', 'webview', `${page.bundle}.css`)) : undefined;
   return pageHtml({ title: page.title, cspSource: webview.cspSource, scriptSrc: script.toString(), ...(style ? { styleHref: style.toString() } : {}) });
 }

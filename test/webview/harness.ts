@@ -1,5 +1,5 @@
 // Webviews outside VS Code: a local HTTP server serves the extension's own page (src/webviewHost/core/pageHtml.ts: the same strict
-// CSP with a nonce, the built bundle from dist/webview/, the stylesheet from media/), and headless Chromium opens it
+// CSP with a nonce, the built bundle from dist/webview/, the stylesheet beside it), and headless Chromium opens it
 // with a stub of VS Code's webview API injected before any script runs. Tests post the host's messages into the page
 // and read what the webview posted back. Shared by test/webview/run.ts and bench/trajectory-render.mjs.
 import { existsSync, readFileSync } from 'node:fs';
@@ -21,7 +21,7 @@ export const resultsDir = path.join(repoRoot, 'test-results');
 
 /** The page of a webview bundle: the extension's own page HTML (src/webviewHost/core/pageHtml.ts) with this server as the source. */
 function bundlePage(bundle: string, origin: string): string {
-  return pageHtml({ title: bundle, cspSource: origin, scriptSrc: `${origin}/dist/webview/${bundle}.js`, styleHref: `${origin}/media/${bundle}.css` });
+  return pageHtml({ title: bundle, cspSource: origin, scriptSrc: `${origin}/dist/webview/${bundle}.js`, styleHref: `${origin}/dist/webview/${bundle}.css` });
 }
 
 const TYPES: Record<string, string> = { '.js': 'text/javascript', '.css': 'text/css', '.map': 'application/json' };
