@@ -2,7 +2,7 @@
 // by the diff, the first divergence and the per-turn deltas.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { actionKey, diffRows, diffTrajectories, firstDivergence, lcsAlign, type AlignOp } from '../../src/trajectory/shared/align';
+import { actionKey, diffRows, diffTrajectories, firstDivergence, lcsAlign, type AlignOp } from '../../src/diff/shared/align';
 import type { TrajectoryStep } from '../../src/runs/shared/types';
 import { statsOfArrays } from '../../src/trajectory/shared/turnStats';
 

@@ -9,7 +9,7 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { Browser } from 'playwright-core';
 import { RunReader, RunSchemas, decodeTokenArrays, findSchemasDir, type TokenArrays, type Trajectory } from '../../src/runs/core';
-import { diffTrajectories } from '../../src/trajectory/shared/align';
+import { diffTrajectories } from '../../src/diff/shared/align';
 import { BINS, CENTER_BIN, binOf, colorOf, fittedScale, heatScale } from '../../src/trajectory/shared/colorScale';
 import { strongestDisagreements } from '../../src/trajectory/shared/disagreement';
 import { sharedRange, sparkColumns, sparkSummary, tokenAt, yOf } from '../../src/trajectory/shared/sparkline';

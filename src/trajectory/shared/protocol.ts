@@ -1,4 +1,5 @@
-// Messages of the trajectory viewer (webview/trajectory) and the trajectory diff (webview/diff). See protocol.ts.
+// Messages of the trajectory viewer (webview/trajectory); the diff's are in src/diff/shared/protocol.ts. See
+// src/webviewHost/shared/protocol.ts.
 // (Type aliases, not interfaces: a message map must be assignable to Record<string, unknown>.)
 import type { Trajectory } from '../../runs/shared/types';
 import type { WhatIfResultRecord } from '../../whatIf/shared/whatIfRecord';
@@ -55,17 +56,3 @@ export type ViewerToHost = {
 
 export const VIEWER_TO_WEBVIEW = messageSet<ViewerToWebview>({ show: true, error: true, whatIf: true, startWhatIf: true });
 export const VIEWER_TO_HOST = messageSet<ViewerToHost>({ copyText: true, openText: true, compare: true, rendered: true, whatIf: true, saveWhatIf: true });
-
-export type DiffToWebview = {
-  show: { a: TrajectoryPayload; b: TrajectoryPayload };
-  error: { message: string };
-};
-
-export type DiffToHost = {
-  openTextDiff: Record<string, never>;
-  openTrajectory: { side: 'a' | 'b' };
-  rendered: RenderedReport & { rows: number; firstDivergence: number };
-};
-
-export const DIFF_TO_WEBVIEW = messageSet<DiffToWebview>({ show: true, error: true });
-export const DIFF_TO_HOST = messageSet<DiffToHost>({ openTextDiff: true, openTrajectory: true, rendered: true });

@@ -1,10 +1,17 @@
-// The trajectory diff panel (webview/diff): two trajectories aligned turn by turn in the webview (src/trajectory/
-// align.ts); the host loads both, and serves "Open as Text Diff" and opening either side in the viewer.
+// The trajectory diff panel (webview/diff): two trajectories aligned turn by turn in the webview
+// (src/diff/shared/align.ts); the host loads both, and serves "Open as Text Diff" and opening either side in the
+// viewer. The trajectory feature opens it (compare, restore after a reload) and lends it those two actions.
 import * as vscode from 'vscode';
 import { PanelBase, createPanel } from '../webviewHost/panelBase';
-import { DIFF_TO_HOST, type DiffToHost, type DiffToWebview, type RenderedReport } from './shared/protocol';
+import type { RenderedReport } from '../trajectory/shared/protocol';
+import { DIFF_TO_HOST, type DiffToHost, type DiffToWebview } from './shared/protocol';
 import type { RunAccess, TrajectoryRef } from '../runs/runAccess';
-import { openTextDiff } from './trajectoryDocuments';
+
+/** What the diff asks of the trajectory feature, which opens it (so the diff does not import the trajectory's host). */
+export interface DiffHooks {
+  openViewer(ref: TrajectoryRef): unknown;
+  openTextDiff(a: TrajectoryRef, b: TrajectoryRef): Promise<void>;
+}
 
 export const DIFF_VIEW_TYPE = 'seedStudio.trajectoryDiff';
 
@@ -19,16 +26,16 @@ export class TrajectoryDiffPanel extends PanelBase<DiffToWebview, DiffToHost> {
     readonly a: TrajectoryRef,
     readonly b: TrajectoryRef,
     private readonly access: RunAccess,
-    private readonly openViewer: (ref: TrajectoryRef) => unknown,
+    private readonly hooks: DiffHooks,
     private readonly log: vscode.LogOutputChannel,
     extensionUri: vscode.Uri,
   ) {
     super(panel, { title: `${a.id} ↔ ${b.id}`, bundle: 'diff', fromPage: DIFF_TO_HOST }, { extensionUri, log });
     this.channel
       .onReady(() => void this.send())
-      .on('openTextDiff', () => openTextDiff(this.a, this.b))
+      .on('openTextDiff', () => this.hooks.openTextDiff(this.a, this.b))
       .on('openTrajectory', ({ side }) => {
-        this.openViewer(side === 'b' ? this.b : this.a);
+        this.hooks.openViewer(side === 'b' ? this.b : this.a);
       })
       .on('rendered', (report) => {
         this.lastRendered = report;
@@ -40,13 +47,13 @@ export class TrajectoryDiffPanel extends PanelBase<DiffToWebview, DiffToHost> {
     a: TrajectoryRef,
     b: TrajectoryRef,
     access: RunAccess,
-    openViewer: (ref: TrajectoryRef) => unknown,
+    hooks: DiffHooks,
     log: vscode.LogOutputChannel,
     extensionUri: vscode.Uri,
     existing?: vscode.WebviewPanel,
   ): TrajectoryDiffPanel {
     const panel = existing ?? createPanel(DIFF_VIEW_TYPE, `${a.id} ↔ ${b.id}`, vscode.ViewColumn.Active, extensionUri);
-    return new TrajectoryDiffPanel(panel, a, b, access, openViewer, log, extensionUri);
+    return new TrajectoryDiffPanel(panel, a, b, access, hooks, log, extensionUri);
   }
 
   whenRendered(): Promise<RenderedReport & { rows: number; firstDivergence: number }> {

@@ -3,7 +3,7 @@
 // removed and inserted turns side by side become "changed" rows), the first divergence, and per-turn deltas.
 // No vscode, no Node APIs (the diff webview runs it).
 import type { TrajectoryStep } from '../../runs/shared/types';
-import type { TurnStats } from './turnStats';
+import type { TurnStats } from '../../trajectory/shared/turnStats';
 
 export type AlignOp = { kind: 'same'; a: number; b: number } | { kind: 'removed'; a: number } | { kind: 'inserted'; b: number };
 
