@@ -12,7 +12,7 @@ import { ExperimentService } from './experiments/core/experimentService';
 import { DashboardPanel, registerDashboard } from './dashboard/dashboardPanel';
 import type { Services } from './services';
 import { ProbeCache } from './trainer/core/probeCache';
-import { doctorFor } from './trainer/core/trainerDoctor';
+import { doctorFor } from './experiments/core/trainerDoctor';
 import { TrainerHost } from './trainer/trainerHost';
 import { RunsTreeProvider, registerRunsTree } from './runsTree/runsTree';
 import { RunsModel } from './runs/runsModel';

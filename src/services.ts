@@ -2,7 +2,7 @@
 import type * as vscode from 'vscode';
 import type { ExperimentService } from './experiments/core/experimentService';
 import type { ProbeCache } from './trainer/core/probeCache';
-import type { DoctorCache } from './trainer/core/trainerDoctor';
+import type { DoctorCache } from './experiments/core/trainerDoctor';
 import type { TrainerHost } from './trainer/trainerHost';
 import type { RunsModel } from './runs/runsModel';
 

@@ -10,7 +10,7 @@ import { defaultEnvironment, environmentCatalog, environmentInFile, environmentM
 import { MISSING_EXTRA, environmentProblems, extraOfProblem } from '../../src/experiments/core/environmentProblems';
 import { ExperimentSchema, type JsonSchema } from '../../src/experiments/core/experimentSchema';
 import { planSetup } from '../../src/trainer/core/setupPlan';
-import { DoctorCache, parseDoctorReport, runDoctor, type DoctorReport, type DoctorResult } from '../../src/trainer/core/trainerDoctor';
+import { DoctorCache, parseDoctorReport, runDoctor, type DoctorReport, type DoctorResult } from '../../src/experiments/core/trainerDoctor';
 import { repoRoot, trainerPython } from './repoPaths';
 
 const schema = new ExperimentSchema(JSON.parse(readFileSync(path.join(repoRoot, 'schemas', 'experiment.schema.json'), 'utf8')) as JsonSchema);

@@ -6,7 +6,7 @@
 import { existsSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { DoctorReport } from '../../trainer/core/trainerDoctor';
+import type { DoctorReport } from './trainerDoctor';
 import { environmentInFile, type EnvironmentEntry } from './environmentCatalog';
 import { closest, type ExperimentProblem, type TextRange } from './experimentSchema';
 
