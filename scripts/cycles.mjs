@@ -1,14 +1,15 @@
 #!/usr/bin/env node
-// Counts the folder-level import cycles of src/ and webview/ and prints them: dependency-cruiser reads the imports
-// (type-only ones too: they tie folders together as much as value imports do), each file stands for its folder,
-// and every elementary cycle of the folder graph is listed. Exits non-zero when there is one, so `npm test` fails.
-//   node scripts/cycles.mjs            the count and each cycle
+// Counts the folder-level import cycles of src/ and webview/ and prints them: dependency-cruiser reads the imports,
+// each file stands for its folder, and every elementary cycle of the folder graph is listed. Exits non-zero when
+// there is one, so `npm test` fails.
+//   node scripts/cycles.mjs            value imports (dependency-cruiser's default: type-only imports are erased)
+//   node scripts/cycles.mjs --types    type-only imports too
 import path from 'node:path';
 import { cruise } from 'dependency-cruiser';
 
 const roots = ['src', 'webview'];
 const result = await cruise(roots, {
-  tsPreCompilationDeps: process.argv.includes("--types"),
+  tsPreCompilationDeps: process.argv.includes('--types'),
   tsConfig: { fileName: 'tsconfig.json' },
   doNotFollow: { path: 'node_modules' },
   includeOnly: '^(src|webview)/',
