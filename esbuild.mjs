@@ -1,5 +1,6 @@
 // Builds the extension host bundle (node/cjs, `vscode` external), one browser bundle per webview folder
-// (webview/<name>/main.ts → dist/webview/<name>.js; webview/shared is imported, not bundled on its own),
+// (webview/<name>/main.ts → dist/webview/<name>.js, and its style.css → dist/webview/<name>.css; webview/shared is
+// imported, not bundled on its own),
 // and the tests (one file per source file, not bundled) into out/test. `tsc --noEmit` does the type checking.
 import * as esbuild from 'esbuild';
 import { existsSync, readdirSync, rmSync } from 'node:fs';
@@ -13,9 +14,9 @@ const hostBundle = {
   // The experiment validator's worker thread is a bundle of its own (ExperimentService starts it).
   entryPoints: [
     { in: 'src/extension.ts', out: 'extension' },
-    { in: 'src/experiments/validationWorker.ts', out: 'experimentWorker' },
+    { in: 'src/experiments/core/validationWorker.ts', out: 'experimentWorker' },
     // What-if rescoring (tokenizers, template engine, onnxruntime-node): required on first use (whatIfSession.ts).
-    { in: 'src/whatIf/rescore.ts', out: 'whatIf' },
+    { in: 'src/whatIf/core/rescore.ts', out: 'whatIf' },
   ],
   bundle: true,
   platform: 'node',
@@ -32,7 +33,11 @@ const hostBundle = {
 const webviewEntries = existsSync('webview')
   ? readdirSync('webview', { withFileTypes: true })
       .filter((entry) => entry.isDirectory() && entry.name !== 'shared' && existsSync(path.join('webview', entry.name, 'main.ts')))
-      .map((entry) => ({ in: path.join('webview', entry.name, 'main.ts'), out: entry.name }))
+      // A view's stylesheet sits beside it (webview/<name>/style.css → dist/webview/<name>.css).
+      .flatMap((entry) => [
+        { in: path.join('webview', entry.name, 'main.ts'), out: entry.name },
+        ...(existsSync(path.join('webview', entry.name, 'style.css')) ? [{ in: path.join('webview', entry.name, 'style.css'), out: entry.name }] : []),
+      ])
   : [];
 
 const webviewBundles = {
@@ -82,5 +87,5 @@ if (watch) {
   console.log('esbuild: watching');
 } else {
   await Promise.all(configs.map((config) => esbuild.build(config)));
-  console.log(`esbuild: host bundle, ${webviewEntries.length} webview bundle(s), tests → dist/, out/`);
+  console.log(`esbuild: host bundle, ${webviewEntries.filter((e) => e.in.endsWith('.ts')).length} webview bundle(s), tests → dist/, out/`);
 }

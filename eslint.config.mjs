@@ -2,6 +2,8 @@ import js from '@eslint/js';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
+const noWebview = { regex: '(^|/)webview(/|$)', message: 'src/ must not import webview/: put what both sides need in src/<feature>/shared/.' };
+
 export default tseslint.config(
   { ignores: ['dist/**', 'out/**', 'node_modules/**', '.venv/**', '.venv-vllm/**', 'trainer/**', 'test-results/**', '.vscode-test/**'] },
   js.configs.recommended,
@@ -14,35 +16,58 @@ export default tseslint.config(
       'no-console': 'off',
     },
   },
+  // Layers by path (docs/extension.md, "Where the code is"). A feature is src/<feature>/ and webview/<feature>/:
+  //   src/<feature>/shared/  what the view imports too: no vscode, no Node, no packages, only other shared/ folders
+  //                          (no DOM either: tsconfig.json, which type-checks src/, has no DOM library);
+  //   src/<feature>/core/    vscode-free host code, unit-tested in plain Node: no vscode value, no host code;
+  //   src/<feature>/         host code (vscode);
+  //   webview/<feature>/     the view: imports src/ only from shared/ folders.
+  // Imports run one way: nothing in src/ imports webview/. Later blocks replace the rule for the files they match,
+  // so each repeats the webview/ ban.
   {
-    // Imports run one way: webview/ imports what src/ owns (protocols, chart specs, colour scales), never the reverse.
     files: ['src/**/*.ts'],
     rules: {
-      'no-restricted-imports': [
-        'error',
-        { patterns: [{ regex: '(^|/)webview(/|$)', message: 'src/ must not import webview/: put shared code in src/ (e.g. src/protocol/) and import it from webview/.' }] },
-      ],
+      'no-restricted-imports': ['error', { patterns: [noWebview] }],
     },
   },
   {
-    // The vscode-free cores: unit-tested in plain Node, and bundled into webviews.
-    files: [
-      'src/runs/**/*.ts',
-      'src/protocol/**/*.ts',
-      'src/dashboard/{axis,charts,csv,dashboardRuns,evaluation,runComparison,runDescription,series}.ts',
-      'src/trajectory/{align,batchTable,colorScale,disagreement,format,inertText,sparkline,textRender,trajectoryTable,turnStats,virtualLayout}.ts',
-      'src/runsTree/groupCompare.ts',
-      'src/webviews/pageHtml.ts',
-      'src/experiments/modelPath.ts',
-      'src/trainer/{gpuChoice,gpuQuery,memoryEstimate,runEndMessage,sessionMachine}.ts',
-      'src/whatIf/{errors,exportChoice,gate,onnxExport,onnxScorer,promptTokens,rescore,skillInsertion,whatIfFile,whatIfRecord}.ts',
-    ],
+    files: ['src/*/core/**/*.ts'],
     rules: {
       'no-restricted-imports': [
         'error',
         {
-          paths: [{ name: 'vscode', message: 'a vscode-free module: take what you need from vscode as a parameter in its adapter.' }],
-          patterns: [{ regex: '(^|/)webview(/|$)', message: 'src/ must not import webview/.' }],
+          // Types only: they leave nothing in the compiled module, which still runs in plain Node.
+          paths: [{ name: 'vscode', allowTypeImports: true, message: 'core/ is vscode-free: take what you need from vscode as a parameter in the host code.' }],
+          patterns: [noWebview, { regex: '^\\.\\./(?!shared/|\\.\\./[^/]+/(core|shared)/)', message: 'core/ imports core/ and shared/ folders only, never host code.' }],
+        },
+      ],
+    },
+  },
+  {
+    files: ['src/*/shared/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            noWebview,
+            { regex: '^[^.]', message: 'shared/ is bundled into the webviews: no vscode, no Node, no packages.' },
+            { regex: '^\\.\\./(?!\\.\\./[^/]+/shared/)', message: 'shared/ imports other shared/ folders only.' },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['webview/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { regex: '^(vscode|node:.*)$', message: 'a view runs in the browser: no vscode, no Node.' },
+            { regex: '(^|/)src/(?![^/]+/shared/)', message: 'a view imports src/ only from shared/ folders (src/<feature>/shared/).' },
+          ],
         },
       ],
     },

@@ -6,7 +6,7 @@
 // the slowest files. Needs `npm run build` first.
 //
 //   node bench/experiment_fuzz.mjs [--count 1000] [--seed 17] [--timeout 20] [--huge]
-//        [--editor out/src/experiments/experimentSchema.js] [--schema schemas/experiment.schema.json]
+//        [--editor out/src/experiments/core/experimentSchema.js] [--schema schemas/experiment.schema.json]
 //        [--trainer-path trainer] [--keep DIR]
 // --editor / --schema / --trainer-path point at another build (e.g. an older checkout) to measure it with the same files.
 import { spawnSync } from 'node:child_process';
@@ -27,7 +27,7 @@ function option(name, fallback) {
 const count = Number(option('count', '1000'));
 const seed = Number(option('seed', '17'));
 const timeoutSeconds = Number(option('timeout', '20'));
-const editorModule = path.resolve(repoRoot, option('editor', 'out/src/experiments/experimentSchema.js'));
+const editorModule = path.resolve(repoRoot, option('editor', 'out/src/experiments/core/experimentSchema.js'));
 const trainerPath = path.resolve(repoRoot, option('trainer-path', 'trainer'));
 const python = process.env.SEED_PYTHON ?? path.join(repoRoot, '.venv', 'bin', 'python');
 

@@ -24,8 +24,8 @@ const option = (name, fallback) => {
 const runs = Number(option('runs', '3'));
 const before = option('before', undefined);
 
-const { ExperimentSchema } = require(path.join(repoRoot, 'out/src/experiments/experimentSchema.js'));
-const { ExperimentService } = require(path.join(repoRoot, 'out/src/experiments/experimentService.js'));
+const { ExperimentSchema } = require(path.join(repoRoot, 'out/src/experiments/core/experimentSchema.js'));
+const { ExperimentService } = require(path.join(repoRoot, 'out/src/experiments/core/experimentService.js'));
 const schemaJson = JSON.parse(readFileSync(path.join(repoRoot, 'schemas/experiment.schema.json'), 'utf8'));
 const base = readFileSync(path.join(repoRoot, 'examples/household-seed.seed.yaml'), 'utf8');
 

@@ -188,8 +188,8 @@ function syntheticRun(dir, updates, perUpdate) {
 }
 
 async function benchIndex(scratch) {
-  const { RunIndex } = require('../out/src/runs/runIndex.js');
-  const { RunSchemas } = require('../out/src/runs/schemas.js');
+  const { RunIndex } = require('../out/src/runs/core/runIndex.js');
+  const { RunSchemas } = require('../out/src/runs/core/schemas.js');
   const schemas = RunSchemas.load(path.join(repoRoot, 'schemas'));
   const UPDATES = 200;
   const PER_UPDATE = 128;

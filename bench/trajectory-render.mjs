@@ -20,8 +20,8 @@ import os from 'node:os';
 const require = createRequire(import.meta.url);
 const { PageServer, launchChromium, openWebview } = require('../out/test/webview/harness.js');
 const { syntheticTrajectory } = require('../out/test/webview/synthetic.js');
-const { decodeTokenArrays } = require('../out/src/runs/tokenArrays.js');
-const { binClass, binOf, heatScale } = require('../out/src/trajectory/colorScale.js');
+const { decodeTokenArrays } = require('../out/src/runs/shared/tokenArrays.js');
+const { binClass, binOf, heatScale } = require('../out/src/trajectory/shared/colorScale.js');
 
 const runsArg = process.argv.indexOf('--runs');
 const RUNS = runsArg > 0 ? Number(process.argv[runsArg + 1]) : 7;

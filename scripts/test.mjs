@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // `npm test`: sets up what is missing (see setup.mjs), builds, then runs every suite and prints a summary:
-// typecheck · lint · TS unit tests (node:test) · pytest · the extension's integration suite in a real VS Code
+// typecheck · lint · import cycles · TS unit tests (node:test) · pytest · the extension's integration suite in a real VS Code
 // (code-server; or desktop VS Code via @vscode/test-electron when VSCODE_EXECUTABLE_PATH is set) · the UI smoke test
 // in headless Chromium. A suite that fails does not stop the others; the exit code is non-zero if any failed.
 import { spawn } from 'node:child_process';
@@ -86,6 +86,8 @@ async function main() {
     { label: 'build', cmd: ['node', ['esbuild.mjs']] },
     { label: 'typecheck', cmd: ['npm', ['run', '--silent', 'typecheck']] },
     { label: 'lint', cmd: npx('eslint', ['.']) },
+    // Folder-level import cycles of src/ and webview/ (scripts/cycles.mjs): there must be none.
+    { label: 'import cycles', cmd: ['node', ['scripts/cycles.mjs']] },
     // The VSIX must build: vsce refuses relative links in README.md without a repository URL, among other things.
     { label: 'package (vsce)', cmd: npx('vsce', ['package', '--out', 'out/seed-studio.vsix']) },
     { label: 'unit (node:test)', cmd: ['node', ['--test', '--test-reporter=tap', 'out/test/unit/']], counts: 'nodeTest' },

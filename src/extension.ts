@@ -2,20 +2,20 @@
 import * as vscode from 'vscode';
 import { registerShowTrainerStatus } from './trainer/showTrainerStatus';
 import { registerSkillReview } from './review/registerSkillReview';
-import { RunAccess } from './trajectory/runAccess';
+import { RunAccess } from './runs/runAccess';
 import { registerTrajectoryViewer } from './trajectory/registerTrajectoryViewer';
-import { registerTrajectoryTable } from './trajectory/tablePanel';
+import { registerTrajectoryTable } from './table/tablePanel';
 import { registerSetUpTrainer } from './trainer/setUpTrainer';
 import { registerTrainCommands } from './trainer/trainCommands';
 import { registerExperimentLanguage } from './experiments/experimentLanguage';
-import { ExperimentService } from './experiments/experimentService';
+import { ExperimentService } from './experiments/core/experimentService';
 import { DashboardPanel, registerDashboard } from './dashboard/dashboardPanel';
 import type { Services } from './services';
-import { ProbeCache } from './trainer/probeCache';
-import { doctorFor } from './trainer/trainerDoctor';
+import { ProbeCache } from './trainer/core/probeCache';
+import { doctorFor } from './experiments/core/trainerDoctor';
 import { TrainerHost } from './trainer/trainerHost';
 import { RunsTreeProvider, registerRunsTree } from './runsTree/runsTree';
-import { RunsModel } from './runsModel';
+import { RunsModel } from './runs/runsModel';
 import { registerOpenTensorBoard } from './tensorboard/openTensorBoard';
 import { registerWalkthrough } from './walkthrough/registerWalkthrough';
 

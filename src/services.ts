@@ -1,10 +1,10 @@
 // The objects features share, created once in extension.ts and handed to each feature's register…(context, services).
 import type * as vscode from 'vscode';
-import type { ExperimentService } from './experiments/experimentService';
-import type { ProbeCache } from './trainer/probeCache';
-import type { DoctorCache } from './trainer/trainerDoctor';
+import type { ExperimentService } from './experiments/core/experimentService';
+import type { ProbeCache } from './trainer/core/probeCache';
+import type { DoctorCache } from './experiments/core/trainerDoctor';
 import type { TrainerHost } from './trainer/trainerHost';
-import type { RunsModel } from './runsModel';
+import type { RunsModel } from './runs/runsModel';
 
 export interface Services {
   log: vscode.LogOutputChannel;

@@ -4,14 +4,13 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import * as vscode from 'vscode';
-import { FROM_DASHBOARD, type DashboardRun, type FromDashboard, type ToDashboard } from '../protocol/dashboardProtocol';
+import { FROM_DASHBOARD, type DashboardRun, type FromDashboard, type ToDashboard } from './shared/protocol';
 import type { Services } from '../services';
-import { summarizeEval, type EvalSummary } from './evaluation';
-import { defaultDashboardRuns, restoredDashboardRuns } from './dashboardRuns';
-import { describeRun } from './runDescription';
-import type { RunEntry } from '../runsModel';
-import { WebviewChannel } from '../webviews/webviewChannel';
-import { localResourceRoots, webviewHtml } from '../webviews/webviewHtml';
+import { summarizeEval, type EvalSummary } from './shared/evaluation';
+import { defaultDashboardRuns, restoredDashboardRuns } from './core/dashboardRuns';
+import { describeRun } from './core/runDescription';
+import type { RunEntry } from '../runs/runsModel';
+import { PanelBase, createPanel } from '../webviewHost/panelBase';
 
 export const DASHBOARD_VIEW_TYPE = 'seedStudio.dashboard';
 
@@ -39,10 +38,8 @@ async function saveExport(params: FromDashboard['export']): Promise<void> {
   await vscode.workspace.fs.writeFile(target, bytes);
 }
 
-export class DashboardPanel implements vscode.Disposable {
+export class DashboardPanel extends PanelBase<ToDashboard, FromDashboard> {
   static current: DashboardPanel | undefined;
-  private readonly channel: WebviewChannel<ToDashboard, FromDashboard>;
-  private readonly disposables: vscode.Disposable[] = [];
   private overlay: string[];
   /** The overlaid runs the page was last told about (it has their metrics). */
   private described = new Set<string>();
@@ -51,15 +48,13 @@ export class DashboardPanel implements vscode.Disposable {
   lastRendered: FromDashboard['rendered'] | undefined;
 
   private constructor(
-    readonly panel: vscode.WebviewPanel,
+    panel: vscode.WebviewPanel,
     runDirs: string[],
     private readonly services: Services,
     extensionUri: vscode.Uri,
   ) {
+    super(panel, { title: 'SEED Dashboard', bundle: 'dashboard', fromPage: FROM_DASHBOARD }, { extensionUri, log: services.log });
     this.overlay = [...new Set(runDirs.map((dir) => path.resolve(dir)))];
-    panel.webview.options = { enableScripts: true, localResourceRoots: localResourceRoots(extensionUri) };
-    panel.iconPath = vscode.Uri.joinPath(extensionUri, 'media', 'seed.svg');
-    this.channel = new WebviewChannel<ToDashboard, FromDashboard>(panel.webview, FROM_DASHBOARD, services.log);
     this.channel
       .onReady(() => this.sendAll())
       .on('overlay', async (params) => {
@@ -71,10 +66,7 @@ export class DashboardPanel implements vscode.Disposable {
         for (const listener of [...this.renderedListeners]) listener(report);
       })
       .on('export', saveExport);
-    panel.webview.html = webviewHtml(panel.webview, extensionUri, { title: 'SEED Dashboard', bundle: 'dashboard', stylesheet: true });
-    this.disposables.push(
-      this.channel,
-      panel.onDidDispose(() => this.dispose()),
+    this.own(
       services.runs.onDidChangeRuns(() => this.sendRuns()),
       services.runs.onDidChangeRun((event) => {
         const dir = event.entry.dir;
@@ -109,12 +101,7 @@ export class DashboardPanel implements vscode.Disposable {
       DashboardPanel.current.panel.reveal(undefined, true);
       return DashboardPanel.current;
     }
-    const panel =
-      existing ??
-      vscode.window.createWebviewPanel(DASHBOARD_VIEW_TYPE, 'SEED Dashboard', { viewColumn: vscode.ViewColumn.Active, preserveFocus: true }, {
-        enableScripts: true,
-        localResourceRoots: localResourceRoots(extensionUri),
-      });
+    const panel = existing ?? createPanel(DASHBOARD_VIEW_TYPE, 'SEED Dashboard', { viewColumn: vscode.ViewColumn.Active, preserveFocus: true }, extensionUri);
     DashboardPanel.current = new DashboardPanel(panel, runDirs, services, extensionUri);
     return DashboardPanel.current;
   }
@@ -190,10 +177,9 @@ export class DashboardPanel implements vscode.Disposable {
     });
   }
 
-  dispose(): void {
+  override dispose(): void {
     if (DashboardPanel.current === this) DashboardPanel.current = undefined;
-    for (const disposable of this.disposables.splice(0)) disposable.dispose();
-    this.panel.dispose();
+    super.dispose();
   }
 }
 

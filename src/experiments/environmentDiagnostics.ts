@@ -6,10 +6,10 @@ import type { Services } from '../services';
 import type { SetUpTrainerArgs } from '../trainer/setUpTrainer';
 import { resolveTrainerPython } from '../trainer/pythonInterpreter';
 import { trainerEnv } from '../trainer/trainerHost';
-import { defaultEnvironment } from './environmentCatalog';
-import { MISSING_EXTRA, environmentProblems, extraOfProblem, namedEnvironment } from './environmentProblems';
-import type { ExperimentProblem } from './experimentSchema';
-import { SYNC_LIMIT } from './experimentService';
+import { defaultEnvironment } from './core/environmentCatalog';
+import { MISSING_EXTRA, environmentProblems, extraOfProblem, namedEnvironment } from './core/environmentProblems';
+import type { ExperimentProblem } from './core/experimentSchema';
+import { SYNC_LIMIT } from './core/experimentService';
 
 /** The environment problems of a document's text; the doctor is asked at most once per interpreter (cached). */
 export async function environmentProblemsOf(document: vscode.TextDocument, text: string, services: Services): Promise<ExperimentProblem[]> {

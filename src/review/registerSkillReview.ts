@@ -7,7 +7,7 @@
 import path from 'node:path';
 import { existsSync } from 'node:fs';
 import * as vscode from 'vscode';
-import type { RunAccess } from '../trajectory/runAccess';
+import type { RunAccess } from '../runs/runAccess';
 import { SKILLS_FILE, decideCommand, type DecisionArgs } from './reviewDecisions';
 import { REVIEW_VIEW_TYPE, SkillReviewEditorProvider } from './skillReviewEditor';
 import { REVIEW_COMMAND, SkillsParses, registerReviewStatusBar, registerSkillCodeLenses, registerSkillDiagnostics } from './skillReviewText';

@@ -4,9 +4,9 @@
 // pass (a torn tail, a line that is not a valid record).
 import path from 'node:path';
 import * as vscode from 'vscode';
-import { readManifest, type ReviewDecision } from '../runs';
-import type { RunAccess } from '../trajectory/runAccess';
-import { decideInText, decideManyInText } from './skillsDocument';
+import { readManifest, type ReviewDecision } from '../runs/core';
+import type { RunAccess } from '../runs/runAccess';
+import { decideInText, decideManyInText } from './core/skillsDocument';
 
 export const SKILLS_FILE = 'skills.jsonl';
 

@@ -3,56 +3,38 @@
 // trajectory and filters, turns clicks into one-line workspace edits, and is redrawn from the document on change.
 import path from 'node:path';
 import * as vscode from 'vscode';
-import { WebviewChannel } from '../webviews/webviewChannel';
-import { localResourceRoots, webviewHtml } from '../webviews/webviewHtml';
-import { REVIEW_TO_HOST, type ReviewToHost, type ReviewToWebview } from '../protocol/reviewProtocol';
-import type { RunAccess } from '../trajectory/runAccess';
+import { PanelBase, type PanelContext } from '../webviewHost/panelBase';
+import { REVIEW_TO_HOST, type ReviewToHost, type ReviewToWebview } from './shared/protocol';
+import type { RunAccess } from '../runs/runAccess';
 import { applyDecision, applyDecisions, reviewRefusal } from './reviewDecisions';
-import { effectiveSkill } from './skillFilters';
-import { parseSkillsText } from './skillsDocument';
+import { effectiveSkill } from './shared/skillFilters';
+import { parseSkillsText } from './core/skillsDocument';
 
 export const REVIEW_VIEW_TYPE = 'seedStudio.skillReview';
 
-export class SkillReviewEditorProvider implements vscode.CustomTextEditorProvider {
-  /** The last report of each open review (tests read it), by document URI. */
-  readonly rendered = new Map<string, ReviewToHost['rendered']>();
+/** One review editor: a skills.jsonl document shown as cards. */
+class SkillReviewPanel extends PanelBase<ReviewToWebview, ReviewToHost> {
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private readonly runDir: string;
 
   constructor(
-    private readonly extensionUri: vscode.Uri,
+    private readonly document: vscode.TextDocument,
+    panel: vscode.WebviewPanel,
     private readonly access: RunAccess,
-    private readonly log: vscode.LogOutputChannel,
-  ) {}
-
-  async resolveCustomTextEditor(document: vscode.TextDocument, panel: vscode.WebviewPanel): Promise<void> {
-    panel.webview.options = { enableScripts: true, localResourceRoots: localResourceRoots(this.extensionUri) };
-    const channel = new WebviewChannel<ReviewToWebview, ReviewToHost>(panel.webview, REVIEW_TO_HOST, this.log);
-    const runDir = path.dirname(document.uri.fsPath);
-
-    const send = async (): Promise<void> => {
-      try {
-        const parsed = parseSkillsText(document.getText(), this.access.schemas());
-        const readOnly = (await reviewRefusal(this.access, document.uri)) ?? null;
-        channel.post('records', {
-          file: vscode.workspace.asRelativePath(document.uri),
-          run: await this.access.runName(runDir),
-          runDir,
-          lines: parsed.lines,
-          problems: parsed.problems,
-          readOnly,
-        });
-      } catch (error) {
-        channel.post('error', { message: (error as Error).message });
-      }
-    };
-
-    let timer: ReturnType<typeof setTimeout> | undefined;
+    rendered: Map<string, ReviewToHost['rendered']>,
+    context: PanelContext,
+  ) {
+    // A custom editor's tab keeps the editor's own icon.
+    super(panel, { title: 'Skill review', bundle: 'review', fromPage: REVIEW_TO_HOST, icon: false }, context);
+    this.runDir = path.dirname(document.uri.fsPath);
+    const runDir = this.runDir;
     const changes = vscode.workspace.onDidChangeTextDocument((event) => {
       if (event.document.uri.toString() !== document.uri.toString() || event.contentChanges.length === 0) return;
-      clearTimeout(timer);
-      timer = setTimeout(() => void send(), 30);
+      clearTimeout(this.timer);
+      this.timer = setTimeout(() => void this.send(), 30);
     });
-    channel
-      .onReady(() => void send())
+    this.channel
+      .onReady(() => void this.send())
       .on('decide', async ({ id, state, text, note }) => {
         await applyDecision(this.access, document, id, { state, ...(text !== undefined ? { text } : {}), ...(note ? { note } : {}) });
       })
@@ -79,14 +61,40 @@ export class SkillReviewEditorProvider implements vscode.CustomTextEditorProvide
         await vscode.commands.executeCommand('vscode.openWith', document.uri, 'default');
       })
       .on('rendered', (report) => {
-        this.rendered.set(document.uri.toString(), report);
+        rendered.set(document.uri.toString(), report);
       });
-    panel.webview.html = webviewHtml(panel.webview, this.extensionUri, { title: 'Skill review', bundle: 'review', stylesheet: true });
-    panel.onDidDispose(() => {
-      clearTimeout(timer);
-      changes.dispose();
-      channel.dispose();
-      this.rendered.delete(document.uri.toString());
-    });
+    this.own(changes, { dispose: () => clearTimeout(this.timer) }, { dispose: () => rendered.delete(document.uri.toString()) });
+  }
+
+  private async send(): Promise<void> {
+    try {
+      const parsed = parseSkillsText(this.document.getText(), this.access.schemas());
+      const readOnly = (await reviewRefusal(this.access, this.document.uri)) ?? null;
+      this.channel.post('records', {
+        file: vscode.workspace.asRelativePath(this.document.uri),
+        run: await this.access.runName(this.runDir),
+        runDir: this.runDir,
+        lines: parsed.lines,
+        problems: parsed.problems,
+        readOnly,
+      });
+    } catch (error) {
+      this.channel.post('error', { message: (error as Error).message });
+    }
+  }
+}
+
+export class SkillReviewEditorProvider implements vscode.CustomTextEditorProvider {
+  /** The last report of each open review (tests read it), by document URI. */
+  readonly rendered = new Map<string, ReviewToHost['rendered']>();
+
+  constructor(
+    private readonly extensionUri: vscode.Uri,
+    private readonly access: RunAccess,
+    private readonly log: vscode.LogOutputChannel,
+  ) {}
+
+  async resolveCustomTextEditor(document: vscode.TextDocument, panel: vscode.WebviewPanel): Promise<void> {
+    new SkillReviewPanel(document, panel, this.access, this.rendered, { extensionUri: this.extensionUri, log: this.log });
   }
 }

@@ -2,10 +2,10 @@
 // Open trajectory), and the review counts of the active skills file (text or review editor) in the status bar.
 import path from 'node:path';
 import * as vscode from 'vscode';
-import type { RunAccess } from '../trajectory/runAccess';
+import type { RunAccess } from '../runs/runAccess';
 import { isSkillsDocument } from './reviewDecisions';
-import { describeCounts, fieldRange, parseSkillsText, reviewCounts, type ParsedSkills } from './skillsDocument';
-import { reviewStatusText } from './skillFilters';
+import { describeCounts, fieldRange, parseSkillsText, reviewCounts, type ParsedSkills } from './core/skillsDocument';
+import { reviewStatusText } from './shared/skillFilters';
 import { REVIEW_VIEW_TYPE } from './skillReviewEditor';
 
 export const REVIEW_COMMAND = 'seedStudio.reviewSkill';

@@ -5,11 +5,11 @@
 import path from 'node:path';
 import * as vscode from 'vscode';
 import type { Services } from '../services';
-import type { TaskGroup, TrajectoryBatch } from '../runs/runIndex';
-import type { TrajectoryIndexRow } from '../runs/types';
-import { displayText, isolatedText } from '../trajectory/inertText';
-import { groupComparePair } from './groupCompare';
-import { isLive, type RunEntry, type RunState, type RunsModel } from '../runsModel';
+import type { TaskGroup, TrajectoryBatch } from '../runs/core/runIndex';
+import type { TrajectoryIndexRow } from '../runs/shared/types';
+import { displayText, isolatedText } from '../trajectory/shared/inertText';
+import { groupComparePair } from './core/groupCompare';
+import { isLive, type RunEntry, type RunState, type RunsModel } from '../runs/runsModel';
 
 export type RunsNode =
   | { kind: 'run'; dir: string; runDir: string }

@@ -6,8 +6,8 @@ import * as vscode from 'vscode';
 import type { Services } from '../services';
 import { resolveTrainerPython } from '../trainer/pythonInterpreter';
 import { runDirOf } from '../trainer/trainCommands';
-import { refuseWhenUntrusted } from '../trust';
-import { TENSORBOARD_REQUIREMENT, TensorBoardMissingError, TensorBoardServers, logdirFor, runEventsDir, type TensorBoardServer } from './tensorBoardServers';
+import { refuseWhenUntrusted } from '../common/trust';
+import { TENSORBOARD_REQUIREMENT, TensorBoardMissingError, TensorBoardServers, logdirFor, runEventsDir, type TensorBoardServer } from './core/tensorBoardServers';
 
 /** What the command returns (for tests and other commands): the server and the address the browser was given. */
 export interface OpenedTensorBoard extends TensorBoardServer {

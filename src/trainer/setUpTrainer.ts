@@ -6,10 +6,10 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import * as vscode from 'vscode';
 import { resolveTrainerPython, selectInPythonExtension } from './pythonInterpreter';
-import { FACTS_SCRIPT, planSetup, type InterpreterFacts, type SetupStep } from './setupPlan';
+import { FACTS_SCRIPT, planSetup, type InterpreterFacts, type SetupStep } from './core/setupPlan';
 import { trainerEnv } from './trainerHost';
 import type { Services } from '../services';
-import { refuseWhenUntrusted } from '../trust';
+import { refuseWhenUntrusted } from '../common/trust';
 
 export interface SetUpTrainerArgs {
   /** Skip the confirmation of a new virtual environment (tests, scripted use). */

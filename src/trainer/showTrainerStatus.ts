@@ -1,7 +1,7 @@
 // "SEED: Show Trainer Status": which interpreter, whether the trainer imports, torch and CUDA devices (or why not).
 import * as vscode from 'vscode';
 import { resolvePythonInterpreter } from './pythonInterpreter';
-import { describeProbe, probeInterpreter, summarizeProbe, type ProbeResult } from './trainerProbe';
+import { describeProbe, probeInterpreter, summarizeProbe, type ProbeResult } from './core/trainerProbe';
 
 export function registerShowTrainerStatus(context: vscode.ExtensionContext, log: vscode.LogOutputChannel): vscode.Disposable {
   const probeScript = vscode.Uri.joinPath(context.extensionUri, 'resources', 'probe_environment.py').fsPath;

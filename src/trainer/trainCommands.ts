@@ -4,19 +4,19 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import * as vscode from 'vscode';
-import { EXPERIMENT_GLOB, ExperimentService } from '../experiments/experimentService';
-import { problemLine, type ExperimentProblem } from '../experiments/experimentSchema';
-import { loadYaml } from '../lazyRequire';
+import { EXPERIMENT_GLOB, ExperimentService } from '../experiments/core/experimentService';
+import { problemLine, type ExperimentProblem } from '../experiments/core/experimentSchema';
+import { loadYaml } from '../common/core/lazyRequire';
 import type { Services } from '../services';
 import { resolveTrainerPython } from './pythonInterpreter';
 import type { RunLifetime } from './trainerHost';
-import { STAGE_CHOICES, type StageChoice } from './trainerProcess';
-import { summarizeProbe } from './trainerProbe';
-import { experimentEstimate, gpuPickItems, gpusOf, launchWarning } from './gpuChoice';
-import type { MemoryEstimate } from './memoryEstimate';
-import { queryGpus } from './gpuQuery';
-import { isLive, pickRun as pickRunOf, type RunEntry } from '../runsModel';
-import { refuseWhenUntrusted } from '../trust';
+import { STAGE_CHOICES, type StageChoice } from '../runs/core/trainerProcess';
+import { summarizeProbe } from './core/trainerProbe';
+import { experimentEstimate, gpuPickItems, gpusOf, launchWarning } from './core/gpuChoice';
+import type { MemoryEstimate } from './core/memoryEstimate';
+import { queryGpus } from './core/gpuQuery';
+import { isLive, pickRun as pickRunOf, type RunEntry } from '../runs/runsModel';
+import { refuseWhenUntrusted } from '../common/trust';
 
 export interface TrainArgs {
   experiment?: string | vscode.Uri;

@@ -7,11 +7,11 @@ import { existsSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import * as vscode from 'vscode';
-import { requestStop } from '../runs/control';
-import { runEndMessage } from './runEndMessage';
-import { isEnded, isStaleReading, launchedSession, nextSession, reattachedSession, type SessionEvent, type SessionOutcome, type SessionState } from './sessionMachine';
-import type { RunEvent, Stage } from '../runs/types';
-import { isLive, type RunChangeEvent, type RunEntry, type RunsModel } from '../runsModel';
+import { requestStop } from '../runs/core/control';
+import { runEndMessage } from './core/runEndMessage';
+import { isEnded, isStaleReading, launchedSession, nextSession, reattachedSession, type SessionEvent, type SessionOutcome, type SessionState } from './core/sessionMachine';
+import type { RunEvent, Stage } from '../runs/shared/types';
+import { isLive, type RunChangeEvent, type RunEntry, type RunsModel } from '../runs/runsModel';
 import {
   isProcessGroupAlive,
   isTrainerAlive,
@@ -22,7 +22,7 @@ import {
   trainerCommandLine,
   waitUntilGone,
   type TrainerCommand,
-} from './trainerProcess';
+} from '../runs/core/trainerProcess';
 
 /** `detached`: the run outlives the window (reattached on reload). `window`: stopped when the window closes. */
 export type RunLifetime = 'detached' | 'window';

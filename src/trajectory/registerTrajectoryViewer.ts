@@ -7,11 +7,11 @@
 //   seedStudio.whatIfTrajectory(runDir, id, skill)                       → the viewer with "What if…" open on `skill`
 // Missing arguments are asked for with quick picks (palette use). runDir may be a path or a Uri.
 import * as vscode from 'vscode';
-import { TrajectoryDiffPanel, DIFF_VIEW_TYPE } from './diffPanel';
-import { type RunAccess, completeRef, pickRun, pickTrajectory, refFromArgs, toTrajectoryRef, type TrajectoryRef } from './runAccess';
+import { TrajectoryDiffPanel, DIFF_VIEW_TYPE, type DiffHooks } from '../diff/diffPanel';
+import { type RunAccess, completeRef, pickRun, pickTrajectory, refFromArgs, toTrajectoryRef, type TrajectoryRef } from '../runs/runAccess';
 import { TRAJECTORY_VIEW_TYPE, TrajectoryPanel } from './trajectoryPanel';
 import { openTextDiff, registerTrajectoryDocuments, trajectoryTextUri } from './trajectoryDocuments';
-import type { WalkthroughViewKey } from '../walkthrough/walkthroughContext';
+import type { WalkthroughViewKey } from '../walkthrough/core/walkthroughContext';
 
 /** Ticks the walkthrough step of a view once it opened (see walkthroughContext.ts). */
 function viewOpened(key: WalkthroughViewKey): void {
@@ -31,6 +31,8 @@ export function registerTrajectoryViewer(context: vscode.ExtensionContext, log: 
 
   const openViewer = (ref: TrajectoryRef, existing?: vscode.WebviewPanel): TrajectoryPanel =>
     TrajectoryPanel.show(ref, access, { compare: (a) => compare([a]) }, log, extensionUri, existing);
+
+  const diffHooks: DiffHooks = { openViewer: (ref) => openViewer(ref), openTextDiff };
 
   /** The second trajectory of a comparison: same task first, in the first one's run unless another is chosen. */
   async function pickSecond(first: TrajectoryRef, title: string): Promise<TrajectoryRef | undefined> {
@@ -58,7 +60,7 @@ export function registerTrajectoryViewer(context: vscode.ExtensionContext, log: 
   async function compare(args: readonly unknown[]): Promise<TrajectoryDiffPanel | undefined> {
     const refs = await pair(args, 'Compare Trajectories');
     if (!refs) return undefined;
-    const panel = TrajectoryDiffPanel.show(refs[0], refs[1], access, (ref) => openViewer(ref), log, extensionUri);
+    const panel = TrajectoryDiffPanel.show(refs[0], refs[1], access, diffHooks, log, extensionUri);
     viewOpened('seedStudio.walkthrough.trajectoriesCompared');
     return panel;
   }
@@ -98,7 +100,7 @@ export function registerTrajectoryViewer(context: vscode.ExtensionContext, log: 
     vscode.window.registerWebviewPanelSerializer(DIFF_VIEW_TYPE, {
       deserializeWebviewPanel: async (panel, state: unknown) => {
         const refs = state && typeof state === 'object' ? [toTrajectoryRef((state as { a?: unknown }).a), toTrajectoryRef((state as { b?: unknown }).b)] : [];
-        if (refs[0] && refs[1]) TrajectoryDiffPanel.show(refs[0], refs[1], access, (ref) => openViewer(ref), log, extensionUri, panel);
+        if (refs[0] && refs[1]) TrajectoryDiffPanel.show(refs[0], refs[1], access, diffHooks, log, extensionUri, panel);
         else panel.dispose();
       },
     }),

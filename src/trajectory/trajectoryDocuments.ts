@@ -2,8 +2,8 @@
 // as Text" and "Open as Text Diff" in VS Code's diff editor, with folding by turn.
 import path from 'node:path';
 import * as vscode from 'vscode';
-import { renderTrajectoryText, turnFoldingRanges } from './textRender';
-import type { RunAccess, TrajectoryRef } from './runAccess';
+import { renderTrajectoryText, turnFoldingRanges } from './core/textRender';
+import type { RunAccess, TrajectoryRef } from '../runs/runAccess';
 
 export const TRAJECTORY_SCHEME = 'seed-trajectory';
 export const TRAJECTORY_LANGUAGE = 'seed-trajectory';

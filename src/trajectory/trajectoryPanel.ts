@@ -1,16 +1,15 @@
 // The trajectory viewer panel (webview/trajectory): one panel per trajectory, revealed again when reopened; it sends
 // the trajectory record after the webview's ready, and serves its requests (copy as text, open as text, compare).
 import * as vscode from 'vscode';
-import { WebviewChannel } from '../webviews/webviewChannel';
-import { localResourceRoots, webviewHtml } from '../webviews/webviewHtml';
-import { renderTrajectoryText } from './textRender';
+import { PanelBase, createPanel } from '../webviewHost/panelBase';
+import { renderTrajectoryText } from './core/textRender';
 import {
   VIEWER_TO_HOST,
   type RenderedReport,
   type ViewerToHost,
   type ViewerToWebview,
-} from '../protocol/trajectoryProtocol';
-import type { RunAccess, TrajectoryRef } from './runAccess';
+} from './shared/protocol';
+import type { RunAccess, TrajectoryRef } from '../runs/runAccess';
 import { trajectoryTextUri } from './trajectoryDocuments';
 import { WhatIfSession } from '../whatIf/whatIfSession';
 
@@ -20,10 +19,8 @@ export interface ViewerHooks {
   compare(ref: TrajectoryRef): Promise<unknown>;
 }
 
-export class TrajectoryPanel implements vscode.Disposable {
+export class TrajectoryPanel extends PanelBase<ViewerToWebview, ViewerToHost> {
   private static readonly open = new Map<string, TrajectoryPanel>();
-  private readonly channel: WebviewChannel<ViewerToWebview, ViewerToHost>;
-  private readonly disposables: vscode.Disposable[] = [];
   private renderedWaiters: Array<(report: RenderedReport) => void> = [];
   private readonly whatIf: WhatIfSession;
   /** A skill to open "What if…" with once the trajectory is shown; sent at once when it is. */
@@ -35,16 +32,14 @@ export class TrajectoryPanel implements vscode.Disposable {
   lastRendered: RenderedReport | undefined;
 
   private constructor(
-    readonly panel: vscode.WebviewPanel,
+    panel: vscode.WebviewPanel,
     readonly ref: TrajectoryRef,
     private readonly access: RunAccess,
     private readonly hooks: ViewerHooks,
     private readonly log: vscode.LogOutputChannel,
     extensionUri: vscode.Uri,
   ) {
-    panel.webview.options = { enableScripts: true, localResourceRoots: localResourceRoots(extensionUri) };
-    panel.iconPath = vscode.Uri.joinPath(extensionUri, 'media', 'seed.svg');
-    this.channel = new WebviewChannel<ViewerToWebview, ViewerToHost>(panel.webview, VIEWER_TO_HOST, log);
+    super(panel, { title: `Trajectory ${ref.id}`, bundle: 'trajectory', fromPage: VIEWER_TO_HOST }, { extensionUri, log });
     this.whatIf = new WhatIfSession(ref, access, log);
     this.channel
       .onReady(() => void this.send())
@@ -65,8 +60,7 @@ export class TrajectoryPanel implements vscode.Disposable {
         this.lastRendered = report;
         for (const waiter of this.renderedWaiters.splice(0)) waiter(report);
       });
-    panel.webview.html = webviewHtml(panel.webview, extensionUri, { title: `Trajectory ${ref.id}`, bundle: 'trajectory', stylesheet: true });
-    this.disposables.push(this.channel, this.whatIf, panel.onDidDispose(() => this.dispose()));
+    this.own(this.whatIf);
   }
 
   static key(ref: TrajectoryRef): string {
@@ -88,12 +82,7 @@ export class TrajectoryPanel implements vscode.Disposable {
       open.panel.reveal();
       return open;
     }
-    const panel =
-      existing ??
-      vscode.window.createWebviewPanel(TRAJECTORY_VIEW_TYPE, `Trajectory ${ref.id}`, vscode.ViewColumn.Active, {
-        enableScripts: true,
-        localResourceRoots: localResourceRoots(extensionUri),
-      });
+    const panel = existing ?? createPanel(TRAJECTORY_VIEW_TYPE, `Trajectory ${ref.id}`, vscode.ViewColumn.Active, extensionUri);
     const viewer = new TrajectoryPanel(panel, ref, access, hooks, log, extensionUri);
     TrajectoryPanel.open.set(key, viewer);
     return viewer;
@@ -152,10 +141,9 @@ export class TrajectoryPanel implements vscode.Disposable {
     void vscode.window.setStatusBarMessage(`SEED: copied trajectory ${this.ref.id} as text (${text.split('\n').length - 1} lines)`, 4000);
   }
 
-  dispose(): void {
+  override dispose(): void {
     const key = TrajectoryPanel.key(this.ref);
     if (TrajectoryPanel.open.get(key) === this) TrajectoryPanel.open.delete(key);
-    for (const disposable of this.disposables.splice(0)) disposable.dispose();
-    this.panel.dispose();
+    super.dispose();
   }
 }

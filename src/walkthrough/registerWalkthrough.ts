@@ -2,7 +2,7 @@
 // "Train on your GPU" has one: the demo step's "New Experiment" must not tick it.
 import path from 'node:path';
 import * as vscode from 'vscode';
-import { gpuTemplates } from './gpuTemplates';
+import { gpuTemplates } from './core/gpuTemplates';
 
 export function registerWalkthrough(context: vscode.ExtensionContext): vscode.Disposable {
   return vscode.commands.registerCommand('seedStudio.walkthrough.newGpuExperiment', async () => {

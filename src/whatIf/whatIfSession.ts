@@ -5,19 +5,19 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import * as vscode from 'vscode';
-import { decodeInt32 } from '../runs';
-import type { WhatIfPayload } from '../protocol/trajectoryProtocol';
+import { decodeInt32 } from '../runs/core';
+import type { WhatIfPayload } from '../trajectory/shared/protocol';
 import { resolveTrainerPython } from '../trainer/pythonInterpreter';
 import { trainerEnv } from '../trainer/trainerHost';
-import type { RunAccess, TrajectoryRef } from '../trajectory/runAccess';
-import { WhatIfError } from './errors';
-import { exportCandidates } from './exportChoice';
-import { onnxModelBytes } from './onnxExport';
-import { DEFAULT_MAX_ONNX_MB, chooseScorer, type ScorerChoice } from './scorerChoice';
-import { checkSkillText } from './skillInsertion';
-import { rescoreWithTrainer } from './trainerRescore';
-import type { Rescorer, RescoreStep } from './rescore';
-import { readWhatIf, resultRecord, whatIfPath, writeWhatIf, type WhatIfResultRecord } from './whatIfFile';
+import type { RunAccess, TrajectoryRef } from '../runs/runAccess';
+import { WhatIfError } from './core/errors';
+import { exportCandidates } from './core/exportChoice';
+import { onnxModelBytes } from './core/onnxExport';
+import { DEFAULT_MAX_ONNX_MB, chooseScorer, type ScorerChoice } from './core/scorerChoice';
+import { checkSkillText } from './core/skillInsertion';
+import { rescoreWithTrainer } from './core/trainerRescore';
+import type { Rescorer, RescoreStep } from './core/rescore';
+import { readWhatIf, resultRecord, whatIfPath, writeWhatIf, type WhatIfResultRecord } from './core/whatIfFile';
 
 export class WhatIfSession implements vscode.Disposable {
   private results: WhatIfResultRecord[] = [];
@@ -127,11 +127,11 @@ export class WhatIfSession implements vscode.Disposable {
  * esbuild.mjs), so activation neither loads nor parses the tokenizers, the template engine or onnxruntime-node; the
  * tests run the compiled module beside this one.
  */
-function loadRescorer(): typeof import('./rescore') {
+function loadRescorer(): typeof import('./core/rescore') {
   const bundled = path.join(__dirname, 'whatIf.js');
-  const id = existsSync(bundled) ? bundled : './rescore';
+  const id = existsSync(bundled) ? bundled : './core/rescore';
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- deliberate lazy load (see above)
-  return require(id) as typeof import('./rescore');
+  return require(id) as typeof import('./core/rescore');
 }
 
 /** A task behind the cancellable progress notification, told its forward passes as they are done. */

@@ -11,8 +11,8 @@ import { execFileSync } from 'node:child_process';
 import { cpSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
-import { RunReader, RunSchemas, decodeTokenArrays, findSchemasDir, type TrajectoryIndexRow } from '../../src/runs';
-import { CENTER_BIN, binOf, colorOf, fittedScale, heatScale } from '../../src/trajectory/colorScale';
+import { RunReader, RunSchemas, decodeTokenArrays, findSchemasDir, type TrajectoryIndexRow } from '../../src/runs/core';
+import { CENTER_BIN, binOf, colorOf, fittedScale, heatScale } from '../../src/trajectory/shared/colorScale';
 import { type CodeServerSession, repoRoot, resultsDir, runCodeServerTest, runnerPrerequisites } from '../integration/codeServerSession';
 import { fail, runUiSteps, treeRow, webview } from './workbench';
 

@@ -9,9 +9,9 @@
 import { cpSync, mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
-import { RunReader, RunSchemas, decodeTokenArrays, findSchemasDir } from '../../src/runs';
-import { colorOf, fittedScale } from '../../src/trajectory/colorScale';
-import { formatNumber } from '../../src/trajectory/format';
+import { RunReader, RunSchemas, decodeTokenArrays, findSchemasDir } from '../../src/runs/core';
+import { colorOf, fittedScale } from '../../src/trajectory/shared/colorScale';
+import { formatNumber } from '../../src/trajectory/shared/format';
 import { type CodeServerSession, repoRoot, resultsDir, runCodeServerTest, runnerPrerequisites } from '../integration/codeServerSession';
 import { fail, palette, runUiSteps, treeRow, webview } from './workbench';
 

@@ -12,8 +12,8 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
-import { RunSchemas, findSchemasDir, type TrajectoryIndexRow } from '../../src/runs';
-import type { WhatIfFile } from '../../src/whatIf/whatIfRecord';
+import { RunSchemas, findSchemasDir, type TrajectoryIndexRow } from '../../src/runs/core';
+import type { WhatIfFile } from '../../src/whatIf/shared/whatIfRecord';
 import { type CodeServerSession, repoRoot, resultsDir, runCodeServerTest, runnerPrerequisites } from '../integration/codeServerSession';
 import { fail, treeRow, webview } from './workbench';
 

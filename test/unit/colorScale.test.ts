@@ -2,7 +2,7 @@
 // missing values, and the CSS the webviews use.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { BINS, CENTER_BIN, PALETTE, PALETTES, binClass, binColor, binOf, binValue, colorOf, contrastOnBackground, cssColor, fittedScale, heatScale, paletteCss } from '../../src/trajectory/colorScale';
+import { BINS, CENTER_BIN, PALETTE, PALETTES, binClass, binColor, binOf, binValue, colorOf, contrastOnBackground, cssColor, fittedScale, heatScale, paletteCss } from '../../src/trajectory/shared/colorScale';
 
 test('gate: 0.5 is the uncoloured centre bin, 0 and 1 the two ends', () => {
   const gate = heatScale('gate');

@@ -2,11 +2,11 @@
 // floating-point noise, the run-comparison table's config differences and final metrics, CSV export.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { cleanNumber, paddedRange, xTickLabel } from '../../src/dashboard/axis';
-import { chartCsv } from '../../src/dashboard/csv';
-import { formatCell, summarizeEval, wilsonInterval } from '../../src/dashboard/evaluation';
-import { differingKeys, finalMetrics, flattenConfig } from '../../src/dashboard/runComparison';
-import type { MetricRow } from '../../src/runs/types';
+import { cleanNumber, paddedRange, xTickLabel } from '../../src/dashboard/shared/axis';
+import { chartCsv } from '../../src/dashboard/shared/csv';
+import { formatCell, summarizeEval, wilsonInterval } from '../../src/dashboard/shared/evaluation';
+import { differingKeys, finalMetrics, flattenConfig } from '../../src/dashboard/shared/runComparison';
+import type { MetricRow } from '../../src/runs/shared/types';
 
 function close(actual: number, expected: number, digits = 4): void {
   assert.ok(Math.abs(actual - expected) < 10 ** -digits, `${actual} ≈ ${expected}`);

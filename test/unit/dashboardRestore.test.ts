@@ -6,10 +6,10 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:f
 import os from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
-import { defaultDashboardRuns, restoredDashboardRuns } from '../../src/dashboard/dashboardRuns';
-import { RunsCore, type RunEntry, type RunState } from '../../src/runs/runsCore';
-import { RunSchemas, findSchemasDir } from '../../src/runs/schemas';
-import type { RunManifest } from '../../src/runs/types';
+import { defaultDashboardRuns, restoredDashboardRuns } from '../../src/dashboard/core/dashboardRuns';
+import { RunsCore, type RunEntry, type RunState } from '../../src/runs/core/runsCore';
+import { RunSchemas, findSchemasDir } from '../../src/runs/core/schemas';
+import type { RunManifest } from '../../src/runs/shared/types';
 import { repoRoot } from './repoPaths';
 
 const scratch = mkdtempSync(path.join(os.tmpdir(), 'seed-dashboard-restore-'));

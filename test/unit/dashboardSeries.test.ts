@@ -1,9 +1,9 @@
 // The dashboard's data path: metric rows → series, debiased smoothing, min-max decimation.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { DASHBOARD_CHARTS, chartOf, chartOfSeries, isPerTaskType, metricPoints, seriesLabel } from '../../src/dashboard/charts';
-import { Series, SmoothedSeries, minMaxDecimate } from '../../src/dashboard/series';
-import type { MetricRow } from '../../src/runs/types';
+import { DASHBOARD_CHARTS, chartOf, chartOfSeries, isPerTaskType, metricPoints, seriesLabel } from '../../src/dashboard/shared/charts';
+import { Series, SmoothedSeries, minMaxDecimate } from '../../src/dashboard/shared/series';
+import type { MetricRow } from '../../src/runs/shared/types';
 
 function series(ys: number[], xs = ys.map((_, i) => i)): Series {
   const s = new Series(2);

@@ -6,8 +6,8 @@ import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
-import { ExperimentSchema, type ExperimentProblem, type JsonSchema } from '../../src/experiments/experimentSchema';
-import { EXPERIMENT_LIMITS, firstBadUtf8Byte } from '../../src/experiments/experimentYaml';
+import { ExperimentSchema, type ExperimentProblem, type JsonSchema } from '../../src/experiments/core/experimentSchema';
+import { EXPERIMENT_LIMITS, firstBadUtf8Byte } from '../../src/experiments/core/experimentYaml';
 import { repoRoot, trainerPython } from './repoPaths';
 
 const corpus = path.join(repoRoot, 'test', 'fixtures', 'experiments');

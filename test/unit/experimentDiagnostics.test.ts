@@ -3,10 +3,10 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
-import { ExperimentSchema, LineMap, closest, type ExperimentProblem, type JsonSchema } from '../../src/experiments/experimentSchema';
-import { ExperimentService } from '../../src/experiments/experimentService';
-import { experimentName, instantiateTemplate, listTemplates } from '../../src/experiments/templates';
-import { cursorContext, keyAt } from '../../src/experiments/yamlCursor';
+import { ExperimentSchema, LineMap, closest, type ExperimentProblem, type JsonSchema } from '../../src/experiments/core/experimentSchema';
+import { ExperimentService } from '../../src/experiments/core/experimentService';
+import { experimentName, instantiateTemplate, listTemplates } from '../../src/experiments/core/templates';
+import { cursorContext, keyAt } from '../../src/experiments/core/yamlCursor';
 import { repoRoot } from './repoPaths';
 
 const schema = new ExperimentSchema(JSON.parse(readFileSync(path.join(repoRoot, 'schemas', 'experiment.schema.json'), 'utf8')) as JsonSchema);

@@ -6,11 +6,11 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
-import { defaultEnvironment, environmentCatalog, environmentInFile, environmentMarkdown, optionInfo } from '../../src/experiments/environmentCatalog';
-import { MISSING_EXTRA, environmentProblems, extraOfProblem } from '../../src/experiments/environmentProblems';
-import { ExperimentSchema, type JsonSchema } from '../../src/experiments/experimentSchema';
-import { planSetup } from '../../src/trainer/setupPlan';
-import { DoctorCache, parseDoctorReport, runDoctor, type DoctorReport, type DoctorResult } from '../../src/trainer/trainerDoctor';
+import { defaultEnvironment, environmentCatalog, environmentInFile, environmentMarkdown, optionInfo } from '../../src/experiments/core/environmentCatalog';
+import { MISSING_EXTRA, environmentProblems, extraOfProblem } from '../../src/experiments/core/environmentProblems';
+import { ExperimentSchema, type JsonSchema } from '../../src/experiments/core/experimentSchema';
+import { planSetup } from '../../src/trainer/core/setupPlan';
+import { DoctorCache, parseDoctorReport, runDoctor, type DoctorReport, type DoctorResult } from '../../src/experiments/core/trainerDoctor';
 import { repoRoot, trainerPython } from './repoPaths';
 
 const schema = new ExperimentSchema(JSON.parse(readFileSync(path.join(repoRoot, 'schemas', 'experiment.schema.json'), 'utf8')) as JsonSchema);

@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, describe, test } from 'node:test';
-import { ExperimentSchema, type ExperimentProblem, type JsonSchema } from '../../src/experiments/experimentSchema';
+import { ExperimentSchema, type ExperimentProblem, type JsonSchema } from '../../src/experiments/core/experimentSchema';
 import { mutants } from './experimentMutations';
 import { repoRoot, trainerPython } from './repoPaths';
 

@@ -6,8 +6,8 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
-import { BUILTIN_MODELS, looksLocal, modelPathProblems } from '../../src/experiments/modelPath';
-import { experimentFileName, experimentName, instantiateTemplate, listTemplates } from '../../src/experiments/templates';
+import { BUILTIN_MODELS, looksLocal, modelPathProblems } from '../../src/experiments/core/modelPath';
+import { experimentFileName, experimentName, instantiateTemplate, listTemplates } from '../../src/experiments/core/templates';
 import { repoRoot } from './repoPaths';
 
 const workspace = mkdtempSync(path.join(os.tmpdir(), 'seed-model-path-'));

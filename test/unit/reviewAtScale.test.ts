@@ -5,10 +5,10 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
-import { RunSchemas, findSchemasDir } from '../../src/runs';
-import { bulkTargets, groupSkills, reviewCounts, reviewStatusText, skillKey } from '../../src/review/skillFilters';
-import { decideManyInText, parseSkillsText } from '../../src/review/skillsDocument';
-import type { SkillRecord } from '../../src/runs/types';
+import { RunSchemas, findSchemasDir } from '../../src/runs/core';
+import { bulkTargets, groupSkills, reviewCounts, reviewStatusText, skillKey } from '../../src/review/shared/skillFilters';
+import { decideManyInText, parseSkillsText } from '../../src/review/core/skillsDocument';
+import type { SkillRecord } from '../../src/runs/shared/types';
 import { repoRoot } from './repoPaths';
 
 const schemas = RunSchemas.load(findSchemasDir({ extensionRoot: repoRoot }));

@@ -4,8 +4,8 @@ import { appendFile, copyFile, mkdir, mkdtemp, readFile, rename, rm, writeFile }
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { hasChanges, RunIndex } from '../../src/runs/runIndex';
-import { RunSchemas } from '../../src/runs/schemas';
+import { hasChanges, RunIndex } from '../../src/runs/core/runIndex';
+import { RunSchemas } from '../../src/runs/core/schemas';
 import { repoRoot } from './repoPaths';
 
 const schemas = RunSchemas.load(path.join(repoRoot, 'schemas'));

@@ -4,10 +4,10 @@ import { appendFile, mkdtemp, rename, rm, truncate, writeFile } from 'node:fs/pr
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { RunFormatError } from '../../src/runs/errors';
-import { JsonlTail, parseJsonl } from '../../src/runs/jsonl';
-import { RunSchemas } from '../../src/runs/schemas';
-import type { MetricRow } from '../../src/runs/types';
+import { RunFormatError } from '../../src/runs/core/errors';
+import { JsonlTail, parseJsonl } from '../../src/runs/core/jsonl';
+import { RunSchemas } from '../../src/runs/core/schemas';
+import type { MetricRow } from '../../src/runs/shared/types';
 import { repoRoot } from './repoPaths';
 
 const schemas = RunSchemas.load(path.join(repoRoot, 'schemas'));

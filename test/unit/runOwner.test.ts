@@ -6,9 +6,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
-import { readRunOwner, runOwnership } from '../../src/runs/runOwner';
-import { RunSchemas } from '../../src/runs/schemas';
-import { liveStatus } from '../../src/trainer/trainerProcess';
+import { readRunOwner, runOwnership } from '../../src/runs/core/runOwner';
+import { RunSchemas } from '../../src/runs/core/schemas';
+import { liveStatus } from '../../src/runs/core/trainerProcess';
 import { repoRoot, trainerPython } from './repoPaths';
 
 const scratch = mkdtempSync(path.join(tmpdir(), 'seed-run-owner-'));

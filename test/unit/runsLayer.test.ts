@@ -6,14 +6,14 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:f
 import os from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
-import { DEFAULT_DISCOVERY, RunDiscovery, discoveryRules, joinGlobs } from '../../src/runs/discovery';
-import { distinctTitles, runSuccess, runTitle, type RunFacts } from '../../src/runs/runLabel';
-import { RunsCore, runDirOfFile, runState } from '../../src/runs/runsCore';
-import { describeRun } from '../../src/dashboard/runDescription';
-import { RunSchemas, findSchemasDir } from '../../src/runs/schemas';
-import type { MetricRow, RunManifest, TrajectoryIndexRow } from '../../src/runs/types';
-import { groupComparePair } from '../../src/runsTree/groupCompare';
-import { runEndMessage } from '../../src/trainer/runEndMessage';
+import { DEFAULT_DISCOVERY, RunDiscovery, discoveryRules, joinGlobs } from '../../src/runs/core/discovery';
+import { distinctTitles, runSuccess, runTitle, type RunFacts } from '../../src/runs/core/runLabel';
+import { RunsCore, runDirOfFile, runState } from '../../src/runs/core/runsCore';
+import { describeRun } from '../../src/dashboard/core/runDescription';
+import { RunSchemas, findSchemasDir } from '../../src/runs/core/schemas';
+import type { MetricRow, RunManifest, TrajectoryIndexRow } from '../../src/runs/shared/types';
+import { groupComparePair } from '../../src/runsTree/core/groupCompare';
+import { runEndMessage } from '../../src/trainer/core/runEndMessage';
 import { repoRoot } from './repoPaths';
 
 const scratch = mkdtempSync(path.join(os.tmpdir(), 'seed-runs-layer-'));

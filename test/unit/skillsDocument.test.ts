@@ -4,8 +4,8 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
-import { RunSchemas, applySkillReviews, findSchemasDir } from '../../src/runs';
-import { NO_FILTER, decideInText, effectiveSkill, fieldRange, matchesFilter, parseSkillsText, reviewCounts, taskTypes } from '../../src/review/skillsDocument';
+import { RunSchemas, applySkillReviews, findSchemasDir } from '../../src/runs/core';
+import { NO_FILTER, decideInText, effectiveSkill, fieldRange, matchesFilter, parseSkillsText, reviewCounts, taskTypes } from '../../src/review/core/skillsDocument';
 import { repoRoot } from './repoPaths';
 
 const schemas = RunSchemas.load(findSchemasDir({ extensionRoot: repoRoot }));

@@ -12,8 +12,8 @@ import {
   commonFolder,
   logdirFor,
   tensorBoardArgs,
-} from '../../src/tensorboard/tensorBoardServers';
-import { isProcessAlive, waitUntilGone } from '../../src/trainer/trainerProcess';
+} from '../../src/tensorboard/core/tensorBoardServers';
+import { isProcessAlive, waitUntilGone } from '../../src/runs/core/trainerProcess';
 import { repoRoot, trainerPython } from './repoPaths';
 
 const scratch = mkdtempSync(path.join(tmpdir(), 'seed-tensorboard-'));

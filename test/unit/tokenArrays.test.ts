@@ -12,7 +12,7 @@ import {
   encodeInt32,
   encodeTokenArrays,
   tokenArrayProblems,
-} from '../../src/runs/tokenArrays';
+} from '../../src/runs/shared/tokenArrays';
 
 test('little-endian layout, the same bytes Python writes', () => {
   assert.equal(encodeInt32([1]), 'AQAAAA==');

@@ -4,7 +4,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
-import { planSetup, venvInterpreter } from '../../src/trainer/setupPlan';
+import { planSetup, venvInterpreter } from '../../src/trainer/core/setupPlan';
 import {
   STAGE_CHOICES,
   isProcessAlive,
@@ -18,7 +18,7 @@ import {
   tailOfFile,
   trainerCommandLine,
   waitUntilGone,
-} from '../../src/trainer/trainerProcess';
+} from '../../src/runs/core/trainerProcess';
 
 const scratch = mkdtempSync(path.join(tmpdir(), 'seed-trainer-process-'));
 after(() => rmSync(scratch, { recursive: true, force: true }));

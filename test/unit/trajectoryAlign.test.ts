@@ -2,9 +2,9 @@
 // by the diff, the first divergence and the per-turn deltas.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { actionKey, diffRows, diffTrajectories, firstDivergence, lcsAlign, type AlignOp } from '../../src/trajectory/align';
-import type { TrajectoryStep } from '../../src/runs/types';
-import { statsOfArrays } from '../../src/trajectory/turnStats';
+import { actionKey, diffRows, diffTrajectories, firstDivergence, lcsAlign, type AlignOp } from '../../src/diff/shared/align';
+import type { TrajectoryStep } from '../../src/runs/shared/types';
+import { statsOfArrays } from '../../src/trajectory/shared/turnStats';
 
 const chars = (s: string) => [...s];
 const align = (a: string, b: string) => lcsAlign(chars(a), chars(b), (x) => x);

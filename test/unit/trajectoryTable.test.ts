@@ -3,13 +3,13 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import path from 'node:path';
-import { RunsCore } from '../../src/runs/runsCore';
-import { RunSchemas, findSchemasDir } from '../../src/runs/schemas';
-import type { TrajectoryIndexRow } from '../../src/runs/types';
-import { batchRows } from '../../src/trajectory/batchTable';
-import { trajectoryStats } from '../../src/trajectory/turnStats';
+import { RunsCore } from '../../src/runs/core/runsCore';
+import { RunSchemas, findSchemasDir } from '../../src/runs/core/schemas';
+import type { TrajectoryIndexRow } from '../../src/runs/shared/types';
+import { batchRows } from '../../src/table/core/batchTable';
+import { trajectoryStats } from '../../src/trajectory/shared/turnStats';
 import { repoRoot } from './repoPaths';
-import { sortRows, tableRow } from '../../src/trajectory/trajectoryTable';
+import { sortRows, tableRow } from '../../src/table/shared/trajectoryTable';
 
 function index(id: string, fields: Partial<TrajectoryIndexRow>): TrajectoryIndexRow {
   return { id, file: 'it-000001.jsonl', line: 1, offset: 0, size: 1, phase: 'train', update: 1, task: { id: `t-${id}`, type: 'heat' }, success: false, reward: 0, length: 3, tokens: 10, teacher: true, ...fields };

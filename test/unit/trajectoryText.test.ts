@@ -5,11 +5,11 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:f
 import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
-import { RunReader, RunSchemas, findSchemasDir, type Trajectory } from '../../src/runs';
-import { formatNumber, formatPercent, formatScore, formatSigned } from '../../src/trajectory/format';
-import { clip, displayText, isolatedText, needsMarkers } from '../../src/trajectory/inertText';
-import { renderTrajectoryText, turnFoldingRanges } from '../../src/trajectory/textRender';
-import { stepStats } from '../../src/trajectory/turnStats';
+import { RunReader, RunSchemas, findSchemasDir, type Trajectory } from '../../src/runs/core';
+import { formatNumber, formatPercent, formatScore, formatSigned } from '../../src/trajectory/shared/format';
+import { clip, displayText, isolatedText, needsMarkers } from '../../src/trajectory/shared/inertText';
+import { renderTrajectoryText, turnFoldingRanges } from '../../src/trajectory/core/textRender';
+import { stepStats } from '../../src/trajectory/shared/turnStats';
 import { repoRoot } from './repoPaths';
 
 const runDir = path.join(repoRoot, 'test', 'fixtures', 'runs', 'valid');

@@ -2,7 +2,7 @@
 // view, and the height estimate of wrapped text.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { VirtualLayout, estimateTextHeight } from '../../src/trajectory/virtualLayout';
+import { VirtualLayout, estimateTextHeight } from '../../src/trajectory/shared/virtualLayout';
 
 test('offsets are prefix sums of the estimates; total height; index at a y', () => {
   const layout = new VirtualLayout(5, (i) => (i + 1) * 10); // 10 20 30 40 50

@@ -5,8 +5,8 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
-import { gpuTemplates } from '../../src/walkthrough/gpuTemplates';
-import { WALKTHROUGH_VIEW_OPENED } from '../../src/walkthrough/walkthroughContext';
+import { gpuTemplates } from '../../src/walkthrough/core/gpuTemplates';
+import { WALKTHROUGH_VIEW_OPENED } from '../../src/walkthrough/core/walkthroughContext';
 import { repoRoot } from './repoPaths';
 
 interface Step {

@@ -6,14 +6,14 @@ import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, unlin
 import os from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
-import { WhatIfError, type WhatIfProblem } from '../../src/whatIf/errors';
-import { FLIP_MARGIN, gateFlips } from '../../src/whatIf/gate';
-import { loadOnnxExport, onnxModelBytes } from '../../src/whatIf/onnxExport';
-import { OnnxScorer } from '../../src/whatIf/onnxScorer';
-import { PromptEncoder } from '../../src/whatIf/promptTokens';
-import { Rescorer, type RescoreStep } from '../../src/whatIf/rescore';
-import { DEFAULT_MAX_ONNX_MB, chooseScorer, formatBytes } from '../../src/whatIf/scorerChoice';
-import { insertSkill } from '../../src/whatIf/skillInsertion';
+import { WhatIfError, type WhatIfProblem } from '../../src/whatIf/core/errors';
+import { FLIP_MARGIN, gateFlips } from '../../src/whatIf/shared/gate';
+import { loadOnnxExport, onnxModelBytes } from '../../src/whatIf/core/onnxExport';
+import { OnnxScorer } from '../../src/whatIf/core/onnxScorer';
+import { PromptEncoder } from '../../src/whatIf/core/promptTokens';
+import { Rescorer, type RescoreStep } from '../../src/whatIf/core/rescore';
+import { DEFAULT_MAX_ONNX_MB, chooseScorer, formatBytes } from '../../src/whatIf/core/scorerChoice';
+import { insertSkill } from '../../src/whatIf/core/skillInsertion';
 import { repoRoot, trainerPython } from './repoPaths';
 
 interface Side {

@@ -3,9 +3,9 @@
 // update is drawn as a point, x ticks are whole steps, a failed run says why it has no charts, the comparison table
 // diffs configs, exports are posted, and a failing host handler is shown on the page.
 import assert from 'node:assert/strict';
-import { wilsonInterval } from '../../src/dashboard/evaluation';
-import type { DashboardRun } from '../../src/protocol/dashboardProtocol';
-import type { MetricRow } from '../../src/runs/types';
+import { wilsonInterval } from '../../src/dashboard/shared/evaluation';
+import type { DashboardRun } from '../../src/dashboard/shared/protocol';
+import type { MetricRow } from '../../src/runs/shared/types';
 import type { WebviewPage } from './harness';
 import type { TestCase } from './run';
 

@@ -1,12 +1,12 @@
-// Webviews outside VS Code: a local HTTP server serves the extension's own page (src/webviews/pageHtml.ts: the same strict
-// CSP with a nonce, the built bundle from dist/webview/, the stylesheet from media/), and headless Chromium opens it
+// Webviews outside VS Code: a local HTTP server serves the extension's own page (src/webviewHost/core/pageHtml.ts: the same strict
+// CSP with a nonce, the built bundle from dist/webview/, the stylesheet beside it), and headless Chromium opens it
 // with a stub of VS Code's webview API injected before any script runs. Tests post the host's messages into the page
 // and read what the webview posted back. Shared by test/webview/run.ts and bench/trajectory-render.mjs.
 import { existsSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { pageHtml } from '../../src/webviews/pageHtml';
+import { pageHtml } from '../../src/webviewHost/core/pageHtml';
 
 function findRepoRoot(start: string): string {
   for (let dir = start; ; dir = path.dirname(dir)) {
@@ -19,9 +19,9 @@ function findRepoRoot(start: string): string {
 export const repoRoot = findRepoRoot(__dirname);
 export const resultsDir = path.join(repoRoot, 'test-results');
 
-/** The page of a webview bundle: the extension's own page HTML (src/webviews/pageHtml.ts) with this server as the source. */
+/** The page of a webview bundle: the extension's own page HTML (src/webviewHost/core/pageHtml.ts) with this server as the source. */
 function bundlePage(bundle: string, origin: string): string {
-  return pageHtml({ title: bundle, cspSource: origin, scriptSrc: `${origin}/dist/webview/${bundle}.js`, styleHref: `${origin}/media/${bundle}.css` });
+  return pageHtml({ title: bundle, cspSource: origin, scriptSrc: `${origin}/dist/webview/${bundle}.js`, styleHref: `${origin}/dist/webview/${bundle}.css` });
 }
 
 const TYPES: Record<string, string> = { '.js': 'text/javascript', '.css': 'text/css', '.map': 'application/json' };

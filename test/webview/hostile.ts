@@ -1,7 +1,7 @@
 // A corpus of hostile strings for the security tests: markup that would run script or load something if it were
 // parsed as HTML, CSS that would restyle the page, bidi controls that would reorder what follows, invisibles, control
 // characters, a 1 MB line, and what invalid UTF-8 leaves in a string (lone surrogates, U+FFFD, mojibake).
-import type { SkillRecord, Trajectory } from '../../src/runs/types';
+import type { SkillRecord, Trajectory } from '../../src/runs/shared/types';
 import { syntheticTrajectory } from './synthetic';
 
 export const ONE_MB_LINE = 'A'.repeat(1 << 20);

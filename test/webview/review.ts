@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import type { SkillRecord } from '../../src/runs/types';
+import type { SkillRecord } from '../../src/runs/shared/types';
 import { repoRoot } from './harness';
 import type { TestCase } from './run';
 

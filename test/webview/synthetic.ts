@@ -1,7 +1,7 @@
 // Synthetic trajectories for the webview tests and the render bench: any number of turns and tokens, deterministic
 // (seeded), with every per-token array, in the stored form (base64) — what the host would send to a webview.
-import { encodeFloat32, encodeInt32 } from '../../src/runs/tokenArrays';
-import type { Trajectory, TrajectoryStep } from '../../src/runs/types';
+import { encodeFloat32, encodeInt32 } from '../../src/runs/shared/tokenArrays';
+import type { Trajectory, TrajectoryStep } from '../../src/runs/shared/types';
 
 /** A small deterministic PRNG (mulberry32). */
 export function random(seed: number): () => number {

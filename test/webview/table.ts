@@ -1,7 +1,7 @@
 // Webview tests of the trajectory table (webview/table): sortable columns, a row opens the viewer, two checked rows
 // are compared.
 import assert from 'node:assert/strict';
-import type { TableRow } from '../../src/trajectory/trajectoryTable';
+import type { TableRow } from '../../src/table/shared/trajectoryTable';
 import type { TestCase } from './run';
 
 function row(id: string, fields: Partial<TableRow>): TableRow {

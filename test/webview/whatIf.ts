@@ -2,10 +2,10 @@
 // beside the recorded gates (summary row per skill, per-turn rows on one scale, flipped tokens marked), several skills
 // can be compared, and Save asks the host. The screenshot is test-results/webview-whatif.png.
 import assert from 'node:assert/strict';
-import { decodeTokenArrays } from '../../src/runs/tokenArrays';
-import { formatNumber } from '../../src/trajectory/format';
-import { gateFlips, summarize } from '../../src/whatIf/gate';
-import type { WhatIfResultRecord } from '../../src/whatIf/whatIfRecord';
+import { decodeTokenArrays } from '../../src/runs/shared/tokenArrays';
+import { formatNumber } from '../../src/trajectory/shared/format';
+import { gateFlips, summarize } from '../../src/whatIf/shared/gate';
+import type { WhatIfResultRecord } from '../../src/whatIf/shared/whatIfRecord';
 import type { TestCase } from './run';
 import { syntheticTrajectory } from './synthetic';
 

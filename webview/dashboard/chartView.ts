@@ -13,10 +13,10 @@ import {
   type ChartDataset,
   type Plugin,
 } from 'chart.js';
-import { cleanNumber, paddedRange, xTickLabel, type XAxis } from '../../src/dashboard/axis';
-import type { ChartSpec } from '../../src/dashboard/charts';
-import type { Interval } from '../../src/dashboard/evaluation';
-import type { Point } from '../../src/dashboard/series';
+import { cleanNumber, paddedRange, xTickLabel, type XAxis } from '../../src/dashboard/shared/axis';
+import type { ChartSpec } from '../../src/dashboard/shared/charts';
+import type { Interval } from '../../src/dashboard/shared/evaluation';
+import type { Point } from '../../src/dashboard/shared/series';
 
 Chart.register(LineController, ScatterController, LineElement, PointElement, LinearScale, LogarithmicScale, Tooltip);
 

@@ -1,4 +1,4 @@
-// The live dashboard: one chart per metric group (src/dashboard/charts.ts), several runs overlaid, raw and smoothed
+// The live dashboard: one chart per metric group (src/dashboard/shared/charts.ts), several runs overlaid, raw and smoothed
 // values, step or wall-time x axis, zoom and log scale, min-max decimation to the canvas width, at most four redraws
 // per second, colours from the VS Code theme; the evaluation panel and the run-comparison table above the charts.
 // All text from runs (names, task types, config values) reaches the page through textContent or chart.js's canvas
@@ -8,15 +8,15 @@ import '@vscode-elements/elements/dist/vscode-label/index.js';
 import '@vscode-elements/elements/dist/vscode-multi-select/index.js';
 import '@vscode-elements/elements/dist/vscode-option/index.js';
 import '@vscode-elements/elements/dist/vscode-single-select/index.js';
-import type { XAxis } from '../../src/dashboard/axis';
-import { DASHBOARD_CHARTS, chartOfSeries, isPerTaskType, metricPoints, seriesLabel } from '../../src/dashboard/charts';
-import { chartCsv, type CsvSeries } from '../../src/dashboard/csv';
-import { wilsonInterval, type EvalSummary, type Interval } from '../../src/dashboard/evaluation';
-import { finalMetrics, type FinalMetrics } from '../../src/dashboard/runComparison';
-import { SmoothedSeries, minMaxDecimate, type Point } from '../../src/dashboard/series';
-import { isolatedText } from '../../src/trajectory/inertText';
-import { TO_DASHBOARD, type DashboardRun, type FromDashboard, type ToDashboard } from '../../src/protocol/dashboardProtocol';
-import type { MetricRow } from '../../src/runs/types';
+import type { XAxis } from '../../src/dashboard/shared/axis';
+import { DASHBOARD_CHARTS, chartOfSeries, isPerTaskType, metricPoints, seriesLabel } from '../../src/dashboard/shared/charts';
+import { chartCsv, type CsvSeries } from '../../src/dashboard/shared/csv';
+import { wilsonInterval, type EvalSummary, type Interval } from '../../src/dashboard/shared/evaluation';
+import { finalMetrics, type FinalMetrics } from '../../src/dashboard/shared/runComparison';
+import { SmoothedSeries, minMaxDecimate, type Point } from '../../src/dashboard/shared/series';
+import { isolatedText } from '../../src/trajectory/shared/inertText';
+import { TO_DASHBOARD, type DashboardRun, type FromDashboard, type ToDashboard } from '../../src/dashboard/shared/protocol';
+import type { MetricRow } from '../../src/runs/shared/types';
 import { HostChannel } from '../shared/hostApi';
 import { ChartView, cssVar, type LegendEntry, type SeriesDataset } from './chartView';
 import { comparisonTable, evaluationPanel } from './panels';

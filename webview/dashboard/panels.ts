@@ -2,10 +2,10 @@
 // and n, one column per overlaid run) and the run-comparison table (status, final metrics, evaluations and the config
 // keys on which the runs differ, as W&B's runs table). Every cell is text (textContent): run names and config values
 // come from files.
-import { formatCell, type EvalSummary } from '../../src/dashboard/evaluation';
-import { FINAL_METRICS, differingKeys, flattenConfig, type FinalMetrics } from '../../src/dashboard/runComparison';
-import { cleanNumber } from '../../src/dashboard/axis';
-import type { DashboardRun } from '../../src/protocol/dashboardProtocol';
+import { formatCell, type EvalSummary } from '../../src/dashboard/shared/evaluation';
+import { FINAL_METRICS, differingKeys, flattenConfig, type FinalMetrics } from '../../src/dashboard/shared/runComparison';
+import { cleanNumber } from '../../src/dashboard/shared/axis';
+import type { DashboardRun } from '../../src/dashboard/shared/protocol';
 
 export interface PanelRun {
   run: DashboardRun;

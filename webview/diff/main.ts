@@ -1,14 +1,15 @@
 // The trajectory diff webview: two trajectories of one task aligned turn by turn (LCS over actions), the first
 // divergence highlighted and scrolled to, removed / inserted / changed turns marked, per-turn reward and gate deltas,
-// and on demand each side's token heatmap. Receives both records from the host (src/trajectory/diffPanel.ts).
+// and on demand each side's token heatmap. Receives both records from the host (src/diff/diffPanel.ts).
 import { HostChannel } from '../shared/hostApi';
-import { DIFF_TO_WEBVIEW, type DiffToHost, type DiffToWebview, type TrajectoryPayload } from '../../src/protocol/trajectoryProtocol';
+import { DIFF_TO_WEBVIEW, type DiffToHost, type DiffToWebview } from '../../src/diff/shared/protocol';
+import type { TrajectoryPayload } from '../../src/trajectory/shared/protocol';
 import { clear, el, isTyping } from '../shared/dom';
 import { TokenHoverCard, installHeatmapStyles, legend, renderTokens } from '../shared/heatmap';
-import { heatScale } from '../../src/trajectory/colorScale';
-import { diffTrajectories, type DiffRow, type TrajectoryDiff, type TurnDelta } from '../../src/trajectory/align';
-import { formatNumber, formatPercent, formatScore, formatSigned } from '../../src/trajectory/format';
-import { clip } from '../../src/trajectory/inertText';
+import { heatScale } from '../../src/trajectory/shared/colorScale';
+import { diffTrajectories, type DiffRow, type TrajectoryDiff, type TurnDelta } from '../../src/diff/shared/align';
+import { formatNumber, formatPercent, formatScore, formatSigned } from '../../src/trajectory/shared/format';
+import { clip } from '../../src/trajectory/shared/inertText';
 import { buildModel, type TrajectoryModel } from '../trajectory/model';
 import { gateSwatchClass } from '../trajectory/turnView';
 

@@ -3,12 +3,12 @@
 // outcome, task type, state and text; counts. Decisions go to the host, which edits the document; the document's new
 // content comes back as a `records` message and the cards are redrawn (so undo/redo shows here too).
 import { HostChannel } from '../shared/hostApi';
-import { REVIEW_TO_WEBVIEW, type ReviewLine, type ReviewToHost, type ReviewToWebview } from '../../src/protocol/reviewProtocol';
+import { REVIEW_TO_WEBVIEW, type ReviewLine, type ReviewToHost, type ReviewToWebview } from '../../src/review/shared/protocol';
 import { clear, el, isTyping } from '../shared/dom';
-import type { ReviewState, SkillRecord } from '../../src/runs/types';
-import { NO_FILTER, bulkTargets, describeCounts, groupSkills, matchesFilter, reviewCounts, taskTypes, type SkillFilter } from '../../src/review/skillFilters';
-import { formatScore } from '../../src/trajectory/format';
-import { clip, displayText } from '../../src/trajectory/inertText';
+import type { ReviewState, SkillRecord } from '../../src/runs/shared/types';
+import { NO_FILTER, bulkTargets, describeCounts, groupSkills, matchesFilter, reviewCounts, taskTypes, type SkillFilter } from '../../src/review/shared/skillFilters';
+import { formatScore } from '../../src/trajectory/shared/format';
+import { clip, displayText } from '../../src/trajectory/shared/inertText';
 
 type Records = ReviewToWebview['records'];
 

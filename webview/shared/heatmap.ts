@@ -1,9 +1,9 @@
 // The token heatmap shared by the viewer and the diff: one span per generated token, coloured by the bin of its value
 // under the chosen mode; a legend; a hover card with Δ, g, ℓ^skill and ℓ^θ of the token under the pointer.
-import type { TokenArrays } from '../../src/runs/tokenArrays';
-import { BINS, binClass, binOf, binValue, paletteCss, type HeatMode, type HeatScale } from '../../src/trajectory/colorScale';
-import { formatNumber } from '../../src/trajectory/format';
-import { displayText } from '../../src/trajectory/inertText';
+import type { TokenArrays } from '../../src/runs/shared/tokenArrays';
+import { BINS, binClass, binOf, binValue, paletteCss, type HeatMode, type HeatScale } from '../../src/trajectory/shared/colorScale';
+import { formatNumber } from '../../src/trajectory/shared/format';
+import { displayText } from '../../src/trajectory/shared/inertText';
 import { adoptCss, el } from './dom';
 
 export const MODE_LABELS: Record<HeatMode, string> = {

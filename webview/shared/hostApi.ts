@@ -1,7 +1,7 @@
 // The webview side of the channel: VS Code's API acquired once, typed posting, typed handlers, and the ready message.
-// Every message posted carries a `seq`; the host answers it when its handler is done (src/protocol/protocol.ts). A
+// Every message posted carries a `seq`; the host answers it when its handler is done (src/webviewHost/shared/protocol.ts). A
 // failure is shown at the top of the page (and rejects `request`), so a host-side error never passes silently.
-import { READY, isHostReply, isMessage, type HostReply, type Message, type MessageMap, type MessageSet } from '../../src/protocol/protocol';
+import { READY, isHostReply, isMessage, type HostReply, type Message, type MessageMap, type MessageSet } from '../../src/webviewHost/shared/protocol';
 
 interface VsCodeApi {
   postMessage(message: unknown): void;

@@ -2,13 +2,13 @@
 // turns with their token heatmaps, the hindsight skill beside them, the hover card and keyboard navigation.
 // Receives the trajectory record from the host (src/trajectory/trajectoryPanel.ts); all text goes in as text.
 import { HostChannel } from '../shared/hostApi';
-import { VIEWER_TO_WEBVIEW, type TrajectoryPayload, type ViewerToHost, type ViewerToWebview } from '../../src/protocol/trajectoryProtocol';
+import { VIEWER_TO_WEBVIEW, type TrajectoryPayload, type ViewerToHost, type ViewerToWebview } from '../../src/trajectory/shared/protocol';
 import { clear, el, isTyping } from '../shared/dom';
 import { MODE_LABELS, TokenHoverCard, installHeatmapStyles, legend, mathLabel, recolorTokens } from '../shared/heatmap';
-import { HEAT_MODES, heatScale, type HeatMode, type HeatScale } from '../../src/trajectory/colorScale';
-import { formatNumber, formatPercent, formatScore } from '../../src/trajectory/format';
-import { meanAdvantage } from '../../src/trajectory/turnStats';
-import { estimateTextHeight } from '../../src/trajectory/virtualLayout';
+import { HEAT_MODES, heatScale, type HeatMode, type HeatScale } from '../../src/trajectory/shared/colorScale';
+import { formatNumber, formatPercent, formatScore } from '../../src/trajectory/shared/format';
+import { meanAdvantage } from '../../src/trajectory/shared/turnStats';
+import { estimateTextHeight } from '../../src/trajectory/shared/virtualLayout';
 import { buildModel, type TrajectoryModel } from './model';
 import { TurnList } from './turnList';
 import { renderTurn, renderFinal, skillPanel, type TurnViewState } from './turnView';

@@ -1,11 +1,11 @@
 // The viewer's model of one trajectory: every step's token arrays decoded once, per-turn and overall summaries.
-import type { TokenArrays } from '../../src/runs/tokenArrays';
-import type { Trajectory, TrajectoryStep } from '../../src/runs/types';
-import { fittedScale, type HeatMode, type HeatScale } from '../../src/trajectory/colorScale';
-import { strongestDisagreements, type TokenRef } from '../../src/trajectory/disagreement';
-import { sharedRange } from '../../src/trajectory/sparkline';
+import type { TokenArrays } from '../../src/runs/shared/tokenArrays';
+import type { Trajectory, TrajectoryStep } from '../../src/runs/shared/types';
+import { fittedScale, type HeatMode, type HeatScale } from '../../src/trajectory/shared/colorScale';
+import { strongestDisagreements, type TokenRef } from '../../src/trajectory/shared/disagreement';
+import { sharedRange } from '../../src/trajectory/shared/sparkline';
 import { modeValues } from '../shared/heatmap';
-import { combineStats, decodeStepTokens, statsOfArrays, type TurnStats } from '../../src/trajectory/turnStats';
+import { combineStats, decodeStepTokens, statsOfArrays, type TurnStats } from '../../src/trajectory/shared/turnStats';
 
 export interface TurnModel {
   step: TrajectoryStep;

@@ -1,7 +1,7 @@
 // The virtualized list of turns: only the rows near the viewport exist in the DOM, absolutely placed inside a spacer
 // as tall as all rows together. Heights start as estimates and are replaced by measurements as rows are drawn; the
 // first visible row keeps its place on screen while heights above it are corrected.
-import { VirtualLayout } from '../../src/trajectory/virtualLayout';
+import { VirtualLayout } from '../../src/trajectory/shared/virtualLayout';
 
 export interface TurnListOptions {
   count: number;

@@ -1,10 +1,10 @@
 // One turn of the viewer as DOM: its header with the per-turn summary, the observation, the response as coloured
 // tokens (or plain text when the step recorded no token arrays), and the action. Long texts are cut with a button
 // that shows the rest, so a hostile 1 MB line cannot stall the page.
-import type { Trajectory } from '../../src/runs/types';
-import { binClass, binOf, heatScale, type HeatMode, type HeatScale } from '../../src/trajectory/colorScale';
-import { formatNumber, formatPercent, formatScore } from '../../src/trajectory/format';
-import { clip } from '../../src/trajectory/inertText';
+import type { Trajectory } from '../../src/runs/shared/types';
+import { binClass, binOf, heatScale, type HeatMode, type HeatScale } from '../../src/trajectory/shared/colorScale';
+import { formatNumber, formatPercent, formatScore } from '../../src/trajectory/shared/format';
+import { clip } from '../../src/trajectory/shared/inertText';
 import { el } from '../shared/dom';
 import { renderTokens } from '../shared/heatmap';
 import type { TrajectoryModel } from './model';

@@ -2,12 +2,12 @@
 // and this section shows every result beside the recorded gates — a summary row per skill (mean g, g > 0.5, mean Δ,
 // tokens that flipped side), and per turn the recorded and recomputed token rows on one colour scale, with the tokens
 // whose gate crossed 0.5 marked (↑: the teacher now finds the token more likely than the student does, ↓: less).
-import type { WhatIfPayload } from '../../src/protocol/trajectoryProtocol';
-import type { TokenArrays } from '../../src/runs/tokenArrays';
-import { fittedScale, type HeatScale } from '../../src/trajectory/colorScale';
-import { formatNumber, formatPercent } from '../../src/trajectory/format';
-import { gateFlips, summarize, type GateSummary } from '../../src/whatIf/gate';
-import type { WhatIfResultRecord } from '../../src/whatIf/whatIfRecord';
+import type { WhatIfPayload } from '../../src/trajectory/shared/protocol';
+import type { TokenArrays } from '../../src/runs/shared/tokenArrays';
+import { fittedScale, type HeatScale } from '../../src/trajectory/shared/colorScale';
+import { formatNumber, formatPercent } from '../../src/trajectory/shared/format';
+import { gateFlips, summarize, type GateSummary } from '../../src/whatIf/shared/gate';
+import type { WhatIfResultRecord } from '../../src/whatIf/shared/whatIfRecord';
 import { adoptCss, clear, el } from '../shared/dom';
 import { legend, renderTokens } from '../shared/heatmap';
 import type { TrajectoryModel } from './model';

@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { TrainResult } from '../../../src/trainer/trainCommands';
-import { isProcessGroupAlive, isTrainerAlive } from '../../../src/trainer/trainerProcess';
+import { isProcessGroupAlive, isTrainerAlive } from '../../../src/runs/core/trainerProcess';
 import { seedApi, waitFor, workspaceDir } from '../trainFixture';
 
 suite('reattach, phase 2 (a new extension host)', () => {

@@ -7,7 +7,7 @@ import { appendFileSync, readFileSync, readdirSync } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { OpenedTensorBoard } from '../../../src/tensorboard/openTensorBoard';
-import { isProcessAlive } from '../../../src/trainer/trainerProcess';
+import { isProcessAlive } from '../../../src/runs/core/trainerProcess';
 import { repoRoot, seedApi, tinyPolicy, trainerPython, waitFor, workspaceDir, writeExperiment } from '../trainFixture';
 
 /** `python -m seed_trainer train` to the end, on the counter environment (about a second per update here). */

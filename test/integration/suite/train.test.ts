@@ -7,7 +7,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { SeedStudioApi } from '../../../src/extension';
 import type { TrainResult } from '../../../src/trainer/trainCommands';
-import { isProcessGroupAlive, isTrainerAlive } from '../../../src/trainer/trainerProcess';
+import { isProcessGroupAlive, isTrainerAlive } from '../../../src/runs/core/trainerProcess';
 import { configureTrainerEnv, killTrainer, repoRoot, seedApi, tinyPolicy, trainerPython, waitFor, workspaceDir, writeExperiment } from '../trainFixture';
 
 suite('SEED: Train', () => {

@@ -6,7 +6,7 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:f
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { RenderedReport } from '../../../src/protocol/trajectoryProtocol';
+import type { RenderedReport } from '../../../src/trajectory/shared/protocol';
 
 const repoRoot = path.resolve(__dirname, '..', '..', '..', '..');
 const fixtureRun = path.join(repoRoot, 'test', 'fixtures', 'runs', 'valid');

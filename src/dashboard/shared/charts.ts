@@ -1,0 +1,90 @@
+// Which metrics the dashboard plots, and in which chart (docs/run-format.md §6 names them). Shared by the webview
+// bundle and the unit tests; no DOM, no Node, no `vscode`.
+import type { MetricRow } from '../../runs/shared/types';
+
+export interface ChartSpec {
+  id: string;
+  title: string;
+  /** Metric names this chart shows (exact names or prefixes ending in `/`). */
+  metrics: readonly string[];
+  /** Values are fractions: the y axis is fixed to [0, 1]. */
+  fraction?: boolean;
+  /** Plots evaluation rows (as points with intervals) instead of training rows. */
+  evaluation?: boolean;
+}
+
+export const DASHBOARD_CHARTS: readonly ChartSpec[] = [
+  { id: 'success', title: 'Success rate (training rollouts)', metrics: ['success/'], fraction: true },
+  { id: 'eval', title: 'Evaluation success (95% Wilson interval)', metrics: ['success/'], fraction: true, evaluation: true },
+  { id: 'length', title: 'Episode length (steps)', metrics: ['episode/length'] },
+  { id: 'pg', title: 'Policy-gradient loss', metrics: ['loss/pg'] },
+  { id: 'kl', title: 'KL to the reference (k3, nats/token)', metrics: ['loss/kl'] },
+  { id: 'entropy', title: 'Entropy (nats/token)', metrics: ['loss/entropy'] },
+  { id: 'opd', title: 'OPD loss (before λ)', metrics: ['loss/opd'] },
+  { id: 'gate', title: 'Gate mean g', metrics: ['gate/mean'], fraction: true },
+  { id: 'gate-half', title: 'Fraction g > 0.5', metrics: ['gate/frac_gt_half'], fraction: true },
+  { id: 'delta', title: 'Δ mean (nats)', metrics: ['delta/mean'] },
+  { id: 'parse', title: 'Skill parse rate', metrics: ['skill/parse_rate'], fraction: true },
+  { id: 'time', title: 'Phase times (s)', metrics: ['time/'] },
+  { id: 'sft', title: 'Stage-1 SFT loss', metrics: ['loss/sft', 'loss/sft_val'] },
+];
+
+/** The chart of a metric of a training row, or with `evaluation` of an evaluation row. */
+export function chartOf(metric: string, evaluation = false): ChartSpec | undefined {
+  return DASHBOARD_CHARTS.find(
+    (chart) => Boolean(chart.evaluation) === evaluation && chart.metrics.some((name) => (name.endsWith('/') ? metric.startsWith(name) : metric === name)),
+  );
+}
+
+/** The chart of a series name (`eval:<split>:<metric>` for evaluation series). */
+export function chartOfSeries(series: string): ChartSpec | undefined {
+  const match = /^eval:[^:]+:(.+)$/.exec(series);
+  return match ? chartOf(match[1] ?? '', true) : chartOf(series);
+}
+
+/** A per-task-type series of a success chart (hidden with "Per task type" off). */
+export function isPerTaskType(series: string): boolean {
+  const metric = series.replace(/^eval:[^:]+:/, '');
+  return metric.startsWith('success/') && metric !== 'success/overall';
+}
+
+/** One plottable value of a metrics row. `series` names the line: the metric, or `eval:<split>:<metric>`. */
+export interface MetricPoint {
+  series: string;
+  metric: string;
+  chart: string;
+  x: number;
+  y: number;
+  /** Set for evaluation rows. */
+  split?: string;
+}
+
+const RESERVED = new Set(['step', 'time', 'kind', 'epoch', 'split']);
+
+/** The values of a row that some chart shows (nulls, non-numbers and unplotted metrics skipped). */
+export function metricPoints(row: MetricRow): MetricPoint[] {
+  const points: MetricPoint[] = [];
+  const isEval = row.kind === 'eval';
+  for (const [key, value] of Object.entries(row)) {
+    if (RESERVED.has(key) || typeof value !== 'number' || !Number.isFinite(value)) continue;
+    const chart = chartOf(key, isEval);
+    if (!chart) continue;
+    const split = isEval ? (row.split ?? 'eval') : undefined;
+    points.push({
+      series: split === undefined ? key : `eval:${split}:${key}`,
+      metric: key,
+      chart: chart.id,
+      x: row.step,
+      y: value,
+      ...(split === undefined ? {} : { split }),
+    });
+  }
+  return points;
+}
+
+/** The legend text of a series: `overall`, `pick_and_place`, `eval test_seen · overall`, `rollout`… */
+export function seriesLabel(series: string): string {
+  const match = /^eval:([^:]+):(.+)$/.exec(series);
+  const short = (metric: string): string => metric.slice(metric.indexOf('/') + 1);
+  return match ? `eval ${match[1]} · ${short(match[2] ?? '')}` : short(series);
+}

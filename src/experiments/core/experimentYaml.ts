@@ -1,0 +1,449 @@
+// Reading an experiment file into plain data under the limits and the YAML subset the trainer shares
+// (trainer/seed_trainer/experiment_yaml.py applies the same rules in the same order, so both give one verdict):
+// size, UTF-8 (first bad byte), control characters and tabs, then YAML 1.2 core-schema values (duplicate keys,
+// nesting depth, alias count and expanded size, no tags or directives, integers within ±(2^53 − 1), finite floats).
+// No `vscode` import. docs/experiment-files.md is the prose version of these rules.
+import type { Node as YamlNode, Pair, Scalar } from 'yaml';
+import { loadYaml } from '../../common/core/lazyRequire';
+
+export const EXPERIMENT_LIMITS = {
+  maxBytes: 1_048_576,
+  maxDepth: 64,
+  maxAliases: 1_000,
+  /** Nodes plus string characters after every alias is expanded. */
+  maxExpanded: 2_000_000,
+  maxInteger: Number.MAX_SAFE_INTEGER,
+} as const;
+
+export interface Position {
+  line: number;
+  character: number;
+}
+
+export interface TextRange {
+  start: Position;
+  end: Position;
+}
+
+export interface ReadProblem {
+  message: string;
+  range: TextRange;
+  source: 'yaml' | 'limit';
+}
+
+/** Where each key path's key and value are (paths inside an alias's expansion are not recorded). */
+export interface Located {
+  keys: Map<string, TextRange>;
+  values: Map<string, TextRange>;
+}
+
+/** Map key of a key path (keys cannot hold U+0000: control characters are refused before parsing). */
+export function pathKey(path: readonly string[]): string {
+  return path.join('\u0000');
+}
+
+/** Offsets → positions (UTF-16 columns, as VS Code counts them) for one text. */
+export class LineMap {
+  private readonly starts: number[] = [0];
+
+  constructor(readonly text: string) {
+    for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) this.starts.push(i + 1);
+  }
+
+  position(offset: number): Position {
+    const clamped = Math.max(0, Math.min(offset, this.text.length));
+    let low = 0;
+    let high = this.starts.length - 1;
+    while (low < high) {
+      const mid = (low + high + 1) >> 1;
+      if ((this.starts[mid] ?? 0) <= clamped) low = mid;
+      else high = mid - 1;
+    }
+    return { line: low, character: clamped - (this.starts[low] ?? 0) };
+  }
+
+  offset(position: Position): number {
+    const start = this.starts[Math.min(position.line, this.starts.length - 1)] ?? 0;
+    return Math.min(start + position.character, this.text.length);
+  }
+
+  span(start: number, end: number): TextRange {
+    return { start: this.position(start), end: this.position(end) };
+  }
+
+  /** `range` without trailing whitespace, and at least one character long (a node's range often ends after its
+   *  newline; an empty one would not show). */
+  trimmed(range: TextRange): TextRange {
+    const start = this.offset(range.start);
+    let stop = this.offset(range.end);
+    while (stop > start + 1 && /\s/.test(this.text[stop - 1] ?? '')) stop -= 1;
+    return { start: range.start, end: this.position(Math.max(stop, start + 1)) };
+  }
+
+  /** The first line's text, as the range of problems of the whole document. */
+  firstLine(): TextRange {
+    const end = this.text.indexOf('\n');
+    return { start: { line: 0, character: 0 }, end: { line: 0, character: end === -1 ? this.text.length : end } };
+  }
+}
+
+// The same character classes as experiment_yaml.py's _CONTROL (see there for why each is refused).
+// eslint-disable-next-line no-control-regex -- finding control characters is the point
+const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u2028\u2029\ufeff\ufffe\uffff]|\r(?!\n)/;
+
+// YAML 1.2 core schema, plain scalars only (https://yaml.org/spec/1.2.2/#1023-core-schema).
+const NULL = /^(?:~|null|Null|NULL|)$/;
+const BOOL = /^(?:true|True|TRUE|false|False|FALSE)$/;
+const INT10 = /^[-+]?[0-9]+$/;
+const INT8 = /^0o[0-7]+$/;
+const INT16 = /^0x[0-9a-fA-F]+$/;
+const FLOAT = /^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?$/;
+const NON_FINITE = /^(?:[-+]?\.(?:inf|Inf|INF)|\.nan|\.NaN|\.NAN)$/;
+
+export class ReadError extends Error {
+  constructor(readonly problem: ReadProblem) {
+    super(problem.message);
+  }
+}
+
+/** Offset of the first byte that does not belong to a well-formed UTF-8 sequence (as Python's strict decoder), or -1. */
+export function firstBadUtf8Byte(bytes: Uint8Array): number {
+  let i = 0;
+  while (i < bytes.length) {
+    const b = bytes[i] ?? 0;
+    let need: number;
+    let low = 0x80;
+    let high = 0xbf;
+    if (b < 0x80) {
+      i += 1;
+      continue;
+    } else if (b >= 0xc2 && b <= 0xdf) need = 1;
+    else if (b >= 0xe0 && b <= 0xef) {
+      need = 2;
+      if (b === 0xe0) low = 0xa0;
+      if (b === 0xed) high = 0x9f; // no UTF-16 surrogates
+    } else if (b >= 0xf0 && b <= 0xf4) {
+      need = 3;
+      if (b === 0xf0) low = 0x90;
+      if (b === 0xf4) high = 0x8f;
+    } else return i;
+    for (let k = 1; k <= need; k += 1) {
+      const c = bytes[i + k];
+      if (c === undefined || c < (k === 1 ? low : 0x80) || c > (k === 1 ? high : 0xbf)) return i;
+    }
+    i += need + 1;
+  }
+  return -1;
+}
+
+function charRange(lines: LineMap, offset: number): TextRange {
+  const start = lines.position(offset);
+  const code = lines.text.codePointAt(offset) ?? 0;
+  return { start, end: { line: start.line, character: start.character + (code > 0xffff ? 2 : 1) } };
+}
+
+/** Control characters and tabs: the first of them, as a problem. */
+export function checkCharacters(text: string, lines = new LineMap(text)): ReadProblem | undefined {
+  const bad = CONTROL.exec(text);
+  const tab = text.indexOf('\t');
+  if (bad && (tab === -1 || bad.index < tab)) {
+    const code = text.codePointAt(bad.index) ?? 0;
+    return {
+      message: `control character U+${code.toString(16).toUpperCase().padStart(4, '0')} is not allowed (write it as an escape in a double-quoted string)`,
+      range: charRange(lines, bad.index),
+      source: 'limit',
+    };
+  }
+  if (tab !== -1) {
+    return {
+      message: 'tab character: indent and separate with spaces (write \\t inside a double-quoted string)',
+      range: charRange(lines, tab),
+      source: 'limit',
+    };
+  }
+  return undefined;
+}
+
+const ORIGIN: TextRange = { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } };
+
+/** The file's bytes as text (BOM dropped), or the size / UTF-8 problem. */
+export function decodeExperiment(bytes: Uint8Array): { text: string } | { problem: ReadProblem } {
+  if (bytes.length > EXPERIMENT_LIMITS.maxBytes) {
+    return { problem: sizeProblem(bytes.length) };
+  }
+  const body = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? bytes.subarray(3) : bytes;
+  const bad = firstBadUtf8Byte(body);
+  if (bad !== -1) {
+    const good = new TextDecoder().decode(body.subarray(0, bad));
+    const at = new LineMap(good).position(good.length);
+    return {
+      problem: {
+        message: `not UTF-8: byte 0x${(body[bad] ?? 0).toString(16).toUpperCase().padStart(2, '0')} at byte offset ${bad} cannot be decoded (save the file as UTF-8)`,
+        range: { start: at, end: { line: at.line, character: at.character + 1 } },
+        source: 'limit',
+      },
+    };
+  }
+  return { text: new TextDecoder().decode(body) };
+}
+
+export function sizeProblem(bytes: number): ReadProblem {
+  return {
+    message: `the file is ${bytes} bytes; experiment files are limited to ${EXPERIMENT_LIMITS.maxBytes} bytes (1 MiB)`,
+    range: ORIGIN,
+    source: 'limit',
+  };
+}
+
+function codePoints(value: string): number {
+  let count = 0;
+  for (let i = 0; i < value.length; i += 1) {
+    const code = value.charCodeAt(i);
+    if (code < 0xd800 || code > 0xdbff) count += 1;
+  }
+  return count;
+}
+
+/** Builds plain values from the parsed document in document order under the shared rules; throws ReadError. */
+class Builder {
+  readonly located: Located = { keys: new Map(), values: new Map() };
+  /** Per anchored node: its value and its expanded size (what an alias to it adds). */
+  private readonly anchored = new Map<YamlNode, unknown>();
+  private readonly sizes = new Map<YamlNode, number>();
+  /** Anchor name → the newest node that has it (in document order). */
+  private readonly anchors = new Map<string, YamlNode>();
+  private readonly open = new Set<YamlNode>();
+  private aliases = 0;
+  private expanded = 0;
+
+  constructor(private readonly lines: LineMap) {}
+
+  private fail(message: string, node: YamlNode | null | undefined, source: ReadProblem['source'] = 'yaml'): never {
+    throw new ReadError({ message, range: this.rangeOf(node) ?? this.lines.firstLine(), source });
+  }
+
+  /** A node's range from its first property (`&anchor`, `!tag`) on, where the trainer's parser starts it too. */
+  private rangeOf(node: YamlNode | null | undefined): TextRange | undefined {
+    const range = node?.range;
+    if (!range || !node) return undefined;
+    let start = range[0];
+    if (node.anchor !== undefined || node.tag !== undefined) {
+      const text = this.lines.text;
+      for (;;) {
+        let end = start;
+        while (end > 0 && /[ \n\r]/.test(text[end - 1] ?? '')) end -= 1;
+        let begin = end;
+        while (begin > 0 && !/[ \n\r]/.test(text[begin - 1] ?? '')) begin -= 1;
+        if (begin < end && /^[!&]/.test(text.slice(begin, end))) start = begin;
+        else break;
+      }
+    }
+    return this.lines.span(start, range[1]);
+  }
+
+  private grow(amount: number, node: YamlNode): void {
+    this.expanded += amount;
+    if (this.expanded > EXPERIMENT_LIMITS.maxExpanded) {
+      this.fail(
+        `the document expands to more than ${EXPERIMENT_LIMITS.maxExpanded} nodes and characters (aliases repeat their anchor's content)`,
+        node,
+        'limit',
+      );
+    }
+  }
+
+  private noTag(node: YamlNode): void {
+    if (node.tag !== undefined) this.fail(`tags (\`${shortTag(node.tag)}\`) are not supported: write the value itself`, node);
+  }
+
+  private scalar(node: Scalar): unknown {
+    this.noTag(node);
+    const source = String(node.source ?? '');
+    if (node.type !== 'PLAIN') {
+      const text = typeof node.value === 'string' ? node.value : source;
+      this.grow(1 + codePoints(text), node);
+      return text;
+    }
+    this.grow(1 + codePoints(source), node);
+    if (NULL.test(source)) return null;
+    if (BOOL.test(source)) return source[0] === 't' || source[0] === 'T';
+    for (const [pattern, parse] of [
+      [INT10, (s: string) => Number(s)],
+      [INT8, (s: string) => parseInt(s.slice(2), 8)],
+      [INT16, (s: string) => parseInt(s.slice(2), 16)],
+    ] as const) {
+      if (pattern.test(source)) {
+        const number = parse(source);
+        if (Math.abs(number) > EXPERIMENT_LIMITS.maxInteger) {
+          this.fail(`integer ${source} is out of range (at most 2^53 − 1 = ${EXPERIMENT_LIMITS.maxInteger} either side of 0)`, node);
+        }
+        return number === 0 ? 0 : number;
+      }
+    }
+    if (NON_FINITE.test(source)) this.fail(`\`${source}\` is not a finite number`, node);
+    if (FLOAT.test(source)) {
+      const number = Number(source);
+      if (!Number.isFinite(number)) this.fail(`\`${source}\` is not a finite number (beyond ±1.8e308)`, node);
+      return number;
+    }
+    return source;
+  }
+
+  private record(path: readonly string[], node: YamlNode | null | undefined, into: Map<string, TextRange>): void {
+    const range = this.rangeOf(node);
+    if (range) into.set(pathKey(path), range);
+  }
+
+  /** The value of `node` at `path`, `depth` collections deep. */
+  value(node: YamlNode | null | undefined, path: string[], depth: number): unknown {
+    const { isAlias, isMap, isScalar, isSeq } = loadYaml();
+    if (node === null || node === undefined) return null;
+    this.record(path, node, this.located.values);
+    if (isAlias(node)) {
+      this.aliases += 1;
+      if (this.aliases > EXPERIMENT_LIMITS.maxAliases) this.fail(`more than ${EXPERIMENT_LIMITS.maxAliases} aliases`, node, 'limit');
+      // The newest node with that anchor before the alias, as `yaml`'s Alias.resolve finds it, but without its walk
+      // of the whole document per alias (quadratic with many aliases).
+      const target = this.anchors.get(node.source);
+      if (target && this.open.has(target)) this.fail(`alias \`*${node.source}\` refers to the collection that contains it`, node);
+      const size = target ? this.sizes.get(target) : undefined;
+      if (!target || size === undefined) this.fail(`alias \`*${node.source}\` has no anchor \`&${node.source}\` before it`, node);
+      this.grow(size, node);
+      return this.anchored.get(target);
+    }
+    const before = this.expanded;
+    if (node.anchor) this.anchors.set(node.anchor, node);
+    let result: unknown;
+    if (isScalar(node)) {
+      result = this.scalar(node);
+    } else if (isMap(node) || isSeq(node)) {
+      this.noTag(node);
+      if (depth + 1 > EXPERIMENT_LIMITS.maxDepth) this.fail(`nesting deeper than ${EXPERIMENT_LIMITS.maxDepth} levels`, node, 'limit');
+      this.grow(1, node);
+      if (node.anchor) this.open.add(node);
+      if (isMap(node)) {
+        // No prototype: a `__proto__` key is then an ordinary key (one the schema refuses), as in the trainer.
+        const out = Object.create(null) as Record<string, unknown>;
+        for (const pair of node.items as Pair<YamlNode | null, YamlNode | null>[]) {
+          const key = this.key(pair.key, out, path);
+          out[key] = null; // the key's place (and its order) until its value arrives
+          out[key] = this.value(pair.value, [...path, key], depth + 1);
+        }
+        result = out;
+      } else {
+        const out: unknown[] = [];
+        for (const item of node.items as (YamlNode | null)[]) out.push(this.value(item, [...path, String(out.length)], depth + 1));
+        result = out;
+      }
+      this.open.delete(node);
+    } else {
+      this.fail('unsupported YAML node', node);
+    }
+    if (node.anchor) {
+      this.sizes.set(node, this.expanded - before);
+      this.anchored.set(node, result);
+    }
+    return result;
+  }
+
+  private key(node: YamlNode | null, out: Record<string, unknown>, path: readonly string[]): string {
+    const { isScalar } = loadYaml();
+    if (node !== null && !isScalar(node)) this.fail('mapping keys must be plain text (not lists, mappings or aliases)', node);
+    if (node) this.noTag(node);
+    const key = node ? (node.type === 'PLAIN' ? String(node.source ?? '') : String(node.value ?? '')) : '';
+    if (node) this.grow(1 + codePoints(key), node);
+    const childPath = [...path, key];
+    if (Object.prototype.hasOwnProperty.call(out, key)) {
+      const first = this.located.keys.get(pathKey(childPath));
+      this.fail(`duplicate key \`${key}\`${first ? ` (first at line ${first.start.line + 1})` : ''}`, node);
+    }
+    this.record(childPath, node, this.located.keys);
+    return key;
+  }
+}
+
+function shortTag(tag: string): string {
+  return tag.startsWith('tag:yaml.org,2002:') ? `!!${tag.slice('tag:yaml.org,2002:'.length)}` : tag;
+}
+
+/**
+ * The offset of the first collection nested deeper than the limit, when flow brackets go deeper than it: `yaml`'s
+ * composer recurses per level and runs out of stack (or memory) on thousands of them, so such text is refused before
+ * it is composed. Lexer and CST parser are iterative; the walk below is too. Text with few brackets skips all this.
+ */
+function tooDeepOffset(text: string): number | undefined {
+  let brackets = 0;
+  for (let i = text.indexOf('['); i !== -1 && brackets <= EXPERIMENT_LIMITS.maxDepth; i = text.indexOf('[', i + 1)) brackets += 1;
+  for (let i = text.indexOf('{'); i !== -1 && brackets <= EXPERIMENT_LIMITS.maxDepth; i = text.indexOf('{', i + 1)) brackets += 1;
+  if (brackets <= EXPERIMENT_LIMITS.maxDepth) return undefined;
+  const { Lexer, Parser } = loadYaml();
+  let flow = 0;
+  let deepest = 0;
+  for (const token of new Lexer().lex(text)) {
+    if (token === '[' || token === '{') deepest = Math.max(deepest, ++flow);
+    else if (token === ']' || token === '}') flow -= 1;
+  }
+  if (deepest <= EXPERIMENT_LIMITS.maxDepth) return undefined;
+  type Item = { start?: unknown; key?: unknown; sep?: unknown; value?: unknown };
+  type Token = { type?: string; offset?: number; value?: unknown; items?: Item[]; start?: { offset?: number } | unknown };
+  const stack: { token: Token; depth: number }[] = [];
+  for (const token of new Parser().parse(text)) stack.unshift({ token: token as Token, depth: 0 });
+  stack.reverse();
+  while (stack.length > 0) {
+    const { token, depth } = stack.pop() as { token: Token; depth: number };
+    const collection = token.type === 'block-map' || token.type === 'block-seq' || token.type === 'flow-collection';
+    if (collection && depth + 1 > EXPERIMENT_LIMITS.maxDepth) return token.offset;
+    const children: Token[] = [];
+    if (token.type === 'document' && token.value) children.push(token.value as Token);
+    for (const item of token.items ?? []) {
+      if (item.key && typeof item.key === 'object') children.push(item.key as Token);
+      if (item.value && typeof item.value === 'object') children.push(item.value as Token);
+    }
+    for (const child of children.reverse()) stack.push({ token: child, depth: collection ? depth + 1 : depth });
+  }
+  return undefined;
+}
+
+export interface ExperimentData {
+  value: unknown;
+  located: Located;
+  lines: LineMap;
+  /** The root node's range (for "must be a mapping"). */
+  rootRange?: TextRange;
+}
+
+/** The experiment's plain data and where its keys and values are; throws ReadError at the first violation. */
+export function readExperimentText(text: string): ExperimentData {
+  const lines = new LineMap(text);
+  const bytes = Buffer.byteLength(text, 'utf8');
+  if (bytes > EXPERIMENT_LIMITS.maxBytes) throw new ReadError(sizeProblem(bytes));
+  const characters = checkCharacters(text, lines);
+  if (characters) throw new ReadError(characters);
+  const deep = tooDeepOffset(text);
+  if (deep !== undefined) {
+    const at = lines.position(deep);
+    throw new ReadError({ message: `nesting deeper than ${EXPERIMENT_LIMITS.maxDepth} levels`, range: { start: at, end: { line: at.line, character: at.character + 1 } }, source: 'limit' });
+  }
+  const document = loadYaml().parseDocument(text, { uniqueKeys: false, version: '1.2', schema: 'core', merge: false, prettyErrors: false });
+  const error = document.errors[0];
+  if (error?.code === 'MULTIPLE_DOCS') {
+    // Worded and placed as the trainer does (experiment_yaml.py), not as the library's advice to its own callers.
+    const at = error.pos[0];
+    throw new ReadError({ message: 'more than one YAML document (`---`): an experiment file holds one', range: lines.span(at, at + 3), source: 'yaml' });
+  }
+  if (error) {
+    throw new ReadError({
+      message: `not valid YAML: ${error.message.split('\n')[0] ?? error.message}`,
+      range: lines.span(error.pos[0], error.pos[1]),
+      source: 'yaml',
+    });
+  }
+  const directives = document.directives;
+  if (directives?.yaml.explicit || Object.keys(directives?.tags ?? {}).some((handle) => handle !== '!!')) {
+    throw new ReadError({ message: 'directives (`%YAML`, `%TAG`) are not supported', range: lines.firstLine(), source: 'yaml' });
+  }
+  const builder = new Builder(lines);
+  const root = document.contents as YamlNode | null;
+  const value = builder.value(root, [], 0);
+  return { value, located: builder.located, lines, rootRange: builder.located.values.get(pathKey([])) };
+}

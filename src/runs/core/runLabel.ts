@@ -1,0 +1,83 @@
+// What a run is called wherever runs are listed (Runs tree, dashboard, pickers): the experiment's name alone reads
+// the same for a Stage-1 collection, its SFT, a Stage-2 run and two evaluations of one checkpoint. The title adds what
+// tells them apart (the stage or algorithm, the evaluated splits); runs whose titles still collide get their start
+// time. The success shown is the last training success, or each evaluated split's. No `vscode` import.
+import type { MetricRow, RunManifest } from '../shared/types';
+
+export interface RunFacts {
+  /** The run directory (the identity). */
+  dir: string;
+  manifest: RunManifest | undefined;
+  metrics: readonly MetricRow[];
+  /** Splits of the run's evaluation trajectories (the index's eval batches), for an evaluation still running. */
+  evalSplits?: readonly string[];
+}
+
+/** The evaluation splits of a run, in the order first seen. */
+export function evaluatedSplits(facts: RunFacts): string[] {
+  const splits = new Set<string>();
+  for (const row of facts.metrics) if (row.kind === 'eval' && row.split) splits.add(row.split);
+  for (const split of facts.evalSplits ?? []) splits.add(split);
+  return [...splits];
+}
+
+function directoryName(dir: string): string {
+  return dir.split(/[/\\]/).filter(Boolean).pop() ?? dir;
+}
+
+/** `household-demo · eval valid_seen`, `household-demo · seed`, `household-demo · sft`… */
+export function runTitle(facts: RunFacts): string {
+  const manifest = facts.manifest;
+  if (!manifest) return directoryName(facts.dir);
+  let what: string = manifest.stage === 'train' ? manifest.algorithm : manifest.stage;
+  if (manifest.stage === 'eval') {
+    const splits = evaluatedSplits(facts);
+    if (splits.length > 0) what = `eval ${splits.join(', ')}`;
+  }
+  return `${manifest.name} · ${what}`;
+}
+
+function percent(value: number): string {
+  return `${Math.round(value * 100)}%`;
+}
+
+/** The success to show beside a run: `42%` (last training value), `valid_seen 40%, valid_unseen 35%` (evaluations). */
+export function runSuccess(facts: RunFacts): string | undefined {
+  const lastEval = new Map<string, number>();
+  let lastTrain: number | undefined;
+  for (const row of facts.metrics) {
+    const value = row['success/overall'];
+    if (typeof value !== 'number') continue;
+    if (row.kind === 'eval') lastEval.set(row.split ?? 'eval', value);
+    else if (row.kind !== 'sft') lastTrain = value;
+  }
+  if (facts.manifest?.stage === 'eval' || lastTrain === undefined) {
+    if (lastEval.size === 0) return lastTrain === undefined ? undefined : percent(lastTrain);
+    if (lastEval.size === 1 && facts.manifest?.stage === 'eval') return percent([...lastEval.values()][0] ?? 0);
+    return [...lastEval].map(([split, value]) => `${split} ${percent(value)}`).join(', ');
+  }
+  return percent(lastTrain);
+}
+
+/** `2026-11-30 14:05` from an ISO start time (UTC, as run ids are). */
+function startedAt(manifest: RunManifest | undefined): string {
+  const started = manifest?.started ?? '';
+  const match = /^(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2})(:\d{2})?/.exec(started);
+  return match ? `${match[1]} ${match[2]}${match[3] ?? ''}` : started;
+}
+
+/** A title per run that no other run of `all` shares: colliding titles get the start time, then the directory. */
+export function distinctTitles(all: readonly RunFacts[]): Map<string, string> {
+  const titles = new Map(all.map((facts) => [facts.dir, runTitle(facts)]));
+  const disambiguate = (extra: (facts: RunFacts) => string): void => {
+    const count = new Map<string, number>();
+    for (const title of titles.values()) count.set(title, (count.get(title) ?? 0) + 1);
+    for (const facts of all) {
+      const title = titles.get(facts.dir) ?? '';
+      if ((count.get(title) ?? 0) > 1) titles.set(facts.dir, `${title} · ${extra(facts)}`);
+    }
+  };
+  disambiguate((facts) => startedAt(facts.manifest));
+  disambiguate((facts) => directoryName(facts.dir));
+  return titles;
+}

@@ -1,0 +1,98 @@
+// Validation of run records against schemas/*.schema.json (JSON Schema 2020-12, ajv). Errors name the file, the
+// line and the field path, spelled as the trainer spells them (errors.ts).
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import type { ErrorObject, ValidateFunction } from 'ajv/dist/2020';
+import { loadAjv2020 } from '../../common/core/lazyRequire';
+import { RunFormatError, formatFieldPath, pointerToParts, type RunErrorLocation } from './errors';
+import type { RecordValidator } from './jsonl';
+
+export const SCHEMA_ID_PREFIX = 'urn:seed-studio:schema:';
+export const RECORD_SCHEMAS = ['run', 'event', 'metric', 'trajectory', 'trajectory-index', 'skill', 'eval', 'control', 'checkpoint-manifest', 'lock', 'onnx-export', 'whatif'] as const;
+export type RecordKind = (typeof RECORD_SCHEMAS)[number];
+
+const MARKER = 'run.schema.json';
+
+/**
+ * The schemas folder: `<extensionRoot>/schemas` when given, else the first `schemas/` holding run.schema.json at or
+ * above `start` (the compiled module's folder: dist/ in the extension, out/src/runs/core/ in tests).
+ */
+export function findSchemasDir(options: { extensionRoot?: string; start?: string } = {}): string {
+  if (options.extensionRoot !== undefined) {
+    const dir = path.join(options.extensionRoot, 'schemas');
+    if (existsSync(path.join(dir, MARKER))) return dir;
+    throw new Error(`no run-format schemas in ${dir} (expected ${MARKER})`);
+  }
+  const start = path.resolve(options.start ?? __dirname);
+  for (let dir = start; ; dir = path.dirname(dir)) {
+    const candidate = path.join(dir, 'schemas');
+    if (existsSync(path.join(candidate, MARKER))) return candidate;
+    if (path.dirname(dir) === dir) break;
+  }
+  throw new Error(`no run-format schemas (${MARKER}) found in schemas/ at or above ${start}`);
+}
+
+function fieldOf(error: ErrorObject, value: unknown): string | undefined {
+  const parts = pointerToParts(error.instancePath, value);
+  const params = error.params as Record<string, unknown>;
+  if ((error.keyword === 'required' || error.keyword === 'dependentRequired') && typeof params.missingProperty === 'string') {
+    parts.push(params.missingProperty);
+  } else if (error.keyword === 'additionalProperties' && typeof params.additionalProperty === 'string') {
+    parts.push(params.additionalProperty);
+  }
+  return formatFieldPath(parts) || undefined;
+}
+
+function describe(error: ErrorObject): string {
+  const params = error.params as Record<string, unknown>;
+  if (error.keyword === 'enum' && Array.isArray(params.allowedValues)) {
+    return `${error.message ?? 'invalid'}: ${params.allowedValues.map((v) => JSON.stringify(v)).join(', ')}`;
+  }
+  if (error.keyword === 'additionalProperties') return 'is not a known field';
+  if (error.keyword === 'required' || error.keyword === 'dependentRequired') return 'is required';
+  return error.message ?? `fails ${error.keyword}`;
+}
+
+/** The run-format schemas, compiled once. */
+export class RunSchemas {
+  private readonly validators: Map<RecordKind, ValidateFunction>;
+
+  private constructor(readonly dir: string, documents: Record<string, unknown>[]) {
+    const Ajv2020 = loadAjv2020();
+    const ajv = new Ajv2020({ allErrors: false, strict: true, strictRequired: false, allowUnionTypes: true });
+    for (const document of documents) ajv.addSchema(document);
+    this.validators = new Map();
+    for (const kind of RECORD_SCHEMAS) {
+      const validate = ajv.getSchema(SCHEMA_ID_PREFIX + kind);
+      if (!validate) throw new Error(`${dir}: no schema with $id ${SCHEMA_ID_PREFIX}${kind}`);
+      this.validators.set(kind, validate);
+    }
+  }
+
+  /** Loads every `*.schema.json` of the run format from `dir` (default: findSchemasDir()). */
+  static load(dir: string = findSchemasDir()): RunSchemas {
+    const documents: Record<string, unknown>[] = [];
+    for (const name of readdirSync(dir).filter((n) => n.endsWith('.schema.json')).sort()) {
+      const document = JSON.parse(readFileSync(path.join(dir, name), 'utf8')) as Record<string, unknown>;
+      if (typeof document.$id === 'string' && document.$id.startsWith(SCHEMA_ID_PREFIX) && document.$id !== `${SCHEMA_ID_PREFIX}experiment`) {
+        documents.push(document);
+      }
+    }
+    return new RunSchemas(dir, documents);
+  }
+
+  /** Returns `value` typed when valid; throws a `schema` RunFormatError (file, line, field) when not. */
+  validate<T>(kind: RecordKind, value: unknown, where: RunErrorLocation): T {
+    const validate = this.validators.get(kind);
+    if (!validate) throw new Error(`unknown record kind ${kind}`);
+    if (validate(value)) return value as T;
+    const error = validate.errors?.[0];
+    if (!error) throw new RunFormatError('schema', where, `not a valid ${kind} record`);
+    throw new RunFormatError('schema', { ...where, field: fieldOf(error, value) }, describe(error));
+  }
+
+  /** A JSONL line validator for `kind` records of one file. */
+  validator<T>(kind: RecordKind, where: { file: string; path?: string }): RecordValidator<T> {
+    return (value, line) => this.validate<T>(kind, value, { ...where, line });
+  }
+}

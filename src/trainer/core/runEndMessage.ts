@@ -1,0 +1,16 @@
+// What the notification says when a run this window follows ends well (completed or stopped). A stop asked for
+// during the last update cannot shorten it: the run then completes, and the message says so rather than looking as
+// if the Stop was ignored. No `vscode` import.
+import type { RunManifest } from '../../runs/shared/types';
+
+export function progressText(manifest: Pick<RunManifest, 'progress'> | undefined): string {
+  const progress = manifest?.progress;
+  return progress ? ` at ${progress.unit ?? 'step'} ${progress.step}${progress.total ? `/${progress.total}` : ''}` : '';
+}
+
+export function runEndMessage(name: string, state: 'completed' | 'stopped', manifest: Pick<RunManifest, 'progress'> | undefined, stopRequested: boolean): string {
+  const progress = progressText(manifest);
+  if (state === 'stopped') return `SEED: run ${name} stopped${progress}.`;
+  if (stopRequested) return `SEED: run ${name} completed${progress}: the stop came during its last update, which it finished (a checkpoint is saved at the end).`;
+  return `SEED: run ${name} completed${progress}.`;
+}

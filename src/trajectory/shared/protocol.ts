@@ -1,0 +1,58 @@
+// Messages of the trajectory viewer (webview/trajectory); the diff's are in src/diff/shared/protocol.ts. See
+// src/webviewHost/shared/protocol.ts.
+// (Type aliases, not interfaces: a message map must be assignable to Record<string, unknown>.)
+import type { Trajectory } from '../../runs/shared/types';
+import type { WhatIfResultRecord } from '../../whatIf/shared/whatIfRecord';
+import { messageSet } from '../../webviewHost/shared/protocol';
+
+/** A trajectory as the host hands it to a webview: the record as stored (token arrays still base64) and its run. */
+export interface TrajectoryPayload {
+  /** The run directory (as the host addresses it; shown, and sent back in requests). */
+  runDir: string;
+  /** A short name of the run: its id, or the directory name. */
+  run: string;
+  trajectory: Trajectory;
+}
+
+/** What a webview reports once it has drawn (tests and the bench read it). */
+export interface RenderedReport {
+  /** Milliseconds from receiving the data to the end of the first layout. */
+  ms: number;
+  turns: number;
+  /** Turns whose DOM exists now (virtualization keeps this small). */
+  turnsInDom: number;
+  /** Generated tokens in the trajectory (all turns). */
+  tokens: number;
+  /** Token elements in the DOM now. */
+  tokensInDom: number;
+}
+
+/** The what-if results of the trajectory shown, newest last; `file` once they are saved (or were reopened). */
+export interface WhatIfPayload {
+  results: WhatIfResultRecord[];
+  file?: string;
+}
+
+export type ViewerToWebview = {
+  show: TrajectoryPayload;
+  error: { message: string };
+  whatIf: WhatIfPayload;
+  /** Open "What if…" with this skill typed in (the skill review's What if… on a record). */
+  startWhatIf: { skill: string };
+};
+
+export type ViewerToHost = {
+  /** Copy the whole trajectory as text (the host renders it: the same text as "Open as Text"). */
+  copyText: { turn?: number };
+  openText: Record<string, never>;
+  /** Pick another trajectory and compare this one with it. */
+  compare: Record<string, never>;
+  rendered: RenderedReport;
+  /** Rescore the trajectory's response tokens under this skill (the host shows a cancellable progress). */
+  whatIf: { skill: string };
+  /** Save the what-if results next to the run (whatif/<trajectory id>.json). */
+  saveWhatIf: Record<string, never>;
+};
+
+export const VIEWER_TO_WEBVIEW = messageSet<ViewerToWebview>({ show: true, error: true, whatIf: true, startWhatIf: true });
+export const VIEWER_TO_HOST = messageSet<ViewerToHost>({ copyText: true, openText: true, compare: true, rendered: true, whatIf: true, saveWhatIf: true });
