@@ -134,7 +134,8 @@ async function main() {
 // The vLLM suite is a separate command (its venv holds vLLM's pinned dependencies): .ci/run runs it after npm test.
 const VLLM_NOTE =
   'Not run here: the vLLM rollout engine tests (rollout.engine: vllm; skipped above with that reason). ' +
-  '`npm run test:vllm` runs them (making .venv-vllm first: 4–8 min, once; the tests ~1.5 min); .ci/run runs it after npm test.';
+  '`npm run test:vllm` runs them (making .venv-vllm first: 4–8 min, once; the tests ~1.5 min); ' +
+  '.ci/run runs it after npm test.';
 
 /**
  * `npm run test:vllm`: makes .venv-vllm when needed, then runs trainer/tests/test_vllm_engine.py with it — its five
@@ -157,12 +158,16 @@ async function testVllm() {
   const setupSeconds = seconds(setupStarted);
   step('vLLM engine tests (pytest)');
   const env = { ...process.env, SEED_VLLM_PYTHON: vllmPython, FORCE_COLOR: '0' };
-  const args = ['-m', 'pytest', 'trainer/tests/test_vllm_engine.py', '-q', '--color=no', '-p', 'no:cacheprovider', '-rs'];
+  // One pytest process (no xdist workers, whatever the defaults become): the module's one engine is started once.
+  const args = ['-m', 'pytest', 'trainer/tests/test_vllm_engine.py', '-q', '--color=no', '-ra'];
+  args.push('-p', 'no:cacheprovider', '-p', 'no:xdist');
   const testsStarted = Date.now();
   const { code, text } = await runStreaming(python, args, env);
   const counts = countParsers.pytest(text);
   const ok = code === 0 && counts !== null && counts.failed === 0 && counts.skipped === 0 && counts.passed > 0;
-  const tally = counts ? `${counts.passed} passed, ${counts.failed} failed, ${counts.skipped} skipped` : 'no result line';
+  const tally = counts
+    ? `${counts.passed} passed, ${counts.failed} failed, ${counts.skipped} skipped`
+    : 'no result line';
   console.log('\nnpm run test:vllm summary');
   console.log(`  ok   ${'setup (.venv, .venv-vllm)'.padEnd(36)} ${setupSeconds} s`);
   console.log(`  ${ok ? 'ok  ' : 'FAIL'} ${'vLLM engine (pytest)'.padEnd(36)} ${seconds(testsStarted)} s ${tally}`);
