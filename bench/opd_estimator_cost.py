@@ -13,6 +13,8 @@ response tokens of random ids), on the CPU in fp32 with the trainer's own functi
 - teacher pass: `Policy.score` of the teacher prompts (sample, centred) against `Policy.score_gate_targets` (baseline:
   b(s); expected: b(s) and the kept weights — whole at 4 096, top-k beyond);
 - update: one forward and backward of `seed_loss` with the estimator's inputs (`update.soft_targets` for expected);
+- times are the main thread's CPU seconds (torch on one thread), the fastest of `--repeats` runs: on a shared machine
+  wall time measures the neighbours;
 - memory: peak resident memory over the phase (sampled every 2 ms, minus the resident memory before it), and what the
   estimator stores per response token until the update (b: 4 bytes; expected: 4·V whole, 8·k + 4 with top-k);
 - for expected, the share of Σ_v π_old(v)·g(v) left out by the top-k (random weights give near-uniform distributions,
@@ -88,7 +90,7 @@ class PeakMemory:
         self.start = self.peak = self.process.memory_info().rss
         self.thread = threading.Thread(target=self._watch, daemon=True)
         self.thread.start()
-        self.clock = time.perf_counter()
+        self.clock, self.wall = time.thread_time(), time.perf_counter()
         return self
 
     def _watch(self):
@@ -97,7 +99,8 @@ class PeakMemory:
             time.sleep(0.002)
 
     def __exit__(self, *exc):
-        self.seconds = time.perf_counter() - self.clock
+        # CPU time of this thread (torch runs single-threaded here): less sensitive to a shared, loaded machine
+        self.seconds, self.wall = time.thread_time() - self.clock, time.perf_counter() - self.wall
         self.stop.set()
         self.thread.join()
         self.peak = max(self.peak, self.process.memory_info().rss)

@@ -217,3 +217,26 @@ def test_unknown_estimator_is_a_located_error(tmp_path):
     path = _write(tmp_path, {"name": "x", "model": {"path": "m"}, "opd": {"estimator": "centered"}})
     with pytest.raises(ExperimentError, match="opd.estimator: must be one of"):
         load_experiment(path)
+
+
+def test_gate_statistics_report_what_each_estimator_subtracts():
+    from types import SimpleNamespace
+
+    from seed_trainer.stages.train import gate_statistics
+
+    # two scored steps of 2 and 1 tokens, Δ = 0 (g = ½); b = (.4, .6 | .5); tails (.1, .1 | .0)
+    a = SimpleNamespace(response_ids=[1, 2], teacher_logp=torch.tensor([-1.0, -2.0]), old_logp=torch.tensor([-1.0, -2.0]),
+                        gate_baseline=torch.tensor([0.4, 0.6]), target_tail=torch.tensor([0.1, 0.1]))
+    b = SimpleNamespace(response_ids=[3], teacher_logp=torch.tensor([-0.5]), old_logp=torch.tensor([-0.5]),
+                        gate_baseline=torch.tensor([0.5]), target_tail=torch.tensor([0.0]))
+    unscored = SimpleNamespace(response_ids=[4], teacher_logp=None, old_logp=torch.tensor([-0.1]))
+    steps = [a, b, unscored]
+    assert "opd/gate_baseline_mean" not in gate_statistics(steps, BETA)
+    assert gate_statistics(steps, BETA, "centred")["opd/gate_baseline_mean"] == 0.5
+    baseline = gate_statistics(steps, BETA, "baseline")
+    assert baseline["opd/gate_baseline_mean"] == pytest.approx(0.5) and "opd/tail_mass" not in baseline
+    expected = gate_statistics(steps, BETA, "expected")
+    assert expected["opd/tail_mass"] == pytest.approx(0.2 / 1.5)  # Σ tail / Σ b over the active tokens
+    assert expected["opd/active_ratio"] == pytest.approx(3 / 4)
+    empty = gate_statistics([unscored], BETA, "expected")
+    assert empty["opd/gate_baseline_mean"] is None and empty["opd/tail_mass"] is None

@@ -120,8 +120,8 @@ def gate_statistics(steps: Sequence[Step], beta: float, estimator: str = "sample
     baseline = subtracted_gate(estimator, gate, _joined(scored, "gate_baseline"))
     if baseline is not None:
         out["opd/gate_baseline_mean"] = float(baseline.mean())
-    if estimator == "expected":
-        tail = _joined(scored, "target_tail")
+    tail = _joined(scored, "target_tail") if estimator == "expected" else None
+    if tail is not None and baseline is not None:
         out["opd/tail_mass"] = float(tail.sum() / baseline.sum().clamp(min=1e-12))
     return out
 
