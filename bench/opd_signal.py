@@ -326,8 +326,10 @@ def summarise(batches: list[dict], estimators) -> dict:
         return out
 
     def stats(values: list[float]) -> dict:
+        if not values:
+            return {"mean": None, "sd": None, "median": None, "min": None, "max": None, "values": []}
         t = torch.tensor(values, dtype=torch.float64)
-        return {"mean": float(t.mean()), "sd": float(t.std()) if len(values) > 1 else None,
+        return {"mean": float(t.mean()), "sd": float(t.std()) if len(values) > 1 else None, "median": float(t.median()),
                 "min": float(t.min()), "max": float(t.max()), "values": [round(v, 6) for v in values]}
 
     def signal(vectors: list[torch.Tensor]) -> dict:
@@ -345,19 +347,36 @@ def summarise(batches: list[dict], estimators) -> dict:
     pg = [b["grads"]["pg"] for b in usable]
     out["pg"] = {**signal(pg), "norm": stats([float(g.norm()) for g in pg])}
     mean_pg = torch.stack(pg).mean(0)
+    # a batch whose groups all won or all failed has no policy gradient: cosines and λ against it are undefined
+    with_pg = [i for i, g in enumerate(pg) if float(g.norm()) > 0]
+    out["batches_with_policy_gradient"] = len(with_pg)
     expected = [b["grads"].get("expected") for b in usable]
     out["estimators"] = {}
     for estimator in estimators:
         grads = [b["grads"][estimator] for b in usable]
-        row = {**signal(grads), "norm": stats([float(g.norm()) for g in grads]),
-               "cosine_vs_pg": stats([float(cosine(g, p, dim=0)) for g, p in zip(grads, pg)]),
+        norms = [float(g.norm()) for g in grads]
+        row = {**signal(grads), "norm": stats(norms),
+               "cosine_vs_pg": stats([float(cosine(grads[i], pg[i], dim=0)) for i in with_pg]),
                "cosine_of_means_vs_pg": float(cosine(torch.stack(grads).mean(0), mean_pg, dim=0)),
-               "lambda_equal_to_pg": stats([float(p.norm() / g.norm()) if float(g.norm()) > 0 else float("inf")
-                                            for g, p in zip(grads, pg)])}
+               "lambda_equal_to_pg": stats([float(pg[i].norm()) / norms[i] for i in with_pg if norms[i] > 0]),
+               # λ at which the term's mean batch norm equals ∇L_pg's (every batch, the zero ones included)
+               "lambda_equal_to_pg_mean_norms": out["pg"]["norm"]["mean"] / (sum(norms) / len(norms))}
         if all(e is not None for e in expected):
             row["cosine_vs_expected"] = stats([float(cosine(g, e, dim=0)) for g, e in zip(grads, expected)])
         out["estimators"][estimator] = row
+    if "sample" in estimators and "centred" in estimators:  # sample − centred = ½·(−∇Σℓ_θ/n): the constant push
+        push = [b["grads"]["sample"] - b["grads"]["centred"] for b in usable]
+        out["likelihood_push"] = {
+            "norm": stats([float(v.norm()) for v in push]),
+            "share_of_sample_norm": stats([float(v.norm() / b["grads"]["sample"].norm()) for v, b in zip(push, usable)]),
+            "cosine_vs_pg": stats([float(cosine(push[i], pg[i], dim=0)) for i in with_pg]),
+        }
     return out
+
+
+def _portable(argv: list[str]) -> list[str]:
+    """The command line without this machine's folders: the value of --work (a scratch folder) as WORK."""
+    return [("WORK" if i > 0 and argv[i - 1] == "--work" else a) for i, a in enumerate(argv)]
 
 
 def estimator_signal(args, argv) -> int:
@@ -367,7 +386,7 @@ def estimator_signal(args, argv) -> int:
         work.mkdir(parents=True, exist_ok=True)
     result: dict = {
         "benchmark": "opd_estimator",
-        "command": "OMP_NUM_THREADS=1 .venv/bin/python bench/opd_signal.py " + " ".join(argv if argv is not None else sys.argv[1:]),
+        "command": "OMP_NUM_THREADS=1 .venv/bin/python bench/opd_signal.py " + " ".join(_portable(argv if argv is not None else sys.argv[1:])),
         "setup": {"model": str(Path(args.model).resolve().relative_to(REPO)) if Path(args.model).resolve().is_relative_to(REPO) else Path(args.model).name,
                   "tasks": args.tasks, "group_size": args.group, "temperature": args.temperature, "seed": args.seed,
                   "beta": SETTINGS["opd"]["beta"], "batches": args.batches, "estimators": args.estimators,
