@@ -33,7 +33,7 @@ which the term is as large as the policy gradient. Each batch's gradients are ke
 resumes; the summary is rewritten after every batch (`"complete": false` until all are done).
 
     OMP_NUM_THREADS=1 .venv/bin/python bench/opd_signal.py --estimators sample centred baseline expected \
-        --batches 6 --temperature 0.4 --skill-sources oracle self --work /tmp/opd-estimator \
+        --batches 8 --temperature 0.4 --skill-sources oracle self --work SCRATCH_DIR \
         --out bench/results/opd_estimator.json
 """
 
