@@ -21,6 +21,20 @@ Prints one JSON object (and writes it with --out). Not part of `npm test`; about
 
     .venv/bin/python bench/opd_signal.py [--tasks 4] [--group 8] [--betas 5 20 50] [--seed 0] [--temperature 1.0]
                                          [--out FILE]
+
+With `--estimators` it measures instead the `opd.estimator` settings (docs/trainer.md, "OPD estimator") over
+`--batches` resampled Stage-2 batches per skill source (`--skill-sources oracle self`; `self`: the policy's own greedy
+analyses, as SEED): one teacher pass with the full distributions (b(s) and the weights π_old(v)·g(v) of the tiny
+vocabulary), then on the same batch ∇L_pg and each estimator's ∇L_opd at θ = π_old, the OPD term over its fixed token
+count. Per estimator: the signal-to-noise of its batch gradient across batches, √(‖ḡ‖² − tr Σ̂/R) / √(tr Σ̂) (ḡ the
+mean over the R batches, tr Σ̂ the summed per-coordinate variance; the subtraction removes the noise's share of ‖ḡ‖²),
+its cosine with ∇L_pg and with the `expected` gradient of the same batch, and λ = ‖∇L_pg‖ / ‖∇L_opd‖, the weight at
+which the term is as large as the policy gradient. Each batch's gradients are kept in `--work` so an interrupted run
+resumes; the summary is rewritten after every batch (`"complete": false` until all are done).
+
+    OMP_NUM_THREADS=1 .venv/bin/python bench/opd_signal.py --estimators sample centred baseline expected \
+        --batches 8 --temperature 0.4 --skill-sources oracle self --work SCRATCH_DIR \
+        --out bench/results/opd_estimator.json
 """
 
 from __future__ import annotations
@@ -42,14 +56,17 @@ sys.path.insert(0, str(REPO / "bench"))
 
 from learning import action_token_mask  # noqa: E402 — the learning report's own split of the action tokens
 
-from seed_trainer.algo.losses import masked_mean, opd_gate, ppo_clip_loss  # noqa: E402
+from seed_trainer.algo.losses import masked_mean, opd_gate, opd_loss, ppo_clip_loss  # noqa: E402
+from seed_trainer.analysis import self_analyze  # noqa: E402
+from seed_trainer.analyzers import ANALYSIS_PROMPT_TOKENS  # noqa: E402
 from seed_trainer.analyzers.oracle import OracleAnalyzer  # noqa: E402
 from seed_trainer.config import load_experiment  # noqa: E402
 from seed_trainer.envs import make_task_source  # noqa: E402
-from seed_trainer.policy import Policy, pack, response_logprobs  # noqa: E402
+from seed_trainer.policy import Policy, pack, response_logprobs, response_logprobs_with_targets  # noqa: E402
 from seed_trainer.rollout import play_episodes  # noqa: E402
 from seed_trainer.stages.train import assign_advantages  # noqa: E402
 from seed_trainer.teacher import teacher_pass  # noqa: E402
+from seed_trainer.update import _padded, soft_targets  # noqa: E402
 
 MODEL = REPO / "trainer" / "seed_trainer" / "assets" / "household-tiny"
 SETTINGS = {  # examples/household-demo-stage2.seed.yaml's Stage-2 settings, the teacher from the oracle analyzer
@@ -96,10 +113,17 @@ def main(argv=None) -> int:
                         help="the rollouts' sampling temperature, which the log-probs and so Δ are also taken at")
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--out", default=None)
+    parser.add_argument("--estimators", nargs="+", choices=["sample", "centred", "baseline", "expected"], default=None,
+                        help="measure these opd.estimator settings over resampled batches instead (see above)")
+    parser.add_argument("--batches", type=int, default=6, help="--estimators: resampled batches per skill source")
+    parser.add_argument("--skill-sources", nargs="+", choices=["oracle", "self"], default=["oracle", "self"])
+    parser.add_argument("--work", default=None, help="--estimators: folder for each batch's gradients (resume)")
     args = parser.parse_args(argv)
     torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
     started = time.process_time()
+    if args.estimators:
+        return estimator_signal(args, argv)
 
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "opd.seed.yaml"
@@ -201,6 +225,197 @@ def main(argv=None) -> int:
         "cosine_won_part_vs_pg": float(cosine(from_won, g_pg, dim=0)) if failed_tokens < opd_tokens else None,
     }
     result["cpu_seconds"] = round(time.process_time() - started, 1)
+    text = json.dumps(result, indent=2)
+    print(text)
+    if args.out:
+        Path(args.out).write_text(text + "\n", encoding="utf-8")
+    return 0
+
+
+def stage2_config(args, skill_source: str):
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "opd.seed.yaml"
+        rollout = {**SETTINGS["rollout"], "tasks_per_update": args.tasks, "group_size": args.group,
+                   "temperature": args.temperature}
+        data = {"name": "opd-signal", "seed": args.seed, "model": {"path": str(Path(args.model).resolve()), "device": "cpu"},
+                **SETTINGS, "rollout": rollout, "opd": {**SETTINGS["opd"], "skill_source": skill_source},
+                "analyzer": {"max_tokens": 192}}  # the demo's Stage-2 analyses
+        path.write_text(yaml.safe_dump(data), encoding="utf-8")
+        return load_experiment(path)
+
+
+def estimator_batch(policy, source, config, skill_source: str, batch: int, estimators, seed: int) -> dict:
+    """One resampled Stage-2 batch: its ∇L_pg and each estimator's ∇L_opd (flat vectors) and its gate statistics."""
+    ro, beta, mbs = config.rollout, config.opd.beta, config.rl.micro_batch_size
+    torch.manual_seed(seed * 1_000_003 + 7919 * batch)
+    specs = source.sample("train", ro.tasks_per_update, seed=seed * 1_000_003 + 1 + batch)
+    episodes = play_episodes(policy, source, specs, group_size=ro.group_size, max_steps=ro.max_steps,
+                             history_length=ro.history, max_prompt_tokens=ro.max_prompt_tokens,
+                             max_response_tokens=ro.max_response_tokens, temperature=ro.temperature, with_logprobs=True)
+    assign_advantages(episodes, config)
+    if skill_source == "oracle":
+        for episode, analysis in zip(episodes, OracleAnalyzer(source).analyze(episodes)):
+            episode.skill = analysis.parse
+    else:  # the policy's own greedy hindsight analyses, as SEED's loop writes them
+        self_analyze(policy, episodes, max_tokens=config.analyzer.max_tokens, max_prompt_tokens=ANALYSIS_PROMPT_TOKENS,
+                     batch_size=ro.generation_batch_size)
+    steps = [s for e in episodes for s in e.steps]
+    for step in steps:
+        step.old_logp = step.sample_logp  # fp32 on the CPU: the rollout's own log-probs are π_old's
+    # the full-distribution teacher pass gives what every estimator needs: ℓ^skill, b(s) and the weights
+    teacher_pass(policy, episodes, max_prompt_tokens=ro.max_prompt_tokens, temperature=ro.temperature,
+                 micro_batch_size=mbs, estimator="expected", beta=beta)
+    skilled = [s for e in episodes if e.skill is not None and e.skill.valid for s in e.steps]
+    tokens = float(sum(len(s.response_ids) for s in steps))
+    opd_tokens = float(sum(len(s.response_ids) for s in skilled))
+    model = policy.model
+
+    def flat() -> torch.Tensor:
+        return torch.cat([p.grad.flatten() if p.grad is not None else torch.zeros(p.numel()) for p in model.parameters()])
+
+    def gradient(estimator: str | None) -> torch.Tensor:
+        rows_of = steps if estimator is None else skilled
+        model.zero_grad(set_to_none=True)
+        for start in range(0, len(rows_of), mbs):
+            rows = rows_of[start : start + mbs]
+            batch = pack([s.prompt_ids for s in rows], [s.response_ids for s in rows], policy.pad_id, policy.device)
+            width, mask = batch.response_length, batch.response_mask
+            extra = {}
+            if estimator == "expected":
+                ids, extra["target_weights"] = soft_targets(rows, width, policy.device)
+                logp, _, extra["target_logp"] = response_logprobs_with_targets(model, batch, ids, ro.temperature)
+            else:
+                logp, _ = response_logprobs(model, batch, ro.temperature, with_entropy=False)
+            if estimator is None:  # the PPO surrogate at ratio 1 over every response token
+                adv = torch.tensor([s.advantage for s in rows]).unsqueeze(-1) * mask
+                loss = ppo_clip_loss(logp, logp.detach(), adv, mask, token_count=tokens).loss
+            else:
+                if estimator == "baseline":
+                    extra["gate_baseline"] = _padded([s.gate_baseline for s in rows], width, policy.device)
+                teacher = _padded([s.teacher_logp for s in rows], width, policy.device)
+                loss = opd_loss(logp, teacher, mask, torch.ones(len(rows)), beta=beta, token_count=opd_tokens,
+                                estimator=estimator, **extra).loss
+            loss.backward()
+        return flat().clone()
+
+    out = {"steps": len(steps), "response_tokens": int(tokens), "opd_tokens": int(opd_tokens),
+           "success": sum(e.won for e in episodes) / len(episodes),
+           "skill_valid": sum(bool(e.skill and e.skill.valid) for e in episodes) / len(episodes)}
+    if not skilled:
+        return {**out, "grads": None}
+    gates = torch.cat([opd_gate(s.teacher_logp, s.old_logp, beta)[1] for s in skilled])
+    baselines = torch.cat([s.gate_baseline for s in skilled])
+    out.update({"gate_mean": float(gates.mean()), "gate_baseline_mean": float(baselines.mean()),
+                "mean_abs_gate_minus_half": float((gates - 0.5).abs().mean()),
+                "mean_abs_gate_minus_baseline": float((gates - baselines).abs().mean())})
+    grads = {"pg": gradient(None)}
+    for estimator in estimators:
+        grads[estimator] = gradient(estimator)
+    for step in steps:  # the full weights are 16 KiB a token: drop them before the next batch
+        step.target_weights = None
+    return {**out, "grads": grads}
+
+
+def summarise(batches: list[dict], estimators) -> dict:
+    """Across the batches of one skill source: each estimator's signal-to-noise, cosines and equalising λ."""
+    cosine = torch.nn.functional.cosine_similarity
+    usable = [b for b in batches if b["grads"] is not None]
+    out: dict = {"batches": len(batches), "batches_with_skills": len(usable),
+                 "per_batch": [{k: v for k, v in b.items() if k != "grads"} for b in batches]}
+    if not usable:
+        return out
+
+    def stats(values: list[float]) -> dict:
+        if not values:
+            return {"mean": None, "sd": None, "median": None, "min": None, "max": None, "values": []}
+        t = torch.tensor(values, dtype=torch.float64)
+        return {"mean": float(t.mean()), "sd": float(t.std()) if len(values) > 1 else None, "median": float(t.median()),
+                "min": float(t.min()), "max": float(t.max()), "values": [round(v, 6) for v in values]}
+
+    def signal(vectors: list[torch.Tensor]) -> dict:
+        stack = torch.stack(vectors).double()
+        mean = stack.mean(0)
+        r = len(vectors)
+        if r < 2:
+            return {"norm_of_mean": float(mean.norm()), "snr": None}
+        noise = float(((stack - mean) ** 2).sum() / (r - 1))  # tr Σ̂ of one batch's gradient
+        signal_sq = float(mean.norm() ** 2) - noise / r
+        return {"norm_of_mean": float(mean.norm()), "noise_norm": noise ** 0.5,
+                "snr": (max(signal_sq, 0.0) / noise) ** 0.5 if noise > 0 else None,
+                "snr_uncorrected": float(mean.norm()) / noise ** 0.5 if noise > 0 else None}
+
+    pg = [b["grads"]["pg"] for b in usable]
+    out["pg"] = {**signal(pg), "norm": stats([float(g.norm()) for g in pg])}
+    mean_pg = torch.stack(pg).mean(0)
+    # a batch whose groups all won or all failed has no policy gradient: cosines and λ against it are undefined
+    with_pg = [i for i, g in enumerate(pg) if float(g.norm()) > 0]
+    out["batches_with_policy_gradient"] = len(with_pg)
+    expected = [b["grads"].get("expected") for b in usable]
+    out["estimators"] = {}
+    for estimator in estimators:
+        grads = [b["grads"][estimator] for b in usable]
+        norms = [float(g.norm()) for g in grads]
+        row = {**signal(grads), "norm": stats(norms),
+               "cosine_vs_pg": stats([float(cosine(grads[i], pg[i], dim=0)) for i in with_pg]),
+               "cosine_of_means_vs_pg": float(cosine(torch.stack(grads).mean(0), mean_pg, dim=0)),
+               "lambda_equal_to_pg": stats([float(pg[i].norm()) / norms[i] for i in with_pg if norms[i] > 0]),
+               # λ at which the term's mean batch norm equals ∇L_pg's (every batch, the zero ones included)
+               "lambda_equal_to_pg_mean_norms": out["pg"]["norm"]["mean"] / (sum(norms) / len(norms))}
+        if all(e is not None for e in expected):
+            row["cosine_vs_expected"] = stats([float(cosine(g, e, dim=0)) for g, e in zip(grads, expected)])
+        out["estimators"][estimator] = row
+    if "sample" in estimators and "centred" in estimators:  # sample − centred = ½·(−∇Σℓ_θ/n): the constant push
+        push = [b["grads"]["sample"] - b["grads"]["centred"] for b in usable]
+        out["likelihood_push"] = {
+            "norm": stats([float(v.norm()) for v in push]),
+            "share_of_sample_norm": stats([float(v.norm() / b["grads"]["sample"].norm()) for v, b in zip(push, usable)]),
+            "cosine_vs_pg": stats([float(cosine(push[i], pg[i], dim=0)) for i in with_pg]),
+        }
+    return out
+
+
+def _portable(argv: list[str]) -> list[str]:
+    """The command line without this machine's folders: the value of --work (a scratch folder) as WORK."""
+    return [("WORK" if i > 0 and argv[i - 1] == "--work" else a) for i, a in enumerate(argv)]
+
+
+def estimator_signal(args, argv) -> int:
+    started = time.process_time()
+    work = Path(args.work) if args.work else None
+    if work is not None:
+        work.mkdir(parents=True, exist_ok=True)
+    result: dict = {
+        "benchmark": "opd_estimator",
+        "command": "OMP_NUM_THREADS=1 .venv/bin/python bench/opd_signal.py " + " ".join(_portable(argv if argv is not None else sys.argv[1:])),
+        "setup": {"model": str(Path(args.model).resolve().relative_to(REPO)) if Path(args.model).resolve().is_relative_to(REPO) else Path(args.model).name,
+                  "tasks": args.tasks, "group_size": args.group, "temperature": args.temperature, "seed": args.seed,
+                  "beta": SETTINGS["opd"]["beta"], "batches": args.batches, "estimators": args.estimators,
+                  "opd_token_divisor": "the batch's OPD-active tokens (fixed per batch)",
+                  "gradients_at": "θ = π_old (the first mini-batch of an update)"},
+        "by_skill_source": {}, "complete": False,
+    }
+    policy = None
+    for skill_source in args.skill_sources:
+        config = stage2_config(args, skill_source)
+        source = make_task_source(config.environment.name, **config.environment.options)
+        batches = []
+        for batch in range(args.batches):
+            saved = work / f"{skill_source}-seed{args.seed}-batch{batch}.pt" if work else None
+            if saved is not None and saved.exists():
+                batches.append(torch.load(saved))
+            else:
+                if policy is None:
+                    policy = Policy.load(config.resolved_model(), with_reference=False)
+                batches.append(estimator_batch(policy, source, config, skill_source, batch, args.estimators, args.seed))
+                if saved is not None:
+                    torch.save(batches[-1], saved)
+            print(f"{skill_source} batch {batch + 1}/{args.batches} done ({time.process_time() - started:.0f} CPU s)",
+                  file=sys.stderr, flush=True)
+            result["by_skill_source"][skill_source] = summarise(batches, args.estimators)
+            result["cpu_seconds_this_process"] = round(time.process_time() - started, 1)
+            if args.out:
+                Path(args.out).write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    result["complete"] = True
     text = json.dumps(result, indent=2)
     print(text)
     if args.out:

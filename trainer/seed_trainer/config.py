@@ -33,6 +33,12 @@ EXCLUSIVE_RULES: list[tuple[str, str, dict[str, Any], str]] = [
      "`fsdp` shards a full fine-tune; LoRA trains with `replicate` (its adapters are small: every process keeps them)"),
     ("distributed.strategy", "fsdp", {"properties": {"rollout": {"properties": {"engine": {"const": "hf"}}}}},
      "`fsdp` generates with `rollout.engine: hf`; the vLLM engine is not fed from sharded weights yet"),
+    ("opd.estimator", "expected", {"properties": {"distributed": {"properties": {"strategy": {"const": "replicate"}}}}},
+     "`expected` needs `distributed.strategy: replicate`; the sharded forward does not return the logits its soft "
+     "targets are gathered from yet"),
+    ("algorithm", "grpo_opsd", {"properties": {"opd": {"properties": {"estimator": {"const": "sample"}}}}},
+     "`grpo_opsd` has g = ½ on every token: every `opd.estimator` but `sample` subtracts all of it (zero gradient, "
+     "plain GRPO)"),
 ]
 
 
@@ -235,6 +241,27 @@ class OpdConfig(_Section):
             "Who writes the teacher's skill in Stage 2 (seed, grpo_opsd, opsd): `self`, the policy about its own "
             "trajectory (the paper), or `oracle`, the environment's ground-truth analyzer — privileged skills, an upper "
             "bound of what the distillation term can pull (a diagnostic, not SEED)."
+        ),
+    )
+    estimator: Literal["sample", "centred", "baseline", "expected"] = Field(
+        "sample",
+        description=(
+            "How the OPD gradient is estimated at each response token (docs/trainer.md, 'OPD estimator'). `sample`: "
+            "the paper's −g·∇ℓ_θ on the sampled token. `centred`: −(g − ½)·∇ℓ_θ, the same expected gradient for any "
+            "skill without the constant likelihood push. `baseline`: −(g − b)·∇ℓ_θ with b = Σ_v π_old(v)·g(v) over the "
+            "vocabulary (a student forward beside the teacher pass). `expected`: −Σ_v π_old(v)·g(v)·∇log π_θ(v), no "
+            "sampling noise (keeps `expected_top_k` weights a token). `baseline` and `expected` have the paper's "
+            "expectation only for skills fixed before sampling (a static bank); with hindsight skills they are "
+            "related objectives."
+        ),
+    )
+    expected_top_k: int | None = Field(
+        None,
+        ge=1,
+        description=(
+            "`estimator: expected`: the largest π_old(v)·g(v) kept per token (the rest is dropped and its mass "
+            "reported as `opd/tail_mass`). null: the whole vocabulary up to 8192 tokens (the tiny policies' 4096), "
+            "256 beyond."
         ),
     )
 

@@ -100,8 +100,9 @@ def verl_export(
     if config.algorithm != "grpo":
         none("algorithm", config.algorithm, "verl-agent trains GRPO; the self-analysis, the teacher pass and the OPD term "
              "(SEED, OPSD, SDAR's skill context) are not part of it — the export is the GRPO backbone of the experiment")
-    none("opd", {"lambda": config.opd.lambda_, "beta": config.opd.beta, "skill_source": config.opd.skill_source},
-         "SEED's on-policy distillation term has no verl-agent counterpart")
+    none("opd", {"lambda": config.opd.lambda_, "beta": config.opd.beta, "skill_source": config.opd.skill_source,
+                 "estimator": config.opd.estimator, "expected_top_k": config.opd.expected_top_k},
+         "SEED's on-policy distillation term (and so its gradient estimator) has no verl-agent counterpart")
     none("rl.advantage_stats", rl.advantage_stats, "verl-agent's GRPO groups by task uid; its statistics are not configurable")
     # the model
     verl("actor_rollout_ref.model.path", str(config.resolved_model().path), "model.path")

@@ -36,7 +36,8 @@ from transformers import (
     StaticCache,
 )
 
-from seed_trainer.algo.logprobs import entropy_from_logits, selective_log_softmax
+from seed_trainer.algo.estimators import GateTargets, gate_targets, soft_target_logp
+from seed_trainer.algo.logprobs import CHUNK_BYTES, entropy_from_logits, selective_log_softmax
 from seed_trainer.batching import plan_micro_batches
 from seed_trainer.config import ModelConfig
 from seed_trainer.precision import NonFiniteError, autocast, configure_attention_kernels
@@ -105,6 +106,23 @@ def pack(prompts: Sequence[Sequence[int]], responses: Sequence[Sequence[int]], p
     )
 
 
+def response_logits(model: PreTrainedModel, batch: PackedBatch, temperature: float = 1.0) -> torch.Tensor:
+    """Next-token logits [B, R, V] at the positions that predict the batch's response tokens, divided by the sampling
+    temperature. Not for a sharded model (its forward returns log-probs only)."""
+    hidden = response_hidden(model, batch)
+    logits = model.get_output_embeddings()(hidden)
+    return logits / temperature if temperature != 1.0 else logits
+
+
+def response_hidden(model: PreTrainedModel, batch: PackedBatch) -> torch.Tensor:
+    """The decoder's last hidden states [B, R, H] at the positions that predict the response tokens."""
+    hidden = model.get_decoder()(input_ids=batch.input_ids, use_cache=False).last_hidden_state  # [B, T, H]
+    # Position i predicts token i+1: response token j of a row is predicted at column start − 1 + j.
+    columns = batch.response_starts.unsqueeze(1) - 1 + torch.arange(batch.response_length, device=hidden.device)
+    columns = columns.clamp(max=hidden.shape[1] - 1)  # padding past a short row's end: masked out later
+    return hidden.gather(1, columns.unsqueeze(-1).expand(-1, -1, hidden.shape[-1]))  # [B, R, H]
+
+
 def response_logprobs(
     model: PreTrainedModel, batch: PackedBatch, temperature: float = 1.0, with_entropy: bool = False
 ) -> tuple[torch.Tensor, torch.Tensor | None]:
@@ -117,17 +135,26 @@ def response_logprobs(
 
     if is_sharded(model):
         return model(batch.input_ids, batch.response_starts, batch.responses, temperature, with_entropy)
-    hidden = model.get_decoder()(input_ids=batch.input_ids, use_cache=False).last_hidden_state  # [B, T, H]
-    # Position i predicts token i+1: response token j of a row is predicted at column start − 1 + j.
-    columns = batch.response_starts.unsqueeze(1) - 1 + torch.arange(batch.response_length, device=hidden.device)
-    columns = columns.clamp(max=hidden.shape[1] - 1)  # padding past a short row's end: masked out later
-    picked = hidden.gather(1, columns.unsqueeze(-1).expand(-1, -1, hidden.shape[-1]))  # [B, R, H]
-    logits = model.get_output_embeddings()(picked)
-    if temperature != 1.0:
-        logits = logits / temperature
+    logits = response_logits(model, batch, temperature)
     logp = selective_log_softmax(logits, batch.responses)
     entropy = entropy_from_logits(logits) if with_entropy else None
     return logp, entropy
+
+
+def response_logprobs_with_targets(
+    model: PreTrainedModel, batch: PackedBatch, target_ids: torch.Tensor, temperature: float = 1.0,
+    with_entropy: bool = False,
+) -> tuple[torch.Tensor, torch.Tensor | None, torch.Tensor]:
+    """`response_logprobs` and also log π_θ(v|s) [B, R, k] at `target_ids` [B, R, k] (the `expected` estimator's soft
+    targets), with gradient, from the same logits (algo/estimators.soft_target_logp)."""
+    from seed_trainer.sharding import is_sharded
+
+    if is_sharded(model):  # config.py refuses `opd.estimator: expected` with `distributed.strategy: fsdp`
+        raise ValueError("the `expected` OPD estimator is not available with FSDP sharding")
+    logits = response_logits(model, batch, temperature)
+    logp = selective_log_softmax(logits, batch.responses)
+    entropy = entropy_from_logits(logits) if with_entropy else None
+    return logp, entropy, soft_target_logp(logits, batch.responses, logp, target_ids)
 
 
 class FiniteLogitsCheck(LogitsProcessor):
@@ -374,3 +401,69 @@ class Policy:
         finally:
             runner.train(was_training)
         return out  # type: ignore[return-value]
+
+    @torch.no_grad()
+    def score_gate_targets(
+        self,
+        student_prompts: Sequence[Sequence[int]],
+        teacher_prompts: Sequence[Sequence[int]],
+        responses: Sequence[Sequence[int]],
+        *,
+        beta: float,
+        keep: str,
+        top_k: int | None = None,
+        temperature: float = 1.0,
+        micro_batch_size: int = 8,
+        max_tokens: int | None = None,
+    ) -> list[GateTargets]:
+        """The teacher pass of the `baseline` and `expected` OPD estimators (algo/estimators.py): π_old's full
+        next-token distributions at every response position under the student prompt and under the teacher prompt,
+        reduced at once to the teacher's log-prob of the sampled token, b(s) and (`keep` full / top_k) the weights
+        π_old(v)·g(v). One CPU `GateTargets` per response, in the order given.
+
+        The output layer runs on a few positions at a time (about `CHUNK_BYTES` of fp32 logits per prompt), so no
+        [B, R, V] logits tensor exists: the extra memory over a plain scoring pass is the student's hidden states."""
+        out: list[GateTargets | None] = [None] * len(responses)
+        runner = self.runner
+        head = runner.get_output_embeddings()
+        # six [positions, V] fp32 tensors live at once: two log-softmaxes, the gate, the weights and their temporaries
+        positions = max(1, CHUNK_BYTES // (6 * 4 * head.weight.shape[0]))
+        lengths = [max(len(s), len(t)) + len(r) for s, t, r in zip(student_prompts, teacher_prompts, responses)]
+        was_training = runner.training
+        runner.eval()
+        try:
+            with self.autocast():
+                for rows in plan_micro_batches(lengths, micro_batch_size, max_tokens):
+                    rs = [responses[i] for i in rows]
+                    student = pack([student_prompts[i] for i in rows], rs, self.pad_id, self.device)
+                    teacher = pack([teacher_prompts[i] for i in rows], rs, self.pad_id, self.device)
+                    hidden_old, hidden_teacher = response_hidden(runner, student), response_hidden(runner, teacher)
+                    for j, i in enumerate(rows):
+                        n = len(responses[i])
+                        parts = []
+                        for start in range(0, n, positions):
+                            at = slice(start, min(n, start + positions))
+                            old_logits = head(hidden_old[j, at]) / temperature
+                            teacher_logits = head(hidden_teacher[j, at]) / temperature
+                            parts.append(gate_targets(old_logits, teacher_logits, student.responses[j, at],
+                                                      beta=beta, keep=keep, top_k=top_k))
+                        out[i] = _joined(parts, n)
+                        if not bool(torch.isfinite(out[i].teacher_logp).all()):
+                            raise NonFiniteError("non-finite log-probs in the teacher pass (with full distributions)")
+        finally:
+            runner.train(was_training)
+        return out  # type: ignore[return-value]
+
+
+def _joined(parts: list[GateTargets], n: int) -> GateTargets:
+    """One response's chunks of gate targets as one CPU GateTargets (float32; ids int32)."""
+    def cat(name: str) -> torch.Tensor | None:
+        values = [getattr(p, name) for p in parts]
+        if not values or values[0] is None:
+            return None
+        joined = torch.cat(values).cpu()
+        return joined if joined.dtype == torch.int32 else joined.float()
+
+    if not parts:  # an empty response
+        return GateTargets(torch.zeros(n), torch.zeros(n))
+    return GateTargets(cat("teacher_logp"), cat("baseline"), cat("target_ids"), cat("target_weights"), cat("target_tail"))

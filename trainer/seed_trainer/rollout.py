@@ -40,6 +40,12 @@ class Step:
     old_logp: torch.Tensor | None = None
     ref_logp: torch.Tensor | None = None
     teacher_logp: torch.Tensor | None = None
+    # The teacher pass of the `baseline` / `expected` OPD estimators (algo/estimators.py): b(s) per token, and the
+    # kept soft-target weights π_old(v)·g(v) ([R, k], ids None: the whole vocabulary) with the mass left out.
+    gate_baseline: torch.Tensor | None = None
+    target_ids: torch.Tensor | None = None
+    target_weights: torch.Tensor | None = None
+    target_tail: torch.Tensor | None = None
     advantage: float = 0.0
     score: float = 0.0
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Callable, Sequence
 
+from seed_trainer.algo.estimators import NEEDS_DISTRIBUTIONS, resolved_top_k
 from seed_trainer.algo.skills import insert_skill, skill_block
 from seed_trainer.policy import Policy
 from seed_trainer.rollout import Episode
@@ -49,11 +50,16 @@ def teacher_pass(
     max_tokens: int | None = None,
     insert: Insert = insert_skill,
     skill_of: Callable[[Episode], str | None] | None = None,
+    estimator: str = "sample",
+    beta: float = 5.0,
+    top_k: int | None = None,
 ) -> int:
     """Fills `step.teacher_logp` for every step of every episode that has a skill; returns the number of steps scored.
 
     `skill_of(episode)` gives the skill text (default: the episode's valid self-analysis; the static-library ablation
-    passes its own).
+    passes its own). With `estimator` baseline or expected the same pass also runs the student prompt through π_old
+    and fills `step.gate_baseline` (b(s), with the gate's `beta`) and, for expected, the soft targets (`top_k`:
+    `opd.expected_top_k`).
     """
     skill_of = skill_of or (lambda e: e.skill.skill if e.skill is not None and e.skill.valid else None)
     prompts, responses, targets = [], [], []
@@ -67,6 +73,17 @@ def teacher_pass(
             targets.append(step)
     if not targets:
         return 0
-    for step, logp in zip(targets, policy.score(prompts, responses, temperature, micro_batch_size, max_tokens=max_tokens)):
-        step.teacher_logp = logp
+    if estimator not in NEEDS_DISTRIBUTIONS:
+        for step, logp in zip(targets, policy.score(prompts, responses, temperature, micro_batch_size, max_tokens=max_tokens)):
+            step.teacher_logp = logp
+        return len(targets)
+    kept = resolved_top_k(policy.runner.get_output_embeddings().weight.shape[0], top_k)
+    keep = "baseline" if estimator == "baseline" else ("full" if kept is None else "top_k")
+    scored = policy.score_gate_targets(
+        [s.prompt_ids for s in targets], prompts, responses, beta=beta, keep=keep, top_k=kept,
+        temperature=temperature, micro_batch_size=micro_batch_size, max_tokens=max_tokens,
+    )
+    for step, result in zip(targets, scored):
+        step.teacher_logp, step.gate_baseline = result.teacher_logp, result.baseline
+        step.target_ids, step.target_weights, step.target_tail = result.target_ids, result.target_weights, result.target_tail
     return len(targets)

@@ -16,7 +16,7 @@ from seed_trainer.algo.variants import VARIANTS, gate_beta
 from seed_trainer.batching import plan_micro_batches
 from seed_trainer.config import ExperimentConfig
 from seed_trainer.dist import SINGLE, Ranks, all_gather, sum_gradients, sum_values
-from seed_trainer.policy import Policy, pack, response_logprobs
+from seed_trainer.policy import Policy, pack, response_logprobs, response_logprobs_with_targets
 from seed_trainer.precision import NonFiniteGuard, grad_scaler, guarded_step, loss_terms_not_finite
 from seed_trainer.rollout import Step
 from seed_trainer.sharding import is_sharded
@@ -36,6 +36,7 @@ class LossSettings:
     opd_lambda: float
     opd_beta: float
     use_teacher: bool
+    opd_estimator: str = "sample"  # algo/estimators.py
 
     @classmethod
     def for_algorithm(cls, config: ExperimentConfig) -> "LossSettings":
@@ -45,6 +46,7 @@ class LossSettings:
             opd_lambda=config.opd.lambda_ if variant.teacher else 0.0,
             opd_beta=gate_beta(config.algorithm, config.opd.beta),
             use_teacher=variant.teacher,
+            opd_estimator=config.opd.estimator,
         )
 
 
@@ -54,6 +56,26 @@ def _padded(rows: Sequence[torch.Tensor | None], width: int, device) -> torch.Te
         if row is not None:
             out[i, : row.shape[0]] = row
     return out.to(device)
+
+
+def soft_targets(steps: Sequence[Step], width: int, device) -> tuple[torch.Tensor, torch.Tensor]:
+    """The `expected` estimator's target ids [B, width, k] and weights [B, width, k] of a micro-batch, zero (weight 0)
+    where a step has none (no skill) and past a response's end. Weights kept over the whole vocabulary (no ids) get
+    the ids 0..V−1 as a broadcast view, which costs no memory."""
+    kept = [s for s in steps if s.target_weights is not None]
+    k = max((s.target_weights.shape[-1] for s in kept), default=1)
+    weights = torch.zeros(len(steps), width, k, dtype=torch.float32)
+    whole = any(s.target_ids is None for s in kept)
+    ids = None if whole else torch.zeros(len(steps), width, k, dtype=torch.long)
+    for i, step in enumerate(steps):
+        if step.target_weights is not None:
+            n = step.target_weights.shape[0]
+            weights[i, :n] = step.target_weights
+            if ids is not None:
+                ids[i, :n] = step.target_ids.long()
+    if ids is None:
+        return torch.arange(k, device=device).expand(len(steps), width, k), weights.to(device)
+    return ids.to(device), weights.to(device)
 
 
 # Loss terms that are sums over the mini-batch's token count: a mini-batch's value is the sum over its micro-batches.
@@ -120,8 +142,17 @@ def ppo_update(
                 steps = [s.step for s in micro]
                 batch = pack([s.prompt_ids for s in steps], [s.response_ids for s in steps], policy.pad_id, policy.device)
                 width = batch.response_length
+                estimator = settings.opd_estimator if use_teacher else "sample"
+                targets: dict[str, torch.Tensor] = {}
                 with policy.autocast():
-                    logp, entropy = response_logprobs(model, batch, config.rollout.temperature, with_entropy=rl.entropy_coef > 0)
+                    if estimator == "expected":
+                        ids, targets["target_weights"] = soft_targets(steps, width, policy.device)
+                        logp, entropy, targets["target_logp"] = response_logprobs_with_targets(
+                            model, batch, ids, config.rollout.temperature, with_entropy=rl.entropy_coef > 0)
+                    else:
+                        logp, entropy = response_logprobs(model, batch, config.rollout.temperature, with_entropy=rl.entropy_coef > 0)
+                if estimator == "baseline":
+                    targets["gate_baseline"] = _padded([s.gate_baseline for s in steps], width, policy.device)
                 result = seed_loss(
                     logp,
                     _padded([s.old_logp for s in steps], width, policy.device),
@@ -140,6 +171,8 @@ def ppo_update(
                     opd_beta=settings.opd_beta,
                     token_count=tokens,
                     opd_token_count=opd_tokens,
+                    opd_estimator=estimator,
+                    **targets,
                 )
                 if sharded:  # every rank back-propagates as often as the others; FSDP averages, the step needs sums
                     scaler.scale(result.loss * (0.0 if padding else float(ranks.world))).backward()

@@ -448,3 +448,28 @@ def test_token_pieces_join_to_the_text_and_hold_whole_characters():
     assert "".join(pieces) == text and len(pieces) == len(text.encode("utf-8"))
     assert "\ufffd" not in "".join(pieces)
     assert pieces[text.encode().index("é".encode()) : text.encode().index("é".encode()) + 2] == ["", "é"]
+
+
+def test_gate_baseline_travels_beside_the_gate_and_is_length_checked():
+    """What an OPD estimator subtracted from g (`opd.estimator` centred / baseline / expected): optional, float32,
+    `count` items, and only beside the teacher arrays."""
+    from seed_trainer.runlog.tokens import token_array_problems
+
+    arrays = TokenArrays(ids=[5, 6], text=["a", "b"], logp=[-0.5, -1.0], teacher_logp=[-0.4, -1.2],
+                         delta=[0.1, -0.2], gate=[0.62, 0.27], gate_baseline=[0.5, 0.5])
+    encoded = arrays.encode()
+    assert TokenArrays.decode(encoded).gate_baseline == [0.5, 0.5]
+    assert token_array_problems({**encoded, "gate_baseline": encoded["ids"][:4]})[0][0] == "gate_baseline"
+    without_gate = {k: v for k, v in encoded.items() if k not in ("teacher_logp", "delta", "gate")}
+    assert token_array_problems(without_gate) == [("gate_baseline", "present without gate: what was subtracted from g needs g")]
+    with pytest.raises(ValueError, match="gate_baseline is recorded only beside gate"):
+        TokenArrays(ids=[5], text=["a"], gate_baseline=[0.5])
+    # the shared JSON Schema says the same (`dependentRequired`), so the TypeScript reader's check agrees
+    from referencing import Registry, Resource
+
+    documents = [json.loads(p.read_text(encoding="utf-8")) for p in (REPO / "schemas").glob("*.schema.json")]
+    registry = Registry().with_resources((d["$id"], Resource.from_contents(d)) for d in documents if "$id" in d)
+    validator = jsonschema.Draft202012Validator({"$ref": "urn:seed-studio:schema:trajectory#/$defs/tokens"},
+                                                registry=registry)
+    assert not list(validator.iter_errors(encoded))
+    assert [e.validator for e in validator.iter_errors(without_gate)] == ["dependentRequired"]

@@ -23,6 +23,8 @@ from dataclasses import dataclass, fields
 
 import torch
 
+from seed_trainer.algo.estimators import sampled_token_weight, soft_target_loss
+
 KL_CLAMP = 10.0
 LOG_RATIO_CLAMP = 20.0  # exp(20) ≈ 4.9e8: finite in fp32, and far beyond any ratio the PPO clip lets through
 
@@ -105,9 +107,16 @@ def opd_loss(
     *,
     beta: float = 5.0,
     token_count: float | torch.Tensor | None = None,
+    estimator: str = "sample",
+    gate_baseline: torch.Tensor | None = None,
+    target_logp: torch.Tensor | None = None,
+    target_weights: torch.Tensor | None = None,
 ) -> OpdLoss:
-    """Gated on-policy distillation. Its gradient is −g·∇ℓ_θ / count on active tokens: a gate-weighted NLL that
-    only ever raises the sampled token's log-prob, more where the skill-conditioned teacher agrees with it.
+    """Gated on-policy distillation. With `estimator` sample (the paper) its gradient is −g·∇ℓ_θ / count on active
+    tokens: a gate-weighted NLL that only ever raises the sampled token's log-prob, more where the skill-conditioned
+    teacher agrees with it. `centred` and `baseline` weigh the same term by g − ½ and g − b(s) (`gate_baseline`, [B, L]);
+    `expected` is the soft-target cross-entropy −Σ_v w(v)·ℓ_θ(v) over `target_logp` / `target_weights` ([B, L, k])
+    instead (algo/estimators.py). The loss value therefore depends on the estimator; its gradient is the estimator.
 
     `has_skill` is [B] (one flag per step sample: its trajectory has a valid skill) or [B, L]. `token_count` replaces
     the count of active tokens as the divisor of the loss (not of the statistics).
@@ -118,7 +127,13 @@ def opd_loss(
         skill = skill.unsqueeze(-1)
     mask = response_mask * skill
     delta, gate = opd_gate(teacher_logp, student_logp, beta)
-    loss = masked_mean(gate * (teacher_logp - student_logp), mask, token_count)
+    if estimator == "expected":
+        if target_logp is None or target_weights is None:
+            raise ValueError("the `expected` estimator needs the target log-probs and weights of the teacher pass")
+        per_token = soft_target_loss(target_logp, target_weights)
+    else:  # sample: g itself, so the paper's numbers are unchanged
+        per_token = sampled_token_weight(gate, estimator, gate_baseline) * (teacher_logp - student_logp)
+    loss = masked_mean(per_token, mask, token_count)
     with torch.no_grad():
         gate_mean = masked_mean(gate, mask)
         gate_active_frac = masked_mean((gate > 0.5).float(), mask)
@@ -172,13 +187,18 @@ def seed_loss(
     opd_beta: float = 5.0,
     token_count: float | torch.Tensor | None = None,
     opd_token_count: float | torch.Tensor | None = None,
+    opd_estimator: str = "sample",
+    gate_baseline: torch.Tensor | None = None,
+    target_logp: torch.Tensor | None = None,
+    target_weights: torch.Tensor | None = None,
 ) -> SeedLoss:
     """L = pg_coef·L_pg − entropy_coef·H + kl_coef·KL + λ_opd·L_opd, each a token-mean over the response mask.
 
     A term whose input is missing (no `ref_logp`, no `entropy`, no `teacher_logp`) contributes 0 and reports 0: GRPO
     runs without a teacher pass. `has_skill` defaults to all ones when a teacher is given. `token_count` and
     `opd_token_count` are the divisors of the response-token and the OPD terms when this micro-batch is part of a
-    larger mini-batch (default: this batch's own counts).
+    larger mini-batch (default: this batch's own counts). `opd_estimator` and its inputs (`gate_baseline`,
+    `target_logp`, `target_weights`) choose the OPD gradient estimator (`opd_loss`).
     """
     zero = logp.new_zeros(())
     policy = ppo_clip_loss(logp, old_logp, advantages, response_mask, clip=clip, dual_clip=dual_clip, token_count=token_count)
@@ -189,7 +209,9 @@ def seed_loss(
     opd = None
     if teacher_logp is not None:
         skill = has_skill if has_skill is not None else torch.ones(logp.shape[0], device=logp.device)
-        opd = opd_loss(logp, teacher_logp, response_mask, skill, beta=opd_beta, token_count=opd_token_count)
+        opd = opd_loss(logp, teacher_logp, response_mask, skill, beta=opd_beta, token_count=opd_token_count,
+                       estimator=opd_estimator, gate_baseline=gate_baseline, target_logp=target_logp,
+                       target_weights=target_weights)
         loss = loss + opd_lambda * opd.loss
 
     return SeedLoss(

@@ -1,6 +1,6 @@
 """Per-token arrays of a trajectory step, stored as base64 of little-endian typed arrays (docs/run-format.md §7.3).
 
-`ids` is int32; `logp`, `teacher_logp`, `delta` and `gate` are float32; `text` stays a JSON list of strings (each
+`ids` is int32; `logp`, `teacher_logp`, `delta`, `gate` and `gate_baseline` are float32; `text` stays a JSON list of strings (each
 token's text, so a reader needs no tokenizer). A reader can check every length from the string lengths alone:
 a base64 array of n four-byte items has exactly 4·ceil(4n/3) characters.
 """
@@ -16,9 +16,11 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-FLOAT_FIELDS = ("logp", "teacher_logp", "delta", "gate")
+FLOAT_FIELDS = ("logp", "teacher_logp", "delta", "gate", "gate_baseline")
 #: Fields that come from the teacher pass: all present or all absent.
 TEACHER_FIELDS = ("teacher_logp", "delta", "gate")
+#: What an OPD estimator subtracted from g (`opd.estimator` centred / baseline / expected): only beside the gate.
+BASELINE_FIELD = "gate_baseline"
 
 
 def _values(values: Any) -> list[Any]:
@@ -93,6 +95,8 @@ def token_array_problems(tokens: Mapping[str, Any]) -> list[tuple[str, str]]:
     if present and len(present) != len(TEACHER_FIELDS):
         missing = next(name for name in TEACHER_FIELDS if name not in tokens)
         problems.append((missing, f"absent while {', '.join(present)} present: teacher arrays come together"))
+    if BASELINE_FIELD in tokens and "gate" not in tokens:
+        problems.append((BASELINE_FIELD, "present without gate: what was subtracted from g needs g"))
     return problems
 
 
@@ -106,6 +110,7 @@ class TokenArrays:
     teacher_logp: list[float] | None = None
     delta: list[float] | None = None
     gate: list[float] | None = None
+    gate_baseline: list[float] | None = None  # what the OPD estimator subtracted from g: ½ or b(s)
 
     def __post_init__(self) -> None:
         self.ids = [int(v) for v in _values(self.ids)]
@@ -122,6 +127,8 @@ class TokenArrays:
         present = [name for name in TEACHER_FIELDS if getattr(self, name) is not None]
         if present and len(present) != len(TEACHER_FIELDS):
             raise ValueError("teacher_logp, delta and gate are recorded together or not at all")
+        if self.gate_baseline is not None and self.gate is None:
+            raise ValueError("gate_baseline is recorded only beside gate")
 
     @property
     def count(self) -> int:

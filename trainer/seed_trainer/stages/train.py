@@ -20,6 +20,7 @@ from typing import Iterator, Sequence, TextIO
 import torch
 
 from seed_trainer.algo.advantages import grpo_advantages, step_scores
+from seed_trainer.algo.estimators import subtracted_gate
 from seed_trainer.algo.losses import opd_gate
 from seed_trainer.algo.variants import VARIANTS, gate_beta
 from seed_trainer.analysis import self_analyze
@@ -96,21 +97,41 @@ def assign_advantages(episodes: Sequence[Episode], config: ExperimentConfig) -> 
         step.score, step.advantage = score, advantage
 
 
-def gate_statistics(steps: Sequence[Step], beta: float) -> dict[str, float | None]:
-    """Gate metrics at the rollout weights over the OPD-active tokens (steps with a teacher pass)."""
+def gate_statistics(steps: Sequence[Step], beta: float, estimator: str = "sample") -> dict[str, float | None]:
+    """Gate metrics at the rollout weights over the OPD-active tokens (steps with a teacher pass). An estimator that
+    subtracts from g adds the mean of what it subtracts (`opd/gate_baseline_mean`); `expected` adds the share of the
+    weight mass Σ_v π_old(v)·g(v) its top-k left out (`opd/tail_mass`, 0 with the whole vocabulary)."""
     total = sum(len(s.response_ids) for s in steps)
     scored = [s for s in steps if s.teacher_logp is not None and s.old_logp is not None]
     if not scored:  # no valid skill this update: the gate is undefined, not 0
-        return {"gate/mean": None, "gate/frac_gt_half": None, "delta/mean": None, "opd/active_ratio": 0.0}
+        out: dict[str, float | None] = {"gate/mean": None, "gate/frac_gt_half": None, "delta/mean": None,
+                                        "opd/active_ratio": 0.0}
+        if estimator != "sample":
+            out["opd/gate_baseline_mean"] = None
+        if estimator == "expected":
+            out["opd/tail_mass"] = None
+        return out
     teacher = torch.cat([s.teacher_logp for s in scored])
     student = torch.cat([s.old_logp for s in scored])
     delta, gate = opd_gate(teacher, student, beta)
-    return {
+    out = {
         "gate/mean": float(gate.mean()),
         "gate/frac_gt_half": float((gate > 0.5).float().mean()),
         "delta/mean": float(delta.mean()),
         "opd/active_ratio": teacher.numel() / max(total, 1),
     }
+    baseline = subtracted_gate(estimator, gate, _joined(scored, "gate_baseline"))
+    if baseline is not None:
+        out["opd/gate_baseline_mean"] = float(baseline.mean())
+    tail = _joined(scored, "target_tail") if estimator == "expected" else None
+    if tail is not None and baseline is not None:
+        out["opd/tail_mass"] = float(tail.sum() / baseline.sum().clamp(min=1e-12))
+    return out
+
+
+def _joined(steps: Sequence[Step], name: str) -> torch.Tensor | None:
+    values = [getattr(s, name) for s in steps]
+    return torch.cat(values) if values and all(v is not None for v in values) else None
 
 
 def trajectory_record(episode: Episode, update: int, config: ExperimentConfig, token_text: TokenText, source: str | None) -> dict:
@@ -122,6 +143,10 @@ def trajectory_record(episode: Episode, update: int, config: ExperimentConfig, t
         if scored:
             delta, gate = opd_gate(step.teacher_logp, step.old_logp, beta)
             arrays.update(teacher_logp=step.teacher_logp, delta=delta, gate=gate)
+            # what the update subtracted from g (½, or b(s)): the heatmap can show g − b as the update used it
+            subtracted = subtracted_gate(config.opd.estimator, gate, step.gate_baseline)
+            if subtracted is not None:
+                arrays["gate_baseline"] = subtracted
         steps.append(
             {
                 "t": step.t,
@@ -505,6 +530,7 @@ def _train_loop(
                     policy, episodes, max_prompt_tokens=ro.max_prompt_tokens, temperature=ro.temperature,
                     micro_batch_size=rl.micro_batch_size, max_tokens=rl.micro_batch_tokens,
                     **({"insert": bank.insert} if bank is not None else {}),
+                    estimator=settings.opd_estimator, beta=settings.opd_beta, top_k=config.opd.expected_top_k,
                 )
 
         # 5. the update (an optimizer step whose loss or gradient is not finite is skipped and reported); under
@@ -533,7 +559,7 @@ def _train_loop(
         values.update({_LOSS_NAMES[k]: v for k, v in (result.metrics if result else {}).items() if k in _LOSS_NAMES})
         values["optim/lr"] = config.rl.lr
         if settings.use_teacher:
-            values.update(gate_statistics(steps, settings.opd_beta))
+            values.update(gate_statistics(steps, settings.opd_beta, settings.opd_estimator))
             values["skill/parse_rate"] = sum(bool(e.skill and e.skill.valid) for e in episodes) / max(len(episodes), 1)
         values.update(times)
         writer.metrics(update, "update", values)
