@@ -163,7 +163,8 @@ def missing_modules(model: ConvertedModel, hidden: set[str] = frozenset()) -> li
 def status(model: ConvertedModel, environ: dict[str, str] | None = None, hidden: set[str] = frozenset()) -> dict[str, Any]:
     """What the doctor reports: whether the weights are installed (the pinned version, with the converter's
     modules), and whether they are converted in the cache."""
-    source = None if model.distribution in hidden else installed_source(model)
+    hide = model.distribution in hidden or model.distribution.replace("-", "_") in hidden
+    source = None if hide else installed_source(model)
     missing = missing_modules(model, hidden)
     version_ok = source is not None and source["version"] == model.version and source["sha256"] == model.file_sha256
     directory = converted_dir(model, environ)
