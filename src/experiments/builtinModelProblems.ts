@@ -57,7 +57,7 @@ export function builtinModelProblems(text: string, report: DoctorReport | undefi
   if (!found || !report) return [];
   const reported = doctorModels(report).find((model) => model.name === found.model.name);
   if (!reported || reported.installed) return [];
-  const have = reported.installed_version ? ` (it has ${reported.missing.join(', ')} missing; installed: ${reported.installed_version})` : '';
+  const have = reported.installed_version ? `, which has version ${reported.installed_version} of the wheel` : '';
   return [
     {
       message:

