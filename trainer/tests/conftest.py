@@ -70,6 +70,10 @@ def smollm2(tmp_path_factory):
         os.environ.pop("SEED_CACHE", None)
     else:
         os.environ["SEED_CACHE"] = previous
+    if converted.seconds is not None:  # this session's conversion: 540 MB that pytest would keep for 3 sessions
+        import shutil
+
+        shutil.rmtree(converted.cache, ignore_errors=True)
 
 
 def pytest_collection_modifyitems(config, items):
