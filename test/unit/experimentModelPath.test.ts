@@ -6,7 +6,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
-import { BUILTIN_MODELS, looksLocal, modelPathProblems } from '../../src/experiments/core/modelPath';
+import { SHIPPED_MODELS, looksLocal, modelPathProblems } from '../../src/experiments/core/modelPath';
 import { experimentFileName, experimentName, instantiateTemplate, listTemplates } from '../../src/experiments/core/templates';
 import { repoRoot } from './repoPaths';
 
@@ -22,7 +22,7 @@ test('every template runs as it is: its model.path is a built-in policy or a Sta
       assert.deepEqual(modelPathProblems(text, workspace), [], template.id);
     }
   }
-  for (const name of BUILTIN_MODELS) {
+  for (const name of SHIPPED_MODELS) {
     assert.ok(existsSync(path.join(repoRoot, 'trainer', 'seed_trainer', 'assets', name, 'config.json')), `built-in ${name} is shipped`);
   }
 });

@@ -272,6 +272,9 @@ def load_checkpoint_policy(directory: str | Path, *, device: str = "auto", dtype
         base = json.loads(state_file.read_text(encoding="utf-8")).get("base_model") or base
     if not base:
         raise ValueError(f"{directory}: {ADAPTER_CONFIG} names no base model")
+    from seed_trainer.config import ensure_model_dir
+
+    base = str(ensure_model_dir(base) or base)  # a converted built-in's cache folder (converted again if it is gone)
     torch_device = resolve_device(device)
     model = AutoModelForCausalLM.from_pretrained(base, dtype=resolve_dtype(dtype, torch_device))
     model = PeftModel.from_pretrained(model, directory).merge_and_unload().to(torch_device)

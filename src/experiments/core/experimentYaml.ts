@@ -412,6 +412,24 @@ export interface ExperimentData {
   rootRange?: TextRange;
 }
 
+// The lexer's markers that stand for no source text (document start, flow end, scalar start).
+const LEXER_MARKERS = new Set(['\x02', '\x18', '\x1f']);
+
+/** `text` with every flow collection deeper than the limit blanked out (newlines kept, so every offset stays): text
+ *  the YAML library can compose without recursing that deep, to learn whether the file also has a syntax error. */
+function withoutDeepFlow(text: string): string {
+  let depth = 0;
+  let out = '';
+  for (const token of loadYaml().Lexer.prototype.lex.call(new (loadYaml().Lexer)(), text) as Iterable<string>) {
+    if (LEXER_MARKERS.has(token)) continue;
+    const opens = token === '[' || token === '{';
+    if (opens) depth += 1;
+    out += depth > EXPERIMENT_LIMITS.maxDepth ? token.replace(/[^\n]/g, ' ') : token;
+    if (token === ']' || token === '}') depth = Math.max(0, depth - 1);
+  }
+  return out;
+}
+
 /** The experiment's plain data and where its keys and values are; throws ReadError at the first violation. */
 export function readExperimentText(text: string): ExperimentData {
   const lines = new LineMap(text);
@@ -419,13 +437,17 @@ export function readExperimentText(text: string): ExperimentData {
   if (bytes > EXPERIMENT_LIMITS.maxBytes) throw new ReadError(sizeProblem(bytes));
   const characters = checkCharacters(text, lines);
   if (characters) throw new ReadError(characters);
+  const options = { uniqueKeys: false, version: '1.2', schema: 'core', merge: false, prettyErrors: false } as const;
   const deep = tooDeepOffset(text);
-  if (deep !== undefined) {
+  // A syntax error anywhere wins over the depth, as in the trainer (experiment_yaml.py); the text is composed without
+  // its too-deep part to find one.
+  const syntax = deep === undefined ? undefined : loadYaml().parseDocument(withoutDeepFlow(text), options).errors[0];
+  if (deep !== undefined && syntax === undefined) {
     const at = lines.position(deep);
     throw new ReadError({ message: `nesting deeper than ${EXPERIMENT_LIMITS.maxDepth} levels`, range: { start: at, end: { line: at.line, character: at.character + 1 } }, source: 'limit' });
   }
-  const document = loadYaml().parseDocument(text, { uniqueKeys: false, version: '1.2', schema: 'core', merge: false, prettyErrors: false });
-  const error = document.errors[0];
+  const document = deep === undefined ? loadYaml().parseDocument(text, options) : undefined;
+  const error = syntax ?? document?.errors[0];
   if (error?.code === 'MULTIPLE_DOCS') {
     // Worded and placed as the trainer does (experiment_yaml.py), not as the library's advice to its own callers.
     const at = error.pos[0];
@@ -438,12 +460,12 @@ export function readExperimentText(text: string): ExperimentData {
       source: 'yaml',
     });
   }
-  const directives = document.directives;
+  const directives = document!.directives;
   if (directives?.yaml.explicit || Object.keys(directives?.tags ?? {}).some((handle) => handle !== '!!')) {
     throw new ReadError({ message: 'directives (`%YAML`, `%TAG`) are not supported', range: lines.firstLine(), source: 'yaml' });
   }
   const builder = new Builder(lines);
-  const root = document.contents as YamlNode | null;
+  const root = document!.contents as YamlNode | null;
   const value = builder.value(root, [], 0);
   return { value, located: builder.located, lines, rootRange: builder.located.values.get(pathKey([])) };
 }

