@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -91,6 +92,28 @@ def test_cli_prints_progress_then_a_valid_whatif_file_and_another_skill_moves_th
     assert first["steps"][0]["logp"] == second["steps"][0]["logp"]  # the student does not depend on the skill
     moved = max(abs(a - b) for s1, s2 in zip(first["steps"], second["steps"]) for a, b in zip(s1["teacher_logp"], s2["teacher_logp"]))
     assert moved > 0.01, "another skill should change the teacher's log-probs"
+
+
+def test_ctrl_c_while_rescoring_exits_130_with_no_result(run):
+    """README, exit status 130 (interrupted): `rescore` has no run to stop at a step boundary, so Ctrl-C (SIGINT) in
+    the middle of its forward passes ends it at once with 130, one line on stderr and no what-if file."""
+    trajectory = _trajectories(run, 2)[0]
+    skills = [arg for i in range(300) for arg in ("--skill", f"skill {i}: add one until the target shows, then finish")]
+    process = subprocess.Popen(
+        [sys.executable, "-m", "seed_trainer", "rescore", str(run), "--trajectory", trajectory["id"], *skills,
+         "--device", "cpu"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env={**os.environ, "OMP_NUM_THREADS": "1"},
+    )
+    first = json.loads(process.stdout.readline())  # the model is loaded and the passes have begun
+    assert first["type"] == "progress" and first["done"] < first["total"], first
+    process.send_signal(signal.SIGINT)
+    out, err = process.communicate(timeout=120)
+    assert process.returncode == 130, (process.returncode, err[-2000:])
+    lines = [first] + [json.loads(line) for line in out.splitlines()]
+    assert all(line["type"] == "progress" for line in lines), "no what-if result after an interruption"
+    assert lines[-1]["done"] < lines[-1]["total"], "the interruption came after the last pass"
+    assert "Traceback" not in err
+    assert not (run / "whatif").exists()
 
 
 def _cli(*args: str) -> subprocess.CompletedProcess:
