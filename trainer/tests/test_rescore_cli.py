@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from make_whatif_run import make_run
+from seed_trainer.cli import main
 from seed_trainer.rescore import RescoreError, StepInput, check_skill, rescore_run_trajectory, trajectory_steps
 from seed_trainer.runlog import RunReader, SchemaSet
 from seed_trainer.runlog.tokens import decode_float32
@@ -121,7 +122,7 @@ def _cli(*args: str) -> subprocess.CompletedProcess:
                           env={**os.environ, "OMP_NUM_THREADS": "1"}, timeout=300)
 
 
-def test_bad_input_is_refused_with_exit_2(run, tmp_path):
+def test_bad_input_is_refused_with_exit_2(run, tmp_path, capsys):
     trajectory = _trajectories(run, 2)[0]
     cases = [
         ((str(run), "--trajectory", trajectory["id"], "--skill", "use\u202ethe lamp"), "control character U+202E at position 4"),
@@ -135,12 +136,19 @@ def test_bad_input_is_refused_with_exit_2(run, tmp_path):
     (other_run / "run.json").write_text("{}", encoding="utf-8")
     cases.append(((str(run), "--trajectory", trajectory["id"], "--skill", "x", "--checkpoint",
                    str(other_run / "checkpoints" / "step-000001")), "lies in run other-run"))
-    for args, message in cases:
-        done = _cli(*args)
-        assert done.returncode == 2, (args, done.stderr)
-        assert message in done.stderr, done.stderr
-        assert done.stderr.startswith("error: ") and "Traceback" not in done.stderr
-        assert not any(line.startswith('{"type": "whatif"') for line in done.stdout.splitlines())
+    # The first case through a real `python -m seed_trainer` process; the others through the same cli.main in this
+    # process (an interpreter start with torch costs seconds each; a stray exception would fail the test here too).
+    for n, (args, message) in enumerate(cases):
+        if n == 0:
+            done = _cli(*args)
+            code, out, err = done.returncode, done.stdout, done.stderr
+        else:
+            code = main(["rescore", *args])
+            out, err = capsys.readouterr()
+        assert code == 2, (args, err)
+        assert message in err, err
+        assert err.startswith("error: ") and "Traceback" not in err
+        assert not any(line.startswith('{"type": "whatif"') for line in out.splitlines())
     assert not (run / "whatif").exists()  # nothing written
 
 
