@@ -125,7 +125,9 @@ export function ensureVerlPython() {
   const stamp = path.join(stampDir, '.seed-verl-install');
   const want = [TORCH_SPEC, ...VERL_IMPORTS, ...VERL_NO_DEPS].join('\n');
   const check = 'import verl.utils.config, verl.trainer.ppo.utils, hydra';
-  if (!existsSync(stamp) || readFileSync(stamp, 'utf8') !== want || capture(python, ['-c', check]) === null) {
+  // find_spec, not import, to see whether it is there: importing verl (Ray, torch, transformers) takes many seconds
+  const found = capture(python, ['-c', 'import importlib.util as u, sys; sys.exit(0 if u.find_spec("verl") and u.find_spec("hydra") else 1)']);
+  if (found === null || !existsSync(stamp) || readFileSync(stamp, 'utf8') !== want) {
     step(`Installing ${VERL_SPEC} (without its dependencies) and what its config imports into .venv-verl`);
     run(python, ['-m', 'pip', 'install', TORCH_SPEC, ...VERL_IMPORTS], { env: pipEnv });
     run(python, ['-m', 'pip', 'install', '--no-deps', ...VERL_NO_DEPS], { env: pipEnv });

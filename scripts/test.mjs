@@ -214,8 +214,9 @@ async function testVerl() {
   }
   step('export-verl against verl 0.9.1 (pytest)');
   const env = { ...process.env, SEED_VERL_PYTHON: verlPython, FORCE_COLOR: '0' };
+  // -rsP: the reason of any skip, and what each test printed (a check verl could not run without vLLM is named there)
   const args = ['-m', 'pytest', 'trainer/tests/test_export_verl.py', '-k', 'verl_accepts_its_own_keys', '-q', '--color=no',
-    '-p', 'no:cacheprovider', '-rs'];
+    '-p', 'no:cacheprovider', '-rsP'];
   const { code, text } = await runStreaming(python, args, env);
   const counts = countParsers.pytest(text);
   const ok = code === 0 && counts !== null && counts.failed === 0 && counts.skipped === 0 && counts.passed > 0;
