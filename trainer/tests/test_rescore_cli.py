@@ -19,6 +19,7 @@ from seed_trainer.cli import main
 from seed_trainer.rescore import RescoreError, StepInput, check_skill, rescore_run_trajectory, trajectory_steps
 from seed_trainer.runlog import RunReader, SchemaSet
 from seed_trainer.runlog.tokens import decode_float32
+from testenv import sigint_as_in_a_terminal
 
 TOLERANCE = 1e-4  # recorded and recomputed: both float32 PyTorch on the CPU, other batch shapes
 
@@ -104,6 +105,7 @@ def test_ctrl_c_while_rescoring_exits_130_with_no_result(run):
         [sys.executable, "-m", "seed_trainer", "rescore", str(run), "--trajectory", trajectory["id"], *skills,
          "--device", "cpu"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env={**os.environ, "OMP_NUM_THREADS": "1"},
+        preexec_fn=sigint_as_in_a_terminal,
     )
     first = json.loads(process.stdout.readline())  # the model is loaded and the passes have begun
     assert first["type"] == "progress" and first["done"] < first["total"], first

@@ -11,7 +11,7 @@ import sys
 import pytest
 import yaml
 
-from testenv import subprocess_env
+from testenv import sigint_as_in_a_terminal, subprocess_env
 from seed_trainer.config import load_experiment
 from seed_trainer.runlog import RunReader, check_run
 from seed_trainer.stages.train import train
@@ -86,7 +86,7 @@ def test_cli_train_streams_events_and_stops_on_request(tmp_path, tiny_policy_dir
     process = subprocess.Popen(
         [sys.executable, "-m", "seed_trainer", "train", str(path), "--run-dir", str(run_dir)],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        env=subprocess_env(),
+        env=subprocess_env(), preexec_fn=sigint_as_in_a_terminal,
     )
     events = []
     for line in process.stdout:
@@ -119,7 +119,7 @@ def test_ctrl_c_before_the_run_exists_exits_130_with_nothing_written(tmp_path, t
     env["PYTHONPATH"] = os.pathsep.join([str(tmp_path), env["PYTHONPATH"]])
     process = subprocess.Popen(
         [sys.executable, "-m", "seed_trainer", "train", str(path), "--run-dir", str(tmp_path / "runs" / "r")],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, preexec_fn=sigint_as_in_a_terminal,
     )
     assert process.stdout.readline() == "importing\n"
     process.send_signal(signal.SIGINT)
