@@ -140,6 +140,42 @@ export function ensureVllmPython() {
   return python;
 }
 
+// export-verl's acceptance test (test_verl_accepts_its_own_keys in trainer/tests/test_export_verl.py) checks the
+// overrides against verl's own config classes in a venv of its own, .venv-verl: verl 0.9.1's dependencies resolve to a
+// CUDA torch and transformers < 5.11, so verl goes in without them (--no-deps), on the CPU torch, with only what its
+// config classes and validate_config import (Ray and tensordict among them, also without their dependencies).
+const VERL_SPEC = process.env.SEED_VERL_SPEC || 'verl==0.9.1';
+const VERL_NO_DEPS = [VERL_SPEC, 'ray>=2.41.0', 'tensordict>=0.8.0,<=0.10.0,!=0.9.0'];
+const VERL_IMPORTS = [
+  'transformers>=5.5.3,<5.11,!=5.6.0', 'hydra-core', 'numpy>=2.0.0', 'datasets', 'pillow', 'codetiming', 'msgpack',
+  'protobuf', 'requests', 'jsonschema', 'cloudpickle', 'orjson', 'pyvers<0.2',
+];
+
+/** Creates and fills .venv-verl (verl's config, on the CPU torch) unless it is up to date; returns its interpreter. */
+export function ensureVerlPython() {
+  const python = path.join(repoRoot, '.venv-verl', 'bin', 'python');
+  if (!existsSync(python)) {
+    step('Creating the verl test environment .venv-verl');
+    run(findBasePython(), ['-m', 'venv', path.join(repoRoot, '.venv-verl')]);
+  }
+  const pipEnv = { ...process.env, PIP_DISABLE_PIP_VERSION_CHECK: '1' };
+  const stampDir = path.join(repoRoot, 'out');
+  mkdirSync(stampDir, { recursive: true });
+  const stamp = path.join(stampDir, '.seed-verl-install');
+  const want = [TORCH_SPEC, ...VERL_IMPORTS, ...VERL_NO_DEPS].join('\n');
+  const check = 'import verl.utils.config, verl.trainer.ppo.utils, hydra';
+  // find_spec, not import, to see whether it is there: importing verl (Ray, torch, transformers) takes many seconds
+  const found = capture(python, ['-c', 'import importlib.util as u, sys; sys.exit(0 if u.find_spec("verl") and u.find_spec("hydra") else 1)']);
+  if (found === null || !existsSync(stamp) || readFileSync(stamp, 'utf8') !== want) {
+    step(`Installing ${VERL_SPEC} (without its dependencies) and what its config imports into .venv-verl`);
+    run(python, ['-m', 'pip', 'install', TORCH_SPEC, ...VERL_IMPORTS], { env: pipEnv });
+    run(python, ['-m', 'pip', 'install', '--no-deps', ...VERL_NO_DEPS], { env: pipEnv });
+    if (capture(python, ['-c', check]) === null) throw new Error(`.venv-verl: \`${check}\` fails after the install`);
+    writeFileSync(stamp, want);
+  }
+  return python;
+}
+
 function debianPackageInstalled(name) {
   return capture('dpkg-query', ['-W', '-f=${Status}', name])?.includes('install ok installed') ?? false;
 }
@@ -165,6 +201,8 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   try {
     if (process.argv.includes('--vllm')) {
       console.log(`\nSetup complete. vLLM test interpreter: ${ensureVllmPython()}`);
+    } else if (process.argv.includes('--verl')) {
+      console.log(`\nSetup complete. verl test interpreter: ${ensureVerlPython()}`);
     } else {
       ensureNodeModules();
       const python = ensurePython();

@@ -159,6 +159,9 @@ def verl_export(
     verl("actor_rollout_ref.actor.entropy_coeff", rl.entropy_coef, "rl.entropy_coef")
     verl("actor_rollout_ref.actor.ppo_epochs", rl.ppo_epochs, "rl.ppo_epochs")
     verl("actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu", rl.micro_batch_size, "rl.micro_batch_size")
+    # the old log-probs' and the reference's passes: verl's validate_config refuses to start without their sizes
+    verl("actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu", rl.micro_batch_size, "rl.micro_batch_size")
+    verl("actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu", rl.micro_batch_size, "rl.micro_batch_size")
     if rl.micro_batch_tokens is not None:
         verl("actor_rollout_ref.actor.use_dynamic_bsz", True, "rl.micro_batch_tokens")
         verl("actor_rollout_ref.actor.ppo_max_token_len_per_gpu", rl.micro_batch_tokens, "rl.micro_batch_tokens")

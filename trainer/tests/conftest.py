@@ -5,8 +5,13 @@ from __future__ import annotations
 import os
 
 # One intra-op thread for torch here and in every trainer subprocess a test starts: the tiny models gain nothing from
-# more, and spinning thread pools slow the suite down several times over when other processes share the cores.
-os.environ.setdefault("OMP_NUM_THREADS", "1")
+# more, and spinning thread pools slow the suite down several times over when other processes share the cores. Under
+# pytest-xdist (`-n N`, as `npm test` runs this suite) every worker is one process per core: one thread each, whatever
+# the environment says.
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    os.environ["OMP_NUM_THREADS"] = "1"
+else:
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 # SEED_TEST_DEVICE=cpu hides CUDA from this process and every trainer subprocess, so `device: auto` picks the CPU;
 # =cuda insists on a CUDA device.
@@ -17,6 +22,9 @@ import pytest  # noqa: E402
 import torch  # noqa: E402
 
 from testenv import DTYPES  # noqa: E402
+
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    torch.set_num_threads(1)  # in case something imported torch before the variable above was set
 
 from counter_env import CounterTasks  # noqa: E402
 from seed_trainer.envs import register  # noqa: E402

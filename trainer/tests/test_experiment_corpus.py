@@ -52,20 +52,21 @@ def test_size_limit_is_checked_before_anything_else():
     assert problems == []
 
 
-def test_validate_command_prints_located_lines_and_exits_2():
+def test_validate_command_prints_located_lines_and_exits_2(capsys):
+    from seed_trainer.cli import main
+
     invalid = CORPUS / "unknown-key.seed.yaml"
     run = subprocess.run([sys.executable, "-m", "seed_trainer", "validate", str(invalid)], capture_output=True, text=True)
     assert run.returncode == 2
     assert run.stdout == f"{invalid}:5:3: rollout.group_sise: is not a known field (did you mean `group_size`?)\n"
+    # the rest through the same cli.main in this process (each interpreter start with torch costs seconds)
     valid = CORPUS / "valid-minimal.seed.yaml"
-    run = subprocess.run([sys.executable, "-m", "seed_trainer", "validate", "--json", str(valid), str(invalid)],
-                         capture_output=True, text=True)
-    assert run.returncode == 2
-    rows = [json.loads(line) for line in run.stdout.splitlines()]
+    assert main(["validate", "--json", str(valid), str(invalid)]) == 2
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert [r["valid"] for r in rows] == [True, False]
     assert rows[1]["problems"][0]["range"]["start"] == {"line": 4, "character": 2}
-    run = subprocess.run([sys.executable, "-m", "seed_trainer", "validate", str(valid)], capture_output=True, text=True)
-    assert (run.returncode, run.stdout) == (0, "")
+    assert main(["validate", str(valid)]) == 0
+    assert capsys.readouterr().out == ""
 
 
 def test_cross_field_rules_hold_for_a_run_json_config_too():

@@ -17,7 +17,9 @@ from seed_trainer.batching import plan_micro_batches
 from seed_trainer.config import ModelConfig, load_experiment
 from seed_trainer.memory import GIB, sharded_training_bytes, training_bytes
 from seed_trainer.policy import Policy
-from seed_trainer.precision import NonFiniteError, NonFiniteGuard, StepOutcome, check_finite_weights
+from seed_trainer.precision import (
+    NonFiniteError, NonFiniteGuard, StepOutcome, check_finite_weights, configure_attention_kernels, grad_scaler,
+)
 from seed_trainer.rollout import play_episodes
 from seed_trainer.runlog import RunReader, check_run
 from seed_trainer.stages.train import assign_advantages, train
@@ -270,3 +272,107 @@ def test_the_update_raises_positive_advantage_responses_and_lowers_negative_ones
     change = [float(a.sum() - b.sum()) for a, b in zip(after, before)]
     assert all(c > 0 for c in change[0::2]), change
     assert all(c < 0 for c in change[1::2]), change
+
+
+# -- fp16 with the dynamic loss scaler, on the CPU (CPU autocast computes in float16 too) -----------------------------
+
+
+def _fp16_update(tmp_path, tiny_policy_dir, counter_tasks, scaler):
+    """One real mini-batch update (ppo_update → guarded_step) of the tiny policy under float16 autocast."""
+    config = load_experiment(_experiment(tmp_path, tiny_policy_dir, model={"dtype": "float16", "device": "cpu"}))
+    policy = Policy.load(config.resolved_model())
+    assert policy.compute_dtype == torch.float16
+    assert all(p.dtype == torch.float32 for p in policy.model.parameters())  # fp32 master weights
+    samples = _samples(policy, counter_tasks, config)
+    optimizer = torch.optim.AdamW(policy.model.parameters(), lr=1e-3)
+    return policy, samples, lambda: ppo_update(policy, optimizer, samples, config, LossSettings.for_algorithm(config),
+                                               random.Random(0), scaler=scaler)
+
+
+def test_fp16_is_computed_under_a_loss_scaler_that_the_trainer_makes(tmp_path, tiny_policy_dir, counter_tasks):
+    policy, _, _ = _fp16_update(tmp_path, tiny_policy_dir, counter_tasks, None)
+    scaler = grad_scaler(policy.device, policy.compute_dtype)
+    assert scaler.is_enabled() and scaler.get_scale() == 2.0**16
+    assert not grad_scaler(policy.device, torch.bfloat16).is_enabled()  # bf16 and fp32 need none
+    assert not grad_scaler(policy.device, torch.float32).is_enabled()
+    with policy.autocast():  # the forward really runs in fp16: the projections' outputs are half precision
+        logits = policy.model(torch.tensor([[1, 2, 3]])).logits
+    assert logits.dtype == torch.float16
+
+
+def test_an_fp16_overflow_skips_the_step_lowers_the_scale_and_keeps_the_weights(tmp_path, tiny_policy_dir, counter_tasks):
+    """A loss scale of 2^40 makes the fp16 gradients of the backward overflow to infinity (fp16 tops out at 65504):
+    GradScaler's unscale_ finds them, guarded_step skips the optimizer step and lowers the scale by its backoff
+    factor; no weight changes and all stay finite. At a sane scale the next update steps, and after a good step the
+    scale grows again."""
+    scaler = torch.amp.GradScaler("cpu", init_scale=2.0**40, growth_interval=1)
+    policy, samples, update = _fp16_update(tmp_path, tiny_policy_dir, counter_tasks, scaler)
+    before = _weights(policy)
+    result = update()
+    assert result.metrics["skipped_steps"] == 1.0 and "grad_norm" not in result.metrics
+    (why,) = result.skipped
+    assert "non-finite gradient" in why and "fp16 loss scale lowered" in why, why
+    assert scaler.get_scale() == 2.0**39  # backoff 0.5
+    assert all(torch.equal(before[n], p) for n, p in policy.model.named_parameters()), "a skipped step moved weights"
+    assert all(p.grad is None for p in policy.model.parameters())  # the overflowed gradients were dropped
+
+    scaler.update(2.0**10)  # a scale the fp16 gradients fit under
+    result = update()
+    assert result.metrics["skipped_steps"] == 0.0 and math.isfinite(result.metrics["grad_norm"])
+    # the gradients were unscaled before clipping: the norm is the fp32 update's (same weights, same samples)
+    config32 = load_experiment(_experiment(tmp_path, tiny_policy_dir, model={"dtype": "float32", "device": "cpu"}))
+    policy32 = Policy.load(config32.resolved_model())
+    reference = ppo_update(policy32, torch.optim.AdamW(policy32.model.parameters(), lr=1e-3), samples, config32,
+                           LossSettings.for_algorithm(config32), random.Random(0))
+    assert result.metrics["grad_norm"] == pytest.approx(reference.metrics["grad_norm"], rel=0.05)
+    assert scaler.get_scale() == 2.0**11  # growth factor 2 after growth_interval (1) good steps
+    assert all(torch.isfinite(p).all() for p in policy.model.parameters())
+    assert any(not torch.equal(before[n], p) for n, p in policy.model.named_parameters()), "the good step moved nothing"
+
+
+def test_an_fp16_training_run_on_the_cpu_completes_with_finite_checkpoints(tmp_path, tiny_policy_dir):
+    """The whole Stage-2 loop with `model.dtype: float16` (the trainer's own scaler, its default scale 2^16)."""
+    path = _experiment(tmp_path, tiny_policy_dir, updates=2, model={"dtype": "float16", "device": "cpu"})
+    run_dir = train(load_experiment(path), path, runs_dir=tmp_path / "runs", echo=None)
+    reader = RunReader(run_dir)
+    assert reader.manifest()["status"] == "completed"
+    rows = reader.metrics()
+    assert len(rows) == 2 and all(math.isfinite(r["optim/grad_norm"]) for r in rows if "optim/grad_norm" in r)
+    assert sum(r["optim/skipped_steps"] for r in rows) < 2  # at most the first step may overflow and back off
+    saved = load_file(run_dir / "checkpoints" / "step-000002" / "model.safetensors")
+    initial = load_file(tiny_policy_dir / "model.safetensors")
+    assert all(t.dtype == torch.float32 and torch.isfinite(t).all() for t in saved.values())
+    assert any(not torch.equal(saved[n], initial[n].float()) for n in initial)
+    assert check_run(run_dir).ok
+
+
+# -- the cuDNN attention switch (precision.configure_attention_kernels) --------------------------------------------
+
+
+@pytest.fixture
+def cudnn_sdp_flag():
+    """The process-wide SDPA cuDNN switch, restored after the test (the CPU build keeps the flag too)."""
+    saved = torch.backends.cuda.cudnn_sdp_enabled()
+    torch.backends.cuda.enable_cudnn_sdp(True)
+    yield
+    torch.backends.cuda.enable_cudnn_sdp(saved)
+
+
+@pytest.mark.parametrize("device,dtype,env,enabled_after", [
+    ("cuda", torch.bfloat16, None, False),  # half precision on CUDA: the NaN-prone backward is turned off
+    ("cuda", torch.float16, None, False),
+    ("cuda:1", torch.bfloat16, None, False),
+    ("cuda", torch.float32, None, True),  # fp32 never picks cuDNN attention: left alone
+    ("cpu", torch.bfloat16, None, True),  # not a CUDA device: left alone
+    ("cuda", torch.bfloat16, "1", True),  # SEED_CUDNN_ATTENTION=1 keeps it
+    ("cuda", torch.bfloat16, "0", False),  # only "1" keeps it
+])
+def test_the_cudnn_attention_switch(cudnn_sdp_flag, monkeypatch, device, dtype, env, enabled_after):
+    if env is None:
+        monkeypatch.delenv("SEED_CUDNN_ATTENTION", raising=False)
+    else:
+        monkeypatch.setenv("SEED_CUDNN_ATTENTION", env)
+    configure_attention_kernels(torch.device(device), dtype)
+    assert torch.backends.cuda.cudnn_sdp_enabled() is enabled_after
+    # the other SDPA backends are never touched
+    assert torch.backends.cuda.flash_sdp_enabled() and torch.backends.cuda.mem_efficient_sdp_enabled()

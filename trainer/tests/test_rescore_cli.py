@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -14,9 +15,11 @@ from pathlib import Path
 import pytest
 
 from make_whatif_run import make_run
+from seed_trainer.cli import main
 from seed_trainer.rescore import RescoreError, StepInput, check_skill, rescore_run_trajectory, trajectory_steps
 from seed_trainer.runlog import RunReader, SchemaSet
 from seed_trainer.runlog.tokens import decode_float32
+from testenv import sigint_as_in_a_terminal
 
 TOLERANCE = 1e-4  # recorded and recomputed: both float32 PyTorch on the CPU, other batch shapes
 
@@ -93,12 +96,35 @@ def test_cli_prints_progress_then_a_valid_whatif_file_and_another_skill_moves_th
     assert moved > 0.01, "another skill should change the teacher's log-probs"
 
 
+def test_ctrl_c_while_rescoring_exits_130_with_no_result(run):
+    """README, exit status 130 (interrupted): `rescore` has no run to stop at a step boundary, so Ctrl-C (SIGINT) in
+    the middle of its forward passes ends it at once with 130, one line on stderr and no what-if file."""
+    trajectory = _trajectories(run, 2)[0]
+    skills = [arg for i in range(300) for arg in ("--skill", f"skill {i}: add one until the target shows, then finish")]
+    process = subprocess.Popen(
+        [sys.executable, "-m", "seed_trainer", "rescore", str(run), "--trajectory", trajectory["id"], *skills,
+         "--device", "cpu"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env={**os.environ, "OMP_NUM_THREADS": "1"},
+        preexec_fn=sigint_as_in_a_terminal,
+    )
+    first = json.loads(process.stdout.readline())  # the model is loaded and the passes have begun
+    assert first["type"] == "progress" and first["done"] < first["total"], first
+    process.send_signal(signal.SIGINT)
+    out, err = process.communicate(timeout=120)
+    assert process.returncode == 130, (process.returncode, err[-2000:])
+    lines = [first] + [json.loads(line) for line in out.splitlines()]
+    assert all(line["type"] == "progress" for line in lines), "no what-if result after an interruption"
+    assert lines[-1]["done"] < lines[-1]["total"], "the interruption came after the last pass"
+    assert "Traceback" not in err
+    assert not (run / "whatif").exists()
+
+
 def _cli(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "seed_trainer", "rescore", *args], capture_output=True, text=True,
                           env={**os.environ, "OMP_NUM_THREADS": "1"}, timeout=300)
 
 
-def test_bad_input_is_refused_with_exit_2(run, tmp_path):
+def test_bad_input_is_refused_with_exit_2(run, tmp_path, capsys):
     trajectory = _trajectories(run, 2)[0]
     cases = [
         ((str(run), "--trajectory", trajectory["id"], "--skill", "use\u202ethe lamp"), "control character U+202E at position 4"),
@@ -112,12 +138,19 @@ def test_bad_input_is_refused_with_exit_2(run, tmp_path):
     (other_run / "run.json").write_text("{}", encoding="utf-8")
     cases.append(((str(run), "--trajectory", trajectory["id"], "--skill", "x", "--checkpoint",
                    str(other_run / "checkpoints" / "step-000001")), "lies in run other-run"))
-    for args, message in cases:
-        done = _cli(*args)
-        assert done.returncode == 2, (args, done.stderr)
-        assert message in done.stderr, done.stderr
-        assert done.stderr.startswith("error: ") and "Traceback" not in done.stderr
-        assert not any(line.startswith('{"type": "whatif"') for line in done.stdout.splitlines())
+    # The first case through a real `python -m seed_trainer` process; the others through the same cli.main in this
+    # process (an interpreter start with torch costs seconds each; a stray exception would fail the test here too).
+    for n, (args, message) in enumerate(cases):
+        if n == 0:
+            done = _cli(*args)
+            code, out, err = done.returncode, done.stdout, done.stderr
+        else:
+            code = main(["rescore", *args])
+            out, err = capsys.readouterr()
+        assert code == 2, (args, err)
+        assert message in err, err
+        assert err.startswith("error: ") and "Traceback" not in err
+        assert not any(line.startswith('{"type": "whatif"') for line in out.splitlines())
     assert not (run / "whatif").exists()  # nothing written
 
 

@@ -4,13 +4,14 @@ import json
 import os
 from pathlib import Path
 import math
+import signal
 import subprocess
 import sys
 
 import pytest
 import yaml
 
-from testenv import subprocess_env
+from testenv import sigint_as_in_a_terminal, subprocess_env
 from seed_trainer.config import load_experiment
 from seed_trainer.runlog import RunReader, check_run
 from seed_trainer.stages.train import train
@@ -75,26 +76,57 @@ def test_one_update_of_each_algorithm_writes_a_valid_run(tmp_path, tiny_policy_d
         assert row["opd/active_ratio"] == pytest.approx(1.0) and row["skill/parse_rate"] == 1.0
 
 
-def test_cli_train_streams_events_and_stops_on_the_control_file(tmp_path, tiny_policy_dir):
+@pytest.mark.parametrize("stop_by", ["control", "SIGINT"])
+def test_cli_train_streams_events_and_stops_on_request(tmp_path, tiny_policy_dir, stop_by):
+    """A stop request at a step boundary: the control file (the extension's), or Ctrl-C (SIGINT) while the stage runs,
+    which the trainer takes as the same request (README: exit 0, "stopped on request"), not as an interruption."""
     path = _experiment(tmp_path, tiny_policy_dir, "grpo", updates=50, environment={"name": "counter_env:CounterTasks"})
     run_dir = tmp_path / "runs" / "cli-run"
     run_dir.parent.mkdir()
     process = subprocess.Popen(
         [sys.executable, "-m", "seed_trainer", "train", str(path), "--run-dir", str(run_dir)],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        env=subprocess_env(),
+        env=subprocess_env(), preexec_fn=sigint_as_in_a_terminal,
     )
     events = []
     for line in process.stdout:
         events.append(json.loads(line))
         if events[-1]["type"] == "iteration" and events[-1]["step"] == 1:
-            (run_dir / "control").write_text(json.dumps({"request": "stop", "time": "2026-01-01T00:00:00Z"}))
+            if stop_by == "control":
+                (run_dir / "control").write_text(json.dumps({"request": "stop", "time": "2026-01-01T00:00:00Z"}))
+            else:
+                process.send_signal(signal.SIGINT)
     assert process.wait(timeout=120) == 0, process.stderr.read()
     types = [e["type"] for e in events]
     assert types[0] == "started" and "stop_requested" in types and types[-1] == "finished"
+    (request,) = [e for e in events if e["type"] == "stop_requested"]
+    assert request["source"] == ("control" if stop_by == "control" else "signal")
+    assert request.get("signal") == (None if stop_by == "control" else "SIGINT")
     manifest = RunReader(run_dir).manifest()
     assert manifest["status"] == "stopped" and manifest["progress"]["step"] < 50
+    assert any(e["type"] == "checkpoint" and e["step"] == manifest["progress"]["step"] for e in events)
     assert check_run(run_dir).ok
+
+
+def test_ctrl_c_before_the_run_exists_exits_130_with_nothing_written(tmp_path, tiny_policy_dir):
+    """README, exit status 130 (interrupted): Ctrl-C while the command still checks its inputs — here while it imports
+    the experiment's environment module, which says so and then blocks — ends it with 130, no traceback and no run
+    directory (from the run's start on, SIGINT is a stop request instead: the test above)."""
+    (tmp_path / "slow_import_env.py").write_text(
+        "import sys, time\nprint('importing', flush=True)\ntime.sleep(300)\n", encoding="utf-8")
+    path = _experiment(tmp_path, tiny_policy_dir, "grpo", environment={"name": "slow_import_env:Tasks"})
+    env = subprocess_env()
+    env["PYTHONPATH"] = os.pathsep.join([str(tmp_path), env["PYTHONPATH"]])
+    process = subprocess.Popen(
+        [sys.executable, "-m", "seed_trainer", "train", str(path), "--run-dir", str(tmp_path / "runs" / "r")],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, preexec_fn=sigint_as_in_a_terminal,
+    )
+    assert process.stdout.readline() == "importing\n"
+    process.send_signal(signal.SIGINT)
+    out, err = process.communicate(timeout=60)
+    assert process.returncode == 130, (process.returncode, err[-2000:])
+    assert out == "" and "Traceback" not in err
+    assert not (tmp_path / "runs").exists()
 
 
 def test_cli_rejects_a_bad_experiment_without_creating_a_run(tmp_path):

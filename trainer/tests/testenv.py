@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import signal
 from pathlib import Path
 from types import ModuleType
 
@@ -33,3 +34,10 @@ def bench_module(name: str) -> ModuleType:
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+def sigint_as_in_a_terminal() -> None:
+    """preexec_fn for a subprocess a test sends SIGINT to: Ctrl-C's default action, as a shell gives it. A pytest-xdist
+    worker ignores SIGINT, the ignoring is inherited through exec, and Python installs its KeyboardInterrupt handler
+    only where SIGINT is not ignored at startup."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
