@@ -180,6 +180,7 @@ function render(): void {
     const cells: HTMLElement[] = [el('td', {}, box)];
     for (const column of columns) {
       if (column.kind === 'tags') cells.push(tagChips(row));
+      else if (column.id === 'run') cells.push(el('td', { attrs: { 'data-col': 'run' } }, cellText(row, 'run'), row.key === baseline?.key ? el('span', { class: 'pin-badge', text: 'baseline' }) : null));
       else cells.push(el('td', { attrs: { 'data-col': column.id }, class: column.kind === 'text' ? '' : 'num', text: cellText(row, column.id) }));
       if (baseline && numeric.has(column.id)) {
         const d = row.key === baseline.key ? undefined : delta(row, baseline, column.id);

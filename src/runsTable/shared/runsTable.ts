@@ -62,18 +62,30 @@ export function availableColumns(rows: readonly RunsTableRow[]): Column[] {
   ];
 }
 
+/** How many runs differ from the most common value of a config key (a missing key is a value of its own). */
+function minority(rows: readonly RunsTableRow[], key: string): number {
+  const counts = new Map<string, number>();
+  for (const row of rows) counts.set(row.config[key] ?? '\u2205', (counts.get(row.config[key] ?? '\u2205') ?? 0) + 1);
+  return rows.length - Math.max(0, ...counts.values());
+}
+
 /** What a new table shows: run, tags, status, every evaluation, the last training success, and the config keys on
- * which the runs differ (at most `maxConfig`, identity-like keys left out). */
+ * which the most runs differ from the rest (at most `maxConfig`; identity-like keys left out), so one odd run does
+ * not fill the table with the keys only it has. */
 export function defaultColumnIds(rows: readonly RunsTableRow[], maxConfig = 6): string[] {
   const columns = availableColumns(rows);
-  const differing = columns.filter((c) => c.id.startsWith('config:') && !/(^|\.)(name|path|description|run_dir|runs_dir)$/.test(c.id.slice(7))).filter((c) => new Set(rows.map((r) => r.config[c.id.slice(7)] ?? '∅')).size > 1);
+  const differing = columns
+    .filter((c) => c.id.startsWith('config:') && !/(^|\.)(name|path|description|run_dir|runs_dir)$/.test(c.id.slice(7)))
+    .map((c) => [c.id, minority(rows, c.id.slice(7))] as const)
+    .filter(([, n]) => n > 0)
+    .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
   return [
     'run',
     'tags',
     'status',
     ...columns.filter((c) => c.kind === 'eval').map((c) => c.id),
     ...(columns.some((c) => c.id === 'metric:success/overall') ? ['metric:success/overall'] : []),
-    ...differing.slice(0, maxConfig).map((c) => c.id),
+    ...differing.slice(0, maxConfig).map(([id]) => id),
   ];
 }
 
