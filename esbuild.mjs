@@ -17,6 +17,8 @@ const hostBundle = {
     { in: 'src/experiments/core/validationWorker.ts', out: 'experimentWorker' },
     // What-if rescoring (tokenizers, template engine, onnxruntime-node): required on first use (whatIfSession.ts).
     { in: 'src/whatIf/core/rescore.ts', out: 'whatIf' },
+    // ajv and yaml: required on first use from dist/vendor.js (src/common/core/lazyRequire.ts), not parsed at activation.
+    { in: 'src/common/core/vendor.ts', out: 'vendor' },
   ],
   bundle: true,
   platform: 'node',

@@ -16,7 +16,8 @@
 //               the new row + one redraw (smoothing kept incrementally, min-max decimation to the canvas width,
 //               chart.update), median over the runs. Baseline in the same browser: chart.js given the same 1 000 000
 //               points without decimation (one update()); for reference also chart.js's own min-max decimation
-//               plugin. Goal ≤ 16 ms.
+//               plugin. Then the same with 5 runs of 200 000 points overlaid (one row appended to one of them),
+//               against the plugin on the same five datasets. Goal ≤ 16 ms p95.
 /* global window, document, Chart -- page functions run in Chromium */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, appendFileSync, statSync } from 'node:fs';
@@ -248,58 +249,79 @@ async function benchIndex(scratch) {
 
 // ---- dashboard --------------------------------------------------------------------------------------------------------
 
+/** One live update in the dashboard page: `runCount` runs overlaid with `pointsPerRun` points each of one series;
+ * one metrics row appended to the first run, then one redraw. Returns the samples (ingest + redraw, ms). */
+async function dashboardUpdates(browser, server, runCount, pointsPerRun) {
+  const { openWebview } = require('../out/test/webview/harness.js');
+  const view = await openWebview(browser, server, 'dashboard', { width: 1400, height: 900 });
+  const runs = Array.from({ length: runCount }, (_, r) => ({ key: `/runs/bench-${r}`, id: `bench-${r}`, name: `bench ${r}`, stage: 'train', algorithm: 'seed', status: 'running' }));
+  await view.send('runs', { overlaid: runs, available: runs });
+  for (const run of runs) {
+    await view.page.evaluate(
+      ([key, n, r]) => {
+        const rows = new Array(n);
+        for (let i = 0; i < n; i += 1) rows[i] = { step: i + 1, time: '', kind: 'update', 'success/overall': 0.5 + 0.4 * Math.sin(i / 5000 + r) * Math.random() };
+        window.postMessage({ type: 'metrics', params: { run: key, rows, reset: true } }, '*');
+      },
+      [run.key, pointsPerRun, runs.indexOf(run)],
+    );
+  }
+  await view.page.waitForFunction(
+    ([n, count]) => window.__posted.some((p) => p.message.type === 'rendered' && Object.values(p.message.params.points).filter((v) => v >= n).length >= count),
+    [pointsPerRun, runCount],
+    { timeout: 300_000 },
+  );
+  // Let the four-per-second redraw limit pass, so each appended row is one redraw.
+  await view.page.waitForTimeout(300);
+  const updates = [];
+  for (let i = 0; i < Math.max(RUNS, 15); i += 1) {
+    const sample = await view.page.evaluate(
+      ([key, step]) =>
+        new Promise((resolve) => {
+          const stats = window.__seedDashboard;
+          const before = stats.renders;
+          window.postMessage({ type: 'metrics', params: { run: key, rows: [{ step, time: '', kind: 'update', 'success/overall': 0.5 }], reset: false } }, '*');
+          const poll = () => (stats.renders > before ? resolve({ ingest: stats.ingestMs, render: stats.lastMs }) : setTimeout(poll, 5));
+          poll();
+        }),
+      [runs[0].key, pointsPerRun + i + 1],
+    );
+    updates.push(sample);
+  }
+  const violations = await view.violations();
+  const errors = view.errors.length;
+  await view.close();
+  return { totals: updates.map((u) => u.ingest + u.render), updates, violations: violations.length, errors };
+}
+
 async function benchDashboard() {
-  const { PageServer, launchChromium, openWebview } = require('../out/test/webview/harness.js');
+  const { PageServer, launchChromium } = require('../out/test/webview/harness.js');
   const POINTS = 1_000_000;
+  const OVERLAID = 5;
   const server = await PageServer.start();
   const browser = await launchChromium();
   try {
-    const view = await openWebview(browser, server, 'dashboard', { width: 1400, height: 900 });
-    const run = { key: '/runs/bench', id: 'bench', name: 'bench', stage: 'train', algorithm: 'seed', status: 'running' };
-    await view.send('runs', { overlaid: [run], available: [run] });
-    await view.page.evaluate(
-      ([key, n]) => {
-        const rows = new Array(n);
-        for (let i = 0; i < n; i += 1) rows[i] = { step: i + 1, time: '', kind: 'update', 'success/overall': 0.5 + 0.4 * Math.sin(i / 5000) * Math.random() };
-        window.postMessage({ type: 'metrics', params: { run: key, rows, reset: true } }, '*');
-      },
-      [run.key, POINTS],
-    );
-    await view.page.waitForFunction((n) => window.__seedDashboard.renders > 0 && window.__posted.some((p) => p.message.type === 'rendered' && Object.values(p.message.params.points)[0] >= n), POINTS, { timeout: 120_000 });
-    const updates = [];
-    for (let i = 0; i < Math.max(RUNS, 15); i += 1) {
-      const sample = await view.page.evaluate(
-        ([key, step]) =>
-          new Promise((resolve) => {
-            const stats = window.__seedDashboard;
-            const before = stats.renders;
-            window.postMessage({ type: 'metrics', params: { run: key, rows: [{ step, time: '', kind: 'update', 'success/overall': 0.5 }], reset: false } }, '*');
-            const poll = () => (stats.renders > before ? resolve({ ingest: stats.ingestMs, render: stats.lastMs }) : setTimeout(poll, 5));
-            poll();
-          }),
-        [run.key, POINTS + i + 1],
-      );
-      updates.push(sample);
-    }
-    const violations = await view.violations();
-    const errors = view.errors.length;
-    await view.close();
+    const one = await dashboardUpdates(browser, server, 1, POINTS);
+    const five = await dashboardUpdates(browser, server, OVERLAID, POINTS / OVERLAID);
 
-    // Baselines: chart.js alone, same browser, the same 1M points in one dataset.
+    // Baselines: chart.js alone, same browser, the same points (one dataset of 1M; five of 200k).
     const context = await browser.newContext({ bypassCSP: true, viewport: { width: 1400, height: 900 } });
     const page = await context.newPage();
     await page.setContent('<!DOCTYPE html><html><body><div style="width:640px;height:220px"><canvas id="c"></canvas></div></body></html>');
     await page.addScriptTag({ path: path.join(repoRoot, 'node_modules', 'chart.js', 'dist', 'chart.umd.min.js') });
-    const timeChart = (decimation) =>
+    const timeChart = (decimation, datasets) =>
       page.evaluate(
-        ([n, runs, useDecimation]) => {
-          const data = new Array(n);
-          for (let i = 0; i < n; i += 1) data[i] = { x: i + 1, y: 0.5 + 0.4 * Math.sin(i / 5000) * Math.random() };
+        ([n, runs, useDecimation, count]) => {
+          const data = Array.from({ length: count }, (_, r) => {
+            const points = new Array(n);
+            for (let i = 0; i < n; i += 1) points[i] = { x: i + 1, y: 0.5 + 0.4 * Math.sin(i / 5000 + r) * Math.random() };
+            return points;
+          });
           const previous = Chart.getChart('c');
           if (previous) previous.destroy();
           const chart = new Chart(document.getElementById('c'), {
             type: 'line',
-            data: { datasets: [{ data, borderWidth: 1, pointRadius: 0 }] },
+            data: { datasets: data.map((points) => ({ data: points, borderWidth: 1, pointRadius: 0 })) },
             options: {
               animation: false, parsing: false, normalized: true, responsive: true, maintainAspectRatio: false,
               scales: { x: { type: 'linear' }, y: { type: 'linear', min: 0, max: 1 } },
@@ -309,7 +331,8 @@ async function benchDashboard() {
           const samples = [];
           for (let i = 0; i < runs; i += 1) {
             // A new array each time (chart.js#11929: with decimation on, dataset.data is the decimated copy).
-            const next = data.concat([{ x: n + i + 1, y: 0.5 }]);
+            const next = data[0].concat([{ x: n + i + 1, y: 0.5 }]);
+            data[0] = next;
             const t0 = performance.now();
             chart.data.datasets[0].data = next;
             chart.update('none');
@@ -318,29 +341,41 @@ async function benchDashboard() {
           chart.destroy();
           return samples;
         },
-        [POINTS, 5, decimation],
+        [POINTS / datasets, 5, decimation, datasets],
       );
-    const plain = await timeChart(false);
-    const plugin = await timeChart(true);
+    const plain = await timeChart(false, 1);
+    const plugin = await timeChart(true, 1);
+    const pluginFive = await timeChart(true, OVERLAID);
     await context.close();
 
-    const totals = updates.map((u) => u.ingest + u.render);
-    const ms = median(totals);
+    const ms = median(one.totals);
+    const fiveMs = median(five.totals);
     return {
+      update: 'one metrics row appended to a run of the page, then one redraw: ingest (parse into the typed series, smoothing) + redraw (decimation of every shown series to the canvas width, chart.update); the four-per-second redraw limit is not counted',
       points: POINTS,
       update_ms: round(ms),
-      update_p95_ms: round(percentile(totals, 95)),
-      ingest_ms: round(median(updates.map((u) => u.ingest)), 3),
-      render_ms: round(median(updates.map((u) => u.render))),
-      samples_ms: totals.map((v) => round(v)),
+      update_p95_ms: round(percentile(one.totals, 95)),
+      ingest_ms: round(median(one.updates.map((u) => u.ingest)), 3),
+      render_ms: round(median(one.updates.map((u) => u.render))),
+      samples_ms: one.totals.map((v) => round(v)),
       baseline_chartjs_no_decimation_ms: round(median(plain)),
       ratio_to_baseline: round(ms / median(plain), 4),
       reference_chartjs_minmax_plugin_ms: round(median(plugin)),
-      csp_violations: violations.length,
-      page_errors: errors,
+      ratio_to_minmax_plugin: round(ms / median(plugin), 3),
+      overlaid: {
+        runs: OVERLAID,
+        points_per_run: POINTS / OVERLAID,
+        update_ms: round(fiveMs),
+        update_p95_ms: round(percentile(five.totals, 95)),
+        samples_ms: five.totals.map((v) => round(v)),
+        reference_chartjs_minmax_plugin_ms: round(median(pluginFive)),
+        ratio_to_minmax_plugin: round(fiveMs / median(pluginFive), 3),
+      },
+      csp_violations: one.violations + five.violations,
+      page_errors: one.errors + five.errors,
       chromium: browser.version(),
       goal_ms: 16,
-      meets_goal: ms <= 16,
+      meets_goal: percentile(one.totals, 95) <= 16 && percentile(five.totals, 95) <= 16,
     };
   } finally {
     await browser.close();

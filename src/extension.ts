@@ -18,6 +18,8 @@ import { RunsTreeProvider, registerRunsTree } from './runsTree/runsTree';
 import { RunsModel } from './runs/runsModel';
 import { registerOpenTensorBoard } from './tensorboard/openTensorBoard';
 import { registerWalkthrough } from './walkthrough/registerWalkthrough';
+import { registerRunsTable } from './runsTable/runsTablePanel';
+import { registerEvalSamples } from './evalSamples/evalSamplesPanel';
 
 /** What activate() returns: the shared services, for the integration tests. */
 export interface SeedStudioApi {
@@ -41,6 +43,7 @@ export function activate(context: vscode.ExtensionContext): SeedStudioApi {
   context.subscriptions.push(runs, trainer, registerExperimentLanguage(context, services), registerTrainCommands(context, services));
   context.subscriptions.push(registerSetUpTrainer(context, services), registerRunsTree(context, services), registerDashboard(context, services));
   context.subscriptions.push(registerOpenTensorBoard(context, services), registerWalkthrough(context));
+  context.subscriptions.push(registerRunsTable(context, services), registerEvalSamples(context, services));
   // The first scan of the workspace's runs, and the reattach to live trainers, happen after activation returns.
   setTimeout(() => void runs.start().then(() => trainer?.attachLiveRuns()), 0);
   return { services, dashboard: () => DashboardPanel.current, runsTree: () => RunsTreeProvider.current };

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { DASHBOARD_CHARTS, chartOf, chartOfSeries, isPerTaskType, metricPoints, seriesLabel } from '../../src/dashboard/shared/charts';
-import { Series, SmoothedSeries, minMaxDecimate } from '../../src/dashboard/shared/series';
+import { Series, SmoothedSeries, minMaxDecimate, pyramidDecimate } from '../../src/dashboard/shared/series';
 import type { MetricRow } from '../../src/runs/shared/types';
 
 function series(ys: number[], xs = ys.map((_, i) => i)): Series {
@@ -93,4 +93,46 @@ test('metric rows become points of the right charts; eval rows only where evalua
     assert.ok(chartOf(name), name);
   }
   assert.equal(new Set(DASHBOARD_CHARTS.map((c) => c.id)).size, DASHBOARD_CHARTS.length);
+});
+
+test('pyramid decimation keeps every pixel column\'s extremes, over ranges and while points are appended', () => {
+  const S = Series;
+  const perColumn = minMaxDecimate;
+  let seed = 7;
+  const random = (): number => {
+    seed = (seed * 1103515245 + 12345) % 2 ** 31;
+    return seed / 2 ** 31;
+  };
+  const series = new S();
+  const width = 300;
+  const check = (range?: { xMin: number; xMax: number }): void => {
+    const out = pyramidDecimate(series, width, range);
+    const xMin = range?.xMin ?? series.xs[0]!;
+    const xMax = range?.xMax ?? series.xs[series.length - 1]!;
+    for (let i = 1; i < out.length; i += 1) assert.ok(out[i]!.x > out[i - 1]!.x, 'x order, each point once');
+    assert.ok(out.length <= 8 * width + 8, `${out.length} points for ${width} columns`);
+    // Per pixel column: the same lowest and highest value as per-column decimation (and as the raw points).
+    const columns = (points: ReadonlyArray<{ x: number; y: number }>) => {
+      const byColumn = new Map<number, [number, number]>();
+      for (const p of points) {
+        if (p.x < xMin || p.x > xMax) continue;
+        const c = Math.min(width - 1, Math.floor(((p.x - xMin) * width) / (xMax - xMin)));
+        const [lo, hi] = byColumn.get(c) ?? [Infinity, -Infinity];
+        byColumn.set(c, [Math.min(lo, p.y), Math.max(hi, p.y)]);
+      }
+      return byColumn;
+    };
+    assert.deepEqual(columns(out), columns(perColumn(series, width, range)));
+    assert.deepEqual(out, perColumn(series, width, range), 'the very points per-column decimation picks');
+  };
+  for (let i = 0; i < 50_000; i += 1) series.push(i + 1, random() < 0.001 ? NaN : Math.sin(i / 500) + random());
+  check();
+  check({ xMin: 1234.5, xMax: 40_321 });
+  for (let i = 50_000; i < 50_777; i += 1) series.push(i + 1, random() * 3);
+  check();
+  assert.equal(series.pyramid?.covered, 50_777, 'the pyramid followed the appended points');
+  series.clear();
+  assert.equal(series.pyramid, undefined);
+  for (let i = 0; i < 100; i += 1) series.push(i, i);
+  assert.equal(pyramidDecimate(series, width).length, 100, 'short series come back whole');
 });

@@ -42,6 +42,7 @@ interface Expectation {
     beta: number;
   };
   review_states?: string[];
+  tags?: string[];
   manifest?: Record<string, unknown>;
 }
 
@@ -124,6 +125,7 @@ test('the valid fixture reads through the reader', async () => {
   assert.equal((await reader.readEval('test_seen')).overall.success, 1);
   assert.deepEqual((await reader.listCheckpoints()).map((c) => c.step), [2]);
   assert.equal((await reader.readControl())?.request, 'stop');
+  assert.deepEqual(await reader.readTags(), expected.tags);
   assert.deepEqual(reader.warnings, []);
 });
 

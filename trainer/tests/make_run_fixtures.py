@@ -284,6 +284,8 @@ def write_valid(out: Path) -> dict[str, Any]:
             "review": review,
         })
     write_json_atomic(writer.paths.control, {"request": "stop", "time": clock(), "source": "vscode"})
+    # The user's tags, as the extension's runs table writes them (the trainer never does).
+    write_json_atomic(writer.paths.tags, {"tags": ["baseline", "β = 5 sweep"], "time": clock(), "source": "vscode"})
     writer.finish("stopped", "stopped after update 2 (control file)")
     return json.loads((out / "valid" / "run.json").read_text(encoding="utf-8"))
 
@@ -506,6 +508,14 @@ def write_broken(out: Path, valid: dict[str, Any]) -> dict[str, Any]:
         "warnings": [{"kind": "stale_temp", "file": ".run.json.tmp-4242", "line": None},
                      {"kind": "stale_temp", "file": "checkpoints/.tmp-step-000003", "line": None}],
     }
+
+    # Tags written by hand with a padded label: the schema refuses it (the runs table never writes one).
+    run = new("bad-tags")
+    write_json_atomic(run / "tags.json", {"tags": ["ok", " padded "]})
+    expected["bad-tags"] = {
+        "errors": [{"kind": "schema", "file": "tags.json", "line": None, "field": "tags[1]"}],
+        "warnings": [],
+    }
     return expected
 
 
@@ -531,6 +541,7 @@ def valid_expectations(out: Path) -> dict[str, Any]:
         },
         "manifest": {key: reader.manifest()[key] for key in ("id", "stage", "algorithm", "status", "format_version")},
         "review_states": [skill["review"]["state"] for skill in reader.skills()],
+        "tags": reader.tags(),
         "decoded": {
             "trajectory": entry["id"],
             "step": 1,

@@ -96,6 +96,7 @@ def test_valid_fixture_reads_through_the_reader():
     assert [s["review"]["state"] for s in reader.skills()] == ["pending", "accepted", "rejected", "edited"]
     assert reader.control() == {"request": "stop", "time": reader.control()["time"], "source": "vscode"}
     assert reader.latest_checkpoint().name == "step-000002"
+    assert reader.tags() == EXPECTATIONS["valid"]["tags"] == ["baseline", "β = 5 sweep"]
     assert reader.eval("test_seen")["overall"]["success"] == 1.0
     index = reader.trajectory_index()
     no_teacher = [row for row in index if not row["teacher"]]

@@ -13,7 +13,7 @@ import { DASHBOARD_CHARTS, chartOfSeries, isPerTaskType, metricPoints, seriesLab
 import { chartCsv, type CsvSeries } from '../../src/dashboard/shared/csv';
 import { wilsonInterval, type EvalSummary, type Interval } from '../../src/dashboard/shared/evaluation';
 import { finalMetrics, type FinalMetrics } from '../../src/dashboard/shared/runComparison';
-import { SmoothedSeries, minMaxDecimate, type Point } from '../../src/dashboard/shared/series';
+import { SmoothedSeries, pyramidDecimate, type Point } from '../../src/dashboard/shared/series';
 import { isolatedText } from '../../src/trajectory/shared/inertText';
 import { TO_DASHBOARD, type DashboardRun, type FromDashboard, type ToDashboard } from '../../src/dashboard/shared/protocol';
 import type { MetricRow } from '../../src/runs/shared/types';
@@ -285,7 +285,7 @@ function datasetsFor(view: ChartView, width: number): { datasets: SeriesDataset[
     const off = hidden.has(key);
     legend.push({ key, label, colour, dash, hidden: off });
     if (off) continue;
-    const smoothed = minMaxDecimate(isEval ? series.raw : series.smoothed, width, range);
+    const smoothed = pyramidDecimate(isEval ? series.raw : series.smoothed, width, range);
     // A series of one point has no line to draw: it is drawn as a point (and evaluation series always are).
     const single = series.raw.length === 1;
     datasets.push({
@@ -306,7 +306,7 @@ function datasetsFor(view: ChartView, width: number): { datasets: SeriesDataset[
     if (state.showRaw && !isEval && series.smoothing > 0 && series.raw.length > 1) {
       datasets.push({
         label: `${label} (raw)`,
-        data: minMaxDecimate(series.raw, width, range),
+        data: pyramidDecimate(series.raw, width, range),
         borderColor: faded(colour),
         backgroundColor: faded(colour),
         borderWidth: 1,

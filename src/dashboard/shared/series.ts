@@ -31,7 +31,11 @@ export class Series {
 
   clear(): void {
     this.length = 0;
+    this.pyramid = undefined;
   }
+
+  /** The min-max pyramid of this series (built on first use, extended as points are appended; minMaxDecimate). */
+  pyramid: MinMaxPyramid | undefined;
 
   get lastX(): number | undefined {
     return this.length > 0 ? this.xs[this.length - 1] : undefined;
@@ -147,5 +151,163 @@ export function minMaxDecimate(series: Pick<Series, 'xs' | 'ys' | 'length'>, buc
     if (y > (ys[maxI] ?? 0)) maxI = i;
   }
   flush();
+  return out;
+}
+
+/** The finest level a pyramid keeps: blocks of 2^4 = 16 points (finer ranges are decimated point by point). */
+const PYRAMID_BASE_LEVEL = 4;
+
+/**
+ * Min-max of every aligned block of 2^L points of an append-only series, for each level L ≥ 4: the index of the
+ * lowest and of the highest value of each full block (−1 when the block holds only NaN). Appending extends it in
+ * amortised O(1) per point; reading a range at a level costs O(blocks), so a redraw of a 1 000 000-point series
+ * touches a few thousand blocks instead of every point. Memory: two Int32 per 16 points and level (≈ 1 MB per
+ * million points).
+ */
+export class MinMaxPyramid {
+  /** levels[k]: level PYRAMID_BASE_LEVEL + k; min and max indices interleaved ([2b] min, [2b + 1] max). */
+  readonly levels: Int32Array[] = [];
+  /** Full blocks of each level built so far. */
+  readonly built: number[] = [];
+  /** Points covered so far. */
+  covered = 0;
+
+  /** Catches up with the series' appended points. */
+  extend(series: Pick<Series, 'ys' | 'length'>): void {
+    const n = series.length;
+    if (n === this.covered) return;
+    const ys = series.ys;
+    for (let k = 0; ; k += 1) {
+      const size = 1 << (PYRAMID_BASE_LEVEL + k);
+      const blocks = Math.floor(n / size);
+      if (blocks === 0) break;
+      let level = this.levels[k];
+      if (!level || level.length < blocks * 2) {
+        const grown = new Int32Array(Math.max(blocks * 2, (level?.length ?? 0) * 2, 64));
+        if (level) grown.set(level);
+        level = grown;
+        this.levels[k] = level;
+      }
+      const previous = this.levels[k - 1];
+      for (let b = this.built[k] ?? 0; b < blocks; b += 1) {
+        let lo = -1;
+        let hi = -1;
+        if (k === 0 || !previous) {
+          for (let i = b * size; i < (b + 1) * size; i += 1) {
+            const y = ys[i] ?? NaN;
+            if (Number.isNaN(y)) continue;
+            if (lo < 0 || y < (ys[lo] ?? 0)) lo = i;
+            if (hi < 0 || y > (ys[hi] ?? 0)) hi = i;
+          }
+        } else {
+          for (const child of [2 * b, 2 * b + 1]) {
+            const cLo = previous[2 * child] ?? -1;
+            const cHi = previous[2 * child + 1] ?? -1;
+            if (cLo >= 0 && (lo < 0 || (ys[cLo] ?? 0) < (ys[lo] ?? 0))) lo = cLo;
+            if (cHi >= 0 && (hi < 0 || (ys[cHi] ?? 0) > (ys[hi] ?? 0))) hi = cHi;
+          }
+        }
+        level[2 * b] = lo;
+        level[2 * b + 1] = hi;
+      }
+      this.built[k] = blocks;
+    }
+    this.covered = n;
+  }
+}
+
+/** The first index whose x is ≥ `x` (or > `x` with `after`); x non-decreasing. */
+function bound(xs: Float64Array, n: number, x: number, after = false): number {
+  let lo = 0;
+  let hi = n;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    const value = xs[mid] ?? 0;
+    if (value < x || (after && value === x)) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/**
+ * Min-max decimation through the series' pyramid, equal to minMaxDecimate's columns: per pixel column (the same
+ * equal-width x columns over [xMin, xMax]) its first, lowest, highest and last point, in x order, each once. A
+ * column's index range is found by binary search, and its lowest and highest point are read from the pyramid's aligned
+ * blocks (O(log n) blocks per column, at most 15 single points at each end), so a redraw costs O(columns · log n)
+ * instead of O(n). Series with fewer than 16 points per column go through minMaxDecimate. x must be non-decreasing.
+ */
+export function pyramidDecimate(series: Series, buckets: number, range?: { xMin: number; xMax: number }): Point[] {
+  const n = series.length;
+  const { xs, ys } = series;
+  if (n === 0) return [];
+  const xMin = range?.xMin ?? (xs[0] ?? 0);
+  const xMax = range?.xMax ?? (xs[n - 1] ?? 0);
+  const columns = Math.max(1, Math.floor(buckets));
+  const start = bound(xs, n, xMin);
+  const end = bound(xs, n, xMax, true);
+  if (end - start < columns * 16 || xMax <= xMin) return minMaxDecimate(series, buckets, range);
+  series.pyramid ??= new MinMaxPyramid();
+  const pyramid = series.pyramid;
+  pyramid.extend(series);
+  const scale = columns / (xMax - xMin);
+  const columnOf = (i: number): number => Math.min(columns - 1, Math.floor(((xs[i] ?? 0) - xMin) * scale));
+  /** The first index in [from, end) whose column is ≥ c (columns are non-decreasing in the index). */
+  const columnStart = (from: number, c: number): number => {
+    let lo = from;
+    let hi = end;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (columnOf(mid) < c) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  };
+  const out: Point[] = [];
+  let lo = -1;
+  let hi = -1;
+  const take = (i: number): void => {
+    const y = ys[i] ?? NaN;
+    if (Number.isNaN(y)) return;
+    if (lo < 0 || y < (ys[lo] ?? 0)) lo = i;
+    if (hi < 0 || y > (ys[hi] ?? 0)) hi = i;
+  };
+  const takeBlock = (blockLo: number, blockHi: number): void => {
+    if (blockLo >= 0 && (lo < 0 || (ys[blockLo] ?? 0) < (ys[lo] ?? 0))) lo = blockLo;
+    if (blockHi >= 0 && (hi < 0 || (ys[blockHi] ?? 0) > (ys[hi] ?? 0))) hi = blockHi;
+  };
+  const base = 1 << PYRAMID_BASE_LEVEL;
+  let from = start;
+  while (from < end) {
+    const c = columnOf(from);
+    const to = c + 1 >= columns ? end : columnStart(from, c + 1);
+    lo = -1;
+    hi = -1;
+    let i = from;
+    while (i < to && i % base !== 0) take(i++);
+    while (i + base <= to) {
+      // The largest aligned block that starts at i and ends inside the column.
+      let k = 0;
+      while (k + 1 < pyramid.levels.length && i % (base << (k + 1)) === 0 && i + (base << (k + 1)) <= to) k += 1;
+      const block = i / (base << k);
+      const level = pyramid.levels[k]!;
+      takeBlock(level[2 * block] ?? -1, level[2 * block + 1] ?? -1);
+      i += base << k;
+    }
+    while (i < to) take(i++);
+    // First and last non-NaN points of the column, as minMaxDecimate.
+    let first = from;
+    while (first < to && Number.isNaN(ys[first] ?? NaN)) first += 1;
+    let last = to - 1;
+    while (last > first && Number.isNaN(ys[last] ?? NaN)) last -= 1;
+    if (first < to) {
+      let previous = -1;
+      for (const index of [first, lo, hi, last].sort((a, b) => a - b)) {
+        if (index === previous || index < 0) continue;
+        previous = index;
+        out.push({ x: xs[index] ?? 0, y: ys[index] ?? 0 });
+      }
+    }
+    from = to;
+  }
   return out;
 }

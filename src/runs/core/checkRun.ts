@@ -134,6 +134,11 @@ export async function checkRun(runDir: string, schemas: RunSchemas): Promise<Run
   } catch (error) {
     collect(report.errors, error);
   }
+  try {
+    await reader.readTags();
+  } catch (error) {
+    collect(report.errors, error);
+  }
   report.errors.push(...(await checkpointErrors(runDir, schemas)));
   report.counts.checkpoints = (await reader.listCheckpoints()).length;
   report.warnings = [...reader.warnings, ...(await staleFiles(runDir, manifest.status))];

@@ -10,5 +10,6 @@ export * from './checkRun';
 export * from './runConsistency';
 export * from './runOwner';
 export * from './control';
+export * from './tags';
 export * from './skillReview';
 export { writeFileAtomic } from './atomicWrite';

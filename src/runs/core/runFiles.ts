@@ -11,6 +11,7 @@ export const RUN_FILES = {
   metrics: 'metrics.jsonl',
   skills: 'skills.jsonl',
   control: 'control',
+  tags: 'tags.json',
   lock: 'lock',
   trajectoriesDir: 'trajectories',
   trajectoryIndex: 'trajectories/index.jsonl',
@@ -28,6 +29,7 @@ export interface RunPaths {
   metrics: string;
   skills: string;
   control: string;
+  tags: string;
   lock: string;
   trajectories: string;
   trajectoryIndex: string;
@@ -44,6 +46,7 @@ export function runPaths(runDir: string): RunPaths {
     metrics: at(RUN_FILES.metrics),
     skills: at(RUN_FILES.skills),
     control: at(RUN_FILES.control),
+    tags: at(RUN_FILES.tags),
     lock: at(RUN_FILES.lock),
     trajectories: at(RUN_FILES.trajectoriesDir),
     trajectoryIndex: at(RUN_FILES.trajectoryIndex),

@@ -9,6 +9,7 @@ import type { RecordKind, RunSchemas } from './schemas';
 import { decodeTokenArrays, tokenArrayProblems, type TokenArrays } from '../shared/tokenArrays';
 import type {
   ControlRequest,
+  RunTags,
   EvalReport,
   MetricRow,
   RunEvent,
@@ -238,6 +239,18 @@ export class RunReader {
       if (step !== undefined && entry.isDirectory()) found.push({ step, dir: path.join(this.paths.checkpoints, entry.name) });
     }
     return found.sort((a, b) => a.step - b.step);
+  }
+
+  /** The run's tags (tags.json); [] without the file. */
+  async readTags(): Promise<string[]> {
+    try {
+      await readFile(this.paths.tags);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+      throw error;
+    }
+    const value = await readJsonDocument(this.paths.tags, RUN_FILES.tags);
+    return this.schemas.validate<RunTags>('tags', value, { file: RUN_FILES.tags, path: this.paths.tags }).tags;
   }
 
   /** The control request; undefined without a control file or when it is empty (an empty file still means stop). */

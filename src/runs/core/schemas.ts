@@ -8,7 +8,7 @@ import { RunFormatError, formatFieldPath, pointerToParts, type RunErrorLocation 
 import type { RecordValidator } from './jsonl';
 
 export const SCHEMA_ID_PREFIX = 'urn:seed-studio:schema:';
-export const RECORD_SCHEMAS = ['run', 'event', 'metric', 'trajectory', 'trajectory-index', 'skill', 'eval', 'control', 'checkpoint-manifest', 'lock', 'onnx-export', 'whatif'] as const;
+export const RECORD_SCHEMAS = ['run', 'event', 'metric', 'trajectory', 'trajectory-index', 'skill', 'eval', 'control', 'checkpoint-manifest', 'lock', 'onnx-export', 'whatif', 'tags'] as const;
 export type RecordKind = (typeof RECORD_SCHEMAS)[number];
 
 const MARKER = 'run.schema.json';

@@ -180,6 +180,13 @@ export interface EvalReport {
   episodes: { task: Task; success: boolean; reward: number; length: number; trajectory?: string }[];
 }
 
+/** tags.json: the user's labels of a run, written by the extension (docs/run-format.md §10). */
+export interface RunTags {
+  tags: string[];
+  time?: Timestamp;
+  source?: string;
+}
+
 export interface ControlRequest {
   request: 'stop';
   time: Timestamp;

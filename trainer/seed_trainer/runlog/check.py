@@ -99,6 +99,10 @@ def check_run(run_dir: str | Path, schemas: SchemaSet | None = None) -> RunCheck
         reader.control()
     except RunFormatError as error:
         report.errors.append(error)
+    try:
+        reader.tags()
+    except RunFormatError as error:
+        report.errors.append(error)
     report.errors += checkpoint_errors(reader.paths.root, schemas)
     report.counts["checkpoints"] = len(reader.checkpoints())
     report.warnings = [*reader.warnings, *stale_files(reader.paths.root, reader.manifest().get("status"))]

@@ -15,6 +15,7 @@ EVENTS = "events.jsonl"
 METRICS = "metrics.jsonl"
 SKILLS = "skills.jsonl"
 CONTROL = "control"
+TAGS = "tags.json"  # the user's labels of a run, written by the extension (never by the trainer)
 LOCK = "lock"  # the owner lock (runlog/ownership.py)
 TRAJECTORIES_DIR = "trajectories"
 TRAJECTORY_INDEX = "trajectories/index.jsonl"
@@ -77,6 +78,10 @@ class RunPaths:
     @property
     def control(self) -> Path:
         return self.root / CONTROL
+
+    @property
+    def tags(self) -> Path:
+        return self.root / TAGS
 
     @property
     def lock(self) -> Path:

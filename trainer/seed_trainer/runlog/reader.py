@@ -74,6 +74,19 @@ def read_control(run_dir: str | Path, schemas: SchemaSet | None = None) -> dict[
     return control
 
 
+def read_tags(run_dir: str | Path, schemas: SchemaSet | None = None) -> list[str]:
+    """The run's tags (tags.json, written by the extension), [] when there is no such file."""
+    path = RunPaths(Path(run_dir)).tags
+    if not path.exists():
+        return []
+    document = _read_json_document(path, layout.TAGS)
+    if schemas is not None:
+        schemas.validate("tags", document, layout.TAGS, path=str(path))
+    if not isinstance(document, dict) or not isinstance(document.get("tags"), list):
+        raise RunFormatError("schema", layout.TAGS, "tags.json must be an object with a list of tags", path=str(path))
+    return [str(tag) for tag in document["tags"]]
+
+
 def check_trajectory_tokens(record: Mapping[str, Any], file: str, line: int | None, path: str = "") -> None:
     """Raise a `token_array` error for the first step whose arrays disagree with their `count`."""
     for index, step in enumerate(record.get("steps", [])):
@@ -102,6 +115,9 @@ class RunReader:
 
     def control(self) -> dict[str, Any] | None:
         return read_control(self.paths.root, self.schemas)
+
+    def tags(self) -> list[str]:
+        return read_tags(self.paths.root, self.schemas)
 
     def _validator(self, kind: str, file: str, path: Path) -> Any:
         if self.schemas is None:

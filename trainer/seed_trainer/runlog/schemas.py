@@ -20,7 +20,7 @@ SCHEMA_ID_PREFIX = "urn:seed-studio:schema:"
 #: The record kinds of a run directory, each `schemas/<name>.schema.json` with `$id` urn:seed-studio:schema:<name>.
 RECORD_SCHEMAS = (
     "run", "event", "metric", "trajectory", "trajectory-index", "skill", "eval", "control", "checkpoint-manifest", "lock",
-    "onnx-export", "whatif",
+    "onnx-export", "whatif", "tags",
 )
 ENV_VAR = "SEED_SCHEMAS_DIR"
 _MARKER = "run.schema.json"

@@ -1,0 +1,93 @@
+// The evaluation sample table (as Inspect's per-sample view): one row per evaluated task episode with its type,
+// success, length and reward; a summary per task type with 95 % Wilson intervals; sort and filter. A run's
+// evaluations are told apart by split and the update evaluated (null: the model as loaded). No DOM, no `vscode`.
+import { wilsonInterval, type EvalCell } from '../../dashboard/shared/evaluation';
+
+export interface SampleRow {
+  /** The trajectory id (trajectories/eval-<split>.jsonl), when the episode was recorded. */
+  trajectory?: string;
+  task: string;
+  type: string;
+  split: string;
+  /** The update whose weights were evaluated; null for the model as loaded. */
+  step: number | null;
+  success: boolean;
+  length: number;
+  reward: number;
+  tokens?: number;
+}
+
+export interface Evaluation {
+  /** `valid_seen@20`, `valid_seen@base`. */
+  key: string;
+  split: string;
+  step: number | null;
+  label: string;
+  n: number;
+}
+
+export function evaluationKey(split: string, step: number | null): string {
+  return `${split}@${step ?? 'base'}`;
+}
+
+/** The evaluations among the rows, by split, then step (the model as loaded first). */
+export function evaluationsOf(rows: readonly SampleRow[]): Evaluation[] {
+  const found = new Map<string, Evaluation>();
+  for (const row of rows) {
+    const key = evaluationKey(row.split, row.step);
+    const entry = found.get(key) ?? { key, split: row.split, step: row.step, label: `${row.split} · ${row.step === null ? 'as loaded' : `update ${row.step}`}`, n: 0 };
+    entry.n += 1;
+    found.set(key, entry);
+  }
+  return [...found.values()].sort((a, b) => a.split.localeCompare(b.split) || (a.step ?? -1) - (b.step ?? -1));
+}
+
+export interface SampleSummary {
+  overall: EvalCell;
+  byType: Array<[type: string, cell: EvalCell, meanLength: number]>;
+}
+
+function cellOf(rows: readonly SampleRow[]): EvalCell {
+  const successes = rows.filter((r) => r.success).length;
+  return { success: rows.length > 0 ? successes / rows.length : 0, n: rows.length, interval: wilsonInterval(successes, rows.length) };
+}
+
+export function summarizeSamples(rows: readonly SampleRow[]): SampleSummary {
+  const byType = new Map<string, SampleRow[]>();
+  for (const row of rows) byType.set(row.type, [...(byType.get(row.type) ?? []), row]);
+  return {
+    overall: cellOf(rows),
+    byType: [...byType.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([type, group]) => [type, cellOf(group), group.reduce((s, r) => s + r.length, 0) / group.length]),
+  };
+}
+
+export type SampleSortKey = 'task' | 'type' | 'success' | 'length' | 'reward' | 'trajectory';
+
+const collator = new Intl.Collator(undefined, { numeric: true, sensitivity: 'base' });
+
+export function sortSamples(rows: readonly SampleRow[], key: SampleSortKey, direction: 'ascending' | 'descending'): SampleRow[] {
+  const sign = direction === 'ascending' ? 1 : -1;
+  const value = (row: SampleRow): number | string => {
+    if (key === 'success') return row.success ? 1 : 0;
+    if (key === 'length' || key === 'reward') return row[key];
+    return row[key] ?? '';
+  };
+  return [...rows].sort((a, b) => {
+    const x = value(a);
+    const y = value(b);
+    const order = typeof x === 'number' && typeof y === 'number' ? x - y : collator.compare(String(x), String(y));
+    return order === 0 ? collator.compare(a.task, b.task) : sign * order;
+  });
+}
+
+/** Words that must all match: `success` / `failure`, `type:NAME`, `-WORD` excludes, else a substring of the task
+ * id, its type or the trajectory id (case-insensitive). */
+export function filterSamples(rows: readonly SampleRow[], query: string): SampleRow[] {
+  const words = query.trim().toLowerCase().split(/\s+/).filter(Boolean);
+  const matches = (row: SampleRow, word: string): boolean => {
+    if (word === 'success' || word === 'failure') return row.success === (word === 'success');
+    if (word.startsWith('type:')) return row.type.toLowerCase() === word.slice(5);
+    return `${row.task}\n${row.type}\n${row.trajectory ?? ''}`.toLowerCase().includes(word);
+  };
+  return rows.filter((row) => words.every((word) => (word.startsWith('-') && word.length > 1 ? !matches(row, word.slice(1)) : matches(row, word))));
+}

@@ -1,0 +1,17 @@
+// Messages of the evaluation sample table (webview/evalSamples, src/evalSamples/evalSamplesPanel.ts).
+import type { SampleRow } from './evalSamples';
+import { messageSet } from '../../webviewHost/shared/protocol';
+
+export type EvalSamplesToWebview = {
+  /** Every evaluated episode of the run (all evaluations), and which evaluation to show first. */
+  samples: { run: string; rows: SampleRow[]; initial?: string };
+  error: { message: string };
+};
+
+export type EvalSamplesToHost = {
+  open: { trajectory: string };
+  rendered: { rows: number; ms: number };
+};
+
+export const EVAL_SAMPLES_TO_WEBVIEW = messageSet<EvalSamplesToWebview>({ samples: true, error: true });
+export const EVAL_SAMPLES_TO_HOST = messageSet<EvalSamplesToHost>({ open: true, rendered: true });

@@ -1,0 +1,195 @@
+// End to end in code-server, like a user: the learning benchmark's 19 runs (test/ui/benchmarkRuns.ts, written in
+// setup) and the valid fixture run in a workspace. SEED: Open Runs Table lists them; a header sorts, the filter
+// narrows, a pinned baseline adds Δ columns, a tag is written to the run's tags.json, the CSV is saved, two selected
+// runs open in the dashboard; the evaluation sample table of a run shows the summary per task type with Wilson
+// intervals, sorts and filters; a row of the fixture run's evaluation opens its trajectory.
+//
+//   npm run build && node out/test/ui/runsTables.js
+//
+// Writes test-results/ui-runs-table.png, ui-runs-table-baseline.png and ui-eval-samples.png.
+import { cpSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import type { FrameLocator, Page } from 'playwright-core';
+import { wilsonInterval } from '../../src/dashboard/shared/evaluation';
+import { type CodeServerSession, repoRoot, resultsDir, runCodeServerTest, runnerPrerequisites } from '../integration/codeServerSession';
+import { writeBenchmarkRuns, type WrittenRun } from './benchmarkRuns';
+import { fail, palette, runUiSteps, webview } from './workbench';
+
+const LABEL = 'runs table & evaluation samples ui (code-server)';
+const FIXTURE_RUN = '20260301-120000-train-household-seed';
+
+const shownRows = (frame: FrameLocator) => frame.locator('table.runs tbody tr');
+const rowOf = (frame: FrameLocator, suffix: string) => frame.locator(`table.runs tbody tr[data-id$="${suffix}"]`);
+
+async function waitForCount(frame: FrameLocator, expected: number, what: string): Promise<void> {
+  const count = frame.locator('.count');
+  try {
+    await count.filter({ hasText: new RegExp(`^${expected} of `) }).waitFor({ timeout: 15_000 });
+  } catch {
+    fail(`${what}: the table says "${await count.textContent()}", expected ${expected} rows`);
+  }
+}
+
+async function fillField(frame: FrameLocator, id: string, text: string): Promise<void> {
+  const input = frame.locator(`vscode-textfield#${id} input`);
+  await input.fill(text);
+}
+
+async function runsTable(page: Page, session: CodeServerSession, runs: WrittenRun[]): Promise<string[]> {
+  await palette(page, 'SEED: Open Runs Table');
+  const frame = webview(page);
+  await waitForCount(frame, runs.length + 1, 'all runs');
+  const heads = (await frame.locator('table.runs thead th[data-col]').allTextContents()).map((t) => t.trim());
+  for (const wanted of ['run', 'tags', 'status', 'eval valid_seen', 'eval valid_unseen', 'algorithm', 'seed']) {
+    if (!heads.includes(wanted)) fail(`default columns: ${heads.join(' | ')} (no ${wanted})`);
+  }
+  // The benchmark's runs only.
+  await fillField(frame, 'filter', 'bench-');
+  await waitForCount(frame, runs.length, 'filter bench-');
+  // Best valid_seen first: a click sorts a number column descending.
+  await frame.locator('th[data-col="eval:valid_seen"]').click();
+  await frame.locator('th[data-col="eval:valid_seen"][aria-sort="descending"]').waitFor({ timeout: 5_000 });
+  const best = [...runs].sort((a, b) => b.final['valid_seen']!.successes - a.final['valid_seen']!.successes)[0]!;
+  const first = await shownRows(frame).first().getAttribute('data-key');
+  if (first !== best.dir) fail(`sorted by valid_seen, the first row is ${first}, expected ${best.dir}`);
+  const cell = ((await shownRows(frame).first().locator('td[data-col="eval:valid_seen"]').textContent()) ?? '').trim();
+  const interval = wilsonInterval(best.final['valid_seen']!.successes, 120);
+  const expectedCell = `${Math.round((100 * best.final['valid_seen']!.successes) / 120)}% [${Math.round(100 * interval.low)}–${Math.round(100 * interval.high)}] n=120`;
+  if (cell !== expectedCell) fail(`valid_seen cell "${cell}", expected "${expectedCell}"`);
+  // The filter language: a config key's value.
+  await fillField(frame, 'filter', 'bench- algorithm=grpo');
+  await waitForCount(frame, 5, 'algorithm=grpo');
+  await fillField(frame, 'filter', 'bench-');
+  await waitForCount(frame, runs.length, 'filter bench-');
+
+  // A tag, written to the run's tags.json.
+  const tagged = runs.find((r) => r.variant === 'seed' && r.seed === 4)!;
+  await rowOf(frame, path.basename(tagged.dir)).click();
+  await fillField(frame, 'tag-input', 'promising');
+  await frame.locator('vscode-button[data-action="add-tag"]').click();
+  await rowOf(frame, path.basename(tagged.dir)).locator('.tag[data-tag="promising"]').waitFor({ timeout: 15_000 });
+  const tagsFile = path.join(tagged.dir, 'tags.json');
+  const tags = (JSON.parse(readFileSync(tagsFile, 'utf8')) as { tags: string[] }).tags;
+  if (tags.join() !== 'promising') fail(`tags.json holds ${JSON.stringify(tags)}`);
+  await fillField(frame, 'filter', 'tag:promising');
+  await waitForCount(frame, 1, 'tag:promising');
+  await page.screenshot({ path: path.join(resultsDir, 'ui-runs-table.png') });
+  await fillField(frame, 'filter', 'bench-');
+  await waitForCount(frame, runs.length, 'filter bench-');
+
+  // A pinned baseline: Δ columns, the baseline row says so.
+  const baseline = runs.find((r) => r.variant === 'grpo' && r.seed === 0)!;
+  await rowOf(frame, path.basename(baseline.dir)).click();
+  await frame.locator('vscode-button[data-action="pin"]').click();
+  await frame.locator('th[data-delta="eval:valid_seen"]').waitFor({ timeout: 15_000 });
+  const baselineDelta = ((await rowOf(frame, path.basename(baseline.dir)).locator('td[data-delta="eval:valid_seen"]').textContent()) ?? '').trim();
+  if (baselineDelta !== 'baseline') fail(`the baseline row's Δ cell says "${baselineDelta}"`);
+  const taggedDelta = ((await rowOf(frame, path.basename(tagged.dir)).locator('td[data-delta="eval:valid_seen"]').textContent()) ?? '').trim();
+  const expectedDelta = ((100 * (tagged.final['valid_seen']!.successes - baseline.final['valid_seen']!.successes)) / 120).toFixed(1);
+  if (!taggedDelta.endsWith(`${expectedDelta.replace('-', '')} pp`)) fail(`Δ valid_seen of ${path.basename(tagged.dir)}: "${taggedDelta}", expected ${expectedDelta} pp`);
+  await page.screenshot({ path: path.join(resultsDir, 'ui-runs-table-baseline.png') });
+  return [`${runs.length} benchmark runs + the fixture run; best valid_seen ${path.basename(best.dir)}: ${cell}`, `tag "promising" in ${path.relative(session.workspace, tagsFile)}; Δ valid_seen of ${path.basename(tagged.dir)} against ${path.basename(baseline.dir)}: ${taggedDelta}`];
+}
+
+async function exportCsv(page: Page, session: CodeServerSession, runs: WrittenRun[]): Promise<string[]> {
+  const frame = webview(page);
+  await frame.locator('vscode-button[data-action="csv"]').click();
+  // code-server's save dialog is a quick input holding the default path (runs.csv in the workspace).
+  const input = page.locator('.quick-input-widget .quick-input-box input');
+  await input.waitFor({ state: 'visible', timeout: 15_000 });
+  const target = path.join(session.workspace, 'runs.csv');
+  await input.fill(target);
+  await page.keyboard.press('Enter');
+  const started = Date.now();
+  while (!existsSync(target) && Date.now() - started < 15_000) await new Promise((resolve) => setTimeout(resolve, 200));
+  if (!existsSync(target)) fail('runs.csv was not written');
+  const lines = readFileSync(target, 'utf8').trim().split('\n');
+  if (lines.length !== runs.length + 1) fail(`runs.csv has ${lines.length} lines`);
+  if (!lines[0]!.includes('eval valid_seen low') || !lines[0]!.includes('Δ eval valid_seen (pp)')) fail(`runs.csv header: ${lines[0]}`);
+  return [`runs.csv: ${lines.length - 1} rows; header ${lines[0]!.slice(0, 100)}…`];
+}
+
+async function openInDashboard(page: Page, runs: WrittenRun[]): Promise<string[]> {
+  const frame = webview(page);
+  const a = runs.find((r) => r.variant === 'sdar' && r.seed === 1)!;
+  const b = runs.find((r) => r.variant === 'grpo_opsd' && r.seed === 1)!;
+  await rowOf(frame, path.basename(a.dir)).click();
+  await rowOf(frame, path.basename(b.dir)).click({ modifiers: ['Control'] });
+  await frame.locator('vscode-button[data-action="dashboard"]').click();
+  const dashboard = webview(page);
+  const table = dashboard.locator('.comparison-panel table');
+  await table.waitFor({ state: 'visible', timeout: 30_000 });
+  const heads = (await table.locator('thead th').allTextContents()).map((t) => t.trim());
+  if (heads.length !== 3 || !heads.some((h) => h.includes('bench-sdar-s1')) || !heads.some((h) => h.includes('bench-grpo-opsd-s1'))) fail(`dashboard comparison columns: ${heads.join(' | ')}`);
+  return [`dashboard: ${heads.slice(1).join(' vs ')}`];
+}
+
+async function evalSamples(page: Page, runs: WrittenRun[]): Promise<string[]> {
+  // Back to the runs table (its tab), one run selected → Evaluation Samples.
+  await page.locator('.tab', { hasText: 'SEED Runs' }).first().click();
+  const frame = webview(page);
+  const run = runs.find((r) => r.variant === 'seed' && r.seed === 0)!;
+  await rowOf(frame, path.basename(run.dir)).waitFor({ timeout: 15_000 });
+  await rowOf(frame, path.basename(run.dir)).click();
+  await frame.locator('vscode-button[data-action="samples"]').click();
+  const samples = webview(page);
+  const summary = samples.locator('.summary-table tbody tr');
+  await summary.first().waitFor({ timeout: 30_000 });
+  const count = samples.locator('.count');
+  await count.filter({ hasText: /^120 of 120 episodes$/ }).waitFor({ timeout: 10_000 });
+  const overall = ((await summary.first().locator('td').first().textContent()) ?? '').trim();
+  const interval = wilsonInterval(run.final['valid_seen']!.successes, 120);
+  const expected = `${Math.round((100 * run.final['valid_seen']!.successes) / 120)}% [${Math.round(100 * interval.low)}–${Math.round(100 * interval.high)}] n=120`;
+  if (overall !== expected) fail(`summary "${overall}", expected "${expected}"`);
+  if ((await summary.count()) !== 7) fail(`summary rows: ${await summary.count()} (expected all types + 6)`);
+  await samples.locator('vscode-textfield#filter input').fill('failure');
+  const failures = 120 - run.final['valid_seen']!.successes;
+  await count.filter({ hasText: new RegExp(`^${failures} of 120 episodes$`) }).waitFor({ timeout: 10_000 });
+  await samples.locator('th[data-key="length"]').click();
+  await samples.locator('th[data-key="length"]').click();
+  await samples.locator('th[data-key="length"][aria-sort="descending"]').waitFor({ timeout: 5_000 });
+  await samples.locator('.summary-table tr[data-type="heat"]').click();
+  const heat = ((await count.textContent()) ?? '').trim();
+  await page.screenshot({ path: path.join(resultsDir, 'ui-eval-samples.png') });
+  return [`${path.basename(run.dir)} valid_seen: ${overall}; ${failures} failures; type:heat → ${heat}`];
+}
+
+async function sampleToTrajectory(page: Page): Promise<string[]> {
+  await palette(page, 'SEED: Open Evaluation Samples');
+  const input = page.locator('.quick-input-widget .quick-input-box input');
+  await input.waitFor({ state: 'visible', timeout: 10_000 });
+  await input.fill('household-seed');
+  await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'household-seed' }).first().waitFor({ timeout: 15_000 });
+  await page.keyboard.press('Enter');
+  const samples = webview(page);
+  const row = samples.locator('tr[data-trajectory="eval-test_seen-0001"]');
+  await row.waitFor({ timeout: 30_000 });
+  await row.click();
+  const viewer = webview(page);
+  await viewer.locator('.turn[data-turn="0"]').first().waitFor({ timeout: 30_000 });
+  return ['eval-test_seen-0001 opened in the trajectory viewer'];
+}
+
+function main(): void {
+  runnerPrerequisites(LABEL, 'dist/webview/runsTable.js', 'dist/webview/evalSamples.js', 'dist/webview/dashboard.js', 'dist/webview/trajectory.js');
+  runCodeServerTest(
+    { label: LABEL, artifactName: 'ui-runs-tables', timeoutSeconds: 300, session: { label: 'ui-tables', installExtension: true } },
+    async (session) => {
+      mkdirSync(resultsDir, { recursive: true });
+      const runs = writeBenchmarkRuns(session.workspace, repoRoot);
+      cpSync(path.join(repoRoot, 'test', 'fixtures', 'runs', 'valid'), path.join(session.workspace, 'runs', FIXTURE_RUN), { recursive: true });
+      const page = await session.openBrowser();
+      await page.goto(session.workbenchUrl());
+      await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
+      return runUiSteps(page, LABEL, 'ui-runs-tables', [
+        ['runs table: 19 benchmark runs, sort, filter, tag, pinned baseline with Δ', () => runsTable(page, session, runs)],
+        ['runs table: CSV export', () => exportCsv(page, session, runs)],
+        ['runs table: two selected runs open in the dashboard', () => openInDashboard(page, runs)],
+        ['evaluation samples: summary per type with Wilson intervals, filter, sort', () => evalSamples(page, runs)],
+        ['evaluation samples: a row opens its trajectory', () => sampleToTrajectory(page)],
+      ]);
+    },
+  );
+}
+
+main();
