@@ -3,7 +3,7 @@
 import type { TokenArrays } from '../../src/runs/shared/tokenArrays';
 import { BINS, binClass, binOf, binValue, paletteCss, type HeatMode, type HeatScale } from '../../src/trajectory/shared/colorScale';
 import { formatNumber } from '../../src/trajectory/shared/format';
-import { displayText } from '../../src/trajectory/shared/inertText';
+import { displayText } from '../../src/common/shared/inertText';
 import { adoptCss, el } from './dom';
 
 export const MODE_LABELS: Record<HeatMode, string> = {
