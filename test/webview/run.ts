@@ -22,6 +22,7 @@ import { syntheticTrajectory } from './synthetic';
 import { reviewTests } from './review';
 import { dashboardTests } from './dashboard';
 import { inertTests } from './inert';
+import { neutralTokenTests } from './neutralTokens';
 import { tableTests } from './table';
 import { whatIfTests } from './whatIf';
 
@@ -503,7 +504,7 @@ async function main(): Promise<void> {
     },
   };
   const filter = process.env.SEED_TEST_GREP;
-  const cases = [...viewerTests, ...whatIfTests, ...diffTests, ...reviewTests, ...dashboardTests, ...tableTests, ...securityTests, ...inertTests].filter(([name]) => !filter || name.includes(filter));
+  const cases = [...viewerTests, ...whatIfTests, ...diffTests, ...reviewTests, ...dashboardTests, ...tableTests, ...securityTests, ...inertTests, ...neutralTokenTests].filter(([name]) => !filter || name.includes(filter));
   let passed = 0;
   let failed = 0;
   for (const [name, body] of cases) {

@@ -1,7 +1,7 @@
 // The token heatmap shared by the viewer and the diff: one span per generated token, coloured by the bin of its value
 // under the chosen mode; a legend; a hover card with Δ, g, ℓ^skill and ℓ^θ of the token under the pointer.
 import type { TokenArrays } from '../../src/runs/shared/tokenArrays';
-import { BINS, binClass, binOf, binValue, paletteCss, type HeatMode, type HeatScale } from '../../src/trajectory/shared/colorScale';
+import { BINS, FIT_QUANTILE, binClass, binOf, binValue, paletteCss, type HeatMode, type HeatScale } from '../../src/trajectory/shared/colorScale';
 import { formatNumber } from '../../src/trajectory/shared/format';
 import { displayText } from '../../src/common/shared/inertText';
 import { adoptCss, el } from './dom';
@@ -114,7 +114,25 @@ export function legend(scale: HeatScale): HTMLElement {
     bar,
     ticks,
     el('div', { class: 'legend-meaning' }, el('span', { class: 'legend-low', text: `◀ ${scale.lowMeaning}` }), el('span', { class: 'legend-high', text: `${scale.highMeaning} ▶` })),
+    neutralCaption(scale),
   );
+}
+
+/**
+ * Why most tokens are uncoloured (fitted gate and Δ scales): they are within the scale's floor of the neutral value —
+ * the skill leaves their probability unchanged — with the counts, so a mostly blank heatmap reads as a finding.
+ */
+export function neutralCaption(scale: HeatScale): HTMLElement | null {
+  const coverage = scale.coverage;
+  if (!coverage || (scale.mode !== 'gate' && scale.mode !== 'delta')) return null;
+  const neutral = coverage.total - coverage.coloured;
+  const floor = coverage.floor.toExponential(0);
+  const what = scale.mode === 'gate' ? `g \u2248 \u00BD (|g \u2212 \u00BD| < ${floor})` : `\u0394 \u2248 0 (|\u0394| < ${floor} nats)`;
+  const text =
+    neutral === 0
+      ? `All ${coverage.total} tokens are coloured: the skill moves every token's probability.`
+      : `Uncoloured: ${neutral} of ${coverage.total} tokens, ${what}: the skill leaves this token's probability unchanged. Coloured: the ${coverage.coloured} it moves, strongest at the ends (the scale reaches the ${Math.round(FIT_QUANTILE * 100)}th percentile of the distance from neutral).`;
+  return el('div', { class: 'legend-caption', text, attrs: { 'data-k': 'neutral-caption', 'data-coloured': String(coverage.coloured), 'data-total': String(coverage.total) } });
 }
 
 export interface TokenAt {
