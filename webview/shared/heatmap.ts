@@ -154,7 +154,17 @@ export class TokenHoverCard {
     this.element = el('div', { class: 'token-card', attrs: { role: 'tooltip', 'aria-hidden': 'true' } });
     this.element.hidden = true;
     document.body.append(this.element);
+    // Content scrolled under a still pointer (a jump to a token, the sparkline's click) fires mouseover too: the
+    // card stays on the token jumped to until the pointer itself moves.
+    let pointer = { x: Number.NaN, y: Number.NaN };
+    const still = (event: MouseEvent): boolean => {
+      const same = event.clientX === pointer.x && event.clientY === pointer.y;
+      pointer = { x: event.clientX, y: event.clientY };
+      return same;
+    };
+    document.addEventListener('mousemove', (event) => void still(event), { passive: true });
     container.addEventListener('mouseover', (event) => {
+      if (still(event) && this.current) return;
       const span = (event.target as HTMLElement | null)?.closest<HTMLElement>('.tok');
       if (span && span !== this.current) this.show(span);
     });

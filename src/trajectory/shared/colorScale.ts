@@ -212,7 +212,8 @@ export const PALETTE = {
 export function binAlpha(t: number): number {
   const step = 1 / CENTER_BIN;
   if (t < step / 2) return 0;
-  return round3(PALETTE.minAlpha + ((t - step) / (1 - step)) * (PALETTE.maxAlpha - PALETTE.minAlpha));
+  // Two decimals: Chromium reports a computed alpha so, and the tests compare computed colours with colorOf.
+  return Math.round((PALETTE.minAlpha + ((t - step) / (1 - step)) * (PALETTE.maxAlpha - PALETTE.minAlpha)) * 100) / 100;
 }
 
 interface Rgb {
