@@ -252,10 +252,6 @@ export function contrastOnBackground(color: Rgba, background: Rgb): number {
   return (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05);
 }
 
-function round3(value: number): number {
-  return Math.round(value * 1000) / 1000;
-}
-
 /** `rgba(r, g, b, a)` exactly as Chromium reports a computed background colour (a = 0 → `rgba(0, 0, 0, 0)`). */
 export function cssColor(color: Rgba): string {
   if (color.a === 0) return 'rgba(0, 0, 0, 0)';
