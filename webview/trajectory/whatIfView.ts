@@ -8,7 +8,7 @@ import { fittedScale, type HeatScale } from '../../src/trajectory/shared/colorSc
 import { formatNumber, formatPercent } from '../../src/trajectory/shared/format';
 import { gateFlips, summarize, type GateSummary } from '../../src/whatIf/shared/gate';
 import type { WhatIfResultRecord } from '../../src/whatIf/shared/whatIfRecord';
-import { weightsNote } from '../../src/whatIf/shared/weights';
+import { shortWeights, weightsNote } from '../../src/whatIf/shared/weights';
 import { adoptCss, clear, el } from '../shared/dom';
 import { legend, renderTokens } from '../shared/heatmap';
 import type { TrajectoryModel } from './model';
@@ -125,7 +125,7 @@ export class WhatIfView {
     this.element.hidden = false;
     this.saveButton.disabled = this.results.length === 0;
     const last = payload.results[payload.results.length - 1];
-    const ran = last ? `${last.path === 'trainer' ? 'the trainer' : 'onnxruntime-node'} (${last.provider}) in ${last.seconds.toFixed(2)} s with ${last.export}` : '';
+    const ran = last ? `${last.path === 'trainer' ? 'the trainer' : 'onnxruntime-node'} (${last.provider}) in ${last.seconds.toFixed(2)} s with ${shortWeights(last.export)}` : '';
     this.status.textContent = [ran, payload.file ? `saved in ${payload.file}` : 'not saved'].filter(Boolean).join(' · ');
     this.showWeights();
     this.renderSummary();
@@ -155,7 +155,7 @@ export class WhatIfView {
   private showWeights(): void {
     const record = this.results[this.selected]?.record;
     const trajectory = this.model.trajectory;
-    this.weights.textContent = record ? `Weights: ${record.export}, ${weightsNote(record.export, trajectory.phase, trajectory.update)}.` : '';
+    this.weights.textContent = record ? `Weights: ${shortWeights(record.export)}, ${weightsNote(record.export, trajectory.phase, trajectory.update)}.` : '';
   }
 
   private async rescore(useTrainer = false): Promise<void> {

@@ -46,3 +46,14 @@ export function weightsNote(weights: string, phase: string, update: number | nul
   const kept = wanted === 0 ? 'the starting model has no export' : `${checkpointName(wanted)}, which scored update ${update}, was not kept`;
   return `not the weights that scored ${what}: ${kept}; ${checkpointName(step)} is the ${step < wanted ? 'latest kept before it' : 'nearest kept after it'}`;
 }
+
+/**
+ * How the view names a result's weights: as recorded when relative to the run (`checkpoints/step-000020`,
+ * `exports/step-000020-onnx`); a model outside the run (the starting model, recorded as an absolute path) by its
+ * folder name, so the view does not spell out the machine's directories.
+ */
+export function shortWeights(weights: string): string {
+  if (!/^([/\\]|[A-Za-z]:[/\\])/.test(weights)) return weights;
+  const parts = weights.split(/[/\\]+/).filter(Boolean);
+  return `…/${parts[parts.length - 1] ?? weights}`;
+}
