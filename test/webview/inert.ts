@@ -2,6 +2,7 @@
 // legends inert (a run named "\u202Egnp.exe" must not read "exe.png"; a zero-width space in a task type is shown), and
 // the trajectory table keeps a long unbroken task id inside the page (wrapped, the whole id in its title).
 import assert from 'node:assert/strict';
+import { wilsonInterval } from '../../src/dashboard/shared/evaluation';
 import type { DashboardRun } from '../../src/dashboard/shared/protocol';
 import type { MetricRow } from '../../src/runs/shared/types';
 import type { TableRow } from '../../src/table/shared/trajectoryTable';
@@ -28,7 +29,7 @@ export const inertTests: TestCase[] = [
       await view.send('runs', { overlaid: [a, b], available: [a, b] });
       for (const r of [a, b]) {
         await view.send('metrics', { run: r.key, rows: [row(1, 'update'), row(2, 'update'), row(2, 'eval')], reset: true });
-        const cell = { success: 0.5, n: 4, interval: [0.15, 0.85] };
+        const cell = { success: 0.5, n: 4, interval: wilsonInterval(2, 4) };
         await view.send('evaluations', { run: r.key, reports: [{ split: 'valid_seen', step: 2, overall: cell, byType: { [ZW_TYPE]: cell } }] });
       }
       await view.page.waitForFunction(() => document.querySelector('.comparison-panel thead th:nth-child(2)') !== null);
@@ -51,7 +52,7 @@ export const inertTests: TestCase[] = [
     },
   ],
   [
-    'inert text: a long unbroken task id stays inside the trajectory table (wrapped, whole in its title)',
+    'inert text: a long unbroken task id stays inside the trajectory table (cut with an ellipsis, whole in its title)',
     async (context) => {
       const long = `household/${'pick_heat_then_place_in_recep-'.repeat(8)}Microwave-12`;
       const rows: TableRow[] = [
@@ -64,6 +65,9 @@ export const inertTests: TestCase[] = [
       const overflow = await view.page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
       assert.ok(overflow <= 0, `the table overflows the page by ${overflow} px`);
       assert.equal(await view.page.getAttribute('tr[data-id="it-1"] td[data-key="task"]', 'title'), long);
+      const cell = await view.page.$eval('tr[data-id="it-1"] td[data-key="task"]', (td) => ({ client: td.clientWidth, scroll: td.scrollWidth, height: td.getBoundingClientRect().height, ellipsis: getComputedStyle(td).textOverflow }));
+      assert.equal(cell.ellipsis, 'ellipsis');
+      assert.ok(cell.height < 40, `the task cell is one line (${cell.height} px high)`);
       await context.screenshot(view, 'trajectory-table-long-task');
       assert.deepEqual(view.errors, []);
     },
