@@ -281,7 +281,7 @@ function datasetsFor(view: ChartView, width: number): { datasets: SeriesDataset[
     const perType = isPerTaskType(name);
     const colour = (many ? colours[runIndex % colours.length] : colours[seriesIndex % colours.length]) ?? '#888';
     const dash = many ? (DASH_PATTERNS[seriesIndex % DASH_PATTERNS.length] ?? []) : perType ? [4, 3] : [];
-    const label = many ? `${isolatedText(run.name)} · ${isolatedText(seriesLabel(name))}` : displayText(seriesLabel(name));
+    const label = many ? `${isolatedText(run.name)} · ${displayText(seriesLabel(name))}` : displayText(seriesLabel(name));
     const off = hidden.has(key);
     legend.push({ key, label, colour, dash, hidden: off });
     if (off) continue;
