@@ -7,7 +7,7 @@ import * as vscode from 'vscode';
 import type { Services } from '../services';
 import type { TaskGroup, TrajectoryBatch } from '../runs/core/runIndex';
 import type { TrajectoryIndexRow } from '../runs/shared/types';
-import { displayText, isolatedText } from '../trajectory/shared/inertText';
+import { displayText, isolatedText } from '../common/shared/inertText';
 import { groupComparePair } from './core/groupCompare';
 import { isLive, type RunEntry, type RunState, type RunsModel } from '../runs/runsModel';
 

@@ -50,8 +50,8 @@ export class TrajectoryPanel extends PanelBase<ViewerToWebview, ViewerToHost> {
       .on('compare', async () => {
         await this.hooks.compare(this.ref);
       })
-      .on('whatIf', async ({ skill }) => {
-        this.channel.post('whatIf', await this.whatIf.rescore(skill));
+      .on('whatIf', async ({ skill, useTrainer }) => {
+        this.channel.post('whatIf', await this.whatIf.rescore(skill, useTrainer === true));
       })
       .on('saveWhatIf', async () => {
         this.channel.post('whatIf', await this.whatIf.save());

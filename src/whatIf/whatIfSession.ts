@@ -6,7 +6,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import * as vscode from 'vscode';
 import { decodeInt32 } from '../runs/core';
-import type { WhatIfPayload } from '../trajectory/shared/protocol';
+import type { WhatIfPayload, WhatIfQuestion } from '../trajectory/shared/protocol';
 import { resolveTrainerPython } from '../trainer/pythonInterpreter';
 import { trainerEnv } from '../trainer/trainerHost';
 import type { RunAccess, TrajectoryRef } from '../runs/runAccess';
@@ -46,10 +46,16 @@ export class WhatIfSession implements vscode.Disposable {
     return { results: this.results, ...(this.file ? { file: this.file } : {}) };
   }
 
-  async rescore(skill: string): Promise<WhatIfPayload> {
+  /**
+   * Rescores under `skill`. When the trainer is needed (no export, or too large) and the user has not agreed yet, the
+   * payload carries the question instead of a result; the viewer asks it and calls again with `useTrainer`.
+   */
+  async rescore(skill: string, useTrainer = false): Promise<WhatIfPayload> {
     checkSkillText(skill);
+    if (useTrainer) this.trainerAccepted = true;
     const { trajectory, run } = await this.access.load(this.ref);
-    const scorer = await this.chooseScorer(trajectory.update, trajectory.phase);
+    const scorer = this.chooseScorer(trajectory.update, trajectory.phase);
+    if ('question' in scorer) return { ...this.payload(), question: scorer.question };
     const title = `SEED: What if… rescoring ${trajectory.steps.length} step(s)`;
     let record: WhatIfResultRecord;
     if (scorer.path === 'trainer') {
@@ -76,29 +82,22 @@ export class WhatIfSession implements vscode.Disposable {
     return this.payload();
   }
 
-  /** The export that fits, or — when there is none or it is too large — the trainer, once the user agrees. */
-  private async chooseScorer(update: number | null, phase: string): Promise<ScorerChoice> {
+  /** The export that fits, or — when there is none or it is too large — the trainer once the user agreed, else the question. */
+  private chooseScorer(update: number | null, phase: string): ScorerChoice | { question: WhatIfQuestion } {
     if (this.trainerAccepted) return { path: 'trainer', reason: 'chosen before' };
     const candidates = exportCandidates(this.ref.runDir, update, phase);
-    const exportDir = candidates.matching ?? (candidates.all.length <= 1 ? candidates.all[0] : await this.pickExport(candidates.all, candidates.wanted));
+    const exportDir = candidates.chosen;
     const maxMegabytes = vscode.workspace.getConfiguration('seedStudio').get<number>('whatIf.maxOnnxSizeMB', DEFAULT_MAX_ONNX_MB);
     const choice = chooseScorer(exportDir, exportDir ? onnxModelBytes(exportDir) : undefined, maxMegabytes, exportDir && path.relative(this.ref.runDir, exportDir));
     if (choice.path === 'onnxruntime-node') return choice;
-    const exportHint = `python -m seed_trainer export --checkpoint ${path.join(this.ref.runDir, 'checkpoints', candidates.wanted ?? 'step-N')} --format onnx`;
-    const accept = 'Score with the trainer';
-    const answer = await vscode.window.showWarningMessage(`SEED: ${choice.reason} Score through the trainer on the run's device instead?`, accept);
-    if (answer !== accept) throw new WhatIfError('export', `${choice.reason}${exportDir ? '' : ` Export the checkpoint that scored this trajectory: ${exportHint}`}`);
-    this.trainerAccepted = true;
-    return choice;
-  }
-
-  private async pickExport(all: string[], wanted: string | undefined): Promise<string> {
-    const picked = await vscode.window.showQuickPick(
-      all.map((dir) => ({ label: path.basename(dir), description: dir, dir })),
-      { title: 'What if…: rescore with which export?', placeHolder: wanted ? `${wanted} (the weights that scored this trajectory) has no export` : undefined },
-    );
-    if (!picked) throw new WhatIfError('export', 'No export chosen.');
-    return picked.dir;
+    const exportHint = `python -m seed_trainer export --checkpoint ${path.join('checkpoints', candidates.wanted)} --format onnx`;
+    return {
+      question: {
+        text: `${choice.reason} Score through the trainer on the run's device instead? It loads ${candidates.wanted} when kept, else the latest kept checkpoint before it.`,
+        accept: 'Score with the trainer',
+        ...(exportDir ? {} : { hint: `Or export the checkpoint that scored this trajectory: ${exportHint}` }),
+      },
+    };
   }
 
   private async rescorerFor(exportDir: string, steps: RescoreStep[], run: string): Promise<Rescorer> {

@@ -5,7 +5,7 @@
 //     Chromium through playwright-core, and a cleanup that ends both, whatever happened;
 //   - runCodeServerTest(): installs code-server when missing, enforces an overall timeout, handles signals, saves a
 //     screenshot and the logs to test-results/ when the run fails, and exits with the result.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, cpSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import os from 'node:os';
@@ -112,6 +112,8 @@ export interface SessionOptions {
   env?: Record<string, string>;
   /** Install the repository as an extension (a symlink `<publisher>.<name>-<version>` in the extensions dir). */
   installExtension?: boolean;
+  /** Install this VSIX instead (`code-server --install-extension`): the packaged extension, as a user gets it. */
+  installVsix?: string;
 }
 
 const liveSessions = new Set<CodeServerSession>();
@@ -204,6 +206,13 @@ export class CodeServerSession {
     if (options.installExtension) {
       const { publisher, name, version } = readManifest();
       symlinkSync(repoRoot, path.join(this.extensionsDir, `${publisher}.${name}-${version}`), 'dir');
+    }
+    if (options.installVsix) {
+      execFileSync(this.codeServer, ['--extensions-dir', this.extensionsDir, '--user-data-dir', this.userDataDir, '--install-extension', options.installVsix], {
+        env: this.serverEnv(options.env ?? {}),
+        stdio: ['ignore', 'ignore', 'inherit'],
+        timeout: 180_000,
+      });
     }
   }
 

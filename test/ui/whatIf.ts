@@ -1,15 +1,18 @@
-// End to end in code-server, like a user: the trainer writes a real two-update tiny run and the ONNX export of
-// checkpoint 1 into the workspace; the runs tree opens a trajectory of update 2; "What if…" → type a skill → Rescore
-// (onnxruntime-node in the extension host, behind the progress notification) → the recomputed gates and the
-// difference view appear beside the recorded ones → Save writes whatif/<id>.json next to the run. Then a size limit
-// below the export (seedStudio.whatIf.maxOnnxSizeMB) offers the trainer; accepted, a real trainer process scores the
-// same skill and gives the same mean g, and the status names the trainer.
+// End to end in code-server, like a user, with the packaged extension: this platform's VSIX
+// (scripts/package-vsix.mjs, onnxruntime-node's native binary inside) is installed with `--install-extension`. The
+// trainer writes a real two-update tiny run and the ONNX export of checkpoint 1 into the workspace; the runs tree
+// opens a trajectory of update 2; "What if…" → type a skill → Rescore (onnxruntime-node from the VSIX, in the
+// extension host) → the recomputed gates beside the recorded ones, and the weights named → Save writes
+// whatif/<id>.json next to the run. Then a size limit below the export (seedStudio.whatIf.maxOnnxSizeMB): the view
+// (not a toast) asks whether to use the trainer; accepted, a real trainer process scores the same skill and gives the
+// same mean g. Last, the checkpoint that scored update 2 is pruned (as the demo's Stage-2 runs prune theirs): the
+// trainer rescores with the latest weights kept before it and the view says they are not the ones that scored it.
 //
-//   npm run build && node out/test/ui/whatIf.js
+//   npm run build && node out/test/ui/whatIf.js       (SEED_UI_VSIX=file.vsix: that VSIX instead of packaging one)
 //
-// Writes test-results/ui-whatif.png and ui-whatif-trainer.png.
+// Writes test-results/ui-whatif.png, ui-whatif-question.png, ui-whatif-trainer.png and ui-whatif-pruned.png.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { RunSchemas, findSchemasDir, type TrajectoryIndexRow } from '../../src/runs/core';
@@ -49,6 +52,8 @@ async function whatIfFromTree(page: Page, session: CodeServerSession, runDir: st
   if (marked !== flips) fail(`${marked} tokens marked as flipped, the summary counts ${flips}`);
   const status = (await frame.locator('[data-k="whatif-status"]').textContent()) ?? '';
   if (!/onnxruntime-node \(cpu\) in [\d.]+ s with exports\/step-000001-onnx/.test(status)) fail(`status says "${status}"`);
+  const weights = (await frame.locator('[data-k="whatif-weights"]').textContent()) ?? '';
+  if (!weights.includes('exports/step-000001-onnx, the weights that scored update 2 (step-000001)')) fail(`weights say "${weights}"`);
   await page.screenshot({ path: path.join(resultsDir, 'ui-whatif.png') });
 
   await frame.locator('[data-action="whatif-save"]').click();
@@ -63,14 +68,15 @@ async function whatIfFromTree(page: Page, session: CodeServerSession, runDir: st
   writeFileSync(path.join(session.workspace, '.vscode', 'settings.json'), JSON.stringify({ 'seedStudio.whatIf.maxOnnxSizeMB': 1 }));
   await new Promise((resolve) => setTimeout(resolve, 2_000)); // the configuration service reads the file change
   const trainerStarted = Date.now();
-  const offer = page.locator('.notifications-toasts .notification-toast', { hasText: 'above seedStudio.whatIf.maxOnnxSizeMB (1 MB)' });
-  // Under load the configuration service can read the settings file after the click, which then rescores with ONNX
-  // once more (a fresh-clone run did): wait for that row, and click again.
+  // The question is asked in the view, not in a toast. Under load the configuration service can read the settings
+  // file after the click, which then rescores with ONNX once more (a fresh-clone run did): wait for that row, and
+  // click again.
+  const question = frame.locator('[data-k="whatif-question"]');
   let extraOnnxRows = 0;
   for (;;) {
     await frame.locator('[data-action="whatif-rescore"]').click();
     try {
-      await offer.waitFor({ state: 'visible', timeout: 15_000 });
+      await question.waitFor({ state: 'visible', timeout: 15_000 });
       break;
     } catch (error) {
       extraOnnxRows += 1;
@@ -78,8 +84,14 @@ async function whatIfFromTree(page: Page, session: CodeServerSession, runDir: st
       await frame.locator(`.whatif-summary tr[data-result="${extraOnnxRows}"]`).waitFor({ state: 'visible', timeout: 30_000 });
     }
   }
-  const offerText = ((await offer.locator('.notification-list-item-message').textContent()) ?? '').trim();
-  await offer.locator('a.monaco-button', { hasText: 'Score with the trainer' }).click();
+  const offerText = ((await question.textContent()) ?? '').trim();
+  if (!offerText.includes('above seedStudio.whatIf.maxOnnxSizeMB (1 MB)')) fail(`the question says "${offerText}"`);
+  const toasts = await page.locator('.notifications-toasts .notification-toast', { hasText: 'Score' }).count();
+  if (toasts > 0) fail('the question was asked in a toast as well');
+  const viewStatus = (await frame.locator('[data-k="whatif-status"]').textContent()) ?? '';
+  if (/Rescoring/.test(viewStatus)) fail(`the view says "${viewStatus}" while it waits for an answer`);
+  await page.screenshot({ path: path.join(resultsDir, 'ui-whatif-question.png') });
+  await question.locator('[data-action="whatif-accept"]').click();
   const trainerRow = frame.locator(`.whatif-summary tr[data-result="${1 + extraOnnxRows}"]`);
   await trainerRow.waitFor({ state: 'visible', timeout: 180_000 });
   const trainerSeconds = (Date.now() - trainerStarted) / 1000;
@@ -88,7 +100,18 @@ async function whatIfFromTree(page: Page, session: CodeServerSession, runDir: st
   const trainerGate = (await trainerRow.locator('[data-k="meanGate"]').textContent())?.trim();
   if (trainerGate !== newGate) fail(`the trainer's mean g ${trainerGate} differs from onnxruntime-node's ${newGate} for the same skill`);
   await page.screenshot({ path: path.join(resultsDir, 'ui-whatif-trainer.png') });
+
+  // The checkpoint that scored update 2 pruned, as in the demo's Stage-2 runs: the latest kept weights before it (the
+  // run's starting model here) rescore, and the view says so.
+  renameSync(path.join(runDir, 'checkpoints', 'step-000001'), path.join(runDir, 'checkpoints', '.pruned-step-000001'));
+  await frame.locator('[data-action="whatif-rescore"]').click();
+  const prunedRow = frame.locator(`.whatif-summary tr[data-result="${2 + extraOnnxRows}"]`);
+  await prunedRow.waitFor({ state: 'visible', timeout: 180_000 });
+  const prunedWeights = (await frame.locator('[data-k="whatif-weights"]').textContent()) ?? '';
+  if (!prunedWeights.includes('step-000001, which scored update 2, was not kept')) fail(`after pruning, the weights say "${prunedWeights}"`);
+  await page.screenshot({ path: path.join(resultsDir, 'ui-whatif-pruned.png') });
   return [
+    `pruned checkpoint: ${prunedWeights.trim()}`,
     `trainer fallback: offered ("${offerText}"), ${trainerStatus.trim()}; mean g ${trainerGate} = onnxruntime-node's; ${trainerSeconds.toFixed(1)} s from the click`,
     `mean g recorded ${recordedGate} → ${newGate} under the typed skill; ${flips} tokens flipped side; ${turns} turns`,
     `rescored in ${seconds.toFixed(1)} s from the click (status: ${status.trim()})`,
@@ -96,18 +119,40 @@ async function whatIfFromTree(page: Page, session: CodeServerSession, runDir: st
   ];
 }
 
+/** This platform's VSIX (scripts/package-vsix.mjs), packaged again when dist/ is newer. */
+function packagedVsix(): string {
+  if (process.env.SEED_UI_VSIX) return path.resolve(process.env.SEED_UI_VSIX);
+  const target = `${process.platform}-${process.arch}`;
+  const vsix = path.join(repoRoot, 'out', `seed-studio-${target}.vsix`);
+  if (!existsSync(vsix) || statSync(vsix).mtimeMs < statSync(path.join(repoRoot, 'dist', 'extension.js')).mtimeMs) {
+    execFileSync(process.execPath, [path.join(repoRoot, 'scripts', 'package-vsix.mjs'), target], { cwd: repoRoot, stdio: ['ignore', 'ignore', 'inherit'] });
+  }
+  const listing = execFileSync('unzip', ['-l', vsix], { encoding: 'utf8' });
+  if (!/onnxruntime_binding\.node/.test(listing)) fail(`${path.relative(repoRoot, vsix)} has no onnxruntime-node binary`);
+  return vsix;
+}
+
 function main(): void {
   const python = runnerPrerequisites(LABEL, 'dist/webview/trajectory.js');
+  const vsix = packagedVsix();
+  // The trainer of this checkout (the installed extension carries the same files).
+  const trainerPath = path.join(repoRoot, 'trainer');
   runCodeServerTest(
-    { label: LABEL, artifactName: 'ui-whatif', timeoutSeconds: 420, session: { label: 'ui-whatif', env: { SEED_PYTHON: python }, installExtension: true } },
+    { label: LABEL, artifactName: 'ui-whatif', timeoutSeconds: 600, session: { label: 'ui-whatif', env: { SEED_PYTHON: python, PYTHONPATH: trainerPath }, installVsix: vsix } },
     async (session) => {
       const made = execFileSync(python, [path.join(repoRoot, 'trainer', 'tests', 'make_whatif_run.py'), session.workspace], {
         cwd: path.join(repoRoot, 'trainer', 'tests'),
-        env: { ...process.env, OMP_NUM_THREADS: '1' },
+        env: { ...process.env, OMP_NUM_THREADS: '1', PYTHONPATH: [path.join(repoRoot, 'trainer', 'tests'), trainerPath].join(path.delimiter) },
         encoding: 'utf8',
         stdio: ['ignore', 'pipe', 'ignore'],
       });
       const { run } = JSON.parse(made.trim().split('\n').pop()!) as { run: string };
+      // The installed extension carries this platform's onnxruntime-node binary, and only it.
+      const installed = readdirSync(session.extensionsDir).find((name) => name.startsWith('seed-studio.') || name.includes('seed-studio'));
+      const napi = path.join(session.extensionsDir, installed ?? '?', 'node_modules', 'onnxruntime-node', 'bin', 'napi-v6');
+      if (!existsSync(napi)) fail(`the installed extension (${installed}) has no onnxruntime-node binaries`);
+      const platforms = readdirSync(napi).flatMap((os) => readdirSync(path.join(napi, os)).map((arch) => `${os}-${arch}`));
+      if (platforms.join() !== `${process.platform}-${process.arch}`) fail(`the installed extension carries onnxruntime-node for ${platforms.join(', ')}`);
       mkdirSync(resultsDir, { recursive: true });
       const page = await session.openBrowser();
       await page.goto(session.workbenchUrl());
@@ -115,7 +160,7 @@ function main(): void {
       const started = Date.now();
       try {
         const notes = await whatIfFromTree(page, session, run);
-        console.log(`${LABEL}: ✓ runs tree → trajectory → What if… → rescored gates → save → trainer fallback (${((Date.now() - started) / 1000).toFixed(1)} s)`);
+        console.log(`${LABEL}: ✓ VSIX → runs tree → trajectory → What if… → rescored gates → save → question in the view → trainer → pruned checkpoint (${((Date.now() - started) / 1000).toFixed(1)} s)`);
         for (const note of notes) console.log(`    ${note}`);
         console.log(`${LABEL}: 1 passed, 0 failed`);
         return { passed: true };

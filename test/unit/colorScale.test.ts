@@ -2,7 +2,7 @@
 // missing values, and the CSS the webviews use.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { BINS, CENTER_BIN, PALETTE, PALETTES, binClass, binColor, binOf, binValue, colorOf, contrastOnBackground, cssColor, fittedScale, heatScale, paletteCss } from '../../src/trajectory/shared/colorScale';
+import { BINS, CENTER_BIN, PALETTE, PALETTES, binAlpha, binClass, binColor, binOf, binValue, colorOf, contrastOnBackground, cssColor, fittedScale, heatScale, paletteCss } from '../../src/trajectory/shared/colorScale';
 
 test('gate: 0.5 is the uncoloured centre bin, 0 and 1 the two ends', () => {
   const gate = heatScale('gate');
@@ -34,10 +34,10 @@ test('gate: bins are monotone and symmetric around 0.5, values outside [0, 1] cl
   assert.equal(binOf(gate, 0.5 - 0.5 / (BINS - 1) - 1e-6), CENTER_BIN - 1);
 });
 
-test('opacity grows linearly away from the centre, hue says which side', () => {
+test('opacity grows linearly away from the centre from a visible floor, hue says which side', () => {
   for (let bin = 0; bin < BINS; bin += 1) {
     const color = binColor('diverging', bin);
-    assert.ok(Math.abs(color.a - (Math.abs(bin - CENTER_BIN) / CENTER_BIN) * PALETTE.maxAlpha) < 1e-3);
+    assert.ok(Math.abs(color.a - binAlpha(Math.abs(bin - CENTER_BIN) / CENTER_BIN)) < 1e-3);
     if (bin < CENTER_BIN) assert.deepEqual([color.r, color.g, color.b], [PALETTE.divergingLow.r, PALETTE.divergingLow.g, PALETTE.divergingLow.b]);
     if (bin > CENTER_BIN) assert.deepEqual([color.r, color.g, color.b], [PALETTE.divergingHigh.r, PALETTE.divergingHigh.g, PALETTE.divergingHigh.b]);
   }
@@ -145,4 +145,21 @@ test('fitted scale on a heavy-tailed Δ (a near-deterministic policy): log dista
   assert.equal(binOf(fitted, fitted.high / 2000), CENTER_BIN);
   assert.equal(binOf(fitted, fitted.high), BINS - 1);
   assert.ok(Math.abs(binValue(fitted, BINS - 1) - fitted.high) < 1e-9 && binValue(fitted, CENTER_BIN) === fitted.center);
+});
+
+test('issue 41 item 4: the few informative gates stand out, and the scale counts the neutral ones', () => {
+  // 33 tokens the skill leaves unchanged (g within 1e-7 of ½, as a peaked policy gives) and 11 that it moves.
+  const neutral = Array.from({ length: 33 }, (_, i) => 0.5 + (i % 2 ? 1e-7 : -1e-7));
+  const informative = [0.62, 0.71, 0.43, 0.55, 0.9, 0.31, 0.58, 0.52, 0.47, 0.66, 0.8];
+  const scale = fittedScale('gate', [Float32Array.from([...neutral, ...informative])]);
+  assert.deepEqual({ coloured: scale.coverage?.coloured, total: scale.coverage?.total }, { coloured: 11, total: 44 });
+  assert.ok(scale.coverage!.floor > 1e-6 && scale.coverage!.floor < 0.01, `floor ${scale.coverage!.floor}`);
+  for (const value of informative) {
+    const alpha = binColor('diverging', binOf(scale, value)).a;
+    assert.ok(alpha >= PALETTE.minAlpha, `g = ${value} is tinted only ${alpha}`);
+  }
+  for (const value of neutral) assert.equal(binOf(scale, value), CENTER_BIN);
+  // Δ of the same tokens colours the same ones (g = σ(βΔ) is monotone in Δ).
+  const delta = fittedScale('delta', [Float32Array.from([...neutral, ...informative].map((g) => Math.log(g / (1 - g)) / 5))]);
+  assert.equal(delta.coverage?.coloured, 11);
 });

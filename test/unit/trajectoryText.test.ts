@@ -7,7 +7,7 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { RunReader, RunSchemas, findSchemasDir, type Trajectory } from '../../src/runs/core';
 import { formatNumber, formatPercent, formatScore, formatSigned } from '../../src/trajectory/shared/format';
-import { clip, displayText, isolatedText, needsMarkers } from '../../src/trajectory/shared/inertText';
+import { clip, displayText, isolatedText, needsMarkers } from '../../src/common/shared/inertText';
 import { renderTrajectoryText, turnFoldingRanges } from '../../src/trajectory/core/textRender';
 import { stepStats } from '../../src/trajectory/shared/turnStats';
 import { repoRoot } from './repoPaths';

@@ -14,13 +14,15 @@ import { BINS, CENTER_BIN, binOf, colorOf, fittedScale, heatScale } from '../../
 import { strongestDisagreements } from '../../src/trajectory/shared/disagreement';
 import { sharedRange, sparkColumns, sparkSummary, tokenAt, yOf } from '../../src/trajectory/shared/sparkline';
 import { formatNumber } from '../../src/trajectory/shared/format';
-import { displayText } from '../../src/trajectory/shared/inertText';
+import { displayText } from '../../src/common/shared/inertText';
 import { stepStats } from '../../src/trajectory/shared/turnStats';
 import { PageServer, launchChromium, openWebview, repoRoot, resultsDir, type WebviewPage } from './harness';
 import { HOSTILE_SHORT, hostileSkillRecords, hostileTrajectory } from './hostile';
 import { syntheticTrajectory } from './synthetic';
 import { reviewTests } from './review';
 import { dashboardTests } from './dashboard';
+import { inertTests } from './inert';
+import { neutralTokenTests } from './neutralTokens';
 import { tableTests } from './table';
 import { whatIfTests } from './whatIf';
 
@@ -502,7 +504,7 @@ async function main(): Promise<void> {
     },
   };
   const filter = process.env.SEED_TEST_GREP;
-  const cases = [...viewerTests, ...whatIfTests, ...diffTests, ...reviewTests, ...dashboardTests, ...tableTests, ...securityTests].filter(([name]) => !filter || name.includes(filter));
+  const cases = [...viewerTests, ...whatIfTests, ...diffTests, ...reviewTests, ...dashboardTests, ...tableTests, ...securityTests, ...inertTests, ...neutralTokenTests].filter(([name]) => !filter || name.includes(filter));
   let passed = 0;
   let failed = 0;
   for (const [name, body] of cases) {

@@ -8,6 +8,8 @@ no second implementation of the teacher prompt here. The result is the record th
 
 Which weights: Stage-2 update k's gates were computed by π_old, the weights after update k − 1, so the default is
 checkpoint step-(k−1), and for update 1 the run's starting model; Stage-1 trajectories were sampled by the run's model.
+A pruned step-(k−1) is replaced by the latest kept checkpoint before it (else the starting model, else the nearest
+kept after it); the record's `export` names the weights used.
 """
 
 from __future__ import annotations
@@ -73,18 +75,29 @@ class RunSettings:
 
 def scoring_weights(reader: RunReader, settings: RunSettings, trajectory: dict[str, Any]) -> Path:
     """The weights that scored (or sampled) `trajectory`: checkpoint step-(k−1) for Stage-2 update k ≥ 2, else the
-    run's starting model. Raises RescoreError naming the checkpoints there are when that one was pruned."""
+    run's starting model. When step-(k−1) was pruned: the latest kept checkpoint before it, else the starting model
+    (the weights before update 1), else the nearest kept checkpoint after — the result names the checkpoint it used,
+    and the extension says when it is not the one that scored the trajectory."""
     update = trajectory.get("update")
+    start = Path(settings.config.resolved_model().path)
     if trajectory.get("phase") == "train" and isinstance(update, int) and update >= 2:
         wanted = reader.paths.checkpoints / layout.checkpoint_name(update - 1)
         if wanted.is_dir():
             return wanted
-        have = ", ".join(path.name for _, path in reader.checkpoints()) or "none"
+        kept = reader.checkpoints()
+        before = [path for step, path in kept if step < update - 1]
+        if before:
+            return before[-1]
+        if start.exists():
+            return start
+        after = [path for step, path in kept if step > update - 1]
+        if after:
+            return after[0]
         raise RescoreError(
-            f"{reader.paths.relative(wanted)} (the weights that scored update {update}) is not kept "
-            f"(checkpoints: {have}); pass --checkpoint to rescore with other weights"
+            f"{reader.paths.relative(wanted)} (the weights that scored update {update}) is not kept, no other "
+            f"checkpoint is and the starting model {start} is not on disk; pass --checkpoint to rescore with other weights"
         )
-    return Path(settings.config.resolved_model().path)
+    return start
 
 
 def check_checkpoint(checkpoint: Path, run_dir: Path) -> None:

@@ -5,6 +5,7 @@ output is a valid what-if file; bad input is refused with exit status 2 and one 
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import signal
@@ -16,7 +17,9 @@ import pytest
 
 from make_whatif_run import make_run
 from seed_trainer.cli import main
-from seed_trainer.rescore import RescoreError, StepInput, check_skill, rescore_run_trajectory, trajectory_steps
+from seed_trainer.rescore import (
+    RescoreError, RunSettings, StepInput, check_skill, rescore_run_trajectory, scoring_weights, trajectory_steps,
+)
 from seed_trainer.runlog import RunReader, SchemaSet
 from seed_trainer.runlog.tokens import decode_float32
 from testenv import sigint_as_in_a_terminal
@@ -154,15 +157,23 @@ def test_bad_input_is_refused_with_exit_2(run, tmp_path, capsys):
     assert not (run / "whatif").exists()  # nothing written
 
 
-def test_a_pruned_checkpoint_and_a_step_without_prompt_are_named(run, tmp_path):
+def test_a_pruned_checkpoint_falls_back_and_a_step_without_prompt_is_named(run, tmp_path):
     reader = RunReader(run)
     trajectory = _trajectories(run, 2)[0]
+    settings = RunSettings.read(reader)
     hidden = run / "checkpoints" / "step-000001"
     moved = tmp_path / "step-000001"
     hidden.rename(moved)
     try:
-        with pytest.raises(RescoreError, match=r"checkpoints/step-000001 \(the weights that scored update 2\) is not kept \(checkpoints: step-000002\)"):
-            rescore_run_trajectory(run, trajectory["id"], ["x"])
+        # step-000001 scored update 2; pruned, the latest kept before it is the starting model (the weights before
+        # update 1), and the result names it.
+        assert scoring_weights(reader, settings, trajectory) == Path(settings.config.resolved_model().path)
+        # …and without the starting model on disk, the nearest kept checkpoint after it.
+        missing = dataclasses.replace(settings, config=settings.config.model_copy(
+            update={"model": settings.config.model.model_copy(update={"path": str(tmp_path / "gone")})}))
+        assert scoring_weights(reader, missing, trajectory) == run / "checkpoints" / "step-000002"
+        content = rescore_run_trajectory(run, trajectory["id"], ["x"])
+        assert content["results"][0]["export"] == str(Path(settings.config.resolved_model().path))
     finally:
         moved.rename(hidden)
     without_prompt = {**trajectory, "steps": [{k: v for k, v in s.items() if k != "prompt"} for s in trajectory["steps"]]}

@@ -14,7 +14,7 @@ import { chartCsv, type CsvSeries } from '../../src/dashboard/shared/csv';
 import { wilsonInterval, type EvalSummary, type Interval } from '../../src/dashboard/shared/evaluation';
 import { finalMetrics, type FinalMetrics } from '../../src/dashboard/shared/runComparison';
 import { SmoothedSeries, pyramidDecimate, type Point } from '../../src/dashboard/shared/series';
-import { isolatedText } from '../../src/trajectory/shared/inertText';
+import { displayText, isolatedText } from '../../src/common/shared/inertText';
 import { TO_DASHBOARD, type DashboardRun, type FromDashboard, type ToDashboard } from '../../src/dashboard/shared/protocol';
 import type { MetricRow } from '../../src/runs/shared/types';
 import { HostChannel } from '../shared/hostApi';
@@ -281,7 +281,7 @@ function datasetsFor(view: ChartView, width: number): { datasets: SeriesDataset[
     const perType = isPerTaskType(name);
     const colour = (many ? colours[runIndex % colours.length] : colours[seriesIndex % colours.length]) ?? '#888';
     const dash = many ? (DASH_PATTERNS[seriesIndex % DASH_PATTERNS.length] ?? []) : perType ? [4, 3] : [];
-    const label = many ? `${isolatedText(run.name)} · ${seriesLabel(name)}` : seriesLabel(name);
+    const label = many ? `${isolatedText(run.name)} · ${displayText(seriesLabel(name))}` : displayText(seriesLabel(name));
     const off = hidden.has(key);
     legend.push({ key, label, colour, dash, hidden: off });
     if (off) continue;
@@ -329,7 +329,7 @@ function seriesOrder(a: string, b: string): number {
 function csvSeries(view: ChartView): CsvSeries[] {
   return seriesOf(view)
     .filter((s) => !hidden.has(s.key))
-    .map((s) => ({ run: s.run.name, series: seriesLabel(s.name), xs: s.series.raw.xs.subarray(0, s.series.raw.length), raw: s.series.raw.ys.subarray(0, s.series.raw.length), smoothed: s.series.smoothed.ys.subarray(0, s.series.smoothed.length) }));
+    .map((s) => ({ run: s.run.name, series: displayText(seriesLabel(s.name)), xs: s.series.raw.xs.subarray(0, s.series.raw.length), raw: s.series.raw.ys.subarray(0, s.series.raw.length), smoothed: s.series.smoothed.ys.subarray(0, s.series.smoothed.length) }));
 }
 
 /** What to say when no chart has data: waiting, or why an ended run has none (a failed run says its error). */

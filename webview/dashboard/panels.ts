@@ -6,6 +6,7 @@ import { formatCell, type EvalSummary } from '../../src/dashboard/shared/evaluat
 import { FINAL_METRICS, differingKeys, flattenConfig, type FinalMetrics } from '../../src/dashboard/shared/runComparison';
 import { cleanNumber } from '../../src/dashboard/shared/axis';
 import type { DashboardRun } from '../../src/dashboard/shared/protocol';
+import { displayText } from '../../src/common/shared/inertText';
 
 export interface PanelRun {
   run: DashboardRun;
@@ -15,7 +16,7 @@ export interface PanelRun {
 
 function cellOf(tag: 'td' | 'th', text: string, className?: string): HTMLElement {
   const cell = document.createElement(tag);
-  cell.textContent = text;
+  cell.textContent = displayText(text); // run names, task types, config values: bidi and invisibles shown as markers
   if (className) cell.className = className;
   return cell;
 }
@@ -23,7 +24,7 @@ function cellOf(tag: 'td' | 'th', text: string, className?: string): HTMLElement
 function table(caption: string, runs: readonly PanelRun[], rows: ReadonlyArray<{ label: string; cells: string[]; className?: string }>): HTMLTableElement {
   const element = document.createElement('table');
   element.className = 'panel-table';
-  element.createCaption().textContent = caption;
+  element.createCaption().textContent = displayText(caption);
   const head = element.createTHead().insertRow();
   head.append(cellOf('th', ''), ...runs.map((r) => cellOf('th', r.run.name)));
   const body = element.createTBody();

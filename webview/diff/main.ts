@@ -9,7 +9,7 @@ import { TokenHoverCard, installHeatmapStyles, legend, renderTokens } from '../s
 import { heatScale } from '../../src/trajectory/shared/colorScale';
 import { diffTrajectories, type DiffRow, type TrajectoryDiff, type TurnDelta } from '../../src/diff/shared/align';
 import { formatNumber, formatPercent, formatScore, formatSigned } from '../../src/trajectory/shared/format';
-import { clip } from '../../src/trajectory/shared/inertText';
+import { clip } from '../../src/common/shared/inertText';
 import { buildModel, type TrajectoryModel } from '../trajectory/model';
 import { gateSwatchClass } from '../trajectory/turnView';
 

@@ -8,7 +8,7 @@ import { clear, el, isTyping } from '../shared/dom';
 import type { ReviewState, SkillRecord } from '../../src/runs/shared/types';
 import { NO_FILTER, bulkTargets, describeCounts, groupSkills, matchesFilter, reviewCounts, taskTypes, type SkillFilter } from '../../src/review/shared/skillFilters';
 import { formatScore } from '../../src/trajectory/shared/format';
-import { clip, displayText } from '../../src/trajectory/shared/inertText';
+import { clip, displayText } from '../../src/common/shared/inertText';
 
 type Records = ReviewToWebview['records'];
 

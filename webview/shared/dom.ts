@@ -1,6 +1,6 @@
 // Building DOM from untrusted data: text only ever goes in as text nodes / textContent, attributes are limited to
 // inert ones (no event handlers, no style, no URLs), and nothing is parsed as HTML anywhere in the webviews.
-import { displayText } from '../../src/trajectory/shared/inertText';
+import { displayText } from '../../src/common/shared/inertText';
 
 type Child = Node | string | null | undefined | false;
 

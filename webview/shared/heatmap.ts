@@ -1,9 +1,9 @@
 // The token heatmap shared by the viewer and the diff: one span per generated token, coloured by the bin of its value
 // under the chosen mode; a legend; a hover card with Δ, g, ℓ^skill and ℓ^θ of the token under the pointer.
 import type { TokenArrays } from '../../src/runs/shared/tokenArrays';
-import { BINS, binClass, binOf, binValue, paletteCss, type HeatMode, type HeatScale } from '../../src/trajectory/shared/colorScale';
+import { BINS, FIT_QUANTILE, binClass, binOf, binValue, paletteCss, type HeatMode, type HeatScale } from '../../src/trajectory/shared/colorScale';
 import { formatNumber } from '../../src/trajectory/shared/format';
-import { displayText } from '../../src/trajectory/shared/inertText';
+import { displayText } from '../../src/common/shared/inertText';
 import { adoptCss, el } from './dom';
 
 export const MODE_LABELS: Record<HeatMode, string> = {
@@ -114,7 +114,25 @@ export function legend(scale: HeatScale): HTMLElement {
     bar,
     ticks,
     el('div', { class: 'legend-meaning' }, el('span', { class: 'legend-low', text: `◀ ${scale.lowMeaning}` }), el('span', { class: 'legend-high', text: `${scale.highMeaning} ▶` })),
+    neutralCaption(scale),
   );
+}
+
+/**
+ * Why most tokens are uncoloured (fitted gate and Δ scales): they are within the scale's floor of the neutral value —
+ * the skill leaves their probability unchanged — with the counts, so a mostly blank heatmap reads as a finding.
+ */
+export function neutralCaption(scale: HeatScale): HTMLElement | null {
+  const coverage = scale.coverage;
+  if (!coverage || (scale.mode !== 'gate' && scale.mode !== 'delta')) return null;
+  const neutral = coverage.total - coverage.coloured;
+  const floor = coverage.floor.toExponential(0);
+  const what = scale.mode === 'gate' ? `g \u2248 \u00BD (|g \u2212 \u00BD| < ${floor})` : `\u0394 \u2248 0 (|\u0394| < ${floor} nats)`;
+  const text =
+    neutral === 0
+      ? `All ${coverage.total} tokens are coloured: the skill moves every token's probability.`
+      : `Uncoloured: ${neutral} of ${coverage.total} tokens, ${what}: the skill leaves this token's probability unchanged. Coloured: the ${coverage.coloured} it moves, strongest at the ends (the scale reaches the ${Math.round(FIT_QUANTILE * 100)}th percentile of the distance from neutral).`;
+  return el('div', { class: 'legend-caption', text, attrs: { 'data-k': 'neutral-caption', 'data-coloured': String(coverage.coloured), 'data-total': String(coverage.total) } });
 }
 
 export interface TokenAt {
@@ -136,7 +154,17 @@ export class TokenHoverCard {
     this.element = el('div', { class: 'token-card', attrs: { role: 'tooltip', 'aria-hidden': 'true' } });
     this.element.hidden = true;
     document.body.append(this.element);
+    // Content scrolled under a still pointer (a jump to a token, the sparkline's click) fires mouseover too: the
+    // card stays on the token jumped to until the pointer itself moves.
+    let pointer = { x: Number.NaN, y: Number.NaN };
+    const still = (event: MouseEvent): boolean => {
+      const same = event.clientX === pointer.x && event.clientY === pointer.y;
+      pointer = { x: event.clientX, y: event.clientY };
+      return same;
+    };
+    document.addEventListener('mousemove', (event) => void still(event), { passive: true });
     container.addEventListener('mouseover', (event) => {
+      if (still(event) && this.current) return;
       const span = (event.target as HTMLElement | null)?.closest<HTMLElement>('.tok');
       if (span && span !== this.current) this.show(span);
     });

@@ -65,7 +65,7 @@ function render(): void {
       if (checked.size > 2) checked.delete([...checked][0]!); // two at most: the oldest check goes
       render();
     });
-    const tr = el('tr', { class: row.success ? 'success' : 'failure', attrs: { 'data-id': row.id, tabindex: '0' } }, el('td', {}, box), ...COLUMNS.map(([key, , text]) => el('td', { attrs: { 'data-key': key }, text: text(row) })));
+    const tr = el('tr', { class: row.success ? 'success' : 'failure', attrs: { 'data-id': row.id, tabindex: '0' } }, el('td', {}, box), ...COLUMNS.map(([key, , text]) => el('td', { attrs: { 'data-key': key }, text: text(row), title: text(row) })));
     tr.addEventListener('click', () => channel.post('open', { id: row.id }));
     tr.addEventListener('keydown', (event) => {
       if (event.key === 'Enter') channel.post('open', { id: row.id });

@@ -225,7 +225,7 @@ function show(payload: TrajectoryPayload): void {
   const scroller = el('div', { class: 'turns', attrs: { role: 'list', 'aria-label': 'Turns', tabindex: '0' } });
   const aside = skillPanel(trajectory);
   whatIf = new WhatIfView(m, {
-    rescore: (skill) => channel.request('whatIf', { skill }),
+    rescore: (skill, useTrainer) => channel.request('whatIf', { skill, ...(useTrainer ? { useTrainer: true } : {}) }),
     save: () => channel.request('saveWhatIf', {}),
   });
   root.append(

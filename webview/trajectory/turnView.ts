@@ -4,7 +4,7 @@
 import type { Trajectory } from '../../src/runs/shared/types';
 import { binClass, binOf, heatScale, type HeatMode, type HeatScale } from '../../src/trajectory/shared/colorScale';
 import { formatNumber, formatPercent, formatScore } from '../../src/trajectory/shared/format';
-import { clip } from '../../src/trajectory/shared/inertText';
+import { clip } from '../../src/common/shared/inertText';
 import { el } from '../shared/dom';
 import { renderTokens } from '../shared/heatmap';
 import type { TrajectoryModel } from './model';

@@ -2,18 +2,19 @@
 // and this section shows every result beside the recorded gates — a summary row per skill (mean g, g > 0.5, mean Δ,
 // tokens that flipped side), and per turn the recorded and recomputed token rows on one colour scale, with the tokens
 // whose gate crossed 0.5 marked (↑: the teacher now finds the token more likely than the student does, ↓: less).
-import type { WhatIfPayload } from '../../src/trajectory/shared/protocol';
+import type { WhatIfPayload, WhatIfQuestion } from '../../src/trajectory/shared/protocol';
 import type { TokenArrays } from '../../src/runs/shared/tokenArrays';
 import { fittedScale, type HeatScale } from '../../src/trajectory/shared/colorScale';
 import { formatNumber, formatPercent } from '../../src/trajectory/shared/format';
 import { gateFlips, summarize, type GateSummary } from '../../src/whatIf/shared/gate';
 import type { WhatIfResultRecord } from '../../src/whatIf/shared/whatIfRecord';
+import { shortWeights, weightsNote } from '../../src/whatIf/shared/weights';
 import { adoptCss, clear, el } from '../shared/dom';
 import { legend, renderTokens } from '../shared/heatmap';
 import type { TrajectoryModel } from './model';
 
 export interface WhatIfHost {
-  rescore(skill: string): Promise<void>;
+  rescore(skill: string, useTrainer?: boolean): Promise<void>;
   save(): Promise<void>;
 }
 
@@ -34,6 +35,10 @@ const CSS = `
 .whatif-row { display: grid; grid-template-columns: 6.5em 1fr; gap: 6px; align-items: start; }
 .whatif-row .row-label { opacity: 0.8; }
 .whatif-row .tokens { white-space: pre-wrap; overflow-wrap: anywhere; font-family: var(--vscode-editor-font-family, monospace); }
+.whatif-question { border-left: 3px solid var(--vscode-inputValidation-warningBorder, #b89500); padding: 4px 8px; margin: 6px 0; }
+.whatif-question[hidden] { display: none; }
+.whatif-question p { margin: 2px 0 6px; }
+.whatif-weights { opacity: 0.85; margin: 2px 0; }
 .tok.flip-up { outline: 2px solid #1a7f37; outline-offset: -1px; }
 .tok.flip-down { outline: 2px dashed #cf222e; outline-offset: -1px; }
 `;
@@ -55,6 +60,8 @@ export class WhatIfView {
   private readonly turnsBox: HTMLElement;
   private readonly saveButton: HTMLButtonElement;
   private readonly rescoreButton: HTMLButtonElement;
+  private readonly question: HTMLElement;
+  private readonly weights: HTMLElement;
 
   constructor(
     private readonly model: TrajectoryModel,
@@ -71,12 +78,17 @@ export class WhatIfView {
     this.status = el('span', { class: 'whatif-status', attrs: { 'data-k': 'whatif-status', role: 'status' } });
     this.summaryTable = el('table', { class: 'whatif-summary', attrs: { 'aria-label': 'Gate summaries: recorded and each skill tried' } });
     this.turnsBox = el('div', { class: 'whatif-turns' });
+    this.question = el('div', { class: 'whatif-question', attrs: { role: 'alertdialog', 'aria-label': 'What if… needs an answer', 'data-k': 'whatif-question' } });
+    this.question.hidden = true;
+    this.weights = el('div', { class: 'whatif-weights', attrs: { 'data-k': 'whatif-weights' } });
     this.element = el(
       'section',
       { class: 'whatif', attrs: { id: 'whatif', 'aria-label': 'What if' } },
       el('h2', { text: 'What if… the skill had been' }),
       this.textarea,
       el('div', { class: 'whatif-actions' }, this.rescoreButton, this.saveButton, this.status),
+      this.question,
+      this.weights,
       this.summaryTable,
       this.turnsBox,
     );
@@ -102,22 +114,56 @@ export class WhatIfView {
 
   /** The host's results (after a rescoring, a save, or reopened with the run). */
   update(payload: WhatIfPayload): void {
+    this.element.hidden = false;
+    if (payload.question) {
+      this.ask(payload.question);
+      return;
+    }
+    this.question.hidden = true;
     this.results = payload.results.map((record) => this.viewOf(record));
     this.selected = this.results.length - 1;
     this.element.hidden = false;
     this.saveButton.disabled = this.results.length === 0;
     const last = payload.results[payload.results.length - 1];
-    const ran = last ? `${last.path === 'trainer' ? 'the trainer' : 'onnxruntime-node'} (${last.provider}) in ${last.seconds.toFixed(2)} s with ${last.export}` : '';
+    const ran = last ? `${last.path === 'trainer' ? 'the trainer' : 'onnxruntime-node'} (${last.provider}) in ${last.seconds.toFixed(2)} s with ${shortWeights(last.export)}` : '';
     this.status.textContent = [ran, payload.file ? `saved in ${payload.file}` : 'not saved'].filter(Boolean).join(' · ');
+    this.showWeights();
     this.renderSummary();
     this.renderTurns();
   }
 
-  private async rescore(): Promise<void> {
+  /** The host needs an answer before rescoring (the trainer instead of an export): asked here, in the view. */
+  private ask(question: WhatIfQuestion): void {
+    clear(this.question);
+    const accept = el('button', { class: 'action', text: question.accept, attrs: { 'data-action': 'whatif-accept' } });
+    const cancel = el('button', { class: 'action', text: 'Cancel', attrs: { 'data-action': 'whatif-cancel' } });
+    accept.addEventListener('click', () => {
+      this.question.hidden = true;
+      void this.rescore(true);
+    });
+    cancel.addEventListener('click', () => {
+      this.question.hidden = true;
+      this.status.textContent = 'Not rescored.';
+    });
+    this.question.append(el('p', { text: question.text }), ...(question.hint ? [el('p', { text: question.hint })] : []), el('div', { class: 'whatif-actions' }, accept, cancel));
+    this.question.hidden = false;
+    this.status.textContent = 'Waiting for your answer below.';
+    accept.focus();
+  }
+
+  /** Which weights the shown result used, and whether they scored the trajectory. */
+  private showWeights(): void {
+    const record = this.results[this.selected]?.record;
+    const trajectory = this.model.trajectory;
+    this.weights.textContent = record ? `Weights: ${shortWeights(record.export)}, ${weightsNote(record.export, trajectory.phase, trajectory.update)}.` : '';
+  }
+
+  private async rescore(useTrainer = false): Promise<void> {
     this.rescoreButton.disabled = true;
-    this.status.textContent = 'Rescoring…';
+    this.question.hidden = true;
+    this.status.textContent = useTrainer ? 'Rescoring with the trainer…' : 'Rescoring…';
     try {
-      await this.host.rescore(this.textarea.value);
+      await this.host.rescore(this.textarea.value, useTrainer);
     } catch (error) {
       this.status.textContent = `Not rescored: ${(error as Error).message}`;
     } finally {
@@ -175,6 +221,7 @@ export class WhatIfView {
       radio.checked = index === this.selected;
       radio.addEventListener('change', () => {
         this.selected = index;
+        this.showWeights();
         this.renderSummary();
         this.renderTurns();
       });

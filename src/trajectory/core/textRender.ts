@@ -6,7 +6,7 @@
 // No vscode, no Node APIs.
 import type { Trajectory, TrajectoryStep } from '../../runs/shared/types';
 import { formatNumber, formatPercent, formatScore } from '../shared/format';
-import { displayText } from '../shared/inertText';
+import { displayText } from '../../common/shared/inertText';
 import { meanAdvantage, trajectoryStats, type TurnStats } from '../shared/turnStats';
 
 export interface TextRenderOptions {

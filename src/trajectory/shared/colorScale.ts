@@ -37,6 +37,12 @@ export interface HeatScale {
    * a linear scale fitted to the few strong disagreements would leave all the rest blank.
    */
   logDecades?: number;
+  /**
+   * How many of the values the scale was fitted to get a colour (fitted diverging scales): the rest are within
+   * `floor` of the neutral value — g ≈ ½, Δ ≈ 0, the skill leaves the token's probability unchanged — and stay
+   * uncoloured. The viewer's legend says so, with the counts.
+   */
+  coverage?: { coloured: number; total: number; floor: number };
 }
 
 const SCALES: Record<HeatMode, HeatScale> = {
@@ -120,7 +126,16 @@ export function fittedScale(mode: HeatMode, values: Iterable<ArrayLike<number> |
   if (base.kind === 'diverging') {
     let span = Math.max(quantile(sorted, FIT_QUANTILE), MIN_SPAN[mode]);
     if (mode === 'gate') span = Math.min(span, 0.5);
-    return { ...base, low: base.center - span, high: base.center + span, fitted: true, logDecades: FIT_DECADES };
+    const scale: HeatScale = { ...base, low: base.center - span, high: base.center + span, fitted: true, logDecades: FIT_DECADES };
+    // The smallest distance from the neutral value that leaves the centre bin (binOf rounds |t|·CENTER_BIN).
+    const floor = unspread(scale, 0.5 / CENTER_BIN) * span;
+    let firstColoured = sorted.length;
+    for (let lo = 0, hi = sorted.length; lo < hi; ) {
+      const mid = (lo + hi) >> 1;
+      if (binOf(scale, base.center + (sorted[mid] ?? 0)) !== CENTER_BIN) hi = firstColoured = mid;
+      else lo = mid + 1;
+    }
+    return { ...scale, coverage: { coloured: sorted.length - firstColoured, total: sorted.length, floor } };
   }
   const low = Math.min(quantile(sorted, 1 - FIT_QUANTILE), -MIN_SPAN[mode]);
   return { ...base, low, fitted: true, logDecades: FIT_DECADES };
@@ -184,9 +199,22 @@ export const PALETTES: Record<ThemeKind, { divergingLow: Rgb; divergingHigh: Rgb
 /** The light theme's palette (the default of the CSS; tests read it). */
 export const PALETTE = {
   ...PALETTES.light,
-  /** Opacity at the ends; it falls linearly to 0 at the neutral value, so neutral tokens keep the theme background. */
+  /** Opacity at the ends; it falls linearly to minAlpha at the bin next to the neutral one. */
   maxAlpha: 0.8,
+  /**
+   * Opacity of the faintest coloured bin: every token outside the neutral bin is visibly tinted, so the few
+   * informative tokens of a near-deterministic policy stand out; the neutral bin keeps the theme's background.
+   */
+  minAlpha: 0.2,
 } as const;
+
+/** Opacity of a bin at fraction `t` (0..1) of the way from the neutral value to an end. */
+export function binAlpha(t: number): number {
+  const step = 1 / CENTER_BIN;
+  if (t < step / 2) return 0;
+  // Two decimals: Chromium reports a computed alpha so, and the tests compare computed colours with colorOf.
+  return Math.round((PALETTE.minAlpha + ((t - step) / (1 - step)) * (PALETTE.maxAlpha - PALETTE.minAlpha)) * 100) / 100;
+}
 
 interface Rgb {
   r: number;
@@ -200,9 +228,9 @@ export function binColor(kind: HeatScale['kind'], bin: number, theme: ThemeKind 
   if (kind === 'diverging') {
     const t = (bin - CENTER_BIN) / CENTER_BIN;
     const end = t < 0 ? palette.divergingLow : palette.divergingHigh;
-    return { ...end, a: round3(Math.abs(t) * PALETTE.maxAlpha) };
+    return { ...end, a: binAlpha(Math.abs(t)) };
   }
-  return { ...palette.sequential, a: round3((bin / (BINS - 1)) * PALETTE.maxAlpha) };
+  return { ...palette.sequential, a: binAlpha(bin / (BINS - 1)) };
 }
 
 function luminance(c: Rgb): number {
@@ -222,10 +250,6 @@ export function contrastOnBackground(color: Rgba, background: Rgb): number {
   };
   const [a, b] = [luminance(over), luminance(background)];
   return (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05);
-}
-
-function round3(value: number): number {
-  return Math.round(value * 1000) / 1000;
 }
 
 /** `rgba(r, g, b, a)` exactly as Chromium reports a computed background colour (a = 0 → `rgba(0, 0, 0, 0)`). */

@@ -31,6 +31,17 @@ export interface RenderedReport {
 export interface WhatIfPayload {
   results: WhatIfResultRecord[];
   file?: string;
+  /** Asked in the view instead of rescoring: the trainer is needed (no export that fits) and was not accepted yet. */
+  question?: WhatIfQuestion;
+}
+
+/** A question the viewer asks before rescoring through the trainer. */
+export interface WhatIfQuestion {
+  text: string;
+  /** The label of the button that accepts (the request is then sent again with `useTrainer`). */
+  accept: string;
+  /** What else could be done (the export command). */
+  hint?: string;
 }
 
 export type ViewerToWebview = {
@@ -49,7 +60,7 @@ export type ViewerToHost = {
   compare: Record<string, never>;
   rendered: RenderedReport;
   /** Rescore the trajectory's response tokens under this skill (the host shows a cancellable progress). */
-  whatIf: { skill: string };
+  whatIf: { skill: string; useTrainer?: boolean };
   /** Save the what-if results next to the run (whatif/<trajectory id>.json). */
   saveWhatIf: Record<string, never>;
 };

@@ -1,0 +1,59 @@
+// Which weights rescore a trajectory, and how the viewer names them. The gates of Stage-2 update k were computed by
+// π_old, the weights after update k − 1 (checkpoint step-(k−1)); update 1 and Stage-1 trajectories by the run's
+// starting model (step 0 here). When that checkpoint was not kept (runs keep a few), the latest kept at or before it
+// is used, else the nearest after — and the viewer says so. The trainer applies the same rule
+// (trainer/seed_trainer/rescore.py, `scoring_weights`). No vscode or Node imports: the webview uses it too.
+
+/** The checkpoint step whose weights scored a trajectory (0: the run's starting model). */
+export function scoringStep(phase: string, update: number | null | undefined): number {
+  return phase === 'train' && typeof update === 'number' && update >= 2 ? update - 1 : 0;
+}
+
+/** Of the kept steps, the latest at or before `wanted`, else the nearest after; undefined when none is kept. */
+export function nearestKept(kept: readonly number[], wanted: number): number | undefined {
+  let before: number | undefined;
+  let after: number | undefined;
+  for (const step of kept) {
+    if (step <= wanted && (before === undefined || step > before)) before = step;
+    if (step > wanted && (after === undefined || step < after)) after = step;
+  }
+  return before ?? after;
+}
+
+/** The step of a checkpoint or export name (`checkpoints/step-000020`, `exports/step-000020-onnx`). */
+export function stepOfWeights(name: string): number | undefined {
+  const match = /(?:^|[\\/])step-(\d+)(?:-onnx)?\/?$/.exec(name);
+  return match ? Number(match[1]) : undefined;
+}
+
+export function checkpointName(step: number): string {
+  return `step-${String(step).padStart(6, '0')}`;
+}
+
+/**
+ * One sentence saying which weights a rescoring used and whether they are the ones that scored the trajectory:
+ * "the weights that scored update 30 (step-000029)" or "not the weights that scored update 30: step-000029 was not
+ * kept; step-000020 is the latest kept before it".
+ */
+export function weightsNote(weights: string, phase: string, update: number | null | undefined): string {
+  const wanted = scoringStep(phase, update);
+  const what = wanted === 0 ? (phase === 'train' ? 'update 1 (the run\u2019s starting model)' : 'this trajectory (the run\u2019s model)') : `update ${update} (${checkpointName(wanted)})`;
+  const step = stepOfWeights(weights);
+  if (step === undefined) {
+    return wanted === 0 ? `the weights that scored ${what}` : `the run\u2019s starting model: ${checkpointName(wanted)}, which scored update ${update}, was not kept, nor any checkpoint before it`;
+  }
+  if (step === wanted) return `the weights that scored ${what}`;
+  const kept = wanted === 0 ? 'the starting model has no export' : `${checkpointName(wanted)}, which scored update ${update}, was not kept`;
+  return `not the weights that scored ${what}: ${kept}; ${checkpointName(step)} is the ${step < wanted ? 'latest kept before it' : 'nearest kept after it'}`;
+}
+
+/**
+ * How the view names a result's weights: as recorded when relative to the run (`checkpoints/step-000020`,
+ * `exports/step-000020-onnx`); a model outside the run (the starting model, recorded as an absolute path) by its
+ * folder name, so the view does not spell out the machine's directories.
+ */
+export function shortWeights(weights: string): string {
+  if (!/^([/\\]|[A-Za-z]:[/\\])/.test(weights)) return weights;
+  const parts = weights.split(/[/\\]+/).filter(Boolean);
+  return `…/${parts[parts.length - 1] ?? weights}`;
+}
