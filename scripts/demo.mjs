@@ -187,7 +187,9 @@ async function main() {
   step('Stage 1: SFT on the analyses (the policy learns to write skills)');
   await trainer(python, 'sft', ['sft', STAGE1, '--data', runs.collect, '--run-dir', runs.sft]);
   step('Stage 2: SEED (GRPO + gated on-policy distillation from self-written skills), then evaluation');
-  await trainer(python, 'train', ['train', STAGE2, '--run-dir', runs.train]);
+  // The base evaluations are linked to the train run (run.json baseline_evals): the extension shows the before/after.
+  const baselines = SPLITS.flatMap((s) => ['--baseline-eval', runs[`base-${s}`]]);
+  await trainer(python, 'train', ['train', STAGE2, '--run-dir', runs.train, ...baselines]);
   console.log(summary(runs, (Date.now() - started) / 1000));
 }
 
