@@ -113,3 +113,27 @@ export function verdictText(change: SuccessChange): string {
       return 'inside the evaluation\'s noise: this run does not show an improvement';
   }
 }
+
+const pct = (x: number): string => `${Math.round(100 * x)}%`;
+
+/** The words of one split's before/after, shared by the Runs tree and the dashboard: a label (`valid_seen 48% →
+ * 52%`), a short description (`+4 pts [-6, +14] · inside the noise`) and a sentence (tooltip). */
+export function changeTexts(
+  split: string,
+  before: { success: number; n: number } | undefined,
+  after: { success: number; n: number } | undefined,
+  change: SuccessChange | undefined,
+): { label: string; description: string; tooltip: string } {
+  const label = `${split} ${before ? pct(before.success) : '?'} → ${after ? pct(after.success) : '…'}`;
+  if (!change) {
+    const description = !before ? 'no base evaluation' : 'no final evaluation yet';
+    return { label, description, tooltip: `${split}: ${description}.` };
+  }
+  const short = change.verdict === 'better' ? 'better' : change.verdict === 'worse' ? 'worse' : 'inside the noise';
+  const basis = change.paired ? `paired over the same ${change.nAfter} tasks` : `${change.nAfter} and ${change.nBefore} episodes`;
+  return {
+    label,
+    description: `${shortChange(change)} · ${short}`,
+    tooltip: `${split}: success ${pct(change.before)} before (base policy) → ${pct(change.after)} after; change ${points(change.change)} points, 95 % interval [${points(change.low)}, ${points(change.high)}] ${basis} — ${verdictText(change)}.`,
+  };
+}
