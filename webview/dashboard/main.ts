@@ -178,7 +178,9 @@ const charts: ChartView[] = DASHBOARD_CHARTS.map(
         markAllDirty();
       },
       exportPng: (view) => {
-        if (view.chart) channel.post('export', { format: 'png', name: `${view.spec.id}.png`, data: view.chart.toBase64Image('image/png', 1) });
+        // The title names the runs (a legend label names its run only when several are overlaid).
+        const names = overlaid.map((run) => isolatedText(run.name)).join(', ');
+        if (view.chart) channel.post('export', { format: 'png', name: `${view.spec.id}.png`, data: view.exportImage(names ? `${view.spec.title} — ${names}` : view.spec.title) });
       },
       exportCsv: (view) => channel.post('export', { format: 'csv', name: `${view.spec.id}.csv`, data: chartCsv(state.xAxis === 'step' ? 'step' : 'minutes', csvSeries(view)) }),
     }),
