@@ -352,7 +352,11 @@ export function registerTrainCommands(context: vscode.ExtensionContext, services
     }),
     vscode.commands.registerCommand('seedStudio.openRunFolder', async (arg?: unknown) => {
       const dir = await pickRun(services, arg, 'Open Run Folder', () => true);
-      if (!dir || !existsSync(dir)) return;
+      if (!dir) return;
+      if (!existsSync(dir)) {
+        void vscode.window.showWarningMessage(`SEED: ${dir} does not exist (a run the trainer refused before writing it, or a folder since removed).`);
+        return;
+      }
       const uri = vscode.Uri.file(dir);
       if (vscode.workspace.getWorkspaceFolder(uri)) {
         await vscode.commands.executeCommand('revealInExplorer', uri);
