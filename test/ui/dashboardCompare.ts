@@ -90,6 +90,11 @@ async function beforeAfter(page: Page): Promise<string[]> {
   await change.waitFor({ state: 'visible', timeout: 30_000 });
   const changeText = (await change.locator('.label-description').textContent())?.trim() ?? '';
   if (!/^\+20 pts \[-?\d+, \+\d+\] · inside the noise$/.test(changeText)) fail(`before/after row: "${changeText}"`);
+  // The TRAINER view shows the trainer's status (issue 41 item 6), probed when it was first shown: not only its
+  // welcome button.
+  const trainerRow = page.locator('.monaco-list-row', { hasText: 'Trainer:' }).filter({ hasText: 'seed_trainer' }).first();
+  await trainerRow.waitFor({ state: 'visible', timeout: 60_000 });
+  const trainerText = ((await trainerRow.textContent()) ?? '').trim();
   await page.screenshot({ path: path.join(resultsDir, 'ui-before-after-tree.png') });
   await runRow.hover();
   await runRow.locator('.action-label[aria-label="Open Dashboard"]').click();
@@ -102,7 +107,7 @@ async function beforeAfter(page: Page): Promise<string[]> {
   }
   await frame.locator('.card[data-chart="eval"]:not([hidden]) canvas').waitFor({ timeout: 15_000 });
   await page.screenshot({ path: path.join(resultsDir, 'ui-before-after-dashboard.png') });
-  return [`tree: ${description}; test_seen 40% → 60%: ${changeText}`, `dashboard: ${cells.join(' | ')}`];
+  return [`tree: ${description}; test_seen 40% → 60%: ${changeText}`, `TRAINER view: ${trainerText}`, `dashboard: ${cells.join(' | ')}`];
 }
 
 /** One SDAR update of the shipped tiny policy on the household environment (real teacher pass, ~20 s on a CPU). */
