@@ -213,7 +213,7 @@ function nodeId(node: RunsNode): string {
   }
 }
 
-/** `valid_seen 48% → 52%` · `+4 pts [-6, +14] · inside the noise`: one split's before/after under its run. */
+/** `valid_seen 48% → 52%` · `+4 [-6, +14] noise`: one split's before/after under its run (the sentence in its tooltip). */
 function changeItem(change: BeforeAfter, node: Extract<RunsNode, { kind: 'change' }>): vscode.TreeItem {
   const texts = changeTexts(change.split, change.before?.overall, change.after?.overall, change.change);
   const item = new vscode.TreeItem(isolatedText(texts.label), vscode.TreeItemCollapsibleState.None);

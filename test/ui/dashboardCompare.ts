@@ -89,7 +89,7 @@ async function beforeAfter(page: Page): Promise<string[]> {
   const change = page.locator('.monaco-list-row', { hasText: 'test_seen 40% → 60%' }).first();
   await change.waitFor({ state: 'visible', timeout: 30_000 });
   const changeText = (await change.locator('.label-description').textContent())?.trim() ?? '';
-  if (!/^\+20 pts \[-?\d+, \+\d+\] · inside the noise$/.test(changeText)) fail(`before/after row: "${changeText}"`);
+  if (!/^\+20 \[-?\d+, \+\d+\] noise$/.test(changeText)) fail(`before/after row: "${changeText}"`);
   // The TRAINER view shows the trainer's status (issue 41 item 6), probed when it was first shown: not only its
   // welcome button.
   const trainerRow = page.locator('.monaco-list-row', { hasText: 'Trainer:' }).filter({ hasText: 'seed_trainer' }).first();

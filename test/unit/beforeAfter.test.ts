@@ -76,7 +76,7 @@ test('the words of a before/after: label, interval and verdict', () => {
   const change = successChange(report('s', '1101010011'), report('s', '0101000011'));
   const texts = changeTexts('valid_seen', change && { success: 0.4, n: 10 }, { success: 0.6, n: 10 }, change);
   assert.equal(texts.label, 'valid_seen 40% → 60%');
-  assert.match(texts.description, /^\+20 pts \[-?\d+, \+\d+\] · inside the noise$/);
+  assert.match(texts.description, /^\+20 \[-?\d+, \+\d+\] noise$/);
   assert.match(texts.tooltip, /paired over the same 10 tasks — inside the evaluation's noise/);
   assert.equal(changeTexts('valid_seen', { success: 0.4, n: 10 }, undefined, undefined).description, 'no final evaluation yet');
 });

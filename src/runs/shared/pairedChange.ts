@@ -117,7 +117,7 @@ export function verdictText(change: SuccessChange): string {
 const pct = (x: number): string => `${Math.round(100 * x)}%`;
 
 /** The words of one split's before/after, shared by the Runs tree and the dashboard: a label (`valid_seen 48% →
- * 52%`), a short description (`+4 pts [-6, +14] · inside the noise`) and a sentence (tooltip). */
+ * 52%`), a short description (`+4 [-6, +14] noise`, points) and a sentence (tooltip). */
 export function changeTexts(
   split: string,
   before: { success: number; n: number } | undefined,
@@ -129,11 +129,12 @@ export function changeTexts(
     const description = !before ? 'no base evaluation' : 'no final evaluation yet';
     return { label, description, tooltip: `${split}: ${description}.` };
   }
-  const short = change.verdict === 'better' ? 'better' : change.verdict === 'worse' ? 'worse' : 'inside the noise';
+  // Short enough for the Runs tree at the default sidebar width: the words are in the tooltip.
+  const short = change.verdict === 'better' ? 'better' : change.verdict === 'worse' ? 'worse' : 'noise';
   const basis = change.paired ? `paired over the same ${change.nAfter} tasks` : `${change.nAfter} and ${change.nBefore} episodes`;
   return {
     label,
-    description: `${shortChange(change)} · ${short}`,
+    description: `${points(change.change)} [${points(change.low)}, ${points(change.high)}] ${short}`,
     tooltip: `${split}: success ${pct(change.before)} before (base policy) → ${pct(change.after)} after; change ${points(change.change)} points, 95 % interval [${points(change.low)}, ${points(change.high)}] ${basis} — ${verdictText(change)}.`,
   };
 }
