@@ -10,7 +10,6 @@ import { existsSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { ensureNodeModules, ensurePython, repoRoot } from './setup.mjs';
 import { againstGrpoLines, weightsFingerprint } from './lib/againstGrpo.mjs';
-import { changeLine } from './lib/demoChange.mjs';
 import { step } from './lib/proc.mjs';
 
 const STAGE1 = 'examples/household-demo.seed.yaml';
@@ -113,7 +112,9 @@ function pct(x) {
   return x === undefined || x === null ? '   -' : `${(100 * x).toFixed(0).padStart(3)}%`;
 }
 
-function summary(runs, seconds) {
+async function summary(runs, seconds) {
+  // Loaded here, after ensureNodeModules: it compiles src/runs/shared/pairedChange.ts with esbuild (a dev dependency).
+  const { changeLine } = await import('./lib/demoChange.mjs');
   const before = Object.fromEntries(SPLITS.map((s) => [s, readJson(`${runs[`base-${s}`]}/eval/${s}.json`)]));
   const after = Object.fromEntries(SPLITS.map((s) => [s, readJson(`${runs.train}/eval/${s}.json`)]));
   const types = [...new Set(SPLITS.flatMap((s) => Object.keys(before[s].by_task_type)))].sort();
@@ -187,8 +188,10 @@ async function main() {
   step('Stage 1: SFT on the analyses (the policy learns to write skills)');
   await trainer(python, 'sft', ['sft', STAGE1, '--data', runs.collect, '--run-dir', runs.sft]);
   step('Stage 2: SEED (GRPO + gated on-policy distillation from self-written skills), then evaluation');
-  await trainer(python, 'train', ['train', STAGE2, '--run-dir', runs.train]);
-  console.log(summary(runs, (Date.now() - started) / 1000));
+  // The base evaluations are linked to the train run (run.json baseline_evals): the extension shows the before/after.
+  const baselines = SPLITS.flatMap((s) => ['--baseline-eval', runs[`base-${s}`]]);
+  await trainer(python, 'train', ['train', STAGE2, '--run-dir', runs.train, ...baselines]);
+  console.log(await summary(runs, (Date.now() - started) / 1000));
 }
 
 main().catch((error) => {

@@ -4,9 +4,9 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import * as vscode from 'vscode';
-import { FROM_DASHBOARD, type DashboardRun, type FromDashboard, type ToDashboard } from './shared/protocol';
+import { FROM_DASHBOARD, type BeforeAfterView, type DashboardRun, type FromDashboard, type ToDashboard } from './shared/protocol';
 import type { Services } from '../services';
-import { summarizeEval, type EvalSummary } from './shared/evaluation';
+import { baselineRows, summarizeEval, type EvalSummary } from './shared/evaluation';
 import { defaultDashboardRuns, restoredDashboardRuns } from './core/dashboardRuns';
 import { describeRun } from './core/runDescription';
 import type { RunEntry } from '../runs/runsModel';
@@ -139,17 +139,34 @@ export class DashboardPanel extends PanelBase<ToDashboard, FromDashboard> {
     for (const entry of entries) if (!known.has(entry.dir)) this.sendMetrics(entry.dir);
   }
 
+  /** The run's metrics so far, after its base evaluations as update 0 of the evaluation chart (when it links any). */
   private sendMetrics(dir: string): void {
     const entry = this.services.runs.get(dir);
-    if (entry) this.channel.post('metrics', { run: dir, rows: [...entry.index.metrics], reset: true });
+    if (entry) {
+      void this.services.runs.core.beforeAfter(entry).catch(() => []).then((pairs) => {
+        const current = this.services.runs.get(dir);
+        if (!current || !this.overlay.includes(dir)) return;
+        const base = baselineRows(pairs, current.index.manifest?.started);
+        this.channel.post('metrics', { run: dir, rows: [...base, ...current.index.metrics], reset: true });
+      });
+    }
     this.sendEvaluations(dir);
   }
 
   private sendEvaluations(dir: string): void {
     const entry = this.services.runs.get(dir);
     if (!entry) return;
-    void readEvaluations(entry).then((reports) => {
-      if (reports.length > 0 && this.overlay.includes(dir)) this.channel.post('evaluations', { run: dir, reports });
+    void Promise.all([readEvaluations(entry), this.services.runs.core.beforeAfter(entry).catch(() => [])]).then(([reports, pairs]) => {
+      if ((reports.length === 0 && pairs.length === 0) || !this.overlay.includes(dir)) return;
+      const beforeAfter: BeforeAfterView[] = pairs.map((pair) => ({
+        split: pair.split,
+        baseRun: path.basename(pair.baseRun),
+        ...(pair.before ? { before: { success: pair.before.overall.success, n: pair.before.overall.n } } : {}),
+        ...(pair.after ? { after: { success: pair.after.overall.success, n: pair.after.overall.n } } : {}),
+        ...(pair.change ? { change: pair.change } : {}),
+        ...(pair.problem ? { problem: pair.problem } : {}),
+      }));
+      this.channel.post('evaluations', { run: dir, reports, ...(beforeAfter.length ? { beforeAfter } : {}) });
     });
   }
 

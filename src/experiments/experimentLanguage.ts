@@ -13,7 +13,7 @@ import { namedEnvironment } from './core/environmentProblems';
 import type { ExperimentProblem, FieldInfo, TextRange } from './core/experimentSchema';
 import { EXPERIMENT_FILE, ExperimentService, SYNC_LIMIT } from './core/experimentService';
 import { BUILTIN_PREFIX, CONVERTED_MODELS, SHIPPED_MODELS } from './core/modelPath';
-import { experimentFileName, experimentName, instantiateTemplate, listTemplates } from './core/templates';
+import { experimentFileName, instantiateTemplate, listTemplates, savedAsHint } from './core/templates';
 import { cursorContext, keyAt } from './core/yamlCursor';
 
 const SELECTOR: vscode.DocumentSelector = [{ pattern: '**/*.seed.{yaml,yml}' }];
@@ -219,7 +219,8 @@ async function newExperiment(context: vscode.ExtensionContext, args: NewExperime
       title: 'SEED: New Experiment',
       prompt: 'Experiment name (shown in the runs tree; also the file name)',
       value: template.id,
-      validateInput: (value) => (experimentName(value) === value.trim() ? undefined : `will be saved as ${experimentFileName(value)}`),
+      // An information line, not an error: any name is accepted (spaces become dashes) and Enter confirms it.
+      validateInput: (value) => ({ message: savedAsHint(value), severity: vscode.InputBoxValidationSeverity.Info }),
     }));
   if (name === undefined) return undefined;
   const fileName = experimentFileName(name);

@@ -10,13 +10,16 @@ import type { TrajectoryIndexRow } from '../runs/shared/types';
 import { displayText, isolatedText } from '../common/shared/inertText';
 import { groupComparePair } from './core/groupCompare';
 import { isLive, type RunEntry, type RunState, type RunsModel } from '../runs/runsModel';
+import type { BeforeAfter } from '../runs/core/beforeAfter';
+import { changeTexts } from '../runs/shared/pairedChange';
 
 export type RunsNode =
   | { kind: 'run'; dir: string; runDir: string }
   | { kind: 'batch'; dir: string; runDir: string; batch: string }
   | { kind: 'group'; dir: string; runDir: string; batch: string; group: string }
   | { kind: 'trajectory'; dir: string; runDir: string; batch: string; group: string; id: string }
-  | { kind: 'problem'; dir: string; runDir: string; message: string };
+  | { kind: 'problem'; dir: string; runDir: string; message: string }
+  | { kind: 'change'; dir: string; runDir: string; split: string };
 
 const REFRESH_INTERVAL_MS = 250;
 
@@ -87,12 +90,43 @@ export class RunsTreeProvider implements vscode.TreeDataProvider<RunsNode>, vsco
         return undefined;
       case 'batch':
       case 'problem':
+      case 'change':
         return this.node({ kind: 'run', dir, runDir: dir });
       case 'group':
         return this.node({ kind: 'batch', dir, runDir: dir, batch: element.batch });
       case 'trajectory':
         return this.node({ kind: 'group', dir, runDir: dir, batch: element.batch, group: element.group });
     }
+  }
+
+  /** The before/after last read per change node (the tree items draw from it). */
+  private readonly changes = new Map<string, BeforeAfter>();
+  /** The before/after read per run, with the promise it came from (a newer read replaces it). */
+  private readonly beforeAfters = new Map<string, { source: Promise<BeforeAfter[]>; value: BeforeAfter[] | undefined }>();
+
+  /** A run's before/after nodes: read in the background (the run's node is refreshed when they arrive), the last
+   * read meanwhile. */
+  private beforeAfterNodes(entry: RunEntry): RunsNode[] {
+    const source = this.runs.core.beforeAfter(entry);
+    const known = this.beforeAfters.get(entry.dir);
+    if (!known || known.source !== source) {
+      const slot = { source, value: known?.value };
+      this.beforeAfters.set(entry.dir, slot);
+      void source.then(
+        (value) => {
+          if (this.beforeAfters.get(entry.dir) !== slot) return;
+          slot.value = value;
+          this.changed.fire(this.node({ kind: 'run', dir: entry.dir, runDir: entry.dir }));
+        },
+        () => undefined,
+      );
+    }
+    const value = this.beforeAfters.get(entry.dir)?.value ?? [];
+    return value.map((change) => {
+      const node = this.node({ kind: 'change', dir: entry.dir, runDir: entry.dir, split: change.split });
+      this.changes.set(nodeId(node), change);
+      return node;
+    });
   }
 
   getChildren(element?: RunsNode): RunsNode[] {
@@ -107,7 +141,9 @@ export class RunsTreeProvider implements vscode.TreeDataProvider<RunsNode>, vsco
         );
         // Newest batch first: while a run is live, the latest update is what one looks at.
         const batches = [...entry.index.batches.keys()].reverse().map((batch) => this.node({ kind: 'batch', dir, runDir: dir, batch }));
-        return [...problems, ...batches];
+        // Before/after first: a train run linked to its base evaluations shows the change in success per split.
+        const changes = this.beforeAfterNodes(entry);
+        return [...problems, ...changes, ...batches];
       }
       case 'batch': {
         const batch = entry.index.batches.get(element.batch);
@@ -129,6 +165,10 @@ export class RunsTreeProvider implements vscode.TreeDataProvider<RunsNode>, vsco
     switch (element.kind) {
       case 'run':
         return entry ? runItem(entry, this.runs.title(entry.dir), this.runs.core.success(entry)) : new vscode.TreeItem(isolatedText(path.basename(element.dir)));
+      case 'change': {
+        const change = this.changes.get(nodeId(element));
+        return change ? changeItem(change, element) : new vscode.TreeItem(element.split);
+      }
       case 'problem': {
         const item = new vscode.TreeItem(displayText(element.message), vscode.TreeItemCollapsibleState.None);
         item.iconPath = icon('warning', 'list.warningForeground');
@@ -168,14 +208,29 @@ function nodeId(node: RunsNode): string {
       return `${node.dir}#${node.id}`;
     case 'problem':
       return `${node.dir}#problem:${node.message}`;
+    case 'change':
+      return `${node.dir}#change:${node.split}`;
   }
+}
+
+/** `valid_seen 48% → 52%` · `+4 [-6, +14] noise`: one split's before/after under its run (the sentence in its tooltip). */
+function changeItem(change: BeforeAfter, node: Extract<RunsNode, { kind: 'change' }>): vscode.TreeItem {
+  const texts = changeTexts(change.split, change.before?.overall, change.after?.overall, change.change);
+  const item = new vscode.TreeItem(isolatedText(texts.label), vscode.TreeItemCollapsibleState.None);
+  item.id = nodeId(node);
+  const verdict = change.change?.verdict;
+  item.iconPath = verdict === 'better' ? icon('arrow-up', 'testing.iconPassed') : verdict === 'worse' ? icon('arrow-down', 'testing.iconFailed') : icon('arrow-both');
+  item.description = change.problem ? 'base evaluation unreadable' : texts.description;
+  item.tooltip = displayText([texts.tooltip, `base evaluation: ${change.baseRun}`, change.problem].filter(Boolean).join('\n'));
+  item.contextValue = 'seedBeforeAfter';
+  return item;
 }
 
 function runItem(entry: RunEntry, title: string, success: string | undefined): vscode.TreeItem {
   const manifest = entry.index.manifest;
   const item = new vscode.TreeItem(
     isolatedText(title),
-    entry.index.batches.size > 0 || entry.index.problems.length > 0 || entry.index.manifestError
+    entry.index.batches.size > 0 || entry.index.problems.length > 0 || entry.index.manifestError || manifest?.baseline_evals
       ? vscode.TreeItemCollapsibleState.Collapsed
       : vscode.TreeItemCollapsibleState.None,
   );
@@ -184,7 +239,7 @@ function runItem(entry: RunEntry, title: string, success: string | undefined): v
   item.iconPath = icon(iconName, colour);
   const parts: string[] = [];
   if (manifest?.progress && entry.state !== 'completed') parts.push(`${manifest.progress.step}/${manifest.progress.total ?? '?'}`);
-  if (success !== undefined) parts.push(`success ${success}`);
+  if (success !== undefined) parts.push(success);
   if (entry.state !== 'completed') parts.push(entry.state);
   item.description = parts.join(' · ');
   // A plain-text tooltip: run files are untrusted, and Markdown would turn a URL in an error or event message into a

@@ -17,6 +17,7 @@ import type { MemoryEstimate } from './core/memoryEstimate';
 import { queryGpus } from './core/gpuQuery';
 import { isLive, pickRun as pickRunOf, type RunEntry } from '../runs/runsModel';
 import { refuseWhenUntrusted } from '../common/trust';
+import { baselineArgs, chooseBaselines, type EvalRunFacts } from './core/baselineEvals';
 
 export interface TrainArgs {
   experiment?: string | vscode.Uri;
@@ -212,6 +213,24 @@ async function stageOptions(services: Services, choice: StageChoice, facts: Retu
   return [];
 }
 
+/** The completed eval runs of the workspace that evaluated `modelPath` of this experiment file, per split. */
+async function baseEvaluations(services: Services, experimentFile: string, modelPath: string | undefined): Promise<Map<string, string>> {
+  const candidates: EvalRunFacts[] = await Promise.all(
+    runsOfStage(services, ['eval']).map(async (entry) => {
+      const reader = entry.index.reader;
+      const splits = await reader.listEvalSplits().catch(() => [] as string[]);
+      const reports = await Promise.all(splits.map((split) => reader.readEval(split).then((r) => ({ split, step: r.step }), () => undefined)));
+      return {
+        dir: entry.dir,
+        manifest: entry.index.manifest,
+        completed: entry.state === 'completed',
+        reports: reports.filter((r): r is { split: string; step: number | null } => r !== undefined),
+      };
+    }),
+  );
+  return chooseBaselines(experimentFile, modelPath, candidates);
+}
+
 /** Shows the first problem as the trainer's `validate` prints it; true when there were errors. */
 function refuseInvalid(document: vscode.TextDocument, problems: readonly ExperimentProblem[]): boolean {
   const errors = problems.filter((p) => p.severity === 'error');
@@ -255,6 +274,8 @@ async function train(services: Services, extensionRoot: string, arg?: vscode.Uri
   }
   const extraArgs = await stageOptions(services, choice, facts, args);
   if (!extraArgs) return undefined;
+  // Evaluate (the base) → Train: the base evaluations of this experiment are linked to the new run (before/after).
+  if (choice.command === 'train') extraArgs.push(...baselineArgs(await baseEvaluations(services, uri.fsPath, facts.modelPath)));
   const python = (await resolveTrainerPython(uri)).path;
   const gpus = await pickGpus(services, extensionRoot, python, args.gpus, { text: document.getText(), file: uri.fsPath });
   if (gpus === null) return undefined;
@@ -331,7 +352,11 @@ export function registerTrainCommands(context: vscode.ExtensionContext, services
     }),
     vscode.commands.registerCommand('seedStudio.openRunFolder', async (arg?: unknown) => {
       const dir = await pickRun(services, arg, 'Open Run Folder', () => true);
-      if (!dir || !existsSync(dir)) return;
+      if (!dir) return;
+      if (!existsSync(dir)) {
+        void vscode.window.showWarningMessage(`SEED: ${dir} does not exist (a run the trainer refused before writing it, or a folder since removed).`);
+        return;
+      }
       const uri = vscode.Uri.file(dir);
       if (vscode.workspace.getWorkspaceFolder(uri)) {
         await vscode.commands.executeCommand('revealInExplorer', uri);

@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import * as vscode from 'vscode';
 import { requestStop } from '../runs/core/control';
-import { runEndMessage } from './core/runEndMessage';
+import { failureActions, runEndMessage } from './core/runEndMessage';
 import { isEnded, isStaleReading, launchedSession, nextSession, reattachedSession, type SessionEvent, type SessionOutcome, type SessionState } from './core/sessionMachine';
 import type { RunEvent, Stage } from '../runs/shared/types';
 import { isLive, type RunChangeEvent, type RunEntry, type RunsModel } from '../runs/runsModel';
@@ -338,7 +338,8 @@ export class TrainerHost implements vscode.Disposable {
           ? `the trainer could not start run ${session.runId}${exit}`
           : `run ${name} failed${exit}${manifest?.error ? `: ${manifest.error}` : ''}`;
     const lastEvents = events.length > 0 ? ` Last events: ${events.slice(-3).map((e) => e.message).join(' · ')}` : lastLogLine(logTail);
-    void vscode.window.showErrorMessage(`SEED: ${what}.${lastEvents}`, 'Show Log', 'Open Run Folder').then((pick) => {
+    const refused = !existsSync(session.dir) ? ' Nothing was written: the trainer refused the run before creating its folder.' : '';
+    void vscode.window.showErrorMessage(`SEED: ${what}.${lastEvents}${refused}`, ...failureActions(existsSync(session.dir))).then((pick) => {
       if (pick === 'Show Log') void this.showLog(session.dir);
       if (pick === 'Open Run Folder') void vscode.commands.executeCommand('seedStudio.openRunFolder', session.dir);
     });

@@ -6,7 +6,8 @@
 //
 //   npm run build && node out/test/ui/dashboardCompare.js
 //
-// Writes test-results/ui-dashboard-compare.png and test-results/ui-heatmap-fitted.png (and -absolute).
+// Writes test-results/ui-dashboard-compare.png and test-results/ui-heatmap-fitted.png (and -absolute); a train run
+// linked to its base evaluation shows its before/after (ui-before-after-tree.png, ui-before-after-dashboard.png).
 import { execFileSync } from 'node:child_process';
 import { cpSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -37,6 +38,76 @@ function prepareComparedRuns(session: CodeServerSession): void {
   const rows = readFileSync(metricsFile, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
   for (const row of rows) if (typeof row['success/overall'] === 'number') row['success/overall'] = (row['success/overall'] as number) / 2;
   writeFileSync(metricsFile, `${rows.map((row) => JSON.stringify(row)).join('\n')}\n`);
+}
+
+/** Ten evaluation episodes of split test_seen, won where `outcomes` has a 1 (the same ten tasks in each report). */
+function evalReport(outcomes: string, step: number | null): Record<string, unknown> {
+  const episodes = [...outcomes].map((c, i) => ({ task: { id: `household/task-${i}`, type: i % 2 ? 'heat' : 'clean' }, success: c === '1', reward: Number(c), length: 5 }));
+  const rate = (list: typeof episodes) => ({ success: list.filter((e) => e.success).length / list.length, n: list.length });
+  return {
+    split: 'test_seen', step, time: '2026-03-03T12:00:30.000Z', overall: rate(episodes),
+    by_task_type: { clean: rate(episodes.filter((e) => e.task.type === 'clean')), heat: rate(episodes.filter((e) => e.task.type === 'heat')) },
+    episodes,
+  };
+}
+
+/** A train run linked to its base evaluation (run.json `baseline_evals`, as npm run demo and SEED: Train write it):
+ * test_seen 40 % before, 60 % after on the same ten tasks. */
+function prepareBeforeAfterRuns(session: CodeServerSession): void {
+  const train = path.join(session.workspace, 'runs', '20260303-120000-train-before-after');
+  const base = path.join(session.workspace, 'runs', '20260303-110000-eval-before-after');
+  for (const [dir, fields] of [
+    [base, { id: path.basename(base), stage: 'eval', started: '2026-03-03T11:00:00.000Z' }],
+    [train, { id: path.basename(train), baseline_evals: { test_seen: `../${path.basename(base)}` } }],
+  ] as const) {
+    cpSync(fixtureRun, dir, { recursive: true });
+    const manifest = JSON.parse(readFileSync(path.join(dir, 'run.json'), 'utf8')) as Record<string, unknown>;
+    writeFileSync(path.join(dir, 'run.json'), JSON.stringify({ ...manifest, name: 'before-after', status: 'completed', ...fields }, null, 2));
+  }
+  writeFileSync(path.join(base, 'eval', 'test_seen.json'), JSON.stringify(evalReport('0101000011', null)));
+  writeFileSync(path.join(base, 'metrics.jsonl'), `${JSON.stringify({ step: 0, time: '2026-03-03T11:00:20.000Z', kind: 'eval', split: 'test_seen', 'success/overall': 0.4 })}\n`);
+  writeFileSync(path.join(train, 'eval', 'test_seen.json'), JSON.stringify(evalReport('1101010011', 2)));
+  const metricsFile = path.join(train, 'metrics.jsonl');
+  const rows = readFileSync(metricsFile, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+  for (const row of rows) if (row.kind === 'eval') Object.assign(row, { 'success/overall': 0.6, 'success/heat': 0.8, 'success/clean': 0.4 });
+  writeFileSync(metricsFile, `${rows.map((row) => JSON.stringify(row)).join('\n')}\n`);
+}
+
+/** The Runs tree and the dashboard of a run linked to its base evaluation (issue 41 item 3). */
+async function beforeAfter(page: Page): Promise<string[]> {
+  await page.keyboard.press('Escape');
+  // Collapse what the steps before expanded (the header's actions show on hover), so that the run's row is in view.
+  const collapse = page.locator('.pane-header .action-label[aria-label="Collapse All"]').first();
+  await collapse.locator('xpath=ancestor::div[contains(@class,"pane-header")]').hover().catch(() => undefined);
+  await collapse.click({ timeout: 5_000 }).catch(() => undefined);
+  // The run's description is its end-of-run evaluation, not its last training batch (1.0 at update 2).
+  const runRow = page.locator('.monaco-list-row', { hasText: 'before-after · seed' }).first();
+  await runRow.waitFor({ state: 'visible', timeout: 30_000 });
+  const description = (await runRow.locator('.label-description').textContent())?.trim() ?? '';
+  if (!description.startsWith('eval 60%')) fail(`the run's description is "${description}", not its evaluation (eval 60%)`);
+  await runRow.click();
+  const change = page.locator('.monaco-list-row', { hasText: 'test_seen 40% → 60%' }).first();
+  await change.waitFor({ state: 'visible', timeout: 30_000 });
+  const changeText = (await change.locator('.label-description').textContent())?.trim() ?? '';
+  if (!/^\+20 \[-?\d+, \+\d+\] noise$/.test(changeText)) fail(`before/after row: "${changeText}"`);
+  // The TRAINER view shows the trainer's status (issue 41 item 6), probed when it was first shown: not only its
+  // welcome button.
+  const trainerRow = page.locator('.monaco-list-row', { hasText: 'Trainer:' }).filter({ hasText: 'seed_trainer' }).first();
+  await trainerRow.waitFor({ state: 'visible', timeout: 60_000 });
+  const trainerText = ((await trainerRow.textContent()) ?? '').trim();
+  await page.screenshot({ path: path.join(resultsDir, 'ui-before-after-tree.png') });
+  await runRow.hover();
+  await runRow.locator('.action-label[aria-label="Open Dashboard"]').click();
+  const frame = webview(page);
+  const panel = frame.locator('.before-after-panel table');
+  await panel.waitFor({ state: 'visible', timeout: 30_000 });
+  const cells = (await panel.locator('tbody tr').first().locator('th, td').allTextContents()).map((t) => t.trim());
+  if (cells[1] !== 'test_seen' || cells[2] !== '40% (n=10)' || cells[3] !== '60% (n=10)' || !/^\+20 pts \[.*\] paired$/.test(cells[4] ?? '') || cells[5] !== 'inside the noise') {
+    fail(`before/after panel row: ${cells.join(' | ')}`);
+  }
+  await frame.locator('.card[data-chart="eval"]:not([hidden]) canvas').waitFor({ timeout: 15_000 });
+  await page.screenshot({ path: path.join(resultsDir, 'ui-before-after-dashboard.png') });
+  return [`tree: ${description}; test_seen 40% → 60%: ${changeText}`, `TRAINER view: ${trainerText}`, `dashboard: ${cells.join(' | ')}`];
 }
 
 /** One SDAR update of the shipped tiny policy on the household environment (real teacher pass, ~20 s on a CPU). */
@@ -157,6 +228,7 @@ function main(): void {
     async (session) => {
       mkdirSync(resultsDir, { recursive: true });
       prepareComparedRuns(session);
+      prepareBeforeAfterRuns(session);
       const householdRun = trainHouseholdRun(session, python);
       const page = await session.openBrowser();
       await page.goto(session.workbenchUrl());
@@ -164,6 +236,7 @@ function main(): void {
       return runUiSteps(page, LABEL, 'ui-dashboard-compare', [
         ['two runs selected in the Runs tree → dashboard overlay, comparison table, evaluation panel', () => dashboardOfTwoRuns(page)],
         ['household trajectory → heatmap on the fitted scale, "absolute" one click away', () => fittedHeatmap(page, householdRun)],
+        ['a train run linked to its base evaluation → before/after in the Runs tree and the dashboard', () => beforeAfter(page)],
       ]);
     },
   );

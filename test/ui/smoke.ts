@@ -7,7 +7,7 @@
 //
 // Environment: SEED_PYTHON (trainer interpreter; default: the repository's .venv), CHROMIUM_PATH (default
 // /usr/bin/chromium), SEED_CODE_SERVER_DIR, SEED_TEST_TIMEOUT_S (default 150), SEED_KEEP_TEMP.
-// Writes test-results/ui-smoke-trainer-status.png and ui-smoke-train-refused.png.
+// Writes test-results/ui-smoke-trainer-status.png, ui-smoke-train-refused.png and ui-smoke-new-experiment-name.png.
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -102,6 +102,39 @@ async function trainRefusesInvalid(session: CodeServerSession, page: Page, pytho
   }
 }
 
+/** New Experiment's name box (issue 41 item 5): a name with spaces is accepted, the box says the file it will be
+ * saved as (information, not an error), and Enter confirms it. */
+async function newExperimentWithSpaces(session: CodeServerSession, page: Page): Promise<void> {
+  await page.keyboard.press('Escape');
+  await runFromPalette(page, 'SEED: New Experiment').catch(() => undefined);
+  const widget = page.locator('.quick-input-widget');
+  const input = widget.locator('.quick-input-box input');
+  await input.waitFor({ state: 'visible', timeout: 15_000 });
+  await input.fill('Quick CPU check');
+  await widget.locator('.monaco-list-row', { hasText: 'Quick CPU check' }).first().click();
+  // The name box: type a name with spaces; the message under it is the file name, not an error.
+  await widget.locator('.quick-input-message').waitFor({ state: 'visible', timeout: 15_000 });
+  await input.fill('my first run');
+  const message = widget.locator('.quick-input-message', { hasText: 'Saved as my-first-run.seed.yaml' });
+  await message.waitFor({ state: 'visible', timeout: 10_000 });
+  const severity = await widget.locator('.quick-input-box .monaco-inputbox').getAttribute('class');
+  await page.screenshot({ path: path.join(resultsDir, 'ui-smoke-new-experiment-name.png') });
+  if (/\berror\b/.test(severity ?? '')) throw new Error(`the name box shows an error for a name with spaces (${severity})`);
+  await page.keyboard.press('Enter');
+  // Enter confirmed the name: the save dialog (code-server's simple dialog, a quick input) proposes the file name.
+  const target = path.join(session.workspace, 'my-first-run.seed.yaml');
+  let proposed = '';
+  for (let waited = 0; !proposed.endsWith('my-first-run.seed.yaml') && waited < 15_000; waited += 250) {
+    await page.waitForTimeout(250);
+    proposed = (await input.isVisible()) ? await input.inputValue() : '';
+  }
+  if (!proposed.endsWith('my-first-run.seed.yaml')) throw new Error(`Enter did not confirm the name: the box holds "${proposed}"`);
+  if (proposed !== target) await input.fill(target);
+  await page.keyboard.press('Enter');
+  await page.locator('.tabs-container .tab', { hasText: 'my-first-run.seed.yaml' }).first().waitFor({ state: 'visible', timeout: 30_000 });
+  console.log(`${LABEL}: New Experiment: "my first run" → ${path.basename(target)}`);
+}
+
 function main(): void {
   const python = runnerPrerequisites(LABEL);
   runCodeServerTest(
@@ -112,6 +145,7 @@ function main(): void {
       const checks: [string, () => Promise<void>][] = [
         [`"${COMMAND_TITLE}" shows the trainer and torch versions`, () => showTrainerStatus(session, page)],
         ['an invalid experiment: its diagnostic, and SEED: Train refusing it with the trainer\'s line', () => trainRefusesInvalid(session, page, python)],
+        ['New Experiment: a name with spaces is accepted with Enter, the box says the file name', () => newExperimentWithSpaces(session, page)],
       ];
       let passed = 0;
       for (const [name, check] of checks) {

@@ -85,12 +85,15 @@ test('titles: four runs of one experiment read apart; evaluations name their spl
   assert.equal(titles.get('/w/runs/b'), 'household-demo · eval valid_seen · 2026-11-30 14:05:09');
   assert.equal(titles.get('/w/runs/e'), 'household-demo · eval valid_seen · 2026-11-30 15:00:00');
   assert.equal(titles.get('/w/runs/c'), 'household-demo · eval valid_unseen');
-  assert.equal(runSuccess(runs[1]!), '40%');
-  assert.equal(runSuccess(runs[3]!), '13%');
+  assert.equal(runSuccess(runs[1]!), 'success 40%');
+  assert.equal(runSuccess(runs[3]!), 'success 13%');
   assert.equal(runSuccess(runs[0]!), undefined);
-  // A training run with evaluations shows its training success; an eval run over two splits lists both.
-  assert.equal(runSuccess({ ...runs[3]!, metrics: [...runs[3]!.metrics, evalRow('valid_seen', 0.9)] }), '13%');
-  assert.equal(runSuccess({ ...runs[1]!, metrics: [evalRow('valid_seen', 0.4), evalRow('valid_unseen', 0.3)] }), 'valid_seen 40%, valid_unseen 30%');
+  // A finished training run with evaluations shows its end-of-run evaluation per split (issue 41 item 3), not its
+  // last training batch; while it trains, the training success; an eval run over two splits lists both.
+  const evaluated = [...runs[3]!.metrics, evalRow('valid_unseen', 0.36), evalRow('valid_seen', 0.52)];
+  assert.equal(runSuccess({ ...runs[3]!, metrics: evaluated }), 'eval 52% / 36%');
+  assert.equal(runSuccess({ ...runs[3]!, manifest: manifest({ stage: 'train', status: 'running' }), metrics: evaluated }), 'success 13%');
+  assert.equal(runSuccess({ ...runs[1]!, metrics: [evalRow('valid_seen', 0.4), evalRow('valid_unseen', 0.3)] }), 'success valid_seen 40%, valid_unseen 30%');
   // Same start second too: the directory tells them apart.
   const twins = distinctTitles([runs[1]!, { ...runs[1]!, dir: '/w/runs/b2' }]);
   assert.equal(new Set(twins.values()).size, 2);

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { RunState } from '../../src/runs/core/runsCore';
-import { runEndMessage } from '../../src/trainer/core/runEndMessage';
+import { failureActions, runEndMessage } from '../../src/trainer/core/runEndMessage';
 import {
   isEnded,
   isStaleReading,
@@ -129,4 +129,9 @@ test('resume: readings that still name the previous trainer are ignored until it
   const diedEarly = run(resuming, exit(1), reading('stopped', 55));
   assert.deepEqual([diedEarly.phase, diedEarly.outcome], ['ended', 'stopped']);
   assert.equal(isStaleReading(launchedSession(), 55), false);
+});
+
+test('a refused launch (no run folder) offers no "Open Run Folder" that would do nothing', () => {
+  assert.deepEqual(failureActions(false), ['Show Log']);
+  assert.deepEqual(failureActions(true), ['Show Log', 'Open Run Folder']);
 });

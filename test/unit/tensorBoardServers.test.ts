@@ -12,6 +12,7 @@ import {
   commonFolder,
   logdirFor,
   tensorBoardArgs,
+  tensorBoardRunName,
 } from '../../src/tensorboard/core/tensorBoardServers';
 import { isProcessAlive, waitUntilGone } from '../../src/runs/core/trainerProcess';
 import { repoRoot, trainerPython } from './repoPaths';
@@ -37,6 +38,11 @@ test('logdir: one run → its tensorboard/ folder; several → the folder holdin
   // A run that holds another run: the folder above both, so neither is hidden inside the other's series.
   assert.equal(commonFolder(['/w/runs/x', '/w/runs/x/nested']), '/w/runs');
   assert.deepEqual(tensorBoardArgs('/l', 6123).slice(0, 8), ['-m', 'tensorboard.main', '--logdir', '/l', '--host', '127.0.0.1', '--port', '6123']);
+  // One run is listed by its name, not "." (issue 41 item 6): --logdir_spec name:folder.
+  assert.deepEqual(tensorBoardArgs('/l', 6123, '20260303-120000-train-demo').slice(0, 4), ['-m', 'tensorboard.main', '--logdir_spec', '20260303-120000-train-demo:/l']);
+  assert.deepEqual(tensorBoardArgs('/l', 6123, 'a:b').slice(2, 4), ['--logdir', '/l']);
+  assert.equal(tensorBoardRunName([a]), path.basename(a));
+  assert.equal(tensorBoardRunName([a, b]), undefined);
 });
 
 test('the requirement offered for installation is the trainer\'s tensorboard extra', () => {
@@ -90,4 +96,13 @@ test('disposed while it starts (the window closes): no TensorBoard is left behin
   servers.dispose();
   await assert.rejects(starting, /window is closing/);
   assert.deepEqual(servers.running(), []);
+});
+
+test('npm run demo writes TensorBoard events: its Stage-2 run reports to TensorBoard, which setup installs', () => {
+  const root = repoRoot;
+  const stage2 = readFileSync(path.join(root, 'examples', 'household-demo-stage2.seed.yaml'), 'utf8');
+  assert.match(stage2, /^report_to: \[tensorboard\]/m);
+  const pyproject = readFileSync(path.join(root, 'trainer', 'pyproject.toml'), 'utf8');
+  assert.match(/^test = \[[^\]]*\]/ms.exec(pyproject)?.[0] ?? '', /"tensorboard>=/);
+  assert.match(readFileSync(path.join(root, 'scripts', 'setup.mjs'), 'utf8'), /trainer\[test\]/);
 });

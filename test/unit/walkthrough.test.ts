@@ -82,5 +82,26 @@ test('each step has its picture (a PNG under media/walkthrough, < 150 KB) and al
 test('"Train on your GPU" offers the templates that do not pin the CPU', () => {
   const ids = gpuTemplates(path.join(repoRoot, 'resources', 'templates')).map((t) => t.id);
   assert.ok(ids.includes('alfworld-qwen2.5-3b') && ids.includes('webshop-qwen2.5-3b') && ids.includes('seed-stage2'), ids.join(', '));
-  assert.ok(!ids.includes('cpu-quick') && !ids.includes('household-tiny'), ids.join(', '));
+  assert.ok(!ids.includes('cpu-quick') && !ids.includes('household-tiny') && !ids.includes('household-demo'), ids.join(', '));
+});
+
+test('"Run the demo" creates what npm run demo trains (smaller), evaluates the base first, and says what it shows', () => {
+  const step = steps.find((s) => s.id === 'runDemo')!;
+  const created = /command:seedStudio\.newExperiment\?([^)]+)\)/.exec(step.description)?.[1];
+  const args = JSON.parse(decodeURIComponent(created ?? '[]')) as Array<{ template?: string }>;
+  assert.equal(args[0]?.template, 'household-demo');
+  const text = readFileSync(path.join(repoRoot, 'resources', 'templates', 'household-demo.seed.yaml'), 'utf8');
+  const demo = readFileSync(path.join(repoRoot, 'examples', 'household-demo-stage2.seed.yaml'), 'utf8');
+  // npm run demo's Stage-2 settings: 30 updates, rollouts at 0.4, 4 × 8, 20 steps, lr 1e-4, one evaluation at the end
+  for (const key of ['updates: 30', '  temperature: 0.4', '  tasks_per_update: 4', '  group_size: 8', '  max_steps: 20', '  lr: 1.0e-4', '  every: 30', '  lambda: 0.01']) {
+    assert.ok(text.includes(key) && demo.includes(key), key);
+  }
+  assert.match(text, /path: builtin:household-tiny/);
+  // evaluate the base on the split the run evaluates at its end (a paired before/after), then train
+  const evaluate = /\[Evaluate the Base Policy\]\(command:seedStudio\.train\?([^)]+)\)/.exec(step.description)?.[1];
+  assert.deepEqual(JSON.parse(decodeURIComponent(evaluate ?? '[]')), [{ stage: 'eval', split: 'valid_seen' }]);
+  assert.match(text, /splits: \[valid_seen\]/);
+  // it does not learn visibly in minutes, and the step says so plainly
+  assert.match(step.description, /Expect no visible learning/);
+  assert.match(step.description, /inside the evaluation's noise/);
 });

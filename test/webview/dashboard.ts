@@ -126,6 +126,17 @@ export const dashboardTests: TestCase[] = [
       await view.page.waitForTimeout(400);
       const yLabels = await tickLabels(view, 'length', 'y');
       assert.ok(yLabels.length > 0 && yLabels.every((label) => !/\d{6,}/.test(label)), `y ticks: ${yLabels.join(', ')}`);
+      // A flat series with float noise (issue 41 item 6) is drawn flat: its y axis spans at least a tenth of its size.
+      await view.send('metrics', { run: a.key, rows: [3, 4, 5].map((step, i) => ({ step, time: '2026-11-30T10:05:00Z', kind: 'update', 'loss/kl': 0.0004 + i * 1e-12 }) as unknown as MetricRow), reset: false });
+      await view.page.waitForFunction(() => !document.querySelector('.card[data-chart="kl"]')?.hasAttribute('hidden'));
+      await view.page.waitForTimeout(400);
+      const span = await view.page.evaluate(() => {
+        const canvas = document.querySelector<HTMLCanvasElement>('.card[data-chart="kl"] canvas')!;
+        const registry = (window as unknown as { __seedCharts?: Map<HTMLCanvasElement, { scales: Record<string, { min: number; max: number }> }> }).__seedCharts;
+        const y = registry?.get(canvas)?.scales.y;
+        return y ? y.max - y.min : 0;
+      });
+      assert.ok(span >= 0.00004 - 1e-12, `y span of a flat series: ${span}`);
     },
   ],
   [
@@ -190,6 +201,39 @@ export const dashboardTests: TestCase[] = [
       await view.page.locator('.card[data-chart="pg"] [data-action="png"]').click();
       const png = await view.waitFor<{ format: string; data: string }>('export', 2);
       assert.ok(png.format === 'png' && png.data.startsWith('data:image/png;base64,') && png.data.length > 1000);
+      // The image stands alone (issue 41 item 6): a title band above the plot and the legend below it, so it is taller
+      // than the chart's canvas, with text drawn in both bands.
+      const image = await view.page.evaluate(async (url) => {
+        const img = new Image();
+        img.src = url;
+        await img.decode();
+        const canvas = document.querySelector<HTMLCanvasElement>('.card[data-chart="pg"] canvas')!;
+        const c = document.createElement('canvas');
+        [c.width, c.height] = [img.width, img.height];
+        const g = c.getContext('2d')!;
+        g.drawImage(img, 0, 0);
+        const inked = (y0: number, y1: number): number => {
+          const data = g.getImageData(0, y0, img.width, y1 - y0).data;
+          const [r, gr, b] = [data[0], data[1], data[2]];
+          let count = 0;
+          for (let i = 0; i < data.length; i += 4) if (data[i] !== r || data[i + 1] !== gr || data[i + 2] !== b) count += 1;
+          return count;
+        };
+        const titleBand = Math.round(img.height - canvas.height - 10);
+        return { width: img.width, height: img.height, canvasWidth: canvas.width, canvasHeight: canvas.height, title: inked(0, Math.min(20, img.height)), legend: inked(img.height - 24, img.height), titleBand };
+      }, png.data);
+      assert.equal(image.width, image.canvasWidth);
+      assert.ok(image.height > image.canvasHeight + 30, JSON.stringify(image));
+      assert.ok(image.title > 20 && image.legend > 20, `title and legend drawn: ${JSON.stringify(image)}`);
+      await view.page.evaluate((url) => {
+        const img = document.createElement('img');
+        img.id = 'exported-png';
+        img.src = url;
+        img.style.cssText = 'position:fixed;left:0;top:0;z-index:99;border:2px solid red;background:white';
+        document.body.append(img);
+      }, png.data);
+      await context.screenshot(view, 'dashboard-exported-png');
+      await view.page.evaluate(() => document.getElementById('exported-png')?.remove());
       // Wall time: minutes since the run's start (rows are one minute apart).
       const before = await renders(view);
       await view.page.evaluate(() => {

@@ -95,6 +95,25 @@ async function assertColouredBy(view: WebviewPage, trajectory: Trajectory, turn:
 
 const viewerTests: TestCase[] = [
   [
+    'viewer: a well-formed action the environment answered "Nothing happens." is not called valid; the score explains itself',
+    async (context) => {
+      const trajectory = syntheticTrajectory({ turns: 3, tokensPerTurn: 8, deltaWidth: 0.2 });
+      trajectory.steps[0] = { ...trajectory.steps[0]!, valid: true, score: 0 };
+      trajectory.steps[1] = { ...trajectory.steps[1]!, observation: 'Nothing happens.', valid: false, score: -0.1 };
+      const view = await showTrajectory(context, trajectory);
+      const badges = (turn: number) => view.page.$$eval(`.turn[data-turn="${turn}"] .turn-head [data-k="action"]`, (spans) => spans.map((s) => ({ text: s.textContent, title: (s as HTMLElement).title })));
+      const first = await badges(0);
+      assert.deepEqual(first.map((b) => b.text), ['well-formed', 'no effect'], JSON.stringify(first));
+      assert.match(first[1]!.title, /Nothing happens/);
+      assert.deepEqual((await badges(1)).map((b) => b.text), ['malformed']);
+      assert.ok(!(await view.page.locator('.turn-head').first().textContent())?.includes('valid'));
+      const score = await view.page.locator('.turn[data-turn="0"] [data-k="score"]').getAttribute('title');
+      assert.match(score ?? '', /reward_scale \(10\) × the episode's success/);
+      await context.screenshot(view, 'viewer-action-badges');
+      assert.deepEqual(view.errors, []);
+    },
+  ],
+  [
     'viewer: the colour scale is fitted to the trajectory (g ≈ 0.5 ± 0.02 is visible), "a" switches to the absolute scale',
     async (context) => {
       // Gates as in the demo trajectory: within a few hundredths of 0.5, where the absolute scale colours nothing.

@@ -88,12 +88,24 @@ def _run_dir_args(args: argparse.Namespace) -> dict:
 
 
 def _cmd_train(args: argparse.Namespace) -> int:
+    baselines: dict[str, Path] = {}
+    for directory in args.baseline_eval or []:
+        from seed_trainer.runlog.errors import RunFormatError
+        from seed_trainer.runlog.reader import baseline_splits
+
+        try:
+            for split in baseline_splits(directory):
+                baselines[split] = Path(directory)
+        except RunFormatError as exc:
+            sys.stderr.write(f"error: --baseline-eval {directory}: {exc}\n")
+            return 2
     config = _experiment(args)
     if config is None:
         return 2
     from seed_trainer.stages.train import train  # torch and transformers load only for commands that need them
 
-    return _run_stage(lambda: train(config, args.experiment, echo=sys.stdout, progress=sys.stderr.isatty(), **_run_dir_args(args)))
+    return _run_stage(lambda: train(config, args.experiment, echo=sys.stdout, progress=sys.stderr.isatty(),
+                                    baseline_evals=baselines or None, **_run_dir_args(args)))
 
 
 def _cmd_collect(args: argparse.Namespace) -> int:
@@ -259,7 +271,10 @@ def build_parser() -> argparse.ArgumentParser:
     stage("collect", "Stage 1: roll out the base policy and analyze every trajectory (skills.jsonl)", _cmd_collect)
     sft = stage("sft", "Stage 1: SFT on the analyses of a collect run; writes <run>/model", _cmd_sft)
     sft.add_argument("--data", help="the collect run directory (or its skills.jsonl); default: sft.data")
-    stage("train", "Stage 2: SEED (or a baseline) from an experiment file", _cmd_train)
+    train = stage("train", "Stage 2: SEED (or a baseline) from an experiment file", _cmd_train)
+    train.add_argument("--baseline-eval", action="append", metavar="RUN_DIR",
+                       help="an eval run of the starting policy, recorded in run.json `baseline_evals` for a "
+                            "before/after beside this run's own evaluation (repeat for each split)")
     evaluate = stage("eval", "evaluate a checkpoint on a split with the plain prompt", _cmd_eval)
     evaluate.add_argument("--checkpoint", help="checkpoint or HF model directory (default: model.path)")
     evaluate.add_argument("--split", required=True, help="the split, e.g. valid_seen or valid_unseen")

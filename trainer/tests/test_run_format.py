@@ -474,3 +474,39 @@ def test_gate_baseline_travels_beside_the_gate_and_is_length_checked():
                                                 registry=registry)
     assert not list(validator.iter_errors(encoded))
     assert [e.validator for e in validator.iter_errors(without_gate)] == ["dependentRequired"]
+
+
+def test_baseline_evals_link_a_train_run_to_its_base_evaluation(tmp_path: Path, capsys) -> None:
+    """run.json `baseline_evals` (issue 41): split → the base eval run, relative to the train run, valid against the
+    schema and resolved by the reader; `train --baseline-eval` takes the splits from the eval run's reports."""
+    from seed_trainer.cli import main
+    from seed_trainer.runlog.reader import baseline_evals, baseline_splits
+
+    base = _writer(tmp_path, run_id="base-seen")
+    base._manifest["stage"] = "eval"
+    base._write_manifest()
+    base.write_eval({"split": "valid_seen", "step": None, "overall": {"success": 0.5, "n": 2},
+                     "by_task_type": {"heat": {"success": 0.5, "n": 2}},
+                     "episodes": [{"task": {"id": "q1", "type": "heat"}, "success": True, "reward": 1.0, "length": 3},
+                                  {"task": {"id": "q2", "type": "heat"}, "success": False, "reward": 0.0, "length": 9}]})
+    base.finish("completed")
+    assert baseline_splits(base.run_dir) == ["valid_seen"]
+
+    train = _writer(tmp_path, run_id="train", baseline_evals={"valid_seen": base.run_dir})
+    train.finish("completed")
+    manifest = RunReader(train.run_dir, schemas=SCHEMAS).manifest()
+    assert manifest["baseline_evals"] == {"valid_seen": "../base-seen"}
+    assert RunReader(train.run_dir).baseline_evals()["valid_seen"].resolve() == base.run_dir.resolve()
+    assert baseline_evals(base.run_dir) == {}
+
+    # a train run is not a baseline; the CLI refuses it (exit 2) before anything is written
+    with pytest.raises(RunFormatError, match="must be an eval run"):
+        baseline_splits(train.run_dir)
+    experiment = tmp_path / "exp.seed.yaml"
+    assert main(["train", str(experiment), "--baseline-eval", str(train.run_dir), "--run-dir", str(tmp_path / "x")]) == 2
+    assert "--baseline-eval" in capsys.readouterr().err
+    assert not (tmp_path / "x").exists()
+    bad = json.loads((train.run_dir / "run.json").read_text())
+    bad["baseline_evals"] = {"valid_seen": ""}
+    with pytest.raises(RunFormatError):
+        SCHEMAS.validate("run", bad, "run.json")

@@ -13,7 +13,7 @@ import {
   type ChartDataset,
   type Plugin,
 } from 'chart.js';
-import { cleanNumber, paddedRange, xTickLabel, type XAxis } from '../../src/dashboard/shared/axis';
+import { cleanNumber, flatYRange, paddedRange, xTickLabel, type XAxis } from '../../src/dashboard/shared/axis';
 import type { ChartSpec } from '../../src/dashboard/shared/charts';
 import type { Interval } from '../../src/dashboard/shared/evaluation';
 import type { Point } from '../../src/dashboard/shared/series';
@@ -102,6 +102,7 @@ export class ChartView {
   dirty = false;
   private selection: HTMLElement;
   private dragFrom: number | undefined;
+  private lastLegend: LegendEntry[] = [];
 
   constructor(
     readonly spec: ChartSpec,
@@ -181,9 +182,80 @@ export class ChartView {
     (x.ticks as { callback: (value: number | string) => string }).callback = (value) => xTickLabel(Number(value), options.xAxis);
     // y ticks without floating-point noise (a flat series at 3 was labelled 3.0000000000000004)
     (this.chart.options.scales!.y!.ticks as { callback: (value: number | string) => string }).callback = (value) => cleanNumber(Number(value));
+    // A (nearly) constant series keeps a minimum y span: flat, not a spike drawn from float noise.
+    if (!wantLog && !this.spec.fraction) {
+      const ys = datasets.flatMap((d) => d.data.map((p) => p.y)).filter((v) => Number.isFinite(v));
+      const flat = ys.length > 0 ? flatYRange(Math.min(...ys), Math.max(...ys)) : undefined;
+      const y = this.chart.options.scales!.y!;
+      y.min = flat?.min;
+      y.max = flat?.max;
+    }
     this.chart.data.datasets = datasets;
     this.chart.update('none');
     this.drawLegend(legend);
+    this.lastLegend = legend;
+  }
+
+  /**
+   * The chart as a PNG data URL that stands on its own: the title (with the runs it shows) above the plot and the
+   * legend (each series' colour, dash and name) below, on the theme's background.
+   */
+  exportImage(title: string): string {
+    const chart = this.chart;
+    if (!chart) return '';
+    const ratio = window.devicePixelRatio || 1;
+    const source = chart.canvas;
+    const width = source.width;
+    const font = cssVar('--vscode-font-family', 'sans-serif');
+    const foreground = cssVar('--vscode-charts-foreground', cssVar('--vscode-foreground', '#333333'));
+    const background = cssVar('--vscode-editor-background', '#ffffff');
+    const pad = 10 * ratio;
+    const line = 16 * ratio;
+    const entries = this.lastLegend.filter((entry) => !entry.hidden);
+    const measure = document.createElement('canvas').getContext('2d')!;
+    measure.font = `${12 * ratio}px ${font}`;
+    // Legend entries flow in rows across the width.
+    const placed: Array<{ entry: LegendEntry; x: number; row: number }> = [];
+    let x = pad;
+    let row = 0;
+    for (const entry of entries) {
+      const w = 28 * ratio + measure.measureText(entry.label).width + 14 * ratio;
+      if (x + w > width - pad && x > pad) {
+        row += 1;
+        x = pad;
+      }
+      placed.push({ entry, x, row });
+      x += w;
+    }
+    const titleHeight = 26 * ratio;
+    const legendHeight = entries.length ? (row + 1) * line + pad : 0;
+    const out = document.createElement('canvas');
+    out.width = width;
+    out.height = titleHeight + source.height + legendHeight + pad;
+    const g = out.getContext('2d')!;
+    g.fillStyle = background;
+    g.fillRect(0, 0, out.width, out.height);
+    g.fillStyle = foreground;
+    g.textBaseline = 'middle';
+    g.font = `bold ${13 * ratio}px ${font}`;
+    g.fillText(title, pad, titleHeight / 2, width - 2 * pad);
+    g.drawImage(source, 0, titleHeight);
+    g.font = `${12 * ratio}px ${font}`;
+    const top = titleHeight + source.height + pad / 2;
+    for (const { entry, x: left, row: r } of placed) {
+      const y = top + r * line + line / 2;
+      g.strokeStyle = entry.colour;
+      g.lineWidth = 2 * ratio;
+      g.setLineDash(entry.dash.map((d) => d * ratio));
+      g.beginPath();
+      g.moveTo(left, y);
+      g.lineTo(left + 22 * ratio, y);
+      g.stroke();
+      g.setLineDash([]);
+      g.fillStyle = foreground;
+      g.fillText(entry.label, left + 28 * ratio, y);
+    }
+    return out.toDataURL('image/png');
   }
 
   /** Axis and grid colours from the theme (called again when the theme changes). */

@@ -15,11 +15,12 @@ import { wilsonInterval, type EvalSummary, type Interval } from '../../src/dashb
 import { finalMetrics, type FinalMetrics } from '../../src/dashboard/shared/runComparison';
 import { SmoothedSeries, pyramidDecimate, type Point } from '../../src/dashboard/shared/series';
 import { displayText, isolatedText } from '../../src/common/shared/inertText';
-import { TO_DASHBOARD, type DashboardRun, type FromDashboard, type ToDashboard } from '../../src/dashboard/shared/protocol';
+import { TO_DASHBOARD, type BeforeAfterView, type DashboardRun, type FromDashboard, type ToDashboard } from '../../src/dashboard/shared/protocol';
 import type { MetricRow } from '../../src/runs/shared/types';
 import { HostChannel } from '../shared/hostApi';
 import { ChartView, cssVar, type LegendEntry, type SeriesDataset } from './chartView';
 import { comparisonTable, evaluationPanel } from './panels';
+import { beforeAfterPanel } from './beforeAfter';
 
 const MIN_REDRAW_INTERVAL_MS = 250; // ≤ 4 redraws per second while live
 const SMOOTHING_CHOICES = ['0', '0.6', '0.8', '0.9', '0.95', '0.99'];
@@ -51,6 +52,8 @@ interface RunData {
   origin: number | undefined;
   final: FinalMetrics;
   evaluations: EvalSummary[];
+  /** Before/after per split, when the run links its base evaluations. */
+  beforeAfter: BeforeAfterView[];
 }
 
 const channel = new HostChannel<ToDashboard, FromDashboard>(TO_DASHBOARD);
@@ -175,7 +178,9 @@ const charts: ChartView[] = DASHBOARD_CHARTS.map(
         markAllDirty();
       },
       exportPng: (view) => {
-        if (view.chart) channel.post('export', { format: 'png', name: `${view.spec.id}.png`, data: view.chart.toBase64Image('image/png', 1) });
+        // The title names the runs (a legend label names its run only when several are overlaid).
+        const names = overlaid.map((run) => isolatedText(run.name)).join(', ');
+        if (view.chart) channel.post('export', { format: 'png', name: `${view.spec.id}.png`, data: view.exportImage(names ? `${view.spec.title} — ${names}` : view.spec.title) });
       },
       exportCsv: (view) => channel.post('export', { format: 'csv', name: `${view.spec.id}.csv`, data: chartCsv(state.xAxis === 'step' ? 'step' : 'minutes', csvSeries(view)) }),
     }),
@@ -347,6 +352,8 @@ function renderPanels(): void {
   const rows = overlaid.map((run) => runs.get(run.key)).filter((d): d is RunData => d !== undefined);
   const panelRuns = rows.map((d) => ({ run: d.run, evaluations: d.evaluations, final: d.final }));
   const children: HTMLElement[] = [];
+  const beforeAfter = beforeAfterPanel(rows.map((d) => ({ run: d.run, beforeAfter: d.beforeAfter })));
+  if (beforeAfter) children.push(beforeAfter);
   if (panelRuns.length > 0) children.push(comparisonTable(panelRuns));
   const evaluation = evaluationPanel(panelRuns, state.perTaskType);
   if (evaluation) children.push(evaluation);
@@ -469,7 +476,7 @@ channel
     for (const run of overlaid) {
       const data = runs.get(run.key);
       if (data) data.run = run;
-      else runs.set(run.key, { run, series: new Map(), points: 0, origin: run.started ? Date.parse(run.started) : undefined, final: finalMetrics([]), evaluations: [] });
+      else runs.set(run.key, { run, series: new Map(), points: 0, origin: run.started ? Date.parse(run.started) : undefined, final: finalMetrics([]), evaluations: [], beforeAfter: [] });
     }
     state.runs = overlaid.map((run) => run.key);
     saveState();
@@ -492,6 +499,7 @@ channel
     const data = runs.get(params.run);
     if (!data) return;
     data.evaluations = params.reports;
+    data.beforeAfter = params.beforeAfter ?? [];
     markAllDirty();
   });
 

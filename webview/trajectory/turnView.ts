@@ -3,7 +3,7 @@
 // that shows the rest, so a hostile 1 MB line cannot stall the page.
 import type { Trajectory } from '../../src/runs/shared/types';
 import { binClass, binOf, heatScale, type HeatMode, type HeatScale } from '../../src/trajectory/shared/colorScale';
-import { formatNumber, formatPercent, formatScore } from '../../src/trajectory/shared/format';
+import { SCORE_TITLE, actionBadges, formatNumber, formatPercent, formatScore } from '../../src/trajectory/shared/format';
 import { clip } from '../../src/common/shared/inertText';
 import { el } from '../shared/dom';
 import { renderTokens } from '../shared/heatmap';
@@ -56,7 +56,7 @@ export function renderTurn(m: TrajectoryModel, index: number, view: TurnViewStat
   const { step, stats, arrays } = turn;
   const facts: (HTMLElement | null)[] = [
     el('span', { class: 'fact', text: `t=${step.t}` }),
-    typeof step.score === 'number' ? el('span', { class: 'fact', attrs: { 'data-k': 'score' }, text: `score ${formatScore(step.score)}` }) : null,
+    typeof step.score === 'number' ? el('span', { class: 'fact', attrs: { 'data-k': 'score' }, title: SCORE_TITLE, text: `score ${formatScore(step.score)}` }) : null,
     typeof step.env_reward === 'number' ? el('span', { class: 'fact', text: `env reward ${formatScore(step.env_reward)}` }) : null,
     typeof step.advantage === 'number' ? el('span', { class: 'fact', attrs: { 'data-k': 'advantage' }, text: `advantage ${formatNumber(step.advantage)}` }) : null,
     stats.tokens > 0 ? el('span', { class: 'fact', text: `${stats.tokens} tokens` }) : null,
@@ -75,7 +75,7 @@ export function renderTurn(m: TrajectoryModel, index: number, view: TurnViewStat
     'div',
     { class: 'turn-head', attrs: { tabindex: '-1', role: 'heading', 'aria-level': '2' } },
     el('span', { class: 'turn-no', text: `Turn ${index + 1}` }),
-    el('span', { class: `badge ${step.valid ? 'valid' : 'invalid'}`, text: step.valid ? 'valid' : 'invalid' }),
+    ...actionBadges(step.valid, m.turns[index + 1]?.step.observation).map((badge) => el('span', { class: `badge ${badge.kind}`, attrs: { 'data-k': 'action' }, title: badge.title, text: badge.text })),
     ...facts,
   );
 

@@ -24,3 +24,17 @@ export function paddedRange(min: number, max: number, axis: XAxis): { min: numbe
   const pad = axis === 'step' ? 1 : Math.max(0.5, Math.abs(min) * 0.1);
   return { min: axis === 'step' ? Math.max(0, min - pad) : min - pad, max: max + pad };
 }
+
+/**
+ * The y range of a series that is (nearly) constant: chart.js fits the axis to the data, so a flat loss of 0.0004
+ * with float noise in the 8th digit filled the plot and read as a spike. The span is at least a tenth of the values'
+ * size (1 around 0), centred on them; undefined when the data already span that much.
+ */
+export function flatYRange(min: number, max: number): { min: number; max: number } | undefined {
+  if (!(Number.isFinite(min) && Number.isFinite(max))) return undefined;
+  const size = Math.max(Math.abs(min), Math.abs(max));
+  const span = size > 0 ? size * 0.1 : 1;
+  if (max - min >= span) return undefined;
+  const centre = (min + max) / 2;
+  return { min: centre - span / 2, max: centre + span / 2 };
+}

@@ -1,7 +1,7 @@
 // The dashboard's evaluation panel: success with its Wilson score interval (a binomial proportion from n episodes; it
 // stays inside [0, 1] and is honest at the small n of evaluation splits, where the normal approximation is not), per
 // split and per task type. No DOM, no `vscode`.
-import type { EvalReport } from '../../runs/shared/types';
+import type { EvalReport, MetricRow } from '../../runs/shared/types';
 
 export interface Interval {
   low: number;
@@ -48,4 +48,22 @@ export function formatCell(value: EvalCell | undefined): string {
   if (!value) return '—';
   const pct = (x: number): string => `${Math.round(x * 100)}`;
   return `${pct(value.success)}% [${pct(value.interval.low)}–${pct(value.interval.high)}] n=${value.n}`;
+}
+
+/**
+ * The base evaluations of a run as evaluation rows at update 0 (the chart's first point: the policy before training),
+ * one per split, with its per-task-type success; `time` is the run's start, so the wall-time axis puts them at 0.
+ */
+export function baselineRows(
+  baselines: ReadonlyArray<{ split: string; before?: Pick<EvalReport, 'overall' | 'by_task_type'> }>,
+  started: string | undefined,
+): MetricRow[] {
+  const rows: MetricRow[] = [];
+  for (const { split, before } of baselines) {
+    if (!before) continue;
+    const row: MetricRow = { step: 0, time: started ?? '', kind: 'eval', split, 'success/overall': before.overall.success };
+    for (const [type, summary] of Object.entries(before.by_task_type ?? {})) row[`success/${type}`] = summary.success;
+    rows.push(row);
+  }
+  return rows;
 }

@@ -1,6 +1,7 @@
 // The dashboard's messages, declared once for both bundles (src/dashboard/dashboardPanel.ts, webview/dashboard/).
 import type { EvalSummary } from './evaluation';
 import type { MetricRow, RunStatus } from '../../runs/shared/types';
+import type { SuccessChange } from '../../runs/shared/pairedChange';
 import { messageSet } from '../../webviewHost/shared/protocol';
 
 export interface DashboardRun {
@@ -20,6 +21,17 @@ export interface DashboardRun {
   config?: Record<string, unknown>;
 }
 
+/** One split's before/after of a run linked to its base evaluation (run.json `baseline_evals`). */
+export interface BeforeAfterView {
+  split: string;
+  /** The base evaluation run's directory name. */
+  baseRun: string;
+  before?: { success: number; n: number };
+  after?: { success: number; n: number };
+  change?: SuccessChange;
+  problem?: string;
+}
+
 /** host → webview */
 export type ToDashboard = {
   /** The runs overlaid (in order; first = primary) and all runs that could be. */
@@ -29,7 +41,7 @@ export type ToDashboard = {
   /** A run's status or progress changed. */
   status: { run: string; status: DashboardRun['status']; progress?: { step: number; total: number | null }; error?: string };
   /** The latest evaluation report of each split of a run (eval/<split>.json), with intervals. */
-  evaluations: { run: string; reports: EvalSummary[] };
+  evaluations: { run: string; reports: EvalSummary[]; beforeAfter?: BeforeAfterView[] };
 };
 
 /** webview → host */

@@ -38,6 +38,8 @@ export interface ExperimentFacts {
   evalSplits?: string[];
   /** `sft.data`, resolved against the file */
   sftData?: string;
+  /** `model.path` as written */
+  modelPath?: string;
 }
 
 export class ExperimentService {
@@ -168,6 +170,7 @@ export class ExperimentService {
     };
     const splits = section('eval').splits;
     const sftData = section('sft').data;
+    const modelPath = section('model').path;
     return {
       ...(typeof value.name === 'string' ? { name: value.name } : {}),
       ...(typeof value.algorithm === 'string' ? { algorithm: value.algorithm } : {}),
@@ -175,6 +178,7 @@ export class ExperimentService {
       runsDir: path.resolve(path.dirname(file), runsDir),
       ...(Array.isArray(splits) ? { evalSplits: splits.filter((s): s is string => typeof s === 'string') } : {}),
       ...(typeof sftData === 'string' && sftData ? { sftData: path.resolve(path.dirname(file), sftData) } : {}),
+      ...(typeof modelPath === 'string' && modelPath ? { modelPath } : {}),
     };
   }
 }

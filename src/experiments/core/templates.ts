@@ -44,6 +44,12 @@ export function experimentFileName(name: string): string {
   return `${experimentName(name)}.seed.yaml`;
 }
 
+/** What the New Experiment name box says under a name: the file it will be saved as (never a refusal). */
+export function savedAsHint(text: string): string {
+  const name = experimentName(text);
+  return name === text.trim() ? `Saved as ${experimentFileName(text)}` : `Saved as ${experimentFileName(text)} (experiment name ${name})`;
+}
+
 /** The template's text for an experiment called `name` (its header line kept as a comment). */
 export function instantiateTemplate(template: ExperimentTemplate, name: string): string {
   return readFileSync(template.file, 'utf8').replace(/\{\{name\}\}/g, experimentName(name));

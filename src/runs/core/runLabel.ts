@@ -41,7 +41,11 @@ function percent(value: number): string {
   return `${Math.round(value * 100)}%`;
 }
 
-/** The success to show beside a run: `42%` (last training value), `valid_seen 40%, valid_unseen 35%` (evaluations). */
+/**
+ * The success to show beside a run, labelled: `success 42%` (the last training batch of a live run), `eval 52% / 36%`
+ * (a train run's latest evaluation of each split once it is no longer training: its end-of-run evaluation, in split
+ * order, not its last training batch), `success 40%` or `success valid_seen 40%, valid_unseen 35%` (an eval run).
+ */
 export function runSuccess(facts: RunFacts): string | undefined {
   const lastEval = new Map<string, number>();
   let lastTrain: number | undefined;
@@ -51,12 +55,17 @@ export function runSuccess(facts: RunFacts): string | undefined {
     if (row.kind === 'eval') lastEval.set(row.split ?? 'eval', value);
     else if (row.kind !== 'sft') lastTrain = value;
   }
-  if (facts.manifest?.stage === 'eval' || lastTrain === undefined) {
-    if (lastEval.size === 0) return lastTrain === undefined ? undefined : percent(lastTrain);
-    if (lastEval.size === 1 && facts.manifest?.stage === 'eval') return percent([...lastEval.values()][0] ?? 0);
-    return [...lastEval].map(([split, value]) => `${split} ${percent(value)}`).join(', ');
+  const stage = facts.manifest?.stage;
+  const training = facts.manifest?.status === 'running' || facts.manifest?.status === 'stopping';
+  if (stage === 'eval' || lastTrain === undefined) {
+    if (lastEval.size === 0) return lastTrain === undefined ? undefined : `success ${percent(lastTrain)}`;
+    if (lastEval.size === 1 && stage === 'eval') return `success ${percent([...lastEval.values()][0] ?? 0)}`;
+    return `success ${[...lastEval].map(([split, value]) => `${split} ${percent(value)}`).join(', ')}`;
   }
-  return percent(lastTrain);
+  if (lastEval.size > 0 && !training) {
+    return `eval ${[...lastEval].sort((a, b) => a[0].localeCompare(b[0])).map(([, value]) => percent(value)).join(' / ')}`;
+  }
+  return `success ${percent(lastTrain)}`;
 }
 
 /** `2026-11-30 14:05` from an ISO start time (UTC, as run ids are). */

@@ -8,6 +8,7 @@ import { liveStatus, type LiveStatus } from './trainerProcess';
 import { runPaths } from './runFiles';
 import { hasChanges, mergeChanges, RunIndex, type RunIndexChange } from './runIndex';
 import { distinctTitles, runSuccess, type RunFacts } from './runLabel';
+import { readBeforeAfter, type BeforeAfter } from './beforeAfter';
 import type { RunSchemas } from './schemas';
 import type { RunManifest } from '../shared/types';
 
@@ -87,6 +88,8 @@ export class RunsCore {
   /** The titles of all runs, computed once per change (the tree asks for one per row). */
   private titleCache: Map<string, string> | undefined;
 
+  private readonly beforeAfterCache = new Map<string, { key: string; value: Promise<BeforeAfter[]> }>();
+
   constructor(private readonly options: RunsCoreOptions) {}
 
   onDidChangeRuns(listener: Listener<void>): () => void {
@@ -134,6 +137,19 @@ export class RunsCore {
 
   success(entry: RunEntry): string | undefined {
     return runSuccess(factsOf(entry));
+  }
+
+  /** The before/after of a run that links base evaluations (run.json `baseline_evals`); read again when the run's
+   * status or metrics change. Empty for a run that links none. */
+  beforeAfter(entry: RunEntry): Promise<BeforeAfter[]> {
+    const manifest = entry.index.manifest;
+    if (!manifest?.baseline_evals) return Promise.resolve([]);
+    const key = `${manifest.status}|${manifest.ended ?? ''}|${entry.index.metrics.length}`;
+    const cached = this.beforeAfterCache.get(entry.dir);
+    if (cached?.key === key) return cached.value;
+    const value = readBeforeAfter(entry.dir, manifest, this.options.schemas());
+    this.beforeAfterCache.set(entry.dir, { key, value });
+    return value;
   }
 
   /** Scans for run directories, adding new ones and dropping those gone or no longer matched by the rules. */

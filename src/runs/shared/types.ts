@@ -29,6 +29,8 @@ export interface RunManifest {
   git_commit?: string | null;
   git_dirty?: boolean | null;
   parent?: { run?: string; checkpoint?: string } | null;
+  /** split → the base evaluation run directory, relative to this run directory (before/after). */
+  baseline_evals?: Record<string, string> | null;
   versions: { trainer: string; python: string; torch?: string | null; transformers?: string | null };
   device: { kind: 'cuda' | 'cpu' | 'mps'; name: string; count: number; memory_bytes?: number | null };
 }

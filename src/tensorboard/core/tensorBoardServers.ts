@@ -50,9 +50,19 @@ export function commonFolder(paths: readonly string[]): string {
   return paths.some((p) => path.resolve(p) === common) ? path.dirname(common) : common;
 }
 
-export function tensorBoardArgs(logdir: string, port: number): string[] {
+/**
+ * TensorBoard's command line. With `name` (one run: its id, [A-Za-z0-9._-] only) the events folder is given as
+ * `--logdir_spec name:folder`, so TensorBoard lists the run by its name instead of "." (the folder itself).
+ */
+export function tensorBoardArgs(logdir: string, port: number, name?: string): string[] {
+  const where = name && /^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(name) ? ['--logdir_spec', `${name}:${logdir}`] : ['--logdir', logdir];
   // --reload_interval: live runs append events; 5 s keeps a CPU-bound trainer's machine quiet.
-  return ['-m', 'tensorboard.main', '--logdir', logdir, '--host', '127.0.0.1', '--port', String(port), '--reload_interval', '5'];
+  return ['-m', 'tensorboard.main', ...where, '--host', '127.0.0.1', '--port', String(port), '--reload_interval', '5'];
+}
+
+/** The name TensorBoard shows for these runs: the run's id (its folder's name) when there is one run. */
+export function tensorBoardRunName(runDirs: readonly string[]): string | undefined {
+  return runDirs.length === 1 ? path.basename(path.resolve(runDirs[0]!)) : undefined;
 }
 
 export function freePort(): Promise<number> {
@@ -101,12 +111,12 @@ export class TensorBoardServers {
   constructor(private readonly options: ServerOptions = {}) {}
 
   /** The running (or starting) server for `logdir`, or a new one; resolves once it answers. */
-  ensure(python: string, logdir: string): Promise<TensorBoardServer> {
-    const key = `${python}\0${path.resolve(logdir)}`;
+  ensure(python: string, logdir: string, name?: string): Promise<TensorBoardServer> {
+    const key = `${python}\0${path.resolve(logdir)}\0${name ?? ''}`;
     const live = this.servers.get(key);
     if (live && (live.child === undefined || isRunning(live.child))) return live.ready;
     const server = {} as LiveServer;
-    server.ready = this.start(python, path.resolve(logdir), server);
+    server.ready = this.start(python, path.resolve(logdir), server, name);
     this.servers.set(key, server);
     server.ready.catch(() => {
       if (this.servers.get(key) === server) this.servers.delete(key);
@@ -125,11 +135,11 @@ export class TensorBoardServers {
     this.servers.clear();
   }
 
-  private async start(python: string, logdir: string, server: LiveServer): Promise<TensorBoardServer> {
+  private async start(python: string, logdir: string, server: LiveServer, name?: string): Promise<TensorBoardServer> {
     const port = await freePort();
     // Disposed while the port was chosen (the window closed): start nothing that would outlive it.
     if (this.disposed) throw new Error('TensorBoard was not started: the window is closing.');
-    const child = spawn(python, tensorBoardArgs(logdir, port), { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, PYTHONUNBUFFERED: '1' } });
+    const child = spawn(python, tensorBoardArgs(logdir, port, name), { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, PYTHONUNBUFFERED: '1' } });
     server.child = child;
     let output = '';
     const collect = (chunk: Buffer): void => {

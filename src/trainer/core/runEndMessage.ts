@@ -14,3 +14,9 @@ export function runEndMessage(name: string, state: 'completed' | 'stopped', mani
   if (stopRequested) return `SEED: run ${name} completed${progress}: the stop came during its last update, which it finished (a checkpoint is saved at the end).`;
   return `SEED: run ${name} completed${progress}.`;
 }
+
+/** The buttons of a failed or refused run's message: "Open Run Folder" only when the folder exists (a launch the
+ * trainer refused before writing anything has none, and the button did nothing). */
+export function failureActions(runFolderExists: boolean): string[] {
+  return runFolderExists ? ['Show Log', 'Open Run Folder'] : ['Show Log'];
+}

@@ -28,3 +28,26 @@ export function formatScore(value: number | null | undefined): string {
   const text = String(Math.round(value * 10000) / 10000);
   return text.startsWith('-') ? `\u2212${text.slice(1)}` : text;
 }
+
+/**
+ * The badges of a turn's action. `valid` in the run format is format verification only: the response held a
+ * well-formed `<action>…</action>` (docs/run-format.md §7.2), not that the environment accepted it, so it reads
+ * "well-formed" / "malformed"; an action the environment answered with "Nothing happens." (the household and ALFWorld
+ * reply to an inadmissible command) gets "no effect" beside it.
+ */
+export function actionBadges(valid: boolean, nextObservation: string | undefined): Array<{ text: string; kind: 'valid' | 'invalid' | 'warn'; title: string }> {
+  const badges: Array<{ text: string; kind: 'valid' | 'invalid' | 'warn'; title: string }> = [
+    valid
+      ? { text: 'well-formed', kind: 'valid', title: 'The response holds a well-formed <action>…</action>. Whether the environment accepted the action shows in its reply (the next observation).' }
+      : { text: 'malformed', kind: 'invalid', title: 'The response holds no well-formed <action>…</action> (format verification failed): its step score carries the invalid-action penalty.' },
+  ];
+  if (valid && nextObservation !== undefined && /^\s*nothing happens\.?\s*$/i.test(nextObservation)) {
+    badges.push({ text: 'no effect', kind: 'warn', title: 'The environment answered "Nothing happens.": the action was not admissible here.' });
+  }
+  return badges;
+}
+
+/** The tooltip of a step's score: what it is made of (trainer/seed_trainer/algo/advantages.py, step_scores). */
+export const SCORE_TITLE =
+  'Step score = rl.reward_scale (10) × the episode\'s success (1 won, 0 not) − rl.invalid_penalty (0.1) if this step\'s action was malformed. ' +
+  'So 10 or 9.9 in a won episode, 0 or −0.1 in a lost one; the advantage is computed from it.';

@@ -63,6 +63,32 @@ def read_manifest(run_dir: str | Path, schemas: SchemaSet | None = None) -> dict
     return manifest
 
 
+def baseline_splits(eval_run_dir: str | Path, schemas: SchemaSet | None = None) -> list[str]:
+    """The splits an `eval` run evaluated (its eval/<split>.json files), for `train --baseline-eval`. Raises
+    RunFormatError when the directory is not a finished eval run with at least one report."""
+    run_dir = Path(eval_run_dir)
+    manifest = read_manifest(run_dir, schemas)
+    if manifest.get("stage") != "eval":
+        raise RunFormatError("schema", layout.MANIFEST, f"a baseline must be an eval run, not a {manifest.get('stage')!r} run",
+                             field="stage", path=str(RunPaths(run_dir).manifest))
+    eval_dir = RunPaths(run_dir).eval_dir
+    splits = sorted(p.stem for p in eval_dir.glob("*.json") if not p.name.startswith(".")) if eval_dir.is_dir() else []
+    if not splits:
+        raise RunFormatError("missing_file", f"{layout.EVAL_DIR}/<split>.json", "the eval run has no evaluation report",
+                             path=str(eval_dir))
+    return splits
+
+
+def baseline_evals(run_dir: str | Path, manifest: Mapping[str, Any] | None = None) -> dict[str, Path]:
+    """run.json's `baseline_evals` resolved: split → the base evaluation's run directory (it may no longer exist)."""
+    run_dir = Path(run_dir)
+    manifest = manifest if manifest is not None else read_manifest(run_dir)
+    links = manifest.get("baseline_evals") or {}
+    if not isinstance(links, Mapping):
+        return {}
+    return {str(split): (run_dir / str(rel)) for split, rel in links.items() if isinstance(rel, str) and rel}
+
+
 def read_control(run_dir: str | Path, schemas: SchemaSet | None = None) -> dict[str, Any] | None:
     """The control request, or None when there is no control file or it is empty (an empty file still means stop)."""
     path = RunPaths(Path(run_dir)).control
@@ -112,6 +138,10 @@ class RunReader:
 
     def manifest(self) -> dict[str, Any]:
         return read_manifest(self.paths.root, self.schemas)
+
+    def baseline_evals(self) -> dict[str, Path]:
+        """split → the run directory of this run's base evaluation (run.json `baseline_evals`)."""
+        return baseline_evals(self.run_dir, self.manifest())
 
     def control(self) -> dict[str, Any] | None:
         return read_control(self.paths.root, self.schemas)

@@ -139,6 +139,7 @@ class RunWriter:
         run_id: str | None = None,
         environment: RunEnvironment | None = None,
         parent: Mapping[str, Any] | None = None,
+        baseline_evals: Mapping[str, str | Path] | None = None,
         progress_total: int | None = None,
         progress_unit: str | None = None,
         clock: Clock = utc_now,
@@ -187,6 +188,8 @@ class RunWriter:
             "git_commit": environment.git_commit,
             "git_dirty": environment.git_dirty,
             "parent": dict(parent) if parent else None,
+            **({"baseline_evals": {split: _relative_path(Path(d), run_dir) for split, d in baseline_evals.items()}}
+               if baseline_evals else {}),
             "versions": dict(environment.versions),
             "device": dict(environment.device),
         }

@@ -51,6 +51,7 @@ def create_run(
     parent: dict[str, Any] | None,
     progress_unit: str,
     progress_total: int | None = None,
+    baseline_evals: dict[str, Path] | None = None,
 ) -> RunWriter:
     """A new run directory of `stage` for this experiment, its resolved config recorded in run.json."""
     return RunWriter.create(
@@ -62,6 +63,7 @@ def create_run(
         experiment_path=Path(experiment_path),
         run_id=run_id,
         parent=parent,
+        baseline_evals=baseline_evals,
         progress_total=progress_total,
         progress_unit=progress_unit,
         echo=echo,

@@ -205,8 +205,10 @@ def train(
     run_id: str | None = None,
     echo: TextIO | None = sys.stdout,
     progress: bool = False,
+    baseline_evals: dict[str, Path] | None = None,
 ) -> Path:
-    """Runs Stage 2 in a new run directory and returns it. Failures end the run as `failed` and re-raise.
+    """Runs Stage 2 in a new run directory and returns it. `baseline_evals` (split → eval run directory) is recorded
+    in run.json for a before/after. Failures end the run as `failed` and re-raise.
     Under torchrun every rank calls it; rank 0 creates and writes the run directory (dist.py)."""
     ranks = dist.start(config.model.device)
     try:
@@ -218,7 +220,7 @@ def train(
         writer = create_run(
             config, experiment_path, runs_dir, stage="train", run_id=run_id, echo=echo,
             parent=parent_of(config.resolve_path(config.model.path), runs_dir),
-            progress_total=config.updates, progress_unit="update",
+            progress_total=config.updates, progress_unit="update", baseline_evals=baseline_evals,
         )
         if ranks.distributed:
             writer.event("info", f"{ranks.world} processes (torchrun); rank 0 writes this run directory")
