@@ -46,8 +46,9 @@ suite('SEED: Open in TensorBoard', () => {
     assert.ok(isProcessAlive(opened.pid));
 
     // TensorBoard's own API: the folder it reads, and the scalar tags it found there, which are the metrics' keys.
+    // One run is given as `--logdir_spec <run id>:<folder>`, so that TensorBoard lists it by its name, not as ".".
     const logdir = (await (await fetch(`${opened.url}data/logdir`)).json()) as { logdir: string };
-    assert.equal(logdir.logdir, opened.logdir);
+    assert.equal(logdir.logdir, `${path.basename(runDir)}:${opened.logdir}`);
     // Every number of the first update's metrics row (docs/trainer.md: the same rows as metrics.jsonl).
     const firstRow = JSON.parse(readFileSync(path.join(runDir, 'metrics.jsonl'), 'utf8').split('\n')[0]!) as Record<string, unknown>;
     const metricTags = Object.entries(firstRow).filter(([key, value]) => !['step', 'time', 'kind', 'split', 'epoch'].includes(key) && typeof value === 'number').map(([key]) => key);
@@ -58,6 +59,8 @@ suite('SEED: Open in TensorBoard', () => {
       return metricTags.every((tag) => found.has(tag)) ? found : undefined;
     }, 60_000, 500);
     assert.ok(tags.size >= metricTags.length);
+    const runs = Object.keys((await (await fetch(`${opened.url}data/plugin/scalars/tags`)).json()) as Record<string, unknown>);
+    assert.ok(runs.length > 0 && runs.every((run) => run.startsWith(path.basename(runDir))), runs.join(', '));
     const page = await (await fetch(opened.url)).text();
     assert.match(page, /<title>TensorBoard<\/title>/i);
 
