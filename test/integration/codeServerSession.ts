@@ -7,11 +7,11 @@
 //     screenshot and the logs to test-results/ when the run fails, and exits with the result.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, cpSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { freePort } from '../../src/tensorboard/core/tensorBoardServers';
 
 function findRepoRoot(start: string): string {
   for (let dir = start; ; dir = path.dirname(dir)) {
@@ -70,18 +70,6 @@ async function ensureCodeServerBinary(): Promise<string> {
 
 function delay(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => (port ? resolve(port) : reject(new Error('no free port'))));
-    });
-  });
 }
 
 function tail(file: string, lines = 40): string {
