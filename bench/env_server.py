@@ -49,10 +49,22 @@ def main(argv=None) -> int:
     local = HouseholdTasks(max_steps=args.steps)
     catalog = local.sample("train", args.episodes, seed=0)
     server = subprocess.Popen(
-        [sys.executable, "-m", "seed_trainer.envs.serve", "household", "--split", f"train={args.episodes}",
-         "--options", json.dumps({"max_steps": args.steps})],
-        stdout=subprocess.PIPE, text=True,
-        env={**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO / "trainer"), os.environ.get("PYTHONPATH")]))},
+        [
+            sys.executable,
+            "-m",
+            "seed_trainer.envs.serve",
+            "household",
+            "--split",
+            f"train={args.episodes}",
+            "--options",
+            json.dumps({"max_steps": args.steps}),
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+        env={
+            **os.environ,
+            "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO / "trainer"), os.environ.get("PYTHONPATH")])),
+        },
     )
     try:
         url = json.loads(server.stdout.readline())["url"]
@@ -75,13 +87,18 @@ def main(argv=None) -> int:
     steps = {mode: played for mode, (played, _) in results.items()}
     assert len(set(steps.values())) == 1, steps  # the same commands were played in every mode
     rate = {mode: played / seconds for mode, (played, seconds) in results.items()}
-    print(json.dumps({
-        "episodes": args.episodes,
-        "steps": steps["in_process"],
-        "steps_per_second": {mode: round(value, 1) for mode, value in rate.items()},
-        "ratio_to_in_process": {mode: round(value / rate["in_process"], 4) for mode, value in rate.items()},
-        "keep_alive_speedup": round(rate["http_keep_alive"] / rate["http_new_connection"], 2),
-    }, indent=2))
+    print(
+        json.dumps(
+            {
+                "episodes": args.episodes,
+                "steps": steps["in_process"],
+                "steps_per_second": {mode: round(value, 1) for mode, value in rate.items()},
+                "ratio_to_in_process": {mode: round(value / rate["in_process"], 4) for mode, value in rate.items()},
+                "keep_alive_speedup": round(rate["http_keep_alive"] / rate["http_new_connection"], 2),
+            },
+            indent=2,
+        )
+    )
     return 0
 
 

@@ -61,9 +61,15 @@ def summarise(files: list[str]) -> dict:
                     continue
                 task_type, target = goal
                 placed = placements(episode)
-                outcome = ("success" if episode["success"] else
-                           "failed, placed in a wrong receptacle type" if any(p != target for p in placed) else
-                           "failed, never placed" if not placed else "failed, placed only in the target type")
+                outcome = (
+                    "success"
+                    if episode["success"]
+                    else "failed, placed in a wrong receptacle type"
+                    if any(p != target for p in placed)
+                    else "failed, never placed"
+                    if not placed
+                    else "failed, placed only in the target type"
+                )
                 for counter in (counts, by_type.setdefault(task_type, Counter())):
                     counter["episodes"] += 1
                     counter[outcome] += 1
@@ -76,12 +82,24 @@ def summarise(files: list[str]) -> dict:
         return {
             "episodes": n,
             "success": round(c["success"] / n, 4) if n else None,
-            "first placement in the target type (of episodes that placed)":
-                round(c["first placement in the target type"] / placed, 4) if placed else None,
-            "failed episodes": {k: c[k] for k in ("failed, placed in a wrong receptacle type", "failed, never placed",
-                                                  "failed, placed only in the target type")},
-            "wrong receptacle type, share of failures":
-                round(c["failed, placed in a wrong receptacle type"] / failed, 4) if failed else None,
+            "first placement in the target type (of episodes that placed)": round(
+                c["first placement in the target type"] / placed, 4
+            )
+            if placed
+            else None,
+            "failed episodes": {
+                k: c[k]
+                for k in (
+                    "failed, placed in a wrong receptacle type",
+                    "failed, never placed",
+                    "failed, placed only in the target type",
+                )
+            },
+            "wrong receptacle type, share of failures": round(
+                c["failed, placed in a wrong receptacle type"] / failed, 4
+            )
+            if failed
+            else None,
         }
 
     return {"files": len(files), **shares(counts), "by_task_type": {t: shares(c) for t, c in sorted(by_type.items())}}
@@ -89,8 +107,14 @@ def summarise(files: list[str]) -> dict:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--group", nargs=2, action="append", metavar=("NAME", "GLOB"), required=True,
-                        help="a name and a glob of trajectory files (repeat for each group)")
+    parser.add_argument(
+        "--group",
+        nargs=2,
+        action="append",
+        metavar=("NAME", "GLOB"),
+        required=True,
+        help="a name and a glob of trajectory files (repeat for each group)",
+    )
     args = parser.parse_args()
     report = {"benchmark": "failure_modes", "groups": {}}
     for name, pattern in args.group:

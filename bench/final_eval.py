@@ -54,10 +54,13 @@ def jobs_of(args, fingerprint: str) -> list[tuple[str, int, str, Path, Path, Pat
     for folder in sorted(Path(args.runs).resolve().glob("seed-*")):
         seed = int(folder.name.removeprefix("seed-"))
         if learning.started_from(folder) != fingerprint:
-            print(f"[final_eval] {folder.name}: left out, its runs did not record starting from {fingerprint}", flush=True)
+            print(
+                f"[final_eval] {folder.name}: left out, its runs did not record starting from {fingerprint}", flush=True
+            )
             continue
-        finals = {a: latest_checkpoint(folder / a) for a in args.algorithms
-                  if learning.status_of(folder / a) == "completed"}
+        finals = {
+            a: latest_checkpoint(folder / a) for a in args.algorithms if learning.status_of(folder / a) == "completed"
+        }
         for algorithm in [a for a, checkpoint in finals.items() if checkpoint is None]:
             print(f"[final_eval] {folder.name}/{algorithm}: left out, the run kept no complete checkpoint", flush=True)
             del finals[algorithm]
@@ -65,15 +68,29 @@ def jobs_of(args, fingerprint: str) -> list[tuple[str, int, str, Path, Path, Pat
             continue
         # one experiment file per model (start, each algorithm's final), evaluated on every split
         tag = f"{args.tasks}" + (f"-t{args.temperature:g}" if args.temperature is not None else "")
-        experiments = {"start": (eval_experiment(folder / f"base-eval-s{seed}.seed.yaml", Path(args.model).resolve(),
-                                                 args.tasks, folder / f"base-eval{tag}-s{seed}.seed.yaml",
-                                                 args.temperature),
-                                 f"base-eval{tag}")}
+        experiments = {
+            "start": (
+                eval_experiment(
+                    folder / f"base-eval-s{seed}.seed.yaml",
+                    Path(args.model).resolve(),
+                    args.tasks,
+                    folder / f"base-eval{tag}-s{seed}.seed.yaml",
+                    args.temperature,
+                ),
+                f"base-eval{tag}",
+            )
+        }
         for algorithm, checkpoint in finals.items():
-            experiments[algorithm] = (eval_experiment(folder / f"{algorithm}-s{seed}.seed.yaml", checkpoint, args.tasks,
-                                                      folder / f"{algorithm}-final{tag}-s{seed}.seed.yaml",
-                                                      args.temperature),
-                                      f"{algorithm}-final{tag}")
+            experiments[algorithm] = (
+                eval_experiment(
+                    folder / f"{algorithm}-s{seed}.seed.yaml",
+                    checkpoint,
+                    args.tasks,
+                    folder / f"{algorithm}-final{tag}-s{seed}.seed.yaml",
+                    args.temperature,
+                ),
+                f"{algorithm}-final{tag}",
+            )
         for split in args.splits:
             for kind, (experiment, prefix) in experiments.items():
                 jobs.append((kind, seed, split, experiment, folder / f"{prefix}-{split}", folder / "final_eval.log"))
@@ -103,8 +120,10 @@ def summary(outcomes: dict[tuple[str, int, str], dict | None], algorithms: list[
                 entry["over_start_across_seeds"] = learning.interval(by_seed)
             if algorithm != "grpo":
                 grpo = [outcomes.get(("grpo", s, split)) for s in seeds]
-                entry["against_grpo"] = {**learning.paired_by_task(list(zip(finals, grpo))),
-                                         "seeds": [s for s in seeds if ("grpo", s, split) in outcomes]}
+                entry["against_grpo"] = {
+                    **learning.paired_by_task(list(zip(finals, grpo))),
+                    "seeds": [s for s in seeds if ("grpo", s, split) in outcomes],
+                }
             out[algorithm][split] = entry
     return out
 
@@ -113,12 +132,16 @@ def outcome_key(kind: str, seed: int, split: str) -> str:
     return f"{kind}/{seed}/{split}"
 
 
-def kept_outcomes(previous: dict | None, fingerprint: str, tasks: int, temperature: float | None,
-                  have: set[tuple[str, int, str]]) -> dict[tuple[str, int, str], dict]:
+def kept_outcomes(
+    previous: dict | None, fingerprint: str, tasks: int, temperature: float | None, have: set[tuple[str, int, str]]
+) -> dict[tuple[str, int, str], dict]:
     """The evaluations of an earlier report that this one does not make again: only from a report of the same start
     weights, task count and temperature, since outcomes of other settings do not pair with these."""
     if not previous or (previous.get("weights"), previous.get("tasks_per_split"), previous.get("temperature")) != (
-            fingerprint, tasks, temperature):
+        fingerprint,
+        tasks,
+        temperature,
+    ):
         return {}
     kept = {}
     for key, outcome in (previous.get("outcomes") or {}).items():
@@ -154,9 +177,12 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--algorithms", nargs="+", default=["grpo", "seed"], choices=learning.ALGORITHMS)
     p.add_argument("--splits", nargs="+", default=list(learning.SPLITS))
     p.add_argument("--tasks", type=int, default=500, help="evaluation tasks per split")
-    p.add_argument("--temperature", type=float,
-                   help="evaluate at this sampling temperature instead of the runs' (0.4): e.g. 1.0, the rollouts', to "
-                        "see whether what the policy learned at its training temperature holds at the evaluation one")
+    p.add_argument(
+        "--temperature",
+        type=float,
+        help="evaluate at this sampling temperature instead of the runs' (0.4): e.g. 1.0, the rollouts', to "
+        "see whether what the policy learned at its training temperature holds at the evaluation one",
+    )
     p.add_argument("--jobs", type=int, default=2)
     p.add_argument("--threads", type=int, default=1)
     p.add_argument("--out", default=str(REPO / "bench" / "results" / "final_eval.json"))
@@ -177,16 +203,24 @@ def main(argv=None) -> int:
 
     with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
         list(pool.map(run, jobs))
-    outcomes = {(kind, seed, split): learning.eval_outcomes(run_dir, split) for kind, seed, split, _, run_dir, _ in jobs}
+    outcomes = {
+        (kind, seed, split): learning.eval_outcomes(run_dir, split) for kind, seed, split, _, run_dir, _ in jobs
+    }
     kept = kept_outcomes(previous, fingerprint, args.tasks, args.temperature, set(outcomes))
     if kept:
         print(f"[final_eval] {len(kept)} evaluations kept from {out} (their run folders are not here)", flush=True)
     outcomes.update(kept)
-    result = {"benchmark": "final_eval", "weights": fingerprint, "tasks_per_split": args.tasks,
-              "temperature": args.temperature,  # null: the runs' own evaluation temperature
-              "evaluations": len(jobs), "kept_evaluations": len(kept), "seconds": round(time.time() - started),
-              "algorithms": summary(outcomes, args.algorithms, args.splits),
-              "outcomes": {outcome_key(*key): outcome for key, outcome in sorted(outcomes.items(), key=str)}}
+    result = {
+        "benchmark": "final_eval",
+        "weights": fingerprint,
+        "tasks_per_split": args.tasks,
+        "temperature": args.temperature,  # null: the runs' own evaluation temperature
+        "evaluations": len(jobs),
+        "kept_evaluations": len(kept),
+        "seconds": round(time.time() - started),
+        "algorithms": summary(outcomes, args.algorithms, args.splits),
+        "outcomes": {outcome_key(*key): outcome for key, outcome in sorted(outcomes.items(), key=str)},
+    }
     learning._write(result, out)
     print(json.dumps(result, indent=2))
     return 0

@@ -39,9 +39,15 @@ def _model_dir(root: Path, layers: int, hidden: int) -> Path:
 
     tiny = Path(__file__).resolve().parents[1] / "trainer" / "seed_trainer" / "assets" / "household-tiny"
     tokenizer = AutoTokenizer.from_pretrained(tiny)
-    config = Qwen2Config(vocab_size=len(tokenizer), hidden_size=hidden, intermediate_size=4 * hidden,
-                         num_hidden_layers=layers, num_attention_heads=8, num_key_value_heads=2,
-                         tie_word_embeddings=True)
+    config = Qwen2Config(
+        vocab_size=len(tokenizer),
+        hidden_size=hidden,
+        intermediate_size=4 * hidden,
+        num_hidden_layers=layers,
+        num_attention_heads=8,
+        num_key_value_heads=2,
+        tie_word_embeddings=True,
+    )
     torch.manual_seed(0)
     Qwen2ForCausalLM(config).save_pretrained(root)
     tokenizer.save_pretrained(root)
@@ -107,23 +113,30 @@ def main() -> None:
     def training_state(part: dict[str, int]) -> int:
         return part["params"] + part["grads"] + part["optimizer"]
 
-    per_rank = {s: [{**p, "training_state": training_state(p), "all": sum(p.values())} for p in m["ranks"]]
-                for s, m in measured.items()}
+    per_rank = {
+        s: [{**p, "training_state": training_state(p), "all": sum(p.values())} for p in m["ranks"]]
+        for s, m in measured.items()
+    }
     largest = max(per_rank["fsdp"], key=lambda p: p["all"])
     replica = per_rank["replicate"][0]
     # memory.py without the transient gathered layers; the copies are fp32 here (the CPU computes in fp32)
     expected_state = (total * MASTER_BYTES / args.processes) / (total * MASTER_BYTES)
     expected_all = (total * MASTER_BYTES / args.processes + 2 * total * 4) / (total * (MASTER_BYTES + 4))
-    print(json.dumps({
-        "processes": args.processes,
-        "parameters": total,
-        "bytes_per_rank": per_rank,
-        "fsdp_over_replicate": {
-            "training_state": largest["training_state"] / replica["training_state"],
-            "all": largest["all"] / replica["all"],
-        },
-        "expected": {"training_state": expected_state, "all": expected_all},
-    }, indent=2))
+    print(
+        json.dumps(
+            {
+                "processes": args.processes,
+                "parameters": total,
+                "bytes_per_rank": per_rank,
+                "fsdp_over_replicate": {
+                    "training_state": largest["training_state"] / replica["training_state"],
+                    "all": largest["all"] / replica["all"],
+                },
+                "expected": {"training_state": expected_state, "all": expected_all},
+            },
+            indent=2,
+        )
+    )
 
 
 if __name__ == "__main__":

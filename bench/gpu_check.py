@@ -41,8 +41,12 @@ from seed_trainer.runlog import RunReader  # noqa: E402
 # Real Qwen2.5 shapes (config.json of the published models); the vocabulary is padded to the real size.
 SHAPES = {
     "tiny": dict(hidden_size=64, layers=2, heads=4, kv_heads=2, intermediate_size=128, model_vocab_size=None),
-    "qwen2.5-0.5b": dict(hidden_size=896, layers=24, heads=14, kv_heads=2, intermediate_size=4864, model_vocab_size=151936),
-    "qwen2.5-1.5b": dict(hidden_size=1536, layers=28, heads=12, kv_heads=2, intermediate_size=8960, model_vocab_size=151936),
+    "qwen2.5-0.5b": dict(
+        hidden_size=896, layers=24, heads=14, kv_heads=2, intermediate_size=4864, model_vocab_size=151936
+    ),
+    "qwen2.5-1.5b": dict(
+        hidden_size=1536, layers=28, heads=12, kv_heads=2, intermediate_size=8960, model_vocab_size=151936
+    ),
 }
 CORPUS = [
     "Your task is to: set the counter to 3. The counter shows 0. add one. finish. Nothing happens.",
@@ -77,12 +81,21 @@ def run_tests(device: torch.device) -> dict:
     """The trainer's own tests on this device (SEED_TEST_DEVICE), fp32 and bf16 where parametrised."""
     env = {**os.environ, "SEED_TEST_DEVICE": device.type}
     started = time.perf_counter()
-    done = subprocess.run([sys.executable, "-m", "pytest", str(REPO / "trainer" / "tests"), "-q", "-p", "no:cacheprovider"],
-                          capture_output=True, text=True, env=env, cwd=REPO)
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", str(REPO / "trainer" / "tests"), "-q", "-p", "no:cacheprovider"],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=REPO,
+    )
     summary = [line for line in done.stdout.splitlines() if re.search(r"\d+ (passed|failed)", line)]
     failed = [line for line in done.stdout.splitlines() if line.startswith("FAILED")]
-    return {"exit_code": done.returncode, "summary": summary[-1] if summary else done.stdout[-500:],
-            "failed": failed, "seconds": round(time.perf_counter() - started, 1)}
+    return {
+        "exit_code": done.returncode,
+        "summary": summary[-1] if summary else done.stdout[-500:],
+        "failed": failed,
+        "seconds": round(time.perf_counter() - started, 1),
+    }
 
 
 def make_model(directory: Path, shape: str) -> int:
@@ -117,12 +130,21 @@ def stage2(tmp: Path, model: Path, algorithm: str, args, device: torch.device) -
     from seed_trainer.stages.train import train
 
     data = {
-        "name": f"gpu-check-{algorithm}", "seed": 1, "algorithm": algorithm, "updates": args.updates,
+        "name": f"gpu-check-{algorithm}",
+        "seed": 1,
+        "algorithm": algorithm,
+        "updates": args.updates,
         "model": {"path": str(model), "dtype": args.dtype, "device": device.type},
         "environment": {"name": "counter_env:CounterTasks"},
-        "rollout": {"tasks_per_update": args.tasks, "group_size": args.group, "max_steps": args.steps, "history": 2,
-                    "max_prompt_tokens": 512, "max_response_tokens": args.response_tokens,
-                    "generation_batch_size": args.tasks * args.group},
+        "rollout": {
+            "tasks_per_update": args.tasks,
+            "group_size": args.group,
+            "max_steps": args.steps,
+            "history": 2,
+            "max_prompt_tokens": 512,
+            "max_response_tokens": args.response_tokens,
+            "generation_batch_size": args.tasks * args.group,
+        },
         "analyzer": {"max_tokens": 2 * args.response_tokens},
         "rl": {"mini_batch_size": 64, "micro_batch_size": 16, "micro_batch_tokens": args.micro_batch_tokens},
         "checkpoint": {"every": 10**6, "keep_last": 1},
@@ -136,7 +158,9 @@ def stage2(tmp: Path, model: Path, algorithm: str, args, device: torch.device) -
     run_dir = train(load_experiment(path), path, runs_dir=tmp / "runs", echo=None)
     wall = time.perf_counter() - started
     rows = RunReader(run_dir).metrics()
-    phases = {k.removeprefix("time/"): round(sum(r[k] for r in rows) / len(rows), 3) for k in rows[0] if k.startswith("time/")}
+    phases = {
+        k.removeprefix("time/"): round(sum(r[k] for r in rows) / len(rows), 3) for k in rows[0] if k.startswith("time/")
+    }
     return {
         "seconds_per_update": phases["total"],
         "phases": phases,
@@ -148,7 +172,9 @@ def stage2(tmp: Path, model: Path, algorithm: str, args, device: torch.device) -
 
 
 def decode_ms_per_step(model: Path, device: torch.device, dtype: str, batch: int, new_tokens: int) -> float:
-    policy = Policy.load(ModelConfig(path=str(model), device=device.type, dtype=dtype), with_reference=False, trainable=False)
+    policy = Policy.load(
+        ModelConfig(path=str(model), device=device.type, dtype=dtype), with_reference=False, trainable=False
+    )
     prompt = policy.encode_chat(CORPUS[0], 512)
     prompts = [prompt] * batch
     policy.model.generation_config.min_new_tokens = new_tokens  # every row decodes every step
@@ -164,8 +190,12 @@ def decode_ms_per_step(model: Path, device: torch.device, dtype: str, batch: int
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--shape", choices=["tiny", "full"], default="full",
-                        help="full: the Qwen2.5-0.5B and 1.5B shapes; tiny: a 2-layer model (CPU-friendly)")
+    parser.add_argument(
+        "--shape",
+        choices=["tiny", "full"],
+        default="full",
+        help="full: the Qwen2.5-0.5B and 1.5B shapes; tiny: a 2-layer model (CPU-friendly)",
+    )
     parser.add_argument("--updates", type=int, default=3)
     parser.add_argument("--tasks", type=int, default=8)
     parser.add_argument("--group", type=int, default=8)
@@ -180,8 +210,11 @@ def main() -> None:
 
     device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
     shapes = ["tiny"] if args.shape == "tiny" else ["qwen2.5-0.5b", "qwen2.5-1.5b"]
-    result: dict = {"benchmark": "gpu_check", "setup": {**{k: v for k, v in vars(args).items() if k != "out"}},
-                    "device": device_facts(device)}
+    result: dict = {
+        "benchmark": "gpu_check",
+        "setup": {**{k: v for k, v in vars(args).items() if k != "out"}},
+        "device": device_facts(device),
+    }
     if not args.skip_tests:
         result["tests"] = run_tests(device)
         print(json.dumps({"tests": result["tests"]["summary"]}), flush=True)
@@ -196,13 +229,16 @@ def main() -> None:
             for algorithm in ("grpo", "seed"):
                 entry[algorithm] = stage2(tmp, model, algorithm, args, device)
                 print(json.dumps({shape: {algorithm: entry[algorithm]["seconds_per_update"]}}), flush=True)
-            entry["seed_over_grpo"] = round(entry["seed"]["seconds_per_update"] / entry["grpo"]["seconds_per_update"], 3)
+            entry["seed_over_grpo"] = round(
+                entry["seed"]["seconds_per_update"] / entry["grpo"]["seconds_per_update"], 3
+            )
             entry["decode_ms_per_step"] = {
                 str(batch): decode_ms_per_step(model, device, args.dtype, batch, args.decode_tokens)
                 for batch in (1, 128)
             }
             entry["all_finite"] = all(entry[a]["weights_finite_after_every_update"] for a in ("grpo", "seed")) and all(
-                len(entry[a]["weights_finite_after_every_update"]) == args.updates for a in ("grpo", "seed"))
+                len(entry[a]["weights_finite_after_every_update"]) == args.updates for a in ("grpo", "seed")
+            )
             result["shapes"][shape] = entry
             if device.type == "cuda":
                 torch.cuda.empty_cache()

@@ -75,8 +75,10 @@ DIAGNOSTIC_ALGORITHMS = ("opsd_oracle",)
 SELF_ANALYZING = {"seed", "grpo_opsd"}  # algorithms whose policy writes its own skills (Stage 1 applies with --stage1)
 # Bench names that are settings of a trainer algorithm: SEED with the oracle's skills in the teacher slot (the
 # upper bound of what distillation can pull; opd.skill_source: oracle).
-VARIANTS = {"seed_oracle": ("seed", {"opd": {"skill_source": "oracle"}}),
-            "opsd_oracle": ("opsd", {"opd": {"skill_source": "oracle"}})}
+VARIANTS = {
+    "seed_oracle": ("seed", {"opd": {"skill_source": "oracle"}}),
+    "opsd_oracle": ("opsd", {"opd": {"skill_source": "oracle"}}),
+}
 
 
 def _algorithm_seeds(items, flag: str, algorithms: list[str]) -> dict[str, list[int]]:
@@ -96,7 +98,9 @@ def _algorithm_seeds(items, flag: str, algorithms: list[str]) -> dict[str, list[
 
 def seeds_of(args) -> dict[str, list[int]]:
     """Each algorithm's seeds: --seeds, or its --seeds-of ALG=0-4 / ALG=0,1,2."""
-    return {a: list(args.seeds) for a in args.algorithms} | _algorithm_seeds(args.seeds_of, "--seeds-of", args.algorithms)
+    return {a: list(args.seeds) for a in args.algorithms} | _algorithm_seeds(
+        args.seeds_of, "--seeds-of", args.algorithms
+    )
 
 
 def runs_to_make(args, previous: dict) -> list[tuple[str, int]]:
@@ -107,17 +111,45 @@ def runs_to_make(args, previous: dict) -> list[tuple[str, int]]:
     only = _algorithm_seeds(args.only, "--only", args.algorithms) if args.only else None
     for algorithm, chosen in (only or {}).items():
         if outside := sorted(set(chosen) - set(seeds[algorithm])):
-            raise SystemExit(f"--only {algorithm}: seeds {outside} are not the report's ({seeds[algorithm]}); "
-                             "widen --seeds or --seeds-of")
-    return [(a, s) for s in sorted({s for ss in seeds.values() for s in ss}) for a in args.algorithms
-            if s in seeds[a] and (a, s) not in previous and (only is None or s in only.get(a, ()))]
+            raise SystemExit(
+                f"--only {algorithm}: seeds {outside} are not the report's ({seeds[algorithm]}); "
+                "widen --seeds or --seeds-of"
+            )
+    return [
+        (a, s)
+        for s in sorted({s for ss in seeds.values() for s in ss})
+        for a in args.algorithms
+        if s in seeds[a] and (a, s) not in previous and (only is None or s in only.get(a, ()))
+    ]
 
 
 def needs_stage1(algorithm: str, args) -> bool:
     return args.stage1 and algorithm in SELF_ANALYZING
+
+
 SPLITS = ("valid_seen", "valid_unseen")  # the held-out report; --splits dev for choosing settings
-T_975 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262, 10: 2.228,
-         11: 2.201, 12: 2.179, 13: 2.160, 14: 2.145, 15: 2.131, 16: 2.120, 17: 2.110, 18: 2.101, 19: 2.093, 20: 2.086}
+T_975 = {
+    1: 12.706,
+    2: 4.303,
+    3: 3.182,
+    4: 2.776,
+    5: 2.571,
+    6: 2.447,
+    7: 2.365,
+    8: 2.306,
+    9: 2.262,
+    10: 2.228,
+    11: 2.201,
+    12: 2.179,
+    13: 2.160,
+    14: 2.145,
+    15: 2.131,
+    16: 2.120,
+    17: 2.110,
+    18: 2.101,
+    19: 2.093,
+    20: 2.086,
+}
 
 
 # --- experiment files ------------------------------------------------------------------------------------------
@@ -129,20 +161,38 @@ def shared_settings(args) -> dict:
         "updates": args.updates,
         "environment": environment(args),
         "rollout": {
-            "tasks_per_update": args.tasks_per_update, "group_size": args.group_size, "max_steps": args.max_steps,
-            "history": args.history, "max_prompt_tokens": 1024, "max_response_tokens": 48,
+            "tasks_per_update": args.tasks_per_update,
+            "group_size": args.group_size,
+            "max_steps": args.max_steps,
+            "history": args.history,
+            "max_prompt_tokens": 1024,
+            "max_response_tokens": 48,
             "temperature": args.temperature,
         },
         "analyzer": {"kind": "oracle", "max_tokens": 192},
-        "rl": {"lr": args.lr, "kl_coef": 0.01, "entropy_coef": args.entropy_coef, "mini_batch_size": args.mini_batch,
-               "micro_batch_size": 16},
+        "rl": {
+            "lr": args.lr,
+            "kl_coef": 0.01,
+            "entropy_coef": args.entropy_coef,
+            "mini_batch_size": args.mini_batch,
+            "micro_batch_size": 16,
+        },
         "opd": {"lambda": args.opd_lambda, "beta": args.opd_beta},
         # Stage 1 collects at the actor's temperature: the tiny analyzer learns to read only the kind of episode it
         # is shown, and in Stage 2 it reads the rollouts' temperature (the paper's 0.4 suits a pretrained LLM)
-        "collect": {"tasks_per_type": args.collect_tasks, "rollouts_per_task": 4, "tasks_per_batch": 12,
-                    "temperature": args.temperature},
-        "sft": {"epochs": args.sft_epochs, "lr": args.sft_lr, "batch_size": 8, "micro_batch_size": 8,
-                "max_length": 2048},
+        "collect": {
+            "tasks_per_type": args.collect_tasks,
+            "rollouts_per_task": 4,
+            "tasks_per_batch": 12,
+            "temperature": args.temperature,
+        },
+        "sft": {
+            "epochs": args.sft_epochs,
+            "lr": args.sft_lr,
+            "batch_size": 8,
+            "micro_batch_size": 8,
+            "max_length": 2048,
+        },
         "eval": {"tasks": args.eval_tasks, "temperature": 0.4, "every": args.eval_every, "splits": list(args.splits)},
         "checkpoint": {"every": args.eval_every, "keep_last": 1},
     }
@@ -155,14 +205,22 @@ def environment(args) -> dict:
         return {"name": "household", "options": {"max_steps": args.max_steps}}
     from seed_trainer.bootstrap_textworld import GAMES, VARIANTS
 
-    return {"name": "textworld", "options": {"kind": "cooking", "variants": VARIANTS, "games_per_split": GAMES,
-                                             "max_steps": args.max_steps}}
+    return {
+        "name": "textworld",
+        "options": {"kind": "cooking", "variants": VARIANTS, "games_per_split": GAMES, "max_steps": args.max_steps},
+    }
 
 
 def write_experiment(folder: Path, name: str, algorithm: str, seed: int, model: Path, args) -> Path:
     algorithm, overrides = VARIANTS.get(algorithm, (algorithm, {}))
-    data = {"name": name, "seed": seed, "algorithm": algorithm, "runs_dir": ".", "model": {"path": str(model), "device": "cpu"},
-            **shared_settings(args)}
+    data = {
+        "name": name,
+        "seed": seed,
+        "algorithm": algorithm,
+        "runs_dir": ".",
+        "model": {"path": str(model), "device": "cpu"},
+        **shared_settings(args),
+    }
     for section, values in overrides.items():
         data[section] = {**data[section], **values}
     if algorithm == "sdar":
@@ -180,13 +238,24 @@ def write_experiment(folder: Path, name: str, algorithm: str, seed: int, model: 
 
 
 def trainer(args_list: list[str], log: Path, threads: int) -> None:
-    env = {**os.environ, "OMP_NUM_THREADS": str(threads), "MKL_NUM_THREADS": str(threads), "TQDM_DISABLE": "1",
-           "PYTHONPATH": str(REPO / "trainer")}
+    env = {
+        **os.environ,
+        "OMP_NUM_THREADS": str(threads),
+        "MKL_NUM_THREADS": str(threads),
+        "TQDM_DISABLE": "1",
+        "PYTHONPATH": str(REPO / "trainer"),
+    }
     with log.open("a", encoding="utf-8") as out:
         out.write(f"$ python -m seed_trainer {' '.join(args_list)}\n")
         out.flush()
-        done = subprocess.run([sys.executable, "-m", "seed_trainer", *args_list], stdout=out, stderr=subprocess.STDOUT,
-                              env=env, cwd=REPO, check=False)
+        done = subprocess.run(
+            [sys.executable, "-m", "seed_trainer", *args_list],
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            env=env,
+            cwd=REPO,
+            check=False,
+        )
     if done.returncode != 0:
         raise RuntimeError(f"python -m seed_trainer {' '.join(args_list)} failed ({done.returncode}); see {log}")
 
@@ -224,11 +293,17 @@ def ensure_run(command: str, experiment: Path, run_dir: Path, log: Path, threads
     """Runs a stage into `run_dir` unless it completed before; resumes an interrupted `train` run."""
     status = status_of(run_dir)
     if status is not None and (differences := settings_mismatch(experiment, run_dir)):
-        raise SystemExit(f"{run_dir} was made with other settings than these arguments ask for "
-                         f"({'; '.join(differences[:6])}): pass another --runs folder, or remove that run")
+        raise SystemExit(
+            f"{run_dir} was made with other settings than these arguments ask for "
+            f"({'; '.join(differences[:6])}): pass another --runs folder, or remove that run"
+        )
     if status == "completed":
         return run_dir
-    if command == "train" and status in ("running", "stopping", "stopped", "failed") and (run_dir / "checkpoints").is_dir():
+    if (
+        command == "train"
+        and status in ("running", "stopping", "stopped", "failed")
+        and (run_dir / "checkpoints").is_dir()
+    ):
         trainer(["resume", str(run_dir)], log, threads)
         return run_dir
     if run_dir.exists():
@@ -251,15 +326,23 @@ def run_seed(algorithm: str, seed: int, args, root: Path) -> dict:
         stage1 = write_experiment(folder, f"stage1-s{seed}", "seed", seed, start_model, args)
         with _folder_lock[str(folder)]:
             collect = ensure_run("collect", stage1, folder / "stage1-collect", folder / "stage1.log", threads)
-            sft = ensure_run("sft", stage1, folder / "stage1-sft", folder / "stage1.log", threads, ["--data", str(collect)])
+            sft = ensure_run(
+                "sft", stage1, folder / "stage1-sft", folder / "stage1.log", threads, ["--data", str(collect)]
+            )
         start_model = sft / "model"
         runs.update(collect=str(collect), sft=str(sft))
     label = "sft" if needs_stage1(algorithm, args) else "base"
     base_exp = write_experiment(folder, f"{label}-eval-s{seed}", "grpo", seed, start_model, args)
     for split in args.splits:
         with _folder_lock[str(folder)]:
-            base = ensure_run("eval", base_exp, folder / f"{label}-eval-{split}", folder / f"{label}-eval.log", threads,
-                              ["--split", split])
+            base = ensure_run(
+                "eval",
+                base_exp,
+                folder / f"{label}-eval-{split}",
+                folder / f"{label}-eval.log",
+                threads,
+                ["--split", split],
+            )
         runs[f"start_{split}"] = str(base)
     experiment = write_experiment(folder, f"{algorithm}-s{seed}", algorithm, seed, start_model, args)
     started = time.time()
@@ -281,8 +364,10 @@ def record_start_weights(folder: Path, fingerprint: str) -> None:
     if recorded is None:
         path.write_text(fingerprint + "\n", encoding="utf-8")
     elif recorded != fingerprint:
-        raise SystemExit(f"{folder}: its runs started from weights {recorded}, but --model now holds {fingerprint}; "
-                         "give another --runs folder (or remove this one)")
+        raise SystemExit(
+            f"{folder}: its runs started from weights {recorded}, but --model now holds {fingerprint}; "
+            "give another --runs folder (or remove this one)"
+        )
 
 
 def started_from(folder: Path) -> str | None:
@@ -319,8 +404,10 @@ def eval_outcomes(run_dir: Path, split: str) -> dict | None:
     if not episodes:
         return None
     order = "\n".join(e["task"]["id"] for e in episodes)
-    return {"tasks": hashlib.sha256(order.encode()).hexdigest()[:16],
-            "success": "".join("1" if e["success"] else "0" for e in episodes)}
+    return {
+        "tasks": hashlib.sha256(order.encode()).hexdigest()[:16],
+        "success": "".join("1" if e["success"] else "0" for e in episodes),
+    }
 
 
 def curve(eval_rows: list[dict], start: dict[str, tuple[float, int] | None], splits) -> dict[str, list[list[float]]]:
@@ -335,11 +422,20 @@ def curve(eval_rows: list[dict], start: dict[str, tuple[float, int] | None], spl
 def diagnostics(train_run: Path, rows: list[dict], faithfulness: bool = True) -> dict:
     """Gate statistics, parse rate, Δ quantiles (all response tokens, and the tokens inside <action>…</action>, where
     a skill should change the choice), how faithful the self-written skills are to their task, and sample skills."""
-    names = ("gate/mean", "gate/frac_gt_half", "delta/mean", "opd/active_ratio", "skill/parse_rate", "loss/opd",
-             "loss/pg", "loss/kl", "loss/entropy")
+    names = (
+        "gate/mean",
+        "gate/frac_gt_half",
+        "delta/mean",
+        "opd/active_ratio",
+        "skill/parse_rate",
+        "loss/opd",
+        "loss/pg",
+        "loss/kl",
+        "loss/entropy",
+    )
     series = {n: [r.get(n) for r in rows] for n in names}
     summary = {n: _mean([v for v in values if v is not None]) for n, values in series.items()}
-    last_third = rows[len(rows) * 2 // 3:]
+    last_third = rows[len(rows) * 2 // 3 :]
     summary["last_third"] = {n: _mean([r.get(n) for r in last_third if r.get(n) is not None]) for n in names}
     reader = RunReader(train_run)
     index = reader.trajectory_index()
@@ -353,9 +449,15 @@ def diagnostics(train_run: Path, rows: list[dict], faithfulness: bool = True) ->
         if faithfulness and skill and skill.get("valid") and skill.get("source") == "self":
             faithful.append(skill_matches_task(skill.get("text") or "", trajectory["task"]))
         if skill and row.get("update") == last_update and len(skills) < 6:
-            skills.append({"task": trajectory["task"].get("description"), "success": trajectory["success"],
-                           "valid": skill.get("valid"), "skill": (skill.get("text") or "")[:400],
-                           "reason": skill.get("reason")})
+            skills.append(
+                {
+                    "task": trajectory["task"].get("description"),
+                    "success": trajectory["success"],
+                    "valid": skill.get("valid"),
+                    "skill": (skill.get("text") or "")[:400],
+                    "reason": skill.get("reason"),
+                }
+            )
         for step in trajectory["steps"]:
             tokens = step.get("tokens") or {}
             if not tokens.get("delta"):
@@ -398,8 +500,11 @@ def action_token_mask(texts: list[str]) -> list[bool]:
     return mask
 
 
-TRANSFORMS = {"pick_clean_then_place_in_recep": "clean", "pick_heat_then_place_in_recep": "heat",
-              "pick_cool_then_place_in_recep": "cool"}
+TRANSFORMS = {
+    "pick_clean_then_place_in_recep": "clean",
+    "pick_heat_then_place_in_recep": "heat",
+    "pick_cool_then_place_in_recep": "cool",
+}
 
 
 def skill_matches_task(skill: str, task: dict) -> dict:
@@ -460,8 +565,12 @@ def difference(finals: list[tuple[float, int]], baseline: list[tuple[float, int]
     wa = wilson(sum(p * n for p, n in finals), sum(n for _, n in finals))
     wb = wilson(sum(p * n for p, n in baseline), sum(n for _, n in baseline))
     dp = wa["p"] - wb["p"]
-    pooled = {"d": dp, "lo": dp - math.hypot(wa["p"] - wa["lo"], wb["hi"] - wb["p"]),
-              "hi": dp + math.hypot(wa["hi"] - wa["p"], wb["p"] - wb["lo"]), "episodes": [wa["n"], wb["n"]]}
+    pooled = {
+        "d": dp,
+        "lo": dp - math.hypot(wa["p"] - wa["lo"], wb["hi"] - wb["p"]),
+        "hi": dp + math.hypot(wa["hi"] - wa["p"], wb["p"] - wb["lo"]),
+        "episodes": [wa["n"], wb["n"]],
+    }
     return {"across_seeds": across, "pooled_episodes": pooled}
 
 
@@ -471,7 +580,9 @@ def paired_difference(finals: dict[int, tuple[float, int]], baseline: dict[int, 
     evaluation and the evaluation tasks for every algorithm, so pairing by seed takes out how hard each seed's task
     set is, which the unpaired Welch interval of `difference` counts as noise."""
     common = sorted(set(finals) & set(baseline))
-    stats = interval([finals[s][0] - baseline[s][0] for s in common]) if common else {"mean": None, "lo": None, "hi": None}
+    stats = (
+        interval([finals[s][0] - baseline[s][0] for s in common]) if common else {"mean": None, "lo": None, "hi": None}
+    )
     return {"d": stats["mean"], "lo": stats["lo"], "hi": stats["hi"], "seeds": common}
 
 
@@ -481,8 +592,10 @@ def change_over_start(pairs: list[tuple[tuple[float, int], tuple[float, int]]]) 
     starts (Newcombe, as in `difference`, which takes the two as independent samples)."""
     across = interval([final[0] - start[0] for final, start in pairs])
     pooled = difference([final for final, _ in pairs], [start for _, start in pairs])["pooled_episodes"]
-    return {"across_seeds": {"d": across["mean"], "lo": across["lo"], "hi": across["hi"], "seeds": across["n"]},
-            "pooled_episodes": pooled}
+    return {
+        "across_seeds": {"d": across["mean"], "lo": across["lo"], "hi": across["hi"], "seeds": across["n"]},
+        "pooled_episodes": pooled,
+    }
 
 
 def paired_by_task(pairs: list[tuple[dict | None, dict | None]]) -> dict:
@@ -491,8 +604,12 @@ def paired_by_task(pairs: list[tuple[dict | None, dict | None]]) -> dict:
     t-interval over all those tasks. Pairing takes out how hard each task is, which the pooled interval counts as
     noise; the interval holds the evaluation's sampling only, not the spread between training seeds (across_seeds
     and paired_seeds have that), so with one seed it says whether that run's change is more than evaluation noise."""
-    diffs = [int(a) - int(b) for x, y in pairs if x and y and x["tasks"] == y["tasks"]
-             and len(x["success"]) == len(y["success"]) for a, b in zip(x["success"], y["success"])]
+    diffs = [
+        int(a) - int(b)
+        for x, y in pairs
+        if x and y and x["tasks"] == y["tasks"] and len(x["success"]) == len(y["success"])
+        for a, b in zip(x["success"], y["success"])
+    ]
     if len(diffs) < 2:
         return {"d": None, "lo": None, "hi": None, "episodes": len(diffs)}
     stats = interval(diffs)
@@ -512,8 +629,13 @@ def weights_fingerprint(model: Path) -> str:
 
 def report_settings(args) -> dict:
     """What a report's runs were made with (the seeds aside): entries of another report are kept only when equal."""
-    return {**shared_settings(args), "model": _shown(Path(args.model)), "weights": weights_fingerprint(Path(args.model)),
-            "stage1_for": sorted(a for a in args.algorithms if needs_stage1(a, args)), "splits": list(args.splits)}
+    return {
+        **shared_settings(args),
+        "model": _shown(Path(args.model)),
+        "weights": weights_fingerprint(Path(args.model)),
+        "stage1_for": sorted(a for a in args.algorithms if needs_stage1(a, args)),
+        "splits": list(args.splits),
+    }
 
 
 def previous_entries(path: Path, args) -> dict[tuple[str, int], dict]:
@@ -526,9 +648,12 @@ def previous_entries(path: Path, args) -> dict[tuple[str, int], dict]:
     settings.pop("seeds", None)
     if settings != report_settings(args):
         return {}
-    return {(algorithm, int(seed)): entry
-            for algorithm, per_seed in (earlier.get("algorithms") or {}).items()
-            for seed, entry in per_seed.items() if entry.get("status") == "completed"}
+    return {
+        (algorithm, int(seed)): entry
+        for algorithm, per_seed in (earlier.get("algorithms") or {}).items()
+        for seed, entry in per_seed.items()
+        if entry.get("status") == "completed"
+    }
 
 
 def report(args, root: Path, previous: dict[tuple[str, int], dict] | None = None) -> dict:
@@ -545,8 +670,11 @@ def report(args, root: Path, previous: dict[tuple[str, int], dict] | None = None
             status = status_of(train_run)
             recorded = started_from(folder)
             if status is not None and recorded not in (None, results["settings"]["weights"]):
-                print(f"[bench] {algorithm} seed {seed}: left out, its runs started from weights {recorded}, not "
-                      f"{results['settings']['weights']}", flush=True)
+                print(
+                    f"[bench] {algorithm} seed {seed}: left out, its runs started from weights {recorded}, not "
+                    f"{results['settings']['weights']}",
+                    flush=True,
+                )
                 status = None
             if status != "completed" and (algorithm, seed) in previous:
                 per_seed[str(seed)] = previous[(algorithm, seed)]
@@ -567,23 +695,38 @@ def report(args, root: Path, previous: dict[tuple[str, int], dict] | None = None
                 "final": {split: eval_success(train_run, split) for split in args.splits},
                 "start": start,
                 "final_outcomes": {split: eval_outcomes(train_run, split) for split in args.splits},
-                "start_outcomes": {split: eval_outcomes(folder / f"{label}-eval-{split}", split) for split in args.splits},
+                "start_outcomes": {
+                    split: eval_outcomes(folder / f"{label}-eval-{split}", split) for split in args.splits
+                },
                 "invalid_action_rate_train_last5": _mean([1 - r["episode/valid_action_ratio"] for r in rows[-5:]]),
                 "train_success_first10": _mean([r["success/overall"] for r in rows[:10]]),
                 "train_success_last10": _mean([r["success/overall"] for r in rows[-10:]]),
                 "train_success_last5": _mean([r["success/overall"] for r in rows[-5:]]),
-                "admissible_action_ratio_train_first10": _mean([r.get("episode/admissible_action_ratio") for r in rows[:10]]),
-                "admissible_action_ratio_train_last10": _mean([r.get("episode/admissible_action_ratio") for r in rows[-10:]]),
+                "admissible_action_ratio_train_first10": _mean(
+                    [r.get("episode/admissible_action_ratio") for r in rows[:10]]
+                ),
+                "admissible_action_ratio_train_last10": _mean(
+                    [r.get("episode/admissible_action_ratio") for r in rows[-10:]]
+                ),
                 "seconds_per_update": _mean([r.get("time/total") for r in rows]),
             }
             last_step = max((r["step"] for r in eval_rows), default=None)
             final_eval = [r for r in eval_rows if r["step"] == last_step]
             entry["invalid_action_rate_eval_final"] = _mean(
-                [1 - r["episode/valid_action_ratio"] for r in final_eval if r.get("episode/valid_action_ratio") is not None])
+                [
+                    1 - r["episode/valid_action_ratio"]
+                    for r in final_eval
+                    if r.get("episode/valid_action_ratio") is not None
+                ]
+            )
             entry["admissible_action_ratio_eval"] = {
-                split: [[r["step"], r["episode/admissible_action_ratio"]] for r in eval_rows
-                        if r.get("split") == split and r.get("episode/admissible_action_ratio") is not None]
-                for split in args.splits}
+                split: [
+                    [r["step"], r["episode/admissible_action_ratio"]]
+                    for r in eval_rows
+                    if r.get("split") == split and r.get("episode/admissible_action_ratio") is not None
+                ]
+                for split in args.splits
+            }
             if algorithm != "grpo":
                 entry["diagnostics"] = diagnostics(train_run, rows, faithfulness=args.env == "household")
             per_seed[str(seed)] = entry
@@ -592,8 +735,11 @@ def report(args, root: Path, previous: dict[tuple[str, int], dict] | None = None
     grpo_final = {}
 
     def completed_finals_by_seed(algorithm: str, split: str) -> dict[int, tuple[float, int]]:
-        return {int(seed): e["final"][split] for seed, e in results["algorithms"].get(algorithm, {}).items()
-                if e["final"][split] and e["status"] == "completed"}
+        return {
+            int(seed): e["final"][split]
+            for seed, e in results["algorithms"].get(algorithm, {}).items()
+            if e["final"][split] and e["status"] == "completed"
+        }
 
     for algorithm, per_seed in results["algorithms"].items():
         summary = {}
@@ -608,10 +754,16 @@ def report(args, root: Path, previous: dict[tuple[str, int], dict] | None = None
                 "final_pooled_episodes": wilson(sum(f[0] * f[1] for f in finals), sum(f[1] for f in finals)),
                 "start_mean": _mean([e["start"][split][0] for e in done if e["start"].get(split)]),
             }
-            started = [(e["final"][split], e["start"][split]) for e in done if e["final"][split] and e["start"].get(split)]
+            started = [
+                (e["final"][split], e["start"][split]) for e in done if e["final"][split] and e["start"].get(split)
+            ]
             if started:
-                summary[split]["over_start"] = {**change_over_start(started), "paired_tasks": paired_by_task(
-                    [(e.get("final_outcomes", {}).get(split), e.get("start_outcomes", {}).get(split)) for e in done])}
+                summary[split]["over_start"] = {
+                    **change_over_start(started),
+                    "paired_tasks": paired_by_task(
+                        [(e.get("final_outcomes", {}).get(split), e.get("start_outcomes", {}).get(split)) for e in done]
+                    ),
+                }
             if algorithm == "grpo":
                 grpo_final[split] = summary[split]["final_across_seeds"]["mean"]
             elif grpo_by_seed := completed_finals_by_seed("grpo", split):
@@ -619,10 +771,16 @@ def report(args, root: Path, previous: dict[tuple[str, int], dict] | None = None
                 summary[split]["against_grpo"] = {
                     **difference(finals, list(grpo_by_seed.values())),
                     "paired_seeds": paired_difference(by_seed, grpo_by_seed),
-                    "paired_tasks": paired_by_task([
-                        (per_seed[str(seed)].get("final_outcomes", {}).get(split),
-                         grpo_runs[str(seed)].get("final_outcomes", {}).get(split)) for seed in sorted(by_seed)
-                        if seed in grpo_by_seed]),
+                    "paired_tasks": paired_by_task(
+                        [
+                            (
+                                per_seed[str(seed)].get("final_outcomes", {}).get(split),
+                                grpo_runs[str(seed)].get("final_outcomes", {}).get(split),
+                            )
+                            for seed in sorted(by_seed)
+                            if seed in grpo_by_seed
+                        ]
+                    ),
                 }
         summary["invalid_action_rate_eval_final"] = _mean([e["invalid_action_rate_eval_final"] for e in done])
         results["summary"][algorithm] = summary
@@ -667,12 +825,21 @@ def plot(results: dict, path: Path, splits, env: str = "household") -> bool:
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError:
-        print("[bench] matplotlib is not installed (pip install -r bench/requirements-learning.txt): no figure", flush=True)
+        print(
+            "[bench] matplotlib is not installed (pip install -r bench/requirements-learning.txt): no figure",
+            flush=True,
+        )
         return False
     fig, axes = plt.subplots(1, len(splits), figsize=(5.5 * len(splits), 4.2), sharey=True, squeeze=False)
     axes = axes[0]
-    colours = {"seed": "#d62728", "grpo": "#1f77b4", "sdar": "#2ca02c", "grpo_opsd": "#9467bd", "seed_oracle": "#ff7f0e",
-               "opsd_oracle": "#8c564b"}
+    colours = {
+        "seed": "#d62728",
+        "grpo": "#1f77b4",
+        "sdar": "#2ca02c",
+        "grpo_opsd": "#9467bd",
+        "seed_oracle": "#ff7f0e",
+        "opsd_oracle": "#8c564b",
+    }
     for ax, split in zip(axes, splits):
         for algorithm, per_seed in results["algorithms"].items():
             colour = colours.get(algorithm)
@@ -686,16 +853,27 @@ def plot(results: dict, path: Path, splits, env: str = "household") -> bool:
             for seed, entry in per_seed.items():
                 if entry["curve"][split] and entry["status"] != "completed":
                     xs, ys = zip(*entry["curve"][split])
-                    ax.plot(xs, ys, color=colour, ls="--", lw=0.9, marker="o", ms=2,
-                            label=f"{algorithm} seed {seed} (running, at update {entry['updates_done']})")
+                    ax.plot(
+                        xs,
+                        ys,
+                        color=colour,
+                        ls="--",
+                        lw=0.9,
+                        marker="o",
+                        ms=2,
+                        label=f"{algorithm} seed {seed} (running, at update {entry['updates_done']})",
+                    )
         ax.set_title(f"{split} (plain prompt)")
         ax.set_xlabel("Stage-2 update")
         ax.grid(alpha=0.3)
     axes[0].set_ylabel("success rate")
     axes[0].legend(loc="upper left", fontsize=8)
     title = "Household embedded default" if env == "household" else "TextWorld cooking games, tiny policy"
-    fig.suptitle(f"{title}: held-out success, mean over completed seeds; dashed: a run still in progress\n95 % bands: "
-                 "t-interval across seeds, or with one seed the Wilson interval of its episodes", fontsize=9)
+    fig.suptitle(
+        f"{title}: held-out success, mean over completed seeds; dashed: a run still in progress\n95 % bands: "
+        "t-interval across seeds, or with one seed the Wilson interval of its episodes",
+        fontsize=9,
+    )
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=120)
@@ -706,16 +884,32 @@ def parser(env: str = "household") -> argparse.ArgumentParser:
     """The arguments; `env` textworld changes the defaults of the model, algorithms, report, runs and episode size."""
     tw = TEXTWORLD if env == "textworld" else {}
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--env", choices=("household", "textworld"), default="household",
-                        help="the benchmark's environment (textworld: generated cooking games, its own tiny policy)")
+    parser.add_argument(
+        "--env",
+        choices=("household", "textworld"),
+        default="household",
+        help="the benchmark's environment (textworld: generated cooking games, its own tiny policy)",
+    )
     parser.add_argument("--model", default=str(tw.get("model", DEFAULT_MODEL)), help="the bootstrapped starting policy")
-    parser.add_argument("--algorithms", nargs="+", default=list(tw.get("algorithms", ALGORITHMS)),
-                        choices=ALGORITHMS + DIAGNOSTIC_ALGORITHMS)
+    parser.add_argument(
+        "--algorithms",
+        nargs="+",
+        default=list(tw.get("algorithms", ALGORITHMS)),
+        choices=ALGORITHMS + DIAGNOSTIC_ALGORITHMS,
+    )
     parser.add_argument("--seeds", nargs="+", type=int, default=[0, 1, 2])
-    parser.add_argument("--seeds-of", nargs="+", metavar="ALG=SEEDS",
-                        help="seeds of one algorithm instead of --seeds: grpo=0-4 seed=0,1,2,3,4")
-    parser.add_argument("--only", nargs="+", metavar="ALG=SEEDS",
-                        help="make only these of the runs still to make (grpo=2,3 seed=1); the report keeps every seed")
+    parser.add_argument(
+        "--seeds-of",
+        nargs="+",
+        metavar="ALG=SEEDS",
+        help="seeds of one algorithm instead of --seeds: grpo=0-4 seed=0,1,2,3,4",
+    )
+    parser.add_argument(
+        "--only",
+        nargs="+",
+        metavar="ALG=SEEDS",
+        help="make only these of the runs still to make (grpo=2,3 seed=1); the report keeps every seed",
+    )
     parser.add_argument("--updates", type=int, default=16)
     parser.add_argument("--eval-every", type=int, default=4)
     parser.add_argument("--eval-tasks", type=int, default=tw.get("eval_tasks", 60))
@@ -726,20 +920,31 @@ def parser(env: str = "household") -> argparse.ArgumentParser:
     parser.add_argument("--lr", type=float, default=3e-4)
     parser.add_argument("--temperature", type=float, default=1.0, help="the actor's sampling temperature in rollouts")
     parser.add_argument("--entropy-coef", type=float, default=0.001)
-    parser.add_argument("--mini-batch", type=int, default=256,
-                        help="step-samples per optimizer step (an update of 4 x 8 episodes holds about 480)")
+    parser.add_argument(
+        "--mini-batch",
+        type=int,
+        default=256,
+        help="step-samples per optimizer step (an update of 4 x 8 episodes holds about 480)",
+    )
     parser.add_argument("--opd-lambda", type=float, default=0.01)
     parser.add_argument("--opd-beta", type=float, default=5.0)
-    parser.add_argument("--stage1", action="store_true",
-                        help="SEED and GRPO+OPSD start from a Stage-1 SFT model (collect, oracle analyzer, SFT) instead "
-                             "of the bootstrap; on the tiny policy this SFT costs acting success (docs/embedded-default.md)")
+    parser.add_argument(
+        "--stage1",
+        action="store_true",
+        help="SEED and GRPO+OPSD start from a Stage-1 SFT model (collect, oracle analyzer, SFT) instead "
+        "of the bootstrap; on the tiny policy this SFT costs acting success (docs/embedded-default.md)",
+    )
     parser.add_argument("--collect-tasks", type=int, default=16, help="Stage-1 tasks per task type (4 rollouts each)")
     parser.add_argument("--sft-epochs", type=int, default=3)
     parser.add_argument("--sft-lr", type=float, default=3e-4)
     parser.add_argument("--jobs", type=int, default=2, help="runs in parallel (each with --threads torch threads)")
     parser.add_argument("--threads", type=int, default=1)
-    parser.add_argument("--splits", nargs="+", default=list(SPLITS),
-                        help="evaluation splits: valid_seen valid_unseen (the report) or dev (choosing settings)")
+    parser.add_argument(
+        "--splits",
+        nargs="+",
+        default=list(SPLITS),
+        help="evaluation splits: valid_seen valid_unseen (the report) or dev (choosing settings)",
+    )
     parser.add_argument("--runs", default=str(tw.get("runs", REPO / "bench" / "results" / "runs")))
     parser.add_argument("--out", default=str(tw.get("out", REPO / "bench" / "results" / "learning.json")))
     parser.add_argument("--report-only", action="store_true")
@@ -751,7 +956,9 @@ def main(argv=None) -> int:
     chooser.add_argument("--env", choices=("household", "textworld"), default="household")
     args = parser(chooser.parse_known_args(argv)[0].env).parse_args(argv)
     if args.env == "textworld" and {"sdar", "grpo_opsd"} & set(args.algorithms):
-        raise SystemExit("--env textworld: sdar and grpo_opsd run on household only (TextWorld has no static skill bank)")
+        raise SystemExit(
+            "--env textworld: sdar and grpo_opsd run on household only (TextWorld has no static skill bank)"
+        )
     root = Path(args.runs)
     root.mkdir(parents=True, exist_ok=True)
     seeds = seeds_of(args)
@@ -759,8 +966,10 @@ def main(argv=None) -> int:
     if not args.report_only:
         jobs = runs_to_make(args, previous)  # runs the report already holds as completed are not run again
         kept = sum(1 for a in args.algorithms for s in seeds[a] if (a, s) in previous)
-        print(f"[bench] {len(jobs)} runs to make or resume; {kept} completed ones kept from {_shown(Path(args.out))}",
-              flush=True)
+        print(
+            f"[bench] {len(jobs)} runs to make or resume; {kept} completed ones kept from {_shown(Path(args.out))}",
+            flush=True,
+        )
         started = time.time()
         with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
             for (algorithm, seed), future in zip(jobs, [pool.submit(run_seed, a, s, args, root) for a, s in jobs]):

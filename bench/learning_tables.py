@@ -16,8 +16,14 @@ import sys
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-NAMES = {"grpo": "GRPO", "seed": "SEED", "sdar": "SDAR", "grpo_opsd": "GRPO+OPSD", "seed_oracle": "SEED, oracle skills",
-         "opsd_oracle": "OPSD alone, oracle skills"}
+NAMES = {
+    "grpo": "GRPO",
+    "seed": "SEED",
+    "sdar": "SDAR",
+    "grpo_opsd": "GRPO+OPSD",
+    "seed_oracle": "SEED, oracle skills",
+    "opsd_oracle": "OPSD alone, oracle skills",
+}
 MINUS = "\u2212"
 
 
@@ -38,10 +44,19 @@ def with_interval(entry: dict | None) -> str:
 
 
 def runs_table(results: dict, splits: list[str]) -> list[str]:
-    updates = sorted({int(u) for per_seed in results["algorithms"].values() for entry in per_seed.values()
-                      for split in splits for u, _ in entry["curve"][split]})
-    lines = [f"| run | split | {' | '.join(f'u{u}' for u in updates)} | train success, first 10 → last 10 updates |",
-             "|---" * (len(updates) + 3) + "|"]
+    updates = sorted(
+        {
+            int(u)
+            for per_seed in results["algorithms"].values()
+            for entry in per_seed.values()
+            for split in splits
+            for u, _ in entry["curve"][split]
+        }
+    )
+    lines = [
+        f"| run | split | {' | '.join(f'u{u}' for u in updates)} | train success, first 10 → last 10 updates |",
+        "|---" * (len(updates) + 3) + "|",
+    ]
     for algorithm, per_seed in results["algorithms"].items():
         for seed, entry in sorted(per_seed.items(), key=lambda item: int(item[0])):
             state = "" if entry["status"] == "completed" else f" (at update {entry['updates_done']})"
@@ -68,8 +83,12 @@ def paired_cell(entry: dict | None) -> str:
 def summary_table(results: dict, splits: list[str]) -> list[str]:
     header = ["", "seeds"]
     for split in splits:
-        header += [f"{split}, across seeds", f"{split}, paired by seed", f"{split}, pooled episodes",
-                   f"{split}, task by task"]
+        header += [
+            f"{split}, across seeds",
+            f"{split}, paired by seed",
+            f"{split}, pooled episodes",
+            f"{split}, task by task",
+        ]
     lines = ["| " + " | ".join(header).lstrip() + " |", "|---" * len(header) + "|"]
     summary = results["summary"]
     grpo_seeds = summary.get("grpo", {}).get(splits[0], {}).get("final_across_seeds", {}).get("n")
@@ -88,8 +107,12 @@ def summary_table(results: dict, splits: list[str]) -> list[str]:
                 paired = paired_cell(entry.get("paired_seeds")) if key == "against_grpo" else "—"
                 across = entry.get("across_seeds") or {}
                 # with one seed there is no across-seeds interval, and its point is the pooled one: not repeated
-                cells += [with_interval(across) if across.get("lo") is not None else "—", paired,
-                          with_interval(entry.get("pooled_episodes")), with_interval(entry.get("paired_tasks"))]
+                cells += [
+                    with_interval(across) if across.get("lo") is not None else "—",
+                    paired,
+                    with_interval(entry.get("pooled_episodes")),
+                    with_interval(entry.get("paired_tasks")),
+                ]
             lines.append("| " + " | ".join(cells) + " |")
     return lines
 
@@ -100,8 +123,12 @@ def final_eval_table(report: dict) -> list[str]:
     splits = [s for s in ("valid_seen", "valid_unseen", "dev") if any(s in e for e in report["algorithms"].values())]
     header = ["", "seeds"]
     for split in splits:
-        header += [f"{split}: start → final", "change, task by task", "change, across seeds (per seed)",
-                   f"{MINUS} GRPO, task by task"]
+        header += [
+            f"{split}: start → final",
+            "change, task by task",
+            "change, across seeds (per seed)",
+            f"{MINUS} GRPO, task by task",
+        ]
     lines = ["| " + " | ".join(header).lstrip() + " |", "|---" * len(header) + "|"]
     for algorithm, entry in report["algorithms"].items():
         cells = [NAMES.get(algorithm, algorithm), ", ".join(str(s) for s in entry["seeds"])]
@@ -110,10 +137,12 @@ def final_eval_table(report: dict) -> list[str]:
             across = x.get("over_start_across_seeds") or {}
             by_seed = ", ".join(points(d) for d in x.get("over_start_by_seed", []))
             spread = with_interval({"d": across.get("mean"), "lo": across.get("lo"), "hi": across.get("hi")})
-            cells += [f"{points(x['start']['p'], signed=False)} → {points(x['final']['p'], signed=False)}",
-                      with_interval(x["over_start"]),
-                      f"{spread} ({by_seed})" if across.get("lo") is not None else by_seed,
-                      with_interval(x.get("against_grpo"))]
+            cells += [
+                f"{points(x['start']['p'], signed=False)} → {points(x['final']['p'], signed=False)}",
+                with_interval(x["over_start"]),
+                f"{spread} ({by_seed})" if across.get("lo") is not None else by_seed,
+                with_interval(x.get("against_grpo")),
+            ]
         lines.append("| " + " | ".join(cells) + " |")
     return lines
 

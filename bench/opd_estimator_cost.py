@@ -63,14 +63,28 @@ def shaped_model(vocab: int):
     if vocab == 4096:
         return "household-tiny (trained)", AutoModelForCausalLM.from_pretrained(TINY, dtype=torch.float32)
     if vocab == 49152:
-        config = LlamaConfig(vocab_size=49152, hidden_size=576, intermediate_size=1536, num_hidden_layers=30,
-                             num_attention_heads=9, num_key_value_heads=3, tie_word_embeddings=True,
-                             max_position_embeddings=2048)
+        config = LlamaConfig(
+            vocab_size=49152,
+            hidden_size=576,
+            intermediate_size=1536,
+            num_hidden_layers=30,
+            num_attention_heads=9,
+            num_key_value_heads=3,
+            tie_word_embeddings=True,
+            max_position_embeddings=2048,
+        )
         return "SmolLM2-135M shape (random)", AutoModelForCausalLM.from_config(config, dtype=torch.float32)
     if vocab == 151936:
-        config = Qwen2Config(vocab_size=151936, hidden_size=896, intermediate_size=4864, num_hidden_layers=24,
-                             num_attention_heads=14, num_key_value_heads=2, tie_word_embeddings=True,
-                             max_position_embeddings=2048)
+        config = Qwen2Config(
+            vocab_size=151936,
+            hidden_size=896,
+            intermediate_size=4864,
+            num_hidden_layers=24,
+            num_attention_heads=14,
+            num_key_value_heads=2,
+            tie_word_embeddings=True,
+            max_position_embeddings=2048,
+        )
         return "Qwen2.5-0.5B shape (random)", AutoModelForCausalLM.from_config(config, dtype=torch.float32)
     raise SystemExit(f"no model shape for vocabulary {vocab} (4096, 49152, 151936)")
 
@@ -113,11 +127,24 @@ def make_steps(rows: int, prompt: int, skill: int, response: int, vocab: int, ge
     steps, teacher_prompts = [], []
     for _ in range(rows):
         ids = torch.randint(1, vocab, (prompt + skill + response,), generator=generator).tolist()
-        student_prompt, response_ids = ids[:prompt], ids[prompt + skill:]
-        teacher_prompts.append(ids[:prompt + skill])  # the skill block inserted: a longer prompt
-        steps.append(Step(t=0, observation="", admissible_actions=[], prompt="", prompt_ids=student_prompt,
-                          response_ids=response_ids, response="", action="", valid=True, invalid_reason=None,
-                          truncated=False, advantage=float(torch.randn((), generator=generator))))
+        student_prompt, response_ids = ids[:prompt], ids[prompt + skill :]
+        teacher_prompts.append(ids[: prompt + skill])  # the skill block inserted: a longer prompt
+        steps.append(
+            Step(
+                t=0,
+                observation="",
+                admissible_actions=[],
+                prompt="",
+                prompt_ids=student_prompt,
+                response_ids=response_ids,
+                response="",
+                action="",
+                valid=True,
+                invalid_reason=None,
+                truncated=False,
+                advantage=float(torch.randn((), generator=generator)),
+            )
+        )
     return steps, teacher_prompts
 
 
@@ -134,17 +161,30 @@ def measure(vocab: int, args) -> dict:
     # one unmeasured teacher pass and update first: one-time allocations and lazy initialisation land there
     teacher_phase(policy, steps, prompts, teacher_prompts, responses, "sample", kept, args)
     update_phase(policy, steps, prompts, responses, "sample")
-    out = {"model": name, "vocab": vocab, "parameters": sum(p.numel() for p in model.parameters()),
-           "response_tokens": tokens, "expected_kept_per_token": kept or vocab, "estimators": {}}
+    out = {
+        "model": name,
+        "vocab": vocab,
+        "parameters": sum(p.numel() for p in model.parameters()),
+        "response_tokens": tokens,
+        "expected_kept_per_token": kept or vocab,
+        "estimators": {},
+    }
     for estimator in ESTIMATORS:
         row: dict = {}
         teacher_runs, update_runs = [], []
         for _ in range(args.repeats):  # the fastest run and the highest peak (the first also warms up)
-            teacher_runs.append(teacher_phase(policy, steps, prompts, teacher_prompts, responses, estimator, kept, args))
+            teacher_runs.append(
+                teacher_phase(policy, steps, prompts, teacher_prompts, responses, estimator, kept, args)
+            )
             update_runs.append(update_phase(policy, steps, prompts, responses, estimator))
         row["teacher_pass_s"] = round(min(r.seconds for r in teacher_runs), 3)
         row["teacher_pass_peak_mib"] = round(max(r.mib for r in teacher_runs), 1)
-        stored = {"sample": 0, "centred": 0, "baseline": 4, "expected": 4 + (4 * vocab if kept is None else 8 * kept + 4)}
+        stored = {
+            "sample": 0,
+            "centred": 0,
+            "baseline": 4,
+            "expected": 4 + (4 * vocab if kept is None else 8 * kept + 4),
+        }
         row["stored_bytes_per_token"] = stored[estimator]
         if estimator == "expected":
             tail = sum(float(s.target_tail.sum()) for s in steps)
@@ -167,8 +207,9 @@ def teacher_phase(policy, steps, prompts, teacher_prompts, responses, estimator,
     with PeakMemory() as teacher:
         if estimator in ("baseline", "expected"):
             keep = "baseline" if estimator == "baseline" else ("full" if kept is None else "top_k")
-            scored = policy.score_gate_targets(prompts, teacher_prompts, responses, beta=BETA, keep=keep,
-                                               top_k=kept, micro_batch_size=args.rows)
+            scored = policy.score_gate_targets(
+                prompts, teacher_prompts, responses, beta=BETA, keep=keep, top_k=kept, micro_batch_size=args.rows
+            )
             for step, result in zip(steps, scored):
                 step.teacher_logp, step.gate_baseline = result.teacher_logp, result.baseline
                 step.target_ids, step.target_weights = result.target_ids, result.target_weights
@@ -196,10 +237,14 @@ def update_phase(policy, steps, prompts, responses, estimator) -> PeakMemory:
         if estimator == "baseline":
             extra["gate_baseline"] = _padded([s.gate_baseline for s in steps], width, policy.device)
         result = seed_loss(
-            logp, _padded([s.old_logp for s in steps], width, policy.device),
-            torch.tensor([s.advantage for s in steps]).unsqueeze(-1) * batch.response_mask, batch.response_mask,
-            entropy=entropy, teacher_logp=_padded([s.teacher_logp for s in steps], width, policy.device),
-            opd_estimator=estimator, **extra,
+            logp,
+            _padded([s.old_logp for s in steps], width, policy.device),
+            torch.tensor([s.advantage for s in steps]).unsqueeze(-1) * batch.response_mask,
+            batch.response_mask,
+            entropy=entropy,
+            teacher_logp=_padded([s.teacher_logp for s in steps], width, policy.device),
+            opd_estimator=estimator,
+            **extra,
         )
         result.loss.backward()
     model.zero_grad(set_to_none=True)
@@ -222,11 +267,22 @@ def main(argv=None) -> int:
     started = time.process_time()
     result = {
         "benchmark": "opd_estimator_cost",
-        "command": (f"MALLOC_MMAP_THRESHOLD_={os.environ.get('MALLOC_MMAP_THRESHOLD_', '(unset)')} OMP_NUM_THREADS=1 "
-                    ".venv/bin/python bench/opd_estimator_cost.py " + " ".join(argv or sys.argv[1:])),
-        "setup": {"rows": args.rows, "prompt_tokens": args.prompt, "teacher_prompt_tokens": args.prompt + args.skill,
-                  "response_tokens_per_row": args.response, "top_k": args.top_k, "device": "cpu", "dtype": "float32",
-                  "threads": args.threads, "repeats": args.repeats, "torch": torch.__version__},
+        "command": (
+            f"MALLOC_MMAP_THRESHOLD_={os.environ.get('MALLOC_MMAP_THRESHOLD_', '(unset)')} OMP_NUM_THREADS=1 "
+            ".venv/bin/python bench/opd_estimator_cost.py " + " ".join(argv or sys.argv[1:])
+        ),
+        "setup": {
+            "rows": args.rows,
+            "prompt_tokens": args.prompt,
+            "teacher_prompt_tokens": args.prompt + args.skill,
+            "response_tokens_per_row": args.response,
+            "top_k": args.top_k,
+            "device": "cpu",
+            "dtype": "float32",
+            "threads": args.threads,
+            "repeats": args.repeats,
+            "torch": torch.__version__,
+        },
         "by_vocab": [],
     }
     for vocab in args.vocabs:  # the file is rewritten after each vocabulary, so a long run leaves what it measured

@@ -72,8 +72,14 @@ MODEL = REPO / "trainer" / "seed_trainer" / "assets" / "household-tiny"
 SETTINGS = {  # examples/household-demo-stage2.seed.yaml's Stage-2 settings, the teacher from the oracle analyzer
     "algorithm": "seed",
     "environment": {"name": "household", "options": {"max_steps": 20}},
-    "rollout": {"group_size": 8, "max_steps": 20, "history": 3, "max_prompt_tokens": 1024, "max_response_tokens": 48,
-                "temperature": 1.0},
+    "rollout": {
+        "group_size": 8,
+        "max_steps": 20,
+        "history": 3,
+        "max_prompt_tokens": 1024,
+        "max_response_tokens": 48,
+        "temperature": 1.0,
+    },
     "rl": {"micro_batch_size": 16},
     "opd": {"lambda": 0.01, "beta": 5.0, "skill_source": "oracle"},
 }
@@ -109,12 +115,21 @@ def main(argv=None) -> int:
     parser.add_argument("--group", type=int, default=8)
     parser.add_argument("--betas", nargs="+", type=float, default=[5.0, 20.0, 50.0])
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--temperature", type=float, default=1.0,
-                        help="the rollouts' sampling temperature, which the log-probs and so Δ are also taken at")
+    parser.add_argument(
+        "--temperature",
+        type=float,
+        default=1.0,
+        help="the rollouts' sampling temperature, which the log-probs and so Δ are also taken at",
+    )
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--out", default=None)
-    parser.add_argument("--estimators", nargs="+", choices=["sample", "centred", "baseline", "expected"], default=None,
-                        help="measure these opd.estimator settings over resampled batches instead (see above)")
+    parser.add_argument(
+        "--estimators",
+        nargs="+",
+        choices=["sample", "centred", "baseline", "expected"],
+        default=None,
+        help="measure these opd.estimator settings over resampled batches instead (see above)",
+    )
     parser.add_argument("--batches", type=int, default=6, help="--estimators: resampled batches per skill source")
     parser.add_argument("--skill-sources", nargs="+", choices=["oracle", "self"], default=["oracle", "self"])
     parser.add_argument("--work", default=None, help="--estimators: folder for each batch's gradients (resume)")
@@ -127,10 +142,19 @@ def main(argv=None) -> int:
 
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "opd.seed.yaml"
-        rollout = {**SETTINGS["rollout"], "tasks_per_update": args.tasks, "group_size": args.group,
-                   "temperature": args.temperature}
-        data = {"name": "opd-signal", "seed": args.seed, "model": {"path": str(Path(args.model).resolve()), "device": "cpu"},
-                **SETTINGS, "rollout": rollout}
+        rollout = {
+            **SETTINGS["rollout"],
+            "tasks_per_update": args.tasks,
+            "group_size": args.group,
+            "temperature": args.temperature,
+        }
+        data = {
+            "name": "opd-signal",
+            "seed": args.seed,
+            "model": {"path": str(Path(args.model).resolve()), "device": "cpu"},
+            **SETTINGS,
+            "rollout": rollout,
+        }
         path.write_text(yaml.safe_dump(data), encoding="utf-8")
         config = load_experiment(path)
     ro, lam = config.rollout, config.opd.lambda_
@@ -139,14 +163,28 @@ def main(argv=None) -> int:
 
     # one Stage-2 batch as the loop makes it: rollout, advantages, oracle skills, teacher pass
     specs = source.sample("train", args.tasks, seed=args.seed * 1_000_003 + 1)
-    episodes = play_episodes(policy, source, specs, group_size=ro.group_size, max_steps=ro.max_steps,
-                             history_length=ro.history, max_prompt_tokens=ro.max_prompt_tokens,
-                             max_response_tokens=ro.max_response_tokens, temperature=ro.temperature, with_logprobs=True)
+    episodes = play_episodes(
+        policy,
+        source,
+        specs,
+        group_size=ro.group_size,
+        max_steps=ro.max_steps,
+        history_length=ro.history,
+        max_prompt_tokens=ro.max_prompt_tokens,
+        max_response_tokens=ro.max_response_tokens,
+        temperature=ro.temperature,
+        with_logprobs=True,
+    )
     assign_advantages(episodes, config)
     for episode, analysis in zip(episodes, OracleAnalyzer(source).analyze(episodes)):
         episode.skill = analysis.parse
-    teacher_pass(policy, episodes, max_prompt_tokens=ro.max_prompt_tokens, temperature=ro.temperature,
-                 micro_batch_size=config.rl.micro_batch_size)
+    teacher_pass(
+        policy,
+        episodes,
+        max_prompt_tokens=ro.max_prompt_tokens,
+        temperature=ro.temperature,
+        micro_batch_size=config.rl.micro_batch_size,
+    )
     steps = [s for e in episodes for s in e.steps]
     skilled = [s for e in episodes if e.skill is not None and e.skill.valid for s in e.steps]
     skilled_failed = [s for e in episodes if e.skill is not None and e.skill.valid and not e.won for s in e.steps]
@@ -173,30 +211,49 @@ def main(argv=None) -> int:
             _, gate = opd_gate(teacher, logp, beta)
             weight = (gate - gate_mean) if centred else torch.full_like(gate, gate_mean)
             return masked_mean(weight * (teacher - logp), mask, opd_tokens)
+
         return loss
 
     g_pg = batch_gradient(policy, steps, pg, ro.temperature, config.rl.micro_batch_size)
     pg_norm = float(g_pg.norm())
     result: dict = {
         "benchmark": "opd_signal",
-        "setup": {"model": str(Path(args.model).resolve().relative_to(REPO)) if Path(args.model).resolve().is_relative_to(REPO) else Path(args.model).name,
-                  "tasks": args.tasks, "group_size": args.group, "lambda": lam, "seed": args.seed,
-                  "temperature": ro.temperature,
-                  "steps": len(steps), "response_tokens": int(tokens), "opd_tokens": int(opd_tokens)},
+        "setup": {
+            "model": str(Path(args.model).resolve().relative_to(REPO))
+            if Path(args.model).resolve().is_relative_to(REPO)
+            else Path(args.model).name,
+            "tasks": args.tasks,
+            "group_size": args.group,
+            "lambda": lam,
+            "seed": args.seed,
+            "temperature": ro.temperature,
+            "steps": len(steps),
+            "response_tokens": int(tokens),
+            "opd_tokens": int(opd_tokens),
+        },
         "success": sum(e.won for e in episodes) / len(episodes),
         "nonzero_advantage_steps": share([s.advantage for s in steps], lambda a: abs(a) > 1e-8),
-        "delta": {"share_abs_gt_0.1": share(deltas, lambda d: abs(d) > 0.1),
-                  "share_abs_gt_0.1_action_tokens": share(action_deltas, lambda d: abs(d) > 0.1),
-                  "mean": sum(deltas) / len(deltas), "tokens": len(deltas), "action_tokens": len(action_deltas)},
-        "grad_norm": {"pg": pg_norm}, "by_beta": {},
+        "delta": {
+            "share_abs_gt_0.1": share(deltas, lambda d: abs(d) > 0.1),
+            "share_abs_gt_0.1_action_tokens": share(action_deltas, lambda d: abs(d) > 0.1),
+            "mean": sum(deltas) / len(deltas),
+            "tokens": len(deltas),
+            "action_tokens": len(action_deltas),
+        },
+        "grad_norm": {"pg": pg_norm},
+        "by_beta": {},
     }
     likelihood = None  # ∇(−Σ ℓ_θ / n) on the active tokens: the same for every β
     for beta in args.betas:
         gates = [1 / (1 + math.exp(-beta * d)) for d in deltas]
         gate_mean = sum(gates) / len(gates)
         if likelihood is None:
-            likelihood = batch_gradient(policy, skilled, opd(0.0, False, 1.0), ro.temperature, config.rl.micro_batch_size)
-        informative = batch_gradient(policy, skilled, opd(beta, True, gate_mean), ro.temperature, config.rl.micro_batch_size)
+            likelihood = batch_gradient(
+                policy, skilled, opd(0.0, False, 1.0), ro.temperature, config.rl.micro_batch_size
+            )
+        informative = batch_gradient(
+            policy, skilled, opd(beta, True, gate_mean), ro.temperature, config.rl.micro_batch_size
+        )
         total = gate_mean * likelihood + informative  # ∇L_opd = ḡ·∇(likelihood) + ∇(centred part)
         cos = float(torch.nn.functional.cosine_similarity(informative, g_pg, dim=0))
         result["by_beta"][str(beta)] = {
@@ -213,8 +270,11 @@ def main(argv=None) -> int:
         }
     # the likelihood push by episode outcome: with the fixed token count as the denominator, the parts add up
     cosine = torch.nn.functional.cosine_similarity
-    from_failed = (batch_gradient(policy, skilled_failed, opd(0.0, False, 1.0), ro.temperature, config.rl.micro_batch_size)
-                   if skilled_failed else torch.zeros_like(likelihood))
+    from_failed = (
+        batch_gradient(policy, skilled_failed, opd(0.0, False, 1.0), ro.temperature, config.rl.micro_batch_size)
+        if skilled_failed
+        else torch.zeros_like(likelihood)
+    )
     from_won = likelihood - from_failed
     failed_tokens = sum(len(s.response_ids) for s in skilled_failed)
     result["likelihood_push"] = {
@@ -235,11 +295,21 @@ def main(argv=None) -> int:
 def stage2_config(args, skill_source: str):
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "opd.seed.yaml"
-        rollout = {**SETTINGS["rollout"], "tasks_per_update": args.tasks, "group_size": args.group,
-                   "temperature": args.temperature}
-        data = {"name": "opd-signal", "seed": args.seed, "model": {"path": str(Path(args.model).resolve()), "device": "cpu"},
-                **SETTINGS, "rollout": rollout, "opd": {**SETTINGS["opd"], "skill_source": skill_source},
-                "analyzer": {"max_tokens": 192}}  # the demo's Stage-2 analyses
+        rollout = {
+            **SETTINGS["rollout"],
+            "tasks_per_update": args.tasks,
+            "group_size": args.group,
+            "temperature": args.temperature,
+        }
+        data = {
+            "name": "opd-signal",
+            "seed": args.seed,
+            "model": {"path": str(Path(args.model).resolve()), "device": "cpu"},
+            **SETTINGS,
+            "rollout": rollout,
+            "opd": {**SETTINGS["opd"], "skill_source": skill_source},
+            "analyzer": {"max_tokens": 192},
+        }  # the demo's Stage-2 analyses
         path.write_text(yaml.safe_dump(data), encoding="utf-8")
         return load_experiment(path)
 
@@ -249,29 +319,52 @@ def estimator_batch(policy, source, config, skill_source: str, batch: int, estim
     ro, beta, mbs = config.rollout, config.opd.beta, config.rl.micro_batch_size
     torch.manual_seed(seed * 1_000_003 + 7919 * batch)
     specs = source.sample("train", ro.tasks_per_update, seed=seed * 1_000_003 + 1 + batch)
-    episodes = play_episodes(policy, source, specs, group_size=ro.group_size, max_steps=ro.max_steps,
-                             history_length=ro.history, max_prompt_tokens=ro.max_prompt_tokens,
-                             max_response_tokens=ro.max_response_tokens, temperature=ro.temperature, with_logprobs=True)
+    episodes = play_episodes(
+        policy,
+        source,
+        specs,
+        group_size=ro.group_size,
+        max_steps=ro.max_steps,
+        history_length=ro.history,
+        max_prompt_tokens=ro.max_prompt_tokens,
+        max_response_tokens=ro.max_response_tokens,
+        temperature=ro.temperature,
+        with_logprobs=True,
+    )
     assign_advantages(episodes, config)
     if skill_source == "oracle":
         for episode, analysis in zip(episodes, OracleAnalyzer(source).analyze(episodes)):
             episode.skill = analysis.parse
     else:  # the policy's own greedy hindsight analyses, as SEED's loop writes them
-        self_analyze(policy, episodes, max_tokens=config.analyzer.max_tokens, max_prompt_tokens=ANALYSIS_PROMPT_TOKENS,
-                     batch_size=ro.generation_batch_size)
+        self_analyze(
+            policy,
+            episodes,
+            max_tokens=config.analyzer.max_tokens,
+            max_prompt_tokens=ANALYSIS_PROMPT_TOKENS,
+            batch_size=ro.generation_batch_size,
+        )
     steps = [s for e in episodes for s in e.steps]
     for step in steps:
         step.old_logp = step.sample_logp  # fp32 on the CPU: the rollout's own log-probs are π_old's
     # the full-distribution teacher pass gives what every estimator needs: ℓ^skill, b(s) and the weights
-    teacher_pass(policy, episodes, max_prompt_tokens=ro.max_prompt_tokens, temperature=ro.temperature,
-                 micro_batch_size=mbs, estimator="expected", beta=beta)
+    teacher_pass(
+        policy,
+        episodes,
+        max_prompt_tokens=ro.max_prompt_tokens,
+        temperature=ro.temperature,
+        micro_batch_size=mbs,
+        estimator="expected",
+        beta=beta,
+    )
     skilled = [s for e in episodes if e.skill is not None and e.skill.valid for s in e.steps]
     tokens = float(sum(len(s.response_ids) for s in steps))
     opd_tokens = float(sum(len(s.response_ids) for s in skilled))
     model = policy.model
 
     def flat() -> torch.Tensor:
-        return torch.cat([p.grad.flatten() if p.grad is not None else torch.zeros(p.numel()) for p in model.parameters()])
+        return torch.cat(
+            [p.grad.flatten() if p.grad is not None else torch.zeros(p.numel()) for p in model.parameters()]
+        )
 
     def gradient(estimator: str | None) -> torch.Tensor:
         rows_of = steps if estimator is None else skilled
@@ -293,21 +386,38 @@ def estimator_batch(policy, source, config, skill_source: str, batch: int, estim
                 if estimator == "baseline":
                     extra["gate_baseline"] = _padded([s.gate_baseline for s in rows], width, policy.device)
                 teacher = _padded([s.teacher_logp for s in rows], width, policy.device)
-                loss = opd_loss(logp, teacher, mask, torch.ones(len(rows)), beta=beta, token_count=opd_tokens,
-                                estimator=estimator, **extra).loss
+                loss = opd_loss(
+                    logp,
+                    teacher,
+                    mask,
+                    torch.ones(len(rows)),
+                    beta=beta,
+                    token_count=opd_tokens,
+                    estimator=estimator,
+                    **extra,
+                ).loss
             loss.backward()
         return flat().clone()
 
-    out = {"steps": len(steps), "response_tokens": int(tokens), "opd_tokens": int(opd_tokens),
-           "success": sum(e.won for e in episodes) / len(episodes),
-           "skill_valid": sum(bool(e.skill and e.skill.valid) for e in episodes) / len(episodes)}
+    out = {
+        "steps": len(steps),
+        "response_tokens": int(tokens),
+        "opd_tokens": int(opd_tokens),
+        "success": sum(e.won for e in episodes) / len(episodes),
+        "skill_valid": sum(bool(e.skill and e.skill.valid) for e in episodes) / len(episodes),
+    }
     if not skilled:
         return {**out, "grads": None}
     gates = torch.cat([opd_gate(s.teacher_logp, s.old_logp, beta)[1] for s in skilled])
     baselines = torch.cat([s.gate_baseline for s in skilled])
-    out.update({"gate_mean": float(gates.mean()), "gate_baseline_mean": float(baselines.mean()),
-                "mean_abs_gate_minus_half": float((gates - 0.5).abs().mean()),
-                "mean_abs_gate_minus_baseline": float((gates - baselines).abs().mean())})
+    out.update(
+        {
+            "gate_mean": float(gates.mean()),
+            "gate_baseline_mean": float(baselines.mean()),
+            "mean_abs_gate_minus_half": float((gates - 0.5).abs().mean()),
+            "mean_abs_gate_minus_baseline": float((gates - baselines).abs().mean()),
+        }
+    )
     grads = {"pg": gradient(None)}
     for estimator in estimators:
         grads[estimator] = gradient(estimator)
@@ -320,8 +430,11 @@ def summarise(batches: list[dict], estimators) -> dict:
     """Across the batches of one skill source: each estimator's signal-to-noise, cosines and equalising λ."""
     cosine = torch.nn.functional.cosine_similarity
     usable = [b for b in batches if b["grads"] is not None]
-    out: dict = {"batches": len(batches), "batches_with_skills": len(usable),
-                 "per_batch": [{k: v for k, v in b.items() if k != "grads"} for b in batches]}
+    out: dict = {
+        "batches": len(batches),
+        "batches_with_skills": len(usable),
+        "per_batch": [{k: v for k, v in b.items() if k != "grads"} for b in batches],
+    }
     if not usable:
         return out
 
@@ -329,8 +442,14 @@ def summarise(batches: list[dict], estimators) -> dict:
         if not values:
             return {"mean": None, "sd": None, "median": None, "min": None, "max": None, "values": []}
         t = torch.tensor(values, dtype=torch.float64)
-        return {"mean": float(t.mean()), "sd": float(t.std()) if len(values) > 1 else None, "median": float(t.median()),
-                "min": float(t.min()), "max": float(t.max()), "values": [round(v, 6) for v in values]}
+        return {
+            "mean": float(t.mean()),
+            "sd": float(t.std()) if len(values) > 1 else None,
+            "median": float(t.median()),
+            "min": float(t.min()),
+            "max": float(t.max()),
+            "values": [round(v, 6) for v in values],
+        }
 
     def signal(vectors: list[torch.Tensor]) -> dict:
         stack = torch.stack(vectors).double()
@@ -340,9 +459,12 @@ def summarise(batches: list[dict], estimators) -> dict:
             return {"norm_of_mean": float(mean.norm()), "snr": None}
         noise = float(((stack - mean) ** 2).sum() / (r - 1))  # tr Σ̂ of one batch's gradient
         signal_sq = float(mean.norm() ** 2) - noise / r
-        return {"norm_of_mean": float(mean.norm()), "noise_norm": noise ** 0.5,
-                "snr": (max(signal_sq, 0.0) / noise) ** 0.5 if noise > 0 else None,
-                "snr_uncorrected": float(mean.norm()) / noise ** 0.5 if noise > 0 else None}
+        return {
+            "norm_of_mean": float(mean.norm()),
+            "noise_norm": noise**0.5,
+            "snr": (max(signal_sq, 0.0) / noise) ** 0.5 if noise > 0 else None,
+            "snr_uncorrected": float(mean.norm()) / noise**0.5 if noise > 0 else None,
+        }
 
     pg = [b["grads"]["pg"] for b in usable]
     out["pg"] = {**signal(pg), "norm": stats([float(g.norm()) for g in pg])}
@@ -355,12 +477,15 @@ def summarise(batches: list[dict], estimators) -> dict:
     for estimator in estimators:
         grads = [b["grads"][estimator] for b in usable]
         norms = [float(g.norm()) for g in grads]
-        row = {**signal(grads), "norm": stats(norms),
-               "cosine_vs_pg": stats([float(cosine(grads[i], pg[i], dim=0)) for i in with_pg]),
-               "cosine_of_means_vs_pg": float(cosine(torch.stack(grads).mean(0), mean_pg, dim=0)),
-               "lambda_equal_to_pg": stats([float(pg[i].norm()) / norms[i] for i in with_pg if norms[i] > 0]),
-               # λ at which the term's mean batch norm equals ∇L_pg's (every batch, the zero ones included)
-               "lambda_equal_to_pg_mean_norms": out["pg"]["norm"]["mean"] / (sum(norms) / len(norms))}
+        row = {
+            **signal(grads),
+            "norm": stats(norms),
+            "cosine_vs_pg": stats([float(cosine(grads[i], pg[i], dim=0)) for i in with_pg]),
+            "cosine_of_means_vs_pg": float(cosine(torch.stack(grads).mean(0), mean_pg, dim=0)),
+            "lambda_equal_to_pg": stats([float(pg[i].norm()) / norms[i] for i in with_pg if norms[i] > 0]),
+            # λ at which the term's mean batch norm equals ∇L_pg's (every batch, the zero ones included)
+            "lambda_equal_to_pg_mean_norms": out["pg"]["norm"]["mean"] / (sum(norms) / len(norms)),
+        }
         if all(e is not None for e in expected):
             row["cosine_vs_expected"] = stats([float(cosine(g, e, dim=0)) for g, e in zip(grads, expected)])
         out["estimators"][estimator] = row
@@ -368,7 +493,9 @@ def summarise(batches: list[dict], estimators) -> dict:
         push = [b["grads"]["sample"] - b["grads"]["centred"] for b in usable]
         out["likelihood_push"] = {
             "norm": stats([float(v.norm()) for v in push]),
-            "share_of_sample_norm": stats([float(v.norm() / b["grads"]["sample"].norm()) for v, b in zip(push, usable)]),
+            "share_of_sample_norm": stats(
+                [float(v.norm() / b["grads"]["sample"].norm()) for v, b in zip(push, usable)]
+            ),
             "cosine_vs_pg": stats([float(cosine(push[i], pg[i], dim=0)) for i in with_pg]),
         }
     return out
@@ -386,13 +513,24 @@ def estimator_signal(args, argv) -> int:
         work.mkdir(parents=True, exist_ok=True)
     result: dict = {
         "benchmark": "opd_estimator",
-        "command": "OMP_NUM_THREADS=1 .venv/bin/python bench/opd_signal.py " + " ".join(_portable(argv if argv is not None else sys.argv[1:])),
-        "setup": {"model": str(Path(args.model).resolve().relative_to(REPO)) if Path(args.model).resolve().is_relative_to(REPO) else Path(args.model).name,
-                  "tasks": args.tasks, "group_size": args.group, "temperature": args.temperature, "seed": args.seed,
-                  "beta": SETTINGS["opd"]["beta"], "batches": args.batches, "estimators": args.estimators,
-                  "opd_token_divisor": "the batch's OPD-active tokens (fixed per batch)",
-                  "gradients_at": "θ = π_old (the first mini-batch of an update)"},
-        "by_skill_source": {}, "complete": False,
+        "command": "OMP_NUM_THREADS=1 .venv/bin/python bench/opd_signal.py "
+        + " ".join(_portable(argv if argv is not None else sys.argv[1:])),
+        "setup": {
+            "model": str(Path(args.model).resolve().relative_to(REPO))
+            if Path(args.model).resolve().is_relative_to(REPO)
+            else Path(args.model).name,
+            "tasks": args.tasks,
+            "group_size": args.group,
+            "temperature": args.temperature,
+            "seed": args.seed,
+            "beta": SETTINGS["opd"]["beta"],
+            "batches": args.batches,
+            "estimators": args.estimators,
+            "opd_token_divisor": "the batch's OPD-active tokens (fixed per batch)",
+            "gradients_at": "θ = π_old (the first mini-batch of an update)",
+        },
+        "by_skill_source": {},
+        "complete": False,
     }
     policy = None
     for skill_source in args.skill_sources:
@@ -409,8 +547,11 @@ def estimator_signal(args, argv) -> int:
                 batches.append(estimator_batch(policy, source, config, skill_source, batch, args.estimators, args.seed))
                 if saved is not None:
                     torch.save(batches[-1], saved)
-            print(f"{skill_source} batch {batch + 1}/{args.batches} done ({time.process_time() - started:.0f} CPU s)",
-                  file=sys.stderr, flush=True)
+            print(
+                f"{skill_source} batch {batch + 1}/{args.batches} done ({time.process_time() - started:.0f} CPU s)",
+                file=sys.stderr,
+                flush=True,
+            )
             result["by_skill_source"][skill_source] = summarise(batches, args.estimators)
             result["cpu_seconds_this_process"] = round(time.process_time() - started, 1)
             if args.out:

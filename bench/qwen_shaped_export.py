@@ -24,9 +24,18 @@ ASSET = Path(__file__).resolve().parents[1] / "trainer" / "seed_trainer" / "asse
 def main(out: Path) -> None:
     torch.manual_seed(0)
     config = Qwen2Config(
-        vocab_size=151936, hidden_size=896, intermediate_size=4864, num_hidden_layers=24, num_attention_heads=14,
-        num_key_value_heads=2, max_position_embeddings=32768, rope_theta=1000000.0, tie_word_embeddings=True,
-        rms_norm_eps=1e-6, pad_token_id=0, eos_token_id=2,
+        vocab_size=151936,
+        hidden_size=896,
+        intermediate_size=4864,
+        num_hidden_layers=24,
+        num_attention_heads=14,
+        num_key_value_heads=2,
+        max_position_embeddings=32768,
+        rope_theta=1000000.0,
+        tie_word_embeddings=True,
+        rms_norm_eps=1e-6,
+        pad_token_id=0,
+        eos_token_id=2,
     )
     with tempfile.TemporaryDirectory() as tmp:
         model_dir = Path(tmp) / "qwen-shaped"

@@ -33,18 +33,39 @@ def update_records(update: int, args, rng: random.Random):
         steps = []
         for t in range(args.steps):
             count = args.tokens
-            tokens = TokenArrays(ids=[rng.randrange(1000) for _ in range(count)], text=[f"tok{i}" for i in range(count)],
-                                 logp=[-rng.random() for _ in range(count)],
-                                 teacher_logp=[-rng.random() for _ in range(count)],
-                                 delta=[rng.random() - 0.5 for _ in range(count)], gate=[rng.random() for _ in range(count)])
-            steps.append({"t": t, "observation": "You are in the kitchen. " * 8, "response": "<think>…</think>" * 4,
-                          "action": "go to fridge 1", "valid": True, "advantage": rng.random(), "tokens": tokens})
-        trajectories.append({
-            "phase": "train", "update": update, "task": {"id": f"task-{n}", "type": "pick", "description": "put a mug",
-                                                         "split": "train"},
-            "group": n // 4, "sample": n % 4, "success": n % 3 == 0, "reward": float(n % 3 == 0), "length": args.steps,
-            "skill": {"text": "look first", "summary": "", "valid": True, "source": "self"}, "steps": steps,
-        })
+            tokens = TokenArrays(
+                ids=[rng.randrange(1000) for _ in range(count)],
+                text=[f"tok{i}" for i in range(count)],
+                logp=[-rng.random() for _ in range(count)],
+                teacher_logp=[-rng.random() for _ in range(count)],
+                delta=[rng.random() - 0.5 for _ in range(count)],
+                gate=[rng.random() for _ in range(count)],
+            )
+            steps.append(
+                {
+                    "t": t,
+                    "observation": "You are in the kitchen. " * 8,
+                    "response": "<think>…</think>" * 4,
+                    "action": "go to fridge 1",
+                    "valid": True,
+                    "advantage": rng.random(),
+                    "tokens": tokens,
+                }
+            )
+        trajectories.append(
+            {
+                "phase": "train",
+                "update": update,
+                "task": {"id": f"task-{n}", "type": "pick", "description": "put a mug", "split": "train"},
+                "group": n // 4,
+                "sample": n % 4,
+                "success": n % 3 == 0,
+                "reward": float(n % 3 == 0),
+                "length": args.steps,
+                "skill": {"text": "look first", "summary": "", "valid": True, "source": "self"},
+                "steps": steps,
+            }
+        )
     return metrics, trajectories
 
 
@@ -55,8 +76,14 @@ def measure(root: Path, backends: list[str], args) -> dict:
     rng = random.Random(0)
     records = [update_records(u, args, rng) for u in range(1, args.updates + 1)]
     started = time.perf_counter()
-    writer = RunWriter.create(root / "runs", name="bench", stage="train", algorithm="seed",
-                              config={"report_to": backends}, experiment_path=experiment)
+    writer = RunWriter.create(
+        root / "runs",
+        name="bench",
+        stage="train",
+        algorithm="seed",
+        config={"report_to": backends},
+        experiment_path=experiment,
+    )
     attach_reporters(writer)
     opened = time.perf_counter() - started
     started = time.perf_counter()
@@ -70,7 +97,10 @@ def measure(root: Path, backends: list[str], args) -> dict:
     warnings = [line for line in writer.paths.events.read_text().splitlines() if '"warning"' in line]
     if warnings:
         raise SystemExit(f"{backends}: {warnings}")
-    return {"start_and_finish_s": round(opened + time.perf_counter() - started, 3), "ms_per_update": round(per_update * 1e3, 2)}
+    return {
+        "start_and_finish_s": round(opened + time.perf_counter() - started, 3),
+        "ms_per_update": round(per_update * 1e3, 2),
+    }
 
 
 def main(argv=None) -> int:
@@ -94,8 +124,19 @@ def main(argv=None) -> int:
     base = results["writer alone"]["ms_per_update"]
     for result in results.values():
         result["ratio_per_update"] = round(result["ms_per_update"] / base, 2)
-    print(json.dumps({"rounds": args.rounds, "updates": args.updates, "trajectories_per_update": args.trajectories, "steps": args.steps,
-                      "tokens_per_step": args.tokens, "results": results}, indent=2))
+    print(
+        json.dumps(
+            {
+                "rounds": args.rounds,
+                "updates": args.updates,
+                "trajectories_per_update": args.trajectories,
+                "steps": args.steps,
+                "tokens_per_step": args.tokens,
+                "results": results,
+            },
+            indent=2,
+        )
+    )
     return 0
 
 

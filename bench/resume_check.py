@@ -31,12 +31,24 @@ PIECES = [" the", " mug", " take", " 1", "<", "action", ">", " counter", "top", 
 
 def trajectory(rng: random.Random, update: int, n: int, tokens: int, steps: int = 30) -> dict:
     per_step = tokens // steps
-    arrays = {name: base64.b64encode(rng.randbytes(4 * per_step)).decode()
-              for name in ("ids", "logp", "teacher_logp", "delta", "gate")}
-    return {"id": f"it-{update:06d}-{n + 1:04d}", "phase": "train", "update": update,
-            "steps": [{"t": t, "observation": "You are in the middle of a room. " * 40, "response": "<think>…</think>",
-                       "tokens": {"count": per_step, "text": [rng.choice(PIECES) for _ in range(per_step)], **arrays}}
-                      for t in range(steps)]}
+    arrays = {
+        name: base64.b64encode(rng.randbytes(4 * per_step)).decode()
+        for name in ("ids", "logp", "teacher_logp", "delta", "gate")
+    }
+    return {
+        "id": f"it-{update:06d}-{n + 1:04d}",
+        "phase": "train",
+        "update": update,
+        "steps": [
+            {
+                "t": t,
+                "observation": "You are in the middle of a room. " * 40,
+                "response": "<think>…</think>",
+                "tokens": {"count": per_step, "text": [rng.choice(PIECES) for _ in range(per_step)], **arrays},
+            }
+            for t in range(steps)
+        ],
+    }
 
 
 def build_run(root: Path, updates: int, per_update: int, tokens: int, seed: int) -> None:
@@ -49,8 +61,17 @@ def build_run(root: Path, updates: int, per_update: int, tokens: int, seed: int)
         for n in range(per_update):
             record = trajectory(rng, update, n, tokens)
             data = (json.dumps(record, separators=(",", ":")) + "\n").encode()
-            index_rows.append({"id": record["id"], "file": f"it-{update:06d}.jsonl", "line": n + 1, "offset": offset,
-                               "size": len(data), "phase": "train", "update": update})
+            index_rows.append(
+                {
+                    "id": record["id"],
+                    "file": f"it-{update:06d}.jsonl",
+                    "line": n + 1,
+                    "offset": offset,
+                    "size": len(data),
+                    "phase": "train",
+                    "update": update,
+                }
+            )
             lines.append(data)
             offset += len(data)
         (trajectories / f"it-{update:06d}.jsonl").write_bytes(b"".join(lines))
@@ -101,15 +122,30 @@ def main() -> None:
         checked = best_of(args.repeat, check)
         assert plan is not None and not plan.problems, plan.problems
     mb = size / 1e6
-    print(json.dumps({
-        "run": {"updates": args.updates, "trajectories_per_update": args.per_update, "tokens": args.tokens,
-                "bytes_kept": size, "line_kb": round(size / (args.updates * args.per_update) / 1024, 1)},
-        "read_lines": {"seconds": round(baseline, 4), "mb_per_s": round(mb / baseline, 1), "ratio": 1.0},
-        "plan_rollback": {"seconds": round(checked, 4), "mb_per_s": round(mb / checked, 1),
-                          "ratio": round(checked / baseline, 2)},
-        "projected_seconds_200x128_run": {"read_lines": round(PAPER_RUN_BYTES / (size / baseline), 1),
-                                          "plan_rollback": round(PAPER_RUN_BYTES / (size / checked), 1)},
-    }, indent=2))
+    print(
+        json.dumps(
+            {
+                "run": {
+                    "updates": args.updates,
+                    "trajectories_per_update": args.per_update,
+                    "tokens": args.tokens,
+                    "bytes_kept": size,
+                    "line_kb": round(size / (args.updates * args.per_update) / 1024, 1),
+                },
+                "read_lines": {"seconds": round(baseline, 4), "mb_per_s": round(mb / baseline, 1), "ratio": 1.0},
+                "plan_rollback": {
+                    "seconds": round(checked, 4),
+                    "mb_per_s": round(mb / checked, 1),
+                    "ratio": round(checked / baseline, 2),
+                },
+                "projected_seconds_200x128_run": {
+                    "read_lines": round(PAPER_RUN_BYTES / (size / baseline), 1),
+                    "plan_rollback": round(PAPER_RUN_BYTES / (size / checked), 1),
+                },
+            },
+            indent=2,
+        )
+    )
 
 
 if __name__ == "__main__":

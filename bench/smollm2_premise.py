@@ -63,9 +63,18 @@ def paired(diffs: list[int]) -> dict:
 def play(policy, source, specs, args):
     from seed_trainer.rollout import play_episodes
 
-    return play_episodes(policy, source, specs, group_size=1, max_steps=args.max_steps, history_length=args.history,
-                         max_prompt_tokens=args.max_prompt_tokens, max_response_tokens=args.max_response_tokens,
-                         temperature=args.temperature, generation_batch_size=args.chunk)
+    return play_episodes(
+        policy,
+        source,
+        specs,
+        group_size=1,
+        max_steps=args.max_steps,
+        history_length=args.history,
+        max_prompt_tokens=args.max_prompt_tokens,
+        max_response_tokens=args.max_response_tokens,
+        temperature=args.temperature,
+        generation_batch_size=args.chunk,
+    )
 
 
 def chunks_of_distinct_tasks(indices_and_names: list[tuple[int, str]], size: int) -> list[list[int]]:
@@ -96,29 +105,53 @@ def chunk_outcomes(policy, tasks, specs, indices, args) -> list[dict]:
     oracle_skills, own_skills, own_replies = {}, {}, {}
     for spec, episode in zip(specs, plain):
         oracle_skills[episode.task.description] = parse_skill_reply(tasks.oracle_analysis(spec, episode)).skill or ""
-    for episode, (reply, parsed) in zip(plain, self_analyze(policy, plain, max_tokens=args.analysis_tokens,
-                                                             max_prompt_tokens=args.max_prompt_tokens * 2,
-                                                             batch_size=args.chunk)):
+    for episode, (reply, parsed) in zip(
+        plain,
+        self_analyze(
+            policy,
+            plain,
+            max_tokens=args.analysis_tokens,
+            max_prompt_tokens=args.max_prompt_tokens * 2,
+            batch_size=args.chunk,
+        ),
+    ):
         own_replies[episode.task.description] = reply
         if parsed.valid:
             own_skills[episode.task.description] = parsed.skill
     oracle = play(policy, SkilledTasks(tasks, oracle_skills), specs, args)
     own_specs = [s for s, e in zip(specs, plain) if e.task.description in own_skills]
-    own = {e.task.description: e for e in play(policy, SkilledTasks(tasks, own_skills), own_specs, args)} if own_specs else {}
+    own = (
+        {e.task.description: e for e in play(policy, SkilledTasks(tasks, own_skills), own_specs, args)}
+        if own_specs
+        else {}
+    )
     records = []
     for index, p, o in zip(indices, plain, oracle):
         task = p.task.description
         mine = own.get(task)
-        records.append({
-            "index": index, "task": task, "type": p.task.type, "plain": p.won, "oracle": o.won,
-            "own": None if mine is None else mine.won,
-            "plain_steps": len(p.steps), "oracle_steps": len(o.steps), "own_steps": None if mine is None else len(mine.steps),
-            "plain_valid": sum(s.valid for s in p.steps) / max(1, len(p.steps)),
-            "oracle_skill": oracle_skills[task], "own_skill": own_skills.get(task), "own_reply": own_replies[task][:600],
-            "own_skill_valid": task in own_skills,
-            "actions": {"plain": [s.action for s in p.steps][:12], "oracle": [s.action for s in o.steps][:12],
-                        "own": None if mine is None else [s.action for s in mine.steps][:12]},
-        })
+        records.append(
+            {
+                "index": index,
+                "task": task,
+                "type": p.task.type,
+                "plain": p.won,
+                "oracle": o.won,
+                "own": None if mine is None else mine.won,
+                "plain_steps": len(p.steps),
+                "oracle_steps": len(o.steps),
+                "own_steps": None if mine is None else len(mine.steps),
+                "plain_valid": sum(s.valid for s in p.steps) / max(1, len(p.steps)),
+                "oracle_skill": oracle_skills[task],
+                "own_skill": own_skills.get(task),
+                "own_reply": own_replies[task][:600],
+                "own_skill_valid": task in own_skills,
+                "actions": {
+                    "plain": [s.action for s in p.steps][:12],
+                    "oracle": [s.action for s in o.steps][:12],
+                    "own": None if mine is None else [s.action for s in mine.steps][:12],
+                },
+            }
+        )
     return records
 
 
@@ -134,8 +167,11 @@ def summary(records: list[dict], settings: dict, seconds: float) -> dict:
     for kind in sorted({r["type"] for r in records}):
         rows = [r for r in records if r["type"] == kind]
         by_type[kind] = {"plain": rate("plain", rows), "oracle": rate("oracle", rows), "own": rate("own", rows)}
-    examples = [{k: r[k] for k in ("task", "plain", "oracle", "own", "oracle_skill", "own_skill", "actions")}
-                for r in records if r["own_skill_valid"]][:6]
+    examples = [
+        {k: r[k] for k in ("task", "plain", "oracle", "own", "oracle_skill", "own_skill", "actions")}
+        for r in records
+        if r["own_skill_valid"]
+    ][:6]
     return {
         "settings": settings,
         "tasks": len(records),
@@ -190,8 +226,9 @@ def main(argv=None) -> int:
             if row.get("settings") == settings:
                 done[row["record"]["index"]] = row["record"]
     torch.set_num_threads(max(1, torch.get_num_threads()))
-    policy = Policy.load(ModelConfig(path=args.model, device="cpu", dtype=args.dtype), with_reference=False,
-                         trainable=False)
+    policy = Policy.load(
+        ModelConfig(path=args.model, device="cpu", dtype=args.dtype), with_reference=False, trainable=False
+    )
     tasks = HouseholdTasks(max_steps=args.max_steps)
     specs = tasks.sample(args.split, args.tasks, seed=args.seed)
     chunks = chunks_of_distinct_tasks([(i, tasks.make(s).task.description) for i, s in enumerate(specs)], args.chunk)
@@ -210,9 +247,12 @@ def main(argv=None) -> int:
         report["complete"] = len(records) >= len(specs)
         out.write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
         own = report["own"]["success"]
-        print(f"{len(records)}/{len(specs)} tasks: plain {report['plain']['success']:.3f}, oracle "
-              f"{report['oracle']['success']:.3f}, own {'-' if own is None else f'{own:.3f}'} "
-              f"(parse {report['own_parse_rate']:.2f}), {time.perf_counter() - started:.0f} s", flush=True)
+        print(
+            f"{len(records)}/{len(specs)} tasks: plain {report['plain']['success']:.3f}, oracle "
+            f"{report['oracle']['success']:.3f}, own {'-' if own is None else f'{own:.3f}'} "
+            f"(parse {report['own_parse_rate']:.2f}), {time.perf_counter() - started:.0f} s",
+            flush=True,
+        )
     return 0
 
 

@@ -38,12 +38,22 @@ def _experiment(folder: Path, dtype: str, lora: bool, args) -> Path:
         "seed": args.seed,
         "algorithm": "seed",
         "updates": 1,
-        "model": {"path": "builtin:smollm2-135m-instruct-q4_1", "device": "cpu", "dtype": dtype,
-                  **({"lora": {"r": 16, "alpha": 32}} if lora else {})},
+        "model": {
+            "path": "builtin:smollm2-135m-instruct-q4_1",
+            "device": "cpu",
+            "dtype": dtype,
+            **({"lora": {"r": 16, "alpha": 32}} if lora else {}),
+        },
         "environment": {"name": "household"},
-        "rollout": {"tasks_per_update": args.tasks, "group_size": args.group, "max_steps": args.steps,
-                    "history": args.history, "max_prompt_tokens": 1024, "max_response_tokens": args.response,
-                    "temperature": 1.0},
+        "rollout": {
+            "tasks_per_update": args.tasks,
+            "group_size": args.group,
+            "max_steps": args.steps,
+            "history": args.history,
+            "max_prompt_tokens": 1024,
+            "max_response_tokens": args.response,
+            "temperature": 1.0,
+        },
         "opd": {"skill_source": "oracle"},
         "rl": {"mini_batch_size": 256, "micro_batch_size": 4, "lr": 1e-5},
         "checkpoint": {"every": 1, "keep_last": 1},
@@ -62,9 +72,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--history", type=int, default=1)
     parser.add_argument("--response", type=int, default=32)
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--repeat", type=int, default=2,
-                        help="rounds over the configurations, interleaved; each phase's minimum over them is reported "
-                             "(on a shared machine the other processes only ever add time)")
+    parser.add_argument(
+        "--repeat",
+        type=int,
+        default=2,
+        help="rounds over the configurations, interleaved; each phase's minimum over them is reported "
+        "(on a shared machine the other processes only ever add time)",
+    )
     parser.add_argument("--out", default=str(REPO / "bench" / "results" / "smollm2-speed.json"))
     args = parser.parse_args(argv)
 
@@ -83,8 +97,11 @@ def main(argv: list[str] | None = None) -> int:
     converted_now = cache_problem(SMOLLM2, converted_dir(SMOLLM2)) is not None
     started = time.perf_counter()
     directory = ensure_converted(SMOLLM2)
-    conversion = time.perf_counter() - started if converted_now else \
-        json.loads((directory / MANIFEST_FILE).read_text(encoding="utf-8"))["seconds"]
+    conversion = (
+        time.perf_counter() - started
+        if converted_now
+        else json.loads((directory / MANIFEST_FILE).read_text(encoding="utf-8"))["seconds"]
+    )
 
     started = time.perf_counter()
     Policy.load(ModelConfig(path=str(directory), device="cpu", dtype="float32"), with_reference=False, trainable=False)
@@ -102,7 +119,7 @@ def main(argv: list[str] | None = None) -> int:
                 (row,) = [r for r in reader.metrics() if r["kind"] == "update"]
                 steps = [s for _, t in reader.iter_trajectories("it-000001.jsonl") for s in t["steps"]]
                 measured = {
-                    "phases_s": {k[len("time/"):]: round(v, 2) for k, v in row.items() if k.startswith("time/")},
+                    "phases_s": {k[len("time/") :]: round(v, 2) for k, v in row.items() if k.startswith("time/")},
                     "run_wall_s": round(wall, 1),  # phases + model load, reference copy, checkpoint
                     "samples": len(steps),
                     "prompt_tokens": sum(s["prompt_tokens"] for s in steps),
@@ -115,26 +132,42 @@ def main(argv: list[str] | None = None) -> int:
     results = []
     for (dtype, lora), measured in rounds.items():
         phases = measured[0]["phases_s"].keys()
-        results.append({
-            "dtype": dtype, "lora": lora,
-            "phases_s": {k: min(m["phases_s"][k] for m in measured) for k in phases},  # the least disturbed
-            "rounds": measured,
-        })
+        results.append(
+            {
+                "dtype": dtype,
+                "lora": lora,
+                "phases_s": {k: min(m["phases_s"][k] for m in measured) for k in phases},  # the least disturbed
+                "rounds": measured,
+            }
+        )
     base = next(r for r in results if r["dtype"] == "float32" and r["lora"])
     for entry in results:
-        entry["ratio_to_fp32_lora"] = {k: round(v / base["phases_s"][k], 2) for k, v in entry["phases_s"].items()
-                                       if base["phases_s"].get(k)}
+        entry["ratio_to_fp32_lora"] = {
+            k: round(v / base["phases_s"][k], 2) for k, v in entry["phases_s"].items() if base["phases_s"].get(k)
+        }
     report = {
         "command": "OMP_NUM_THREADS=1 nice -n 15 python bench/smollm2_speed.py " + " ".join(argv or sys.argv[1:]),
         "model": SMOLLM2.title,
         "statistic": f"minimum per phase over {args.repeat} interleaved rounds",
-        "protocol": {"tasks_per_update": args.tasks, "group_size": args.group, "max_steps": args.steps,
-                     "history": args.history, "max_response_tokens": args.response, "engine": "hf",
-                     "skills": "oracle (teacher pass on every trajectory)"},
-        "machine": {"cpus": os.cpu_count(), "torch_threads": torch.get_num_threads(), "platform": platform.platform(),
-                    "torch": torch.__version__, "load_average_before": [round(x, 2) for x in load_before],
-                    "load_average_after": [round(x, 2) for x in os.getloadavg()]},
-        "conversion_s": round(conversion, 1), "conversion_measured_now": converted_now,
+        "protocol": {
+            "tasks_per_update": args.tasks,
+            "group_size": args.group,
+            "max_steps": args.steps,
+            "history": args.history,
+            "max_response_tokens": args.response,
+            "engine": "hf",
+            "skills": "oracle (teacher pass on every trajectory)",
+        },
+        "machine": {
+            "cpus": os.cpu_count(),
+            "torch_threads": torch.get_num_threads(),
+            "platform": platform.platform(),
+            "torch": torch.__version__,
+            "load_average_before": [round(x, 2) for x in load_before],
+            "load_average_after": [round(x, 2) for x in os.getloadavg()],
+        },
+        "conversion_s": round(conversion, 1),
+        "conversion_measured_now": converted_now,
         "load_s": round(load_seconds, 1),
         "results": results,
     }

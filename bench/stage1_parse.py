@@ -55,8 +55,13 @@ def demo_experiment(tmp: Path, lr: float) -> Path:
 
 
 def trainer(*args: str) -> None:
-    done = subprocess.run([sys.executable, "-m", "seed_trainer", *args], cwd=REPO, capture_output=True, text=True,
-                          env={**os.environ, "TQDM_DISABLE": "1"})
+    done = subprocess.run(
+        [sys.executable, "-m", "seed_trainer", *args],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "TQDM_DISABLE": "1"},
+    )
     if done.returncode != 0:
         raise SystemExit(f"python -m seed_trainer {' '.join(args)} failed:\n{done.stderr[-3000:]}")
 
@@ -72,8 +77,10 @@ def parse_rates(policy: Policy, episodes, keep_replies: int = 3) -> dict:
     won = [p.valid for p, e in zip(parses, episodes) if e.won]
     lost = [p.valid for p, e in zip(parses, episodes) if not e.won]
     return {
-        "valid": sum(p.valid for p in parses), "of": len(parses),
-        "valid_won": [sum(won), len(won)], "valid_lost": [sum(lost), len(lost)],
+        "valid": sum(p.valid for p in parses),
+        "of": len(parses),
+        "valid_won": [sum(won), len(won)],
+        "valid_lost": [sum(lost), len(lost)],
         "invalid_reasons": dict(collections.Counter(p.reason for p in parses if not p.valid).most_common()),
         "replies": [{"valid": p.valid, "text": r[:400]} for p, r in list(zip(parses, replies))[:keep_replies]],
     }
@@ -82,8 +89,14 @@ def parse_rates(policy: Policy, episodes, keep_replies: int = 3) -> dict:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--lrs", nargs="+", type=float, default=[1e-4, 3e-5, 1e-5])
-    parser.add_argument("--episodes", nargs=2, type=int, default=[16, 4], metavar=("TASKS", "COPIES"),
-                        help="held-back episodes to analyse: train-split tasks × copies at temperature 1.0")
+    parser.add_argument(
+        "--episodes",
+        nargs=2,
+        type=int,
+        default=[16, 4],
+        metavar=("TASKS", "COPIES"),
+        help="held-back episodes to analyse: train-split tasks × copies at temperature 1.0",
+    )
     parser.add_argument("--seed", type=int, default=7, help="of the held-back episodes (the demo collects with seed 0)")
     parser.add_argument("--out", default=None)
     args = parser.parse_args()
@@ -91,10 +104,23 @@ def main() -> None:
     source = make_task_source("household", max_steps=20)
     specs = source.sample("train", args.episodes[0], seed=1_000 + args.seed)
     bootstrap = load(BOOTSTRAP)
-    episodes = play_episodes(bootstrap, source, specs, group_size=args.episodes[1], max_steps=20, history_length=3,
-                             max_prompt_tokens=1024, max_response_tokens=48, temperature=1.0)
-    result = {"benchmark": "stage1_parse", "episodes": len(episodes), "won": sum(e.won for e in episodes),
-              "models": {"bootstrap": {"sft_lr": None, "sft_val_loss": None, **parse_rates(bootstrap, episodes)}}}
+    episodes = play_episodes(
+        bootstrap,
+        source,
+        specs,
+        group_size=args.episodes[1],
+        max_steps=20,
+        history_length=3,
+        max_prompt_tokens=1024,
+        max_response_tokens=48,
+        temperature=1.0,
+    )
+    result = {
+        "benchmark": "stage1_parse",
+        "episodes": len(episodes),
+        "won": sum(e.won for e in episodes),
+        "models": {"bootstrap": {"sft_lr": None, "sft_val_loss": None, **parse_rates(bootstrap, episodes)}},
+    }
     with tempfile.TemporaryDirectory() as tmp_name:
         tmp = Path(tmp_name)
         collect = tmp / "collect"
@@ -103,9 +129,16 @@ def main() -> None:
             run = tmp / f"sft-{lr:g}"
             trainer("sft", str(demo_experiment(tmp, lr)), "--data", str(collect), "--run-dir", str(run))
             losses = [r["loss/sft_val"] for r in RunReader(run).metrics() if "loss/sft_val" in r]
-            result["models"][f"sft lr {lr:g}"] = {"sft_lr": lr, "sft_val_loss": [losses[0], losses[-1]],
-                                                  **parse_rates(load(run / "model"), episodes)}
-            print(f"[bench] sft lr {lr:g}: {result['models'][f'sft lr {lr:g}']['valid']} valid", file=sys.stderr, flush=True)
+            result["models"][f"sft lr {lr:g}"] = {
+                "sft_lr": lr,
+                "sft_val_loss": [losses[0], losses[-1]],
+                **parse_rates(load(run / "model"), episodes),
+            }
+            print(
+                f"[bench] sft lr {lr:g}: {result['models'][f'sft lr {lr:g}']['valid']} valid",
+                file=sys.stderr,
+                flush=True,
+            )
     text = json.dumps(result, indent=2)
     if args.out:
         Path(args.out).write_text(text + "\n", encoding="utf-8")

@@ -66,8 +66,14 @@ def experiment(tmp: Path, model: Path, algorithm: str, args) -> Path:
         "updates": args.updates,
         "model": {"path": str(model)},
         "environment": {"name": "counter_env:CounterTasks"},
-        "rollout": {"tasks_per_update": args.tasks, "group_size": args.group, "max_steps": args.steps,
-                    "history": 2, "max_prompt_tokens": 512, "max_response_tokens": args.response_tokens},
+        "rollout": {
+            "tasks_per_update": args.tasks,
+            "group_size": args.group,
+            "max_steps": args.steps,
+            "history": 2,
+            "max_prompt_tokens": 512,
+            "max_response_tokens": args.response_tokens,
+        },
         # The paper's ratio: analyses may be twice as long as one step's response (1024 vs 512).
         "analyzer": {"max_tokens": 2 * args.response_tokens},
         "rl": {"mini_batch_size": 64, "micro_batch_size": 16},
@@ -98,7 +104,9 @@ def time_update(tmp: Path, model: Path, algorithm: str, args) -> tuple[float, di
     path = experiment(tmp, model, algorithm, args)
     run_dir = train(load_experiment(path), path, runs_dir=tmp / "runs", echo=None)
     rows = RunReader(run_dir).metrics()
-    phases = {key.removeprefix("time/"): sum(r[key] for r in rows) / len(rows) for key in rows[0] if key.startswith("time/")}
+    phases = {
+        key.removeprefix("time/"): sum(r[key] for r in rows) / len(rows) for key in rows[0] if key.startswith("time/")
+    }
     return phases["total"], phases
 
 
@@ -109,8 +117,15 @@ def generation_throughput(model: Path, args, batch_size: int) -> float:
     specs = source.sample("train", args.tasks, seed=0)
     started = time.perf_counter()
     episodes = play_episodes(
-        policy, source, specs, group_size=args.group, max_steps=args.steps, history_length=2,
-        max_prompt_tokens=512, max_response_tokens=args.response_tokens, generation_batch_size=batch_size,
+        policy,
+        source,
+        specs,
+        group_size=args.group,
+        max_steps=args.steps,
+        history_length=2,
+        max_prompt_tokens=512,
+        max_response_tokens=args.response_tokens,
+        generation_batch_size=batch_size,
     )
     tokens = sum(len(s.response_ids) for e in episodes for s in e.steps)
     return tokens / (time.perf_counter() - started)
@@ -120,8 +135,15 @@ def generation_throughput(model: Path, args, batch_size: int) -> float:
 
 HOUSEHOLD = {  # examples/household-demo-stage2.seed.yaml's Stage-2 settings
     "environment": {"name": "household", "options": {"max_steps": 20}},
-    "rollout": {"tasks_per_update": 4, "group_size": 8, "max_steps": 20, "history": 3, "max_prompt_tokens": 1024,
-                "max_response_tokens": 48, "temperature": 1.0},
+    "rollout": {
+        "tasks_per_update": 4,
+        "group_size": 8,
+        "max_steps": 20,
+        "history": 3,
+        "max_prompt_tokens": 1024,
+        "max_response_tokens": 48,
+        "temperature": 1.0,
+    },
     "analyzer": {"max_tokens": 192},
     "rl": {"lr": 3.0e-4, "mini_batch_size": 256, "micro_batch_size": 16},
     "eval": {"every": 0},
@@ -141,8 +163,14 @@ def household_worker(args) -> None:
     cpu_dir = Path(args.cpu_dir) if args.cpu_dir else None
     with tempfile.TemporaryDirectory() as tmp_name:
         tmp = Path(tmp_name)
-        data = {"name": f"household-{args.algorithm}", "seed": 0, "algorithm": args.algorithm, "updates": args.updates,
-                "model": {"path": str(model), "device": "cpu"}, **HOUSEHOLD}
+        data = {
+            "name": f"household-{args.algorithm}",
+            "seed": 0,
+            "algorithm": args.algorithm,
+            "updates": args.updates,
+            "model": {"path": str(model), "device": "cpu"},
+            **HOUSEHOLD,
+        }
         path = tmp / "household.seed.yaml"
         path.write_text(yaml.safe_dump(data), encoding="utf-8")
         cpu = time.process_time()
@@ -160,19 +188,43 @@ def household_worker(args) -> None:
         cpu = sum(json.loads(f.read_text(encoding="utf-8")) for f in cpu_dir.glob("rank-*.json"))
     phases = {k.removeprefix("time/"): sum(r[k] for r in rows) / len(rows) for k in rows[0] if k.startswith("time/")}
     steps = sum(r.get("episode/length", 0) for r in rows) / len(rows)
-    print(json.dumps({"phases": phases, "cpu_seconds_per_update": cpu / len(rows), "episode_length": steps,
-                      "success": [r["success/overall"] for r in rows]}))
+    print(
+        json.dumps(
+            {
+                "phases": phases,
+                "cpu_seconds_per_update": cpu / len(rows),
+                "episode_length": steps,
+                "success": [r["success/overall"] for r in rows],
+            }
+        )
+    )
 
 
 def _baseline_trainer(revision: str, into: Path) -> Path:
-    archive = subprocess.run(["git", "-C", str(REPO), "archive", revision, "trainer", "schemas"], check=True, capture_output=True)
+    archive = subprocess.run(
+        ["git", "-C", str(REPO), "archive", revision, "trainer", "schemas"], check=True, capture_output=True
+    )
     subprocess.run(["tar", "-x", "-C", str(into)], input=archive.stdout, check=True)
     return into / "trainer"
 
 
 def _worker_command(trainer: Path, algorithm: str, processes: int, cpu_dir: Path, args) -> list[str]:
-    worker = [__file__, "--worker", "--trainer", str(trainer), "--algorithm", algorithm, "--updates", str(args.updates),
-              "--threads", str(args.threads), "--processes", str(processes), "--cpu-dir", str(cpu_dir)]
+    worker = [
+        __file__,
+        "--worker",
+        "--trainer",
+        str(trainer),
+        "--algorithm",
+        algorithm,
+        "--updates",
+        str(args.updates),
+        "--threads",
+        str(args.threads),
+        "--processes",
+        str(processes),
+        "--cpu-dir",
+        str(cpu_dir),
+    ]
     if args.policy and trainer == REPO / "trainer":  # the baseline keeps its own committed policy
         worker += ["--policy", args.policy]
     if processes == 1:
@@ -196,33 +248,50 @@ def household(args) -> None:
                 for name, (trainer, processes) in trainers.items():  # alternate, so all see the same load
                     cpu_dir = Path(tmp_name) / f"cpu-{name}-{algorithm}-{repeat}"
                     cpu_dir.mkdir()
-                    done = subprocess.run(_worker_command(trainer, algorithm, processes, cpu_dir, args),
-                                          capture_output=True, text=True, env=env, check=False)
+                    done = subprocess.run(
+                        _worker_command(trainer, algorithm, processes, cpu_dir, args),
+                        capture_output=True,
+                        text=True,
+                        env=env,
+                        check=False,
+                    )
                     if done.returncode != 0:
                         raise SystemExit(f"{name} {algorithm} worker failed:\n{done.stderr[-3000:]}")
                     runs[name][algorithm].append(json.loads(done.stdout.strip().splitlines()[-1]))
-    setup = {**HOUSEHOLD, "updates": args.updates, "repeats": args.repeats, "threads": args.threads,
-             "processes": {name: p for name, (_, p) in trainers.items()}, "baseline": args.baseline,
-             "policy": args.policy and Path(args.policy).name, "device": "cpu"}
+    setup = {
+        **HOUSEHOLD,
+        "updates": args.updates,
+        "repeats": args.repeats,
+        "threads": args.threads,
+        "processes": {name: p for name, (_, p) in trainers.items()},
+        "baseline": args.baseline,
+        "policy": args.policy and Path(args.policy).name,
+        "device": "cpu",
+    }
     result = {"benchmark": "stage2_step household", "setup": setup, "seconds_per_update": {}, "phases": {}}
     for name, by_algorithm in runs.items():
         result["seconds_per_update"][name] = {
-            a: round(statistics.median(r["phases"]["total"] for r in rs), 2) for a, rs in by_algorithm.items()}
+            a: round(statistics.median(r["phases"]["total"] for r in rs), 2) for a, rs in by_algorithm.items()
+        }
         result.setdefault("cpu_seconds_per_update", {})[name] = {
-            a: round(statistics.median(r["cpu_seconds_per_update"] for r in rs), 2) for a, rs in by_algorithm.items()}
+            a: round(statistics.median(r["cpu_seconds_per_update"] for r in rs), 2) for a, rs in by_algorithm.items()
+        }
         # the work an update does depends on how long its episodes run (a weaker policy plays more steps)
         result.setdefault("episode_length", {})[name] = {
-            a: round(statistics.median(r["episode_length"] for r in rs), 2) for a, rs in by_algorithm.items()}
+            a: round(statistics.median(r["episode_length"] for r in rs), 2) for a, rs in by_algorithm.items()
+        }
         result["phases"][name] = {
             a: {k: round(statistics.median(r["phases"][k] for r in rs), 2) for k in rs[0]["phases"]}
-            for a, rs in by_algorithm.items()}
+            for a, rs in by_algorithm.items()
+        }
     if args.baseline:
         # CPU seconds (the processes' own, all threads) are the robust figure on a shared machine; wall seconds too.
         for name in trainers:
             if name != "baseline":
                 result[f"speedup_baseline_over_{name}"] = {
                     unit: {a: round(result[unit]["baseline"][a] / result[unit][name][a], 2) for a in args.algorithms}
-                    for unit in ("cpu_seconds_per_update", "seconds_per_update")}
+                    for unit in ("cpu_seconds_per_update", "seconds_per_update")
+                }
     print(json.dumps(result, indent=2))
 
 
@@ -237,11 +306,18 @@ def main() -> None:
     parser.add_argument("--baseline", default=None, help="household: a git revision to compare against")
     parser.add_argument("--repeats", type=int, default=1, help="household: alternating runs per algorithm and trainer")
     parser.add_argument("--threads", type=int, default=1, help="household: torch threads per worker")
-    parser.add_argument("--policy", default=None,
-                        help="household: this checkout's runs start from this model directory instead of its "
-                             "committed policy (a candidate re-bootstrap, timed before it is committed)")
-    parser.add_argument("--processes", type=int, default=1,
-                        help="household: also time this checkout under torchrun with this many processes")
+    parser.add_argument(
+        "--policy",
+        default=None,
+        help="household: this checkout's runs start from this model directory instead of its "
+        "committed policy (a candidate re-bootstrap, timed before it is committed)",
+    )
+    parser.add_argument(
+        "--processes",
+        type=int,
+        default=1,
+        help="household: also time this checkout under torchrun with this many processes",
+    )
     parser.add_argument("--cpu-dir", default=None, help=argparse.SUPPRESS)
     parser.add_argument("--algorithms", nargs="+", default=["grpo", "seed"])
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
@@ -255,8 +331,9 @@ def main() -> None:
     torch.set_num_threads(max(1, torch.get_num_threads()))
     with tempfile.TemporaryDirectory() as tmp_name:
         tmp = Path(tmp_name)
-        model = save_tiny_policy(tmp / "model", CORPUS, vocab_size=512, hidden_size=128, layers=4, heads=4,
-                                 kv_heads=2, intermediate_size=256)
+        model = save_tiny_policy(
+            tmp / "model", CORPUS, vocab_size=512, hidden_size=128, layers=4, heads=4, kv_heads=2, intermediate_size=256
+        )
         analyses_always_valid()
         grpo_seconds, grpo_phases = time_update(tmp, model, "grpo", args)
         seed_seconds, seed_phases = time_update(tmp, model, "seed", args)
@@ -267,8 +344,10 @@ def main() -> None:
         "setup": {**vars(args), "model": "Qwen2 128x4 (local)", "device": "cpu", "threads": torch.get_num_threads()},
         "seconds_per_update": {"seed": round(seed_seconds, 3), "grpo": round(grpo_seconds, 3)},
         "seed_over_grpo": round(seed_seconds / grpo_seconds, 3),
-        "phases": {"seed": {k: round(v, 3) for k, v in seed_phases.items()},
-                   "grpo": {k: round(v, 3) for k, v in grpo_phases.items()}},
+        "phases": {
+            "seed": {k: round(v, 3) for k, v in seed_phases.items()},
+            "grpo": {k: round(v, 3) for k, v in grpo_phases.items()},
+        },
         "generation_tokens_per_second": {"batched": round(batched, 1), "sequential": round(sequential, 1)},
         "batched_over_sequential": round(batched / sequential, 2),
         "goals": {"seed_over_grpo": "<= 1.25", "batched_over_sequential": ">= 8"},

@@ -93,14 +93,26 @@ def _b64(fmt: str, values: list) -> str:
 def encode(arrays: TokenArrays, how: str) -> dict:
     floats = {"logp": arrays.logp, "teacher_logp": arrays.teacher_logp, "delta": arrays.delta, "gate": arrays.gate}
     if how == "json-4dp":
-        return {"count": arrays.count, "ids": arrays.ids, "text": arrays.text, **{k: [round(v, 4) for v in vs] for k, vs in floats.items()}}
+        return {
+            "count": arrays.count,
+            "ids": arrays.ids,
+            "text": arrays.text,
+            **{k: [round(v, 4) for v in vs] for k, vs in floats.items()},
+        }
     if how == "json-f32-shortest":
-        f32 = {k: [float(f"{struct.unpack('<f', struct.pack('<f', v))[0]:.7g}") for v in vs] for k, vs in floats.items()}
+        f32 = {
+            k: [float(f"{struct.unpack('<f', struct.pack('<f', v))[0]:.7g}") for v in vs] for k, vs in floats.items()
+        }
         return {"count": arrays.count, "ids": arrays.ids, "text": arrays.text, **f32}
     if how == "base64-f32":
         return arrays.encode()
     if how == "base64-f16":
-        return {"count": arrays.count, "ids": _b64("i", arrays.ids), "text": arrays.text, **{k: _b64("e", vs) for k, vs in floats.items()}}
+        return {
+            "count": arrays.count,
+            "ids": _b64("i", arrays.ids),
+            "text": arrays.text,
+            **{k: _b64("e", vs) for k, vs in floats.items()},
+        }
     raise ValueError(how)
 
 
@@ -119,7 +131,9 @@ def decode(tokens: dict, how: str) -> None:
 def measure(record: dict, arrays: list[TokenArrays], how: str, repeats: int) -> dict:
     steps = [{**step, "tokens": encode(a, how)} for step, a in zip(record["steps"], arrays)]
     line = (json.dumps({**record, "steps": steps}, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
-    token_only = sum(len(json.dumps(s["tokens"], ensure_ascii=False, separators=(",", ":")).encode("utf-8")) for s in steps)
+    token_only = sum(
+        len(json.dumps(s["tokens"], ensure_ascii=False, separators=(",", ":")).encode("utf-8")) for s in steps
+    )
     best = math.inf
     for _ in range(repeats):
         t0 = time.perf_counter()
@@ -148,7 +162,10 @@ def main() -> None:
     rng = random.Random(args.seed)
     record, arrays = trajectory(rng, args.steps, args.mean_tokens)
     tokens = sum(a.count for a in arrays)
-    results = {how: measure(record, arrays, how, args.repeats) for how in ("json-4dp", "json-f32-shortest", "base64-f32", "base64-f16")}
+    results = {
+        how: measure(record, arrays, how, args.repeats)
+        for how in ("json-4dp", "json-f32-shortest", "base64-f32", "base64-f16")
+    }
     base = results["json-4dp"]
     for result in results.values():
         result["size_ratio_vs_json_4dp"] = round(result["line_bytes"] / base["line_bytes"], 3)
@@ -159,7 +176,17 @@ def main() -> None:
         worst = result["bytes_per_token_line"] * 30 * 512
         result["worst_case_trajectory_mib_30x512"] = round(worst / 2**20, 2)
         result["worst_case_update_file_mib"] = round(worst * 128 / 2**20, 1)
-    print(json.dumps({"steps": args.steps, "tokens": tokens, "mean_tokens_per_step": round(tokens / args.steps, 1), "results": results}, indent=2))
+    print(
+        json.dumps(
+            {
+                "steps": args.steps,
+                "tokens": tokens,
+                "mean_tokens_per_step": round(tokens / args.steps, 1),
+                "results": results,
+            },
+            indent=2,
+        )
+    )
 
 
 if __name__ == "__main__":

@@ -24,9 +24,11 @@ def counts(encode, examples) -> dict:
     out = {}
     for kind in ("step", "analysis"):
         chosen = [e for e in examples if e.kind == kind]
-        out[kind] = {"prompt": round(statistics.mean(len(encode(e.prompt)) for e in chosen), 1),
-                     "response": round(statistics.mean(len(encode(e.response)) for e in chosen), 1),
-                     "examples": len(chosen)}
+        out[kind] = {
+            "prompt": round(statistics.mean(len(encode(e.prompt)) for e in chosen), 1),
+            "response": round(statistics.mean(len(encode(e.response)) for e in chosen), 1),
+            "examples": len(chosen),
+        }
     return out
 
 
@@ -34,16 +36,20 @@ def main() -> None:
     corpus = tokenizer_corpus(make_examples(BootstrapConfig(episodes=400)), random.Random(0))
     held_out = make_examples(BootstrapConfig(episodes=60, seed=7))
     report = {"benchmark": "tokenizer_compression", "corpus_episodes": 400, "held_out_episodes": 60, "tokenizers": {}}
-    for name, split, vocabs, cap in (("qwen2_split", TOKENIZER_SPLITS["words"], (1024, 4096), None),
-                                     ("line_split", TOKENIZER_SPLITS["lines"], (1024, 2048, 4096, 8192), 32)):
+    for name, split, vocabs, cap in (
+        ("qwen2_split", TOKENIZER_SPLITS["words"], (1024, 4096), None),
+        ("line_split", TOKENIZER_SPLITS["lines"], (1024, 2048, 4096, 8192), 32),
+    ):
         for vocab in vocabs:
             tokenizer = build_tokenizer(corpus, vocab_size=vocab, split=split, max_token_length=cap)
             report["tokenizers"][f"{name}_v{vocab}"] = counts(
-                lambda s, t=tokenizer: t.encode(s, add_special_tokens=False), held_out)
+                lambda s, t=tokenizer: t.encode(s, add_special_tokens=False), held_out
+            )
     base = report["tokenizers"]["qwen2_split_v1024"]
     report["ratio_to_qwen2_split_v1024"] = {
         name: {kind: round(base[kind]["prompt"] / c[kind]["prompt"], 2) for kind in c}
-        for name, c in report["tokenizers"].items()}
+        for name, c in report["tokenizers"].items()
+    }
     print(json.dumps(report, indent=1))
 
 

@@ -42,8 +42,13 @@ def first_step_prompts(policy: Policy, count: int) -> list[list[int]]:
     prompts = []
     for spec in source.sample("train", count, seed=3):
         task, observation = source.make(spec).reset()
-        text = build_step_prompt(task=task.description, observation=observation.text,
-                                 admissible_actions=observation.admissible_actions, history=[], history_length=5)
+        text = build_step_prompt(
+            task=task.description,
+            observation=observation.text,
+            admissible_actions=observation.admissible_actions,
+            history=[],
+            history_length=5,
+        )
         prompts.append(policy.encode_chat(text, 2048))
     return prompts
 
@@ -57,13 +62,23 @@ def main() -> None:
     work = Path(tempfile.mkdtemp(prefix="vllm-bench-"))
     policy_dir = widen_policy(builtin_model_dir("builtin:household-tiny"), work / "policy")
     config = experiment_from_data(
-        {"name": "bench", "model": {"path": str(policy_dir), "dtype": "float32", "device": "cpu"},
-         "rollout": {"engine": "vllm"}}, work, "bench")
+        {
+            "name": "bench",
+            "model": {"path": str(policy_dir), "dtype": "float32", "device": "cpu"},
+            "rollout": {"engine": "vllm"},
+        },
+        work,
+        "bench",
+    )
     policy = Policy.load(config.resolved_model(), with_reference=False, trainable=False)
     engine = VllmEngine.start(policy, config)
     engines = {"hf": policy, "vllm": engine}
-    result = {"model": "household-tiny widened to head_dim 32 (fp32, CPU)", "tokens_per_reply": args.tokens,
-              "threads": torch.get_num_threads(), "batches": {}}
+    result = {
+        "model": "household-tiny widened to head_dim 32 (fp32, CPU)",
+        "tokens_per_reply": args.tokens,
+        "threads": torch.get_num_threads(),
+        "batches": {},
+    }
     for batch in args.batches:
         prompts = first_step_prompts(policy, batch)
         seconds = {name: [] for name in engines}
@@ -72,13 +87,15 @@ def main() -> None:
         for _ in range(args.repeats):
             for name, generator in engines.items():
                 started = time.perf_counter()
-                out = generator.generate(prompts, args.tokens, temperature=1.0, batch_size=batch,
-                                         min_new_tokens=args.tokens)
+                out = generator.generate(
+                    prompts, args.tokens, temperature=1.0, batch_size=batch, min_new_tokens=args.tokens
+                )
                 seconds[name].append(time.perf_counter() - started)
                 assert all(len(g.response_ids) == args.tokens for g in out), name
         rate = {name: batch * args.tokens / statistics.median(s) for name, s in seconds.items()}
         result["batches"][str(batch)] = {
-            "hf_tokens_per_s": round(rate["hf"], 1), "vllm_tokens_per_s": round(rate["vllm"], 1),
+            "hf_tokens_per_s": round(rate["hf"], 1),
+            "vllm_tokens_per_s": round(rate["vllm"], 1),
             "vllm_over_hf": round(rate["vllm"] / rate["hf"], 3),
         }
     print(json.dumps(result, indent=2))

@@ -71,12 +71,19 @@ def training_examples(config: AgentSftConfig, tokenizer_policy) -> list[tuple[li
     from seed_trainer.bootstrap import BootstrapConfig, make_examples
     from seed_trainer.stages.sft import SftExample, tokenize
 
-    data = BootstrapConfig(seed=config.seed, episodes=config.episodes, history=config.history,
-                           max_steps=config.max_steps, skill_share=config.skill_share, bank_share=0.0,
-                           analysis_share=config.analysis_share)
+    data = BootstrapConfig(
+        seed=config.seed,
+        episodes=config.episodes,
+        history=config.history,
+        max_steps=config.max_steps,
+        skill_share=config.skill_share,
+        bank_share=0.0,
+        analysis_share=config.analysis_share,
+    )
     examples = make_examples(data)
-    items, _dropped = tokenize(tokenizer_policy, (SftExample(str(i), e.prompt, e.response)
-                                                  for i, e in enumerate(examples)), config.max_length)
+    items, _dropped = tokenize(
+        tokenizer_policy, (SftExample(str(i), e.prompt, e.response) for i, e in enumerate(examples)), config.max_length
+    )
     return [(item.prompt_ids, item.response_ids) for item in items]
 
 
@@ -88,7 +95,7 @@ def batch_order(n_examples: int, config: AgentSftConfig) -> list[list[int]]:
         epoch = list(range(n_examples))
         rng.shuffle(epoch)
         order += epoch
-    return [order[i * config.batch_size:(i + 1) * config.batch_size] for i in range(config.steps)]
+    return [order[i * config.batch_size : (i + 1) * config.batch_size] for i in range(config.steps)]
 
 
 def agent_sft(out_dir: str | Path, config: AgentSftConfig, *, echo=sys.stderr) -> Path:
@@ -111,8 +118,10 @@ def agent_sft(out_dir: str | Path, config: AgentSftConfig, *, echo=sys.stderr) -
     policy = Policy.load(ModelConfig(path=base, device="cpu", dtype=config.dtype), with_reference=False)
     started = time.perf_counter()
     encoded = training_examples(config, policy)
-    echo.write(f"agent SFT: {len(encoded)} examples ({time.perf_counter() - started:.0f} s to make), "
-               f"{config.steps} steps of {config.batch_size}\n")
+    echo.write(
+        f"agent SFT: {len(encoded)} examples ({time.perf_counter() - started:.0f} s to make), "
+        f"{config.steps} steps of {config.batch_size}\n"
+    )
     batches = batch_order(len(encoded), config)
     params = [p for p in policy.model.parameters() if p.requires_grad]
     optimizer = torch.optim.AdamW(params, lr=config.lr, weight_decay=config.weight_decay)
@@ -140,14 +149,20 @@ def agent_sft(out_dir: str | Path, config: AgentSftConfig, *, echo=sys.stderr) -
         done = step + 1
         if done % 5 == 0 or done == config.steps:
             rate = (time.perf_counter() - step_started) / (done - first)
-            echo.write(f"agent SFT step {done}/{config.steps}: loss {sum(losses[-10:]) / len(losses[-10:]):.4f}, "
-                       f"{rate:.1f} s/step\n")
+            echo.write(
+                f"agent SFT step {done}/{config.steps}: loss {sum(losses[-10:]) / len(losses[-10:]):.4f}, "
+                f"{rate:.1f} s/step\n"
+            )
         if done % config.save_every == 0 and done < config.steps:
             _save_partial(policy, optimizer, partial, settings, done, losses)
     policy.model.eval()
     save_merged_model(policy, out_dir)
-    report = {"recipe": settings, "examples": len(encoded), "losses": losses,
-              "seconds": time.perf_counter() - started + (state or {}).get("seconds", 0.0)}
+    report = {
+        "recipe": settings,
+        "examples": len(encoded),
+        "losses": losses,
+        "seconds": time.perf_counter() - started + (state or {}).get("seconds", 0.0),
+    }
     (out_dir / REPORT).write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
     shutil.rmtree(partial, ignore_errors=True)
     return out_dir
@@ -162,8 +177,7 @@ def _save_partial(policy, optimizer, partial: Path, settings: dict, step: int, l
     tmp = partial.with_name(partial.name + ".tmp")
     shutil.rmtree(tmp, ignore_errors=True)
     save_merged_model(policy, tmp)
-    torch.save({"settings": settings, "optimizer": optimizer.state_dict(), "step": step, "losses": losses},
-               tmp / STATE)
+    torch.save({"settings": settings, "optimizer": optimizer.state_dict(), "step": step, "losses": losses}, tmp / STATE)
     shutil.rmtree(partial, ignore_errors=True)
     tmp.rename(partial)
 

@@ -106,8 +106,10 @@ class Example:
 
 
 def _noise_profile(rng: random.Random, config: "BootstrapConfig", boost: float = 0.0) -> tuple[dict[str, float], float]:
-    rates = {kind: rng.choice(config.transform_noise if kind == "skip_transform" else config.noise) + boost
-             for kind in MISTAKES}
+    rates = {
+        kind: rng.choice(config.transform_noise if kind == "skip_transform" else config.noise) + boost
+        for kind in MISTAKES
+    }
     return rates, rng.choice(config.repeat_noise) + boost
 
 
@@ -115,8 +117,11 @@ def _step_examples(task: str, steps, history: int, wrap=None, step_prompt=build_
     examples, past = [], []
     for observation, decision in steps:
         prompt = step_prompt(
-            task=task, observation=observation.text, admissible_actions=observation.admissible_actions,
-            history=past, history_length=history,
+            task=task,
+            observation=observation.text,
+            admissible_actions=observation.admissible_actions,
+            history=past,
+            history_length=history,
         )
         if wrap is not None:
             prompt = wrap(prompt)
@@ -147,7 +152,9 @@ def make_examples(config: BootstrapConfig, progress=None) -> list[Example]:
             # an earlier attempt at the same task, its oracle analysis, and a demo that heeds the skill
             first_rates, first_repeat = _noise_profile(rng, config, boost=0.1)
             first, first_won = demonstrate(source.make(spec), rng, first_rates, first_repeat)
-            reply = json.loads(analysis_reply(spec.instance, [d.action for _, d in first], [True] * len(first), first_won))
+            reply = json.loads(
+                analysis_reply(spec.instance, [d.action for _, d in first], [True] * len(first), first_won)
+            )
             skill = reply["episode_skill"]
             heeded = rule_kinds(spec.instance, replay(spec.instance, [d.action for _, d in first], [True] * len(first)))
             rates = {k: (0.0 if k in heeded else v / 2) for k, v in rates.items()}
@@ -186,7 +193,9 @@ def encode_example(tokenizer, example: Example, max_length: int) -> tuple[list[i
     )
     if hasattr(prompt, "keys"):
         prompt = prompt["input_ids"]
-    response = tokenizer.encode(example.response, add_special_tokens=False) + [tokenizer.convert_tokens_to_ids("<|im_end|>")]
+    response = tokenizer.encode(example.response, add_special_tokens=False) + [
+        tokenizer.convert_tokens_to_ids("<|im_end|>")
+    ]
     keep = max_length - len(response)
     prompt = list(prompt)[-keep:] if len(prompt) > keep else list(prompt)
     return prompt, response
@@ -250,9 +259,19 @@ def train_model(model, tokenizer, encoded, config: BootstrapConfig, progress=Non
 # --- evaluation -------------------------------------------------------------------------------------------------
 
 
-def evaluate(model_dir: str | Path, split: str, episodes: int, *, history: int, max_steps: int, seed: int = 0,
-             temperature: float = 0.4, greedy: bool = False, max_response_tokens: int = 48,
-             skill: str | None = None) -> dict:
+def evaluate(
+    model_dir: str | Path,
+    split: str,
+    episodes: int,
+    *,
+    history: int,
+    max_steps: int,
+    seed: int = 0,
+    temperature: float = 0.4,
+    greedy: bool = False,
+    max_response_tokens: int = 48,
+    skill: str | None = None,
+) -> dict:
     """Success of the policy on `episodes` tasks of `split` (overall and per task type).
 
     `skill` None: the plain prompt (what evaluation means). As a diagnostic of skill following, "workflow" inserts
@@ -273,9 +292,11 @@ def evaluate(model_dir: str | Path, split: str, episodes: int, *, history: int, 
     by_task = {source.make(spec).task.description: spec for spec in specs}
     plain = rollout.build_step_prompt
     if skill == "workflow":
+
         def with_skill(**kwargs):
             return insert_skill(plain(**kwargs), workflow(by_task[kwargs["task"]].instance))
     elif skill == "bank":
+
         def with_skill(**kwargs):
             return SkillBank.insert(plain(**kwargs), static_skill_text(by_task[kwargs["task"]].task_type))
     elif skill is not None:
@@ -284,8 +305,16 @@ def evaluate(model_dir: str | Path, split: str, episodes: int, *, history: int, 
         if skill is not None:
             rollout.build_step_prompt = with_skill
         played = rollout.play_episodes(
-            policy, source, specs, group_size=1, max_steps=max_steps, history_length=history,
-            max_prompt_tokens=2048, max_response_tokens=max_response_tokens, temperature=temperature, greedy=greedy,
+            policy,
+            source,
+            specs,
+            group_size=1,
+            max_steps=max_steps,
+            history_length=history,
+            max_prompt_tokens=2048,
+            max_response_tokens=max_response_tokens,
+            temperature=temperature,
+            greedy=greedy,
         )
     finally:
         rollout.build_step_prompt = plain
@@ -333,19 +362,28 @@ def bootstrap(out_dir: str | Path, config: BootstrapConfig | None = None, *, ech
         from seed_trainer import bootstrap_textworld as recipe
     say("bootstrap: generating demonstrations")
     examples = (recipe.make_examples if textworld else make_examples)(
-        config, progress=_bar(echo, "demos") if echo is not None else None)
+        config, progress=_bar(echo, "demos") if echo is not None else None
+    )
     counts = {kind: sum(e.kind == kind for e in examples) for kind in ("step", "analysis")}
     say(f"bootstrap: {counts['step']} step examples, {counts['analysis']} analyses")
 
     rng = random.Random(f"bootstrap-tokenizer|{config.seed}")
     if config.tokenizer_split not in TOKENIZER_SPLITS:
         raise ValueError(f"tokenizer_split must be one of {sorted(TOKENIZER_SPLITS)}, not {config.tokenizer_split!r}")
-    tokenizer = build_tokenizer(tokenizer_corpus(examples, rng), vocab_size=config.vocab_size,
-                                split=TOKENIZER_SPLITS[config.tokenizer_split],
-                                max_token_length=config.max_token_length or None)
+    tokenizer = build_tokenizer(
+        tokenizer_corpus(examples, rng),
+        vocab_size=config.vocab_size,
+        split=TOKENIZER_SPLITS[config.tokenizer_split],
+        max_token_length=config.max_token_length or None,
+    )
     model = build_model(
-        tokenizer, hidden_size=config.hidden_size, layers=config.layers, heads=config.heads,
-        kv_heads=config.kv_heads, intermediate_size=config.intermediate_size, seed=config.seed,
+        tokenizer,
+        hidden_size=config.hidden_size,
+        layers=config.layers,
+        heads=config.heads,
+        kv_heads=config.kv_heads,
+        intermediate_size=config.intermediate_size,
+        seed=config.seed,
         architecture=config.architecture,
     )
     model.generation_config.eos_token_id = tokenizer.eos_token_id
@@ -359,21 +397,31 @@ def bootstrap(out_dir: str | Path, config: BootstrapConfig | None = None, *, ech
     model.config.save_pretrained(work)
     tokenizer.save_pretrained(work)
     try:
-        check_saved_tokenizer(work, tokenizer, [text for e in examples[:: max(len(examples) // 200, 1)]
-                                                for text in (e.prompt, e.response)])
+        check_saved_tokenizer(
+            work,
+            tokenizer,
+            [text for e in examples[:: max(len(examples) // 200, 1)] for text in (e.prompt, e.response)],
+        )
     except ValueError:
         shutil.rmtree(work, ignore_errors=True)
         raise
     tokenizer = AutoTokenizer.from_pretrained(work)
     encoded = [encode_example(tokenizer, e, config.max_length) for e in examples]
-    say(f"bootstrap: vocabulary {len(tokenizer)}, {sum(p.numel() for p in model.parameters()):,} parameters, "
-        f"{sum(len(p) + len(r) for p, r in encoded) / len(encoded):.0f} tokens per example")
+    say(
+        f"bootstrap: vocabulary {len(tokenizer)}, {sum(p.numel() for p in model.parameters()):,} parameters, "
+        f"{sum(len(p) + len(r) for p, r in encoded) / len(encoded):.0f} tokens per example"
+    )
 
     losses = train_model(model, tokenizer, encoded, config, progress=_train_bar(echo) if echo is not None else None)
     model.save_pretrained(work)
     tokenizer.save_pretrained(work)
-    report = {"config": asdict(config), "examples": counts, "final_loss": sum(losses[-50:]) / max(len(losses[-50:]), 1),
-              "seconds": None, "eval": {}}
+    report = {
+        "config": asdict(config),
+        "examples": counts,
+        "final_loss": sum(losses[-50:]) / max(len(losses[-50:]), 1),
+        "seconds": None,
+        "eval": {},
+    }
     (work / "bootstrap.json").write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
     if out_dir.exists():
         shutil.rmtree(out_dir)
@@ -384,8 +432,14 @@ def bootstrap(out_dir: str | Path, config: BootstrapConfig | None = None, *, ech
             if textworld:
                 report["eval"][split] = recipe.evaluate(out_dir, split, config.eval_episodes, config)
             else:
-                report["eval"][split] = evaluate(out_dir, split, config.eval_episodes, history=config.history,
-                                                 max_steps=config.max_steps, temperature=config.eval_temperature)
+                report["eval"][split] = evaluate(
+                    out_dir,
+                    split,
+                    config.eval_episodes,
+                    history=config.history,
+                    max_steps=config.max_steps,
+                    temperature=config.eval_temperature,
+                )
             say(f"bootstrap: {split} success {report['eval'][split]['success']:.3f}")
     report["seconds"] = round(time.perf_counter() - started, 1)
     (out_dir / "bootstrap.json").write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
@@ -412,8 +466,10 @@ def _train_bar(echo):
         width = 30
         filled = int(width * step / total)
         eta = seconds / step * (total - step)
-        echo.write(f"\rtrain [{'#' * filled}{'.' * (width - filled)}] {step}/{total} loss {loss:.3f} "
-                   f"{seconds:.0f}s elapsed, ~{eta:.0f}s left ")
+        echo.write(
+            f"\rtrain [{'#' * filled}{'.' * (width - filled)}] {step}/{total} loss {loss:.3f} "
+            f"{seconds:.0f}s elapsed, ~{eta:.0f}s left "
+        )
         if step == total:
             echo.write("\n")
         echo.flush()
@@ -422,7 +478,7 @@ def _train_bar(echo):
 
 
 def mistake_levels(text: str) -> tuple[float, ...]:
-    """"0,0.1,0.2" -> (0.0, 0.1, 0.2): rates in [0, 1], at least one."""
+    """ "0,0.1,0.2" -> (0.0, 0.1, 0.2): rates in [0, 1], at least one."""
     try:
         levels = tuple(float(part) for part in text.split(","))
     except ValueError:
@@ -445,10 +501,26 @@ def main(argv: list[str] | None = None) -> int:
     defaults = Config()
     parser = argparse.ArgumentParser(prog="python -m seed_trainer.bootstrap", description=__doc__.split("\n\n")[0])
     parser.add_argument("out_dir", help="the model directory to write")
-    parser.add_argument("--env", choices=("household", "textworld"), default="household",
-                        help="the environment whose tiny policy to make (textworld: bootstrap_textworld's recipe)")
-    for name in ("seed", "episodes", "history", "max_steps", "steps", "batch_size", "eval_episodes", "threads",
-                 "hidden_size", "layers", "intermediate_size", "vocab_size"):
+    parser.add_argument(
+        "--env",
+        choices=("household", "textworld"),
+        default="household",
+        help="the environment whose tiny policy to make (textworld: bootstrap_textworld's recipe)",
+    )
+    for name in (
+        "seed",
+        "episodes",
+        "history",
+        "max_steps",
+        "steps",
+        "batch_size",
+        "eval_episodes",
+        "threads",
+        "hidden_size",
+        "layers",
+        "intermediate_size",
+        "vocab_size",
+    ):
         parser.add_argument(f"--{name.replace('_', '-')}", type=int, default=getattr(defaults, name))
     for name in ("lr", "skill_share", "bank_share", "analysis_share"):
         parser.add_argument(f"--{name.replace('_', '-')}", type=float, default=getattr(defaults, name))
@@ -459,9 +531,13 @@ def main(argv: list[str] | None = None) -> int:
         parser.add_argument("--cache-dir", default=None, help="where the generated games are cached")
     else:
         for name in ("noise", "transform_noise", "repeat_noise"):
-            parser.add_argument(f"--{name.replace('_', '-')}", type=mistake_levels, default=getattr(defaults, name),
-                                help=f"the demonstrations' per-episode mistake rates to draw from, comma-separated "
-                                     f"(default {','.join(map(str, getattr(defaults, name)))})")
+            parser.add_argument(
+                f"--{name.replace('_', '-')}",
+                type=mistake_levels,
+                default=getattr(defaults, name),
+                help=f"the demonstrations' per-episode mistake rates to draw from, comma-separated "
+                f"(default {','.join(map(str, getattr(defaults, name)))})",
+            )
     args = parser.parse_args(argv)
     values = {k: v for k, v in vars(args).items() if k not in ("out_dir", "env")}
     bootstrap(args.out_dir, Config(**values))

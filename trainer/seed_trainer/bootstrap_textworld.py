@@ -28,8 +28,11 @@ from seed_trainer.algo.skills import AnalysisStep, build_analysis_prompt, insert
 from seed_trainer.bootstrap import BootstrapConfig, Example, _step_examples, evaluation_summary
 from seed_trainer.envs.textworld_oracle import MISTAKES, analysis_reply, demonstrate, replay, rule_kinds, walkthrough
 
-VARIANTS = {"take": {"recipe": 1, "take": 1}, "cook": {"recipe": 1, "take": 1, "cook": True},
-            "cut": {"recipe": 1, "take": 1, "cut": True}}
+VARIANTS = {
+    "take": {"recipe": 1, "take": 1},
+    "cook": {"recipe": 1, "take": 1, "cook": True},
+    "cut": {"recipe": 1, "take": 1, "cut": True},
+}
 GAMES = {"train": 64, "valid_seen": 7, "valid_unseen": 7}  # per variant; evaluations draw each game twice
 
 
@@ -69,18 +72,26 @@ class TextWorldBootstrapConfig(BootstrapConfig):
 def task_source(config: TextWorldBootstrapConfig):
     from seed_trainer.envs.textworld_games import TextWorldTasks
 
-    return TextWorldTasks(kind=config.kind, variants=config.variants, games_per_split=config.games_per_split,
-                          cache_dir=config.cache_dir, max_steps=config.max_steps)
+    return TextWorldTasks(
+        kind=config.kind,
+        variants=config.variants,
+        games_per_split=config.games_per_split,
+        cache_dir=config.cache_dir,
+        max_steps=config.max_steps,
+    )
 
 
 def _noise_profile(rng: random.Random, config: TextWorldBootstrapConfig, boost: float = 0.0):
-    rates = {kind: rng.choice(config.prepare_noise if kind == "wrong_prepare" else config.noise) + boost
-             for kind in MISTAKES}
+    rates = {
+        kind: rng.choice(config.prepare_noise if kind == "wrong_prepare" else config.noise) + boost for kind in MISTAKES
+    }
     return rates, rng.choice(config.repeat_noise) + boost
 
 
 def _analysis_example(plan, task: str, steps, won: bool) -> Example:
-    prompt = build_analysis_prompt(task, 1.0 if won else 0.0, [AnalysisStep(o.text, d.response, True) for o, d in steps])
+    prompt = build_analysis_prompt(
+        task, 1.0 if won else 0.0, [AnalysisStep(o.text, d.response, True) for o, d in steps]
+    )
     reply = analysis_reply(plan, task, [d.action for _, d in steps], [o.admissible_actions for o, _ in steps], won)
     return Example(prompt, reply, "analysis")
 
@@ -125,8 +136,16 @@ def make_examples(config: TextWorldBootstrapConfig, progress=None) -> list[Examp
     return examples
 
 
-def evaluate(model_dir: str | Path, split: str, episodes: int, config: TextWorldBootstrapConfig, *,
-             temperature: float | None = None, seed: int = 0, max_response_tokens: int = 48) -> dict:
+def evaluate(
+    model_dir: str | Path,
+    split: str,
+    episodes: int,
+    config: TextWorldBootstrapConfig,
+    *,
+    temperature: float | None = None,
+    seed: int = 0,
+    max_response_tokens: int = 48,
+) -> dict:
     """Success of the policy on `episodes` games of `split` with the plain prompt (overall and per task type)."""
     import torch
 
@@ -139,8 +158,14 @@ def evaluate(model_dir: str | Path, split: str, episodes: int, config: TextWorld
     source = task_source(config)
     specs = source.sample(split, episodes, seed=seed)
     played = rollout.play_episodes(
-        policy, source, specs, group_size=1, max_steps=config.max_steps, history_length=config.history,
-        max_prompt_tokens=2048, max_response_tokens=max_response_tokens,
+        policy,
+        source,
+        specs,
+        group_size=1,
+        max_steps=config.max_steps,
+        history_length=config.history,
+        max_prompt_tokens=2048,
+        max_response_tokens=max_response_tokens,
         temperature=config.eval_temperature if temperature is None else temperature,
     )
     return evaluation_summary(split, None, played)

@@ -92,7 +92,7 @@ def builtin_name(value: str) -> str | None:
     """NAME of `builtin:NAME`, None for any other model path; an unknown name is a ValueError."""
     if not value.startswith(BUILTIN_PREFIX):
         return None
-    name = value[len(BUILTIN_PREFIX):]
+    name = value[len(BUILTIN_PREFIX) :]
     if name not in BUILTIN_MODELS:
         raise ValueError(f"unknown built-in model `{name}` (built-in: {', '.join(BUILTIN_MODELS)})")
     return name
@@ -160,7 +160,9 @@ def missing_modules(model: ConvertedModel, hidden: set[str] = frozenset()) -> li
     return missing
 
 
-def status(model: ConvertedModel, environ: dict[str, str] | None = None, hidden: set[str] = frozenset()) -> dict[str, Any]:
+def status(
+    model: ConvertedModel, environ: dict[str, str] | None = None, hidden: set[str] = frozenset()
+) -> dict[str, Any]:
     """What the doctor reports: whether the weights are installed (the pinned version, with the converter's
     modules), and whether they are converted in the cache."""
     hide = model.distribution in hidden or model.distribution.replace("-", "_") in hidden

@@ -137,8 +137,11 @@ def checkpoint_dirs(run_dir: Path) -> list[Path]:
     checkpoints = run_dir / layout.CHECKPOINTS_DIR
     if not checkpoints.is_dir():
         return []
-    found = [(int(m.group(1)), child) for child in checkpoints.iterdir()
-             if (m := layout.CHECKPOINT_NAME.match(child.name)) and child.is_dir()]
+    found = [
+        (int(m.group(1)), child)
+        for child in checkpoints.iterdir()
+        if (m := layout.CHECKPOINT_NAME.match(child.name)) and child.is_dir()
+    ]
     return [path for _, path in sorted(found, reverse=True)]
 
 
@@ -209,7 +212,9 @@ def _load_weights(model: torch.nn.Module, directory: Path) -> None:
             raise RuntimeError(f"{directory}: adapter weights do not fit the model: {unexpected[:3]}")
         return
     index = directory / "model.safetensors.index.json"
-    shards = sorted(set(json.loads(index.read_text())["weight_map"].values())) if index.exists() else ["model.safetensors"]
+    shards = (
+        sorted(set(json.loads(index.read_text())["weight_map"].values())) if index.exists() else ["model.safetensors"]
+    )
     state: dict[str, torch.Tensor] = {}
     for shard in shards:
         state.update(load_file(directory / shard))
@@ -223,8 +228,14 @@ def _load_weights(model: torch.nn.Module, directory: Path) -> None:
 
 
 def load_training_state(
-    directory: Path, policy: Policy, optimizer: torch.optim.Optimizer, loop_rng: random.Random,
-    *, rank: int = 0, world: int = 1, sharded: bool = False,
+    directory: Path,
+    policy: Policy,
+    optimizer: torch.optim.Optimizer,
+    loop_rng: random.Random,
+    *,
+    rank: int = 0,
+    world: int = 1,
+    sharded: bool = False,
 ) -> dict[str, Any]:
     """Put the checkpoint's weights, optimizer state and RNG states back; returns its trainer_state.json. Under
     torchrun each rank loads the same files and takes its own sampling RNG state when the checkpoint was written by

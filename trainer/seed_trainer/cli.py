@@ -40,8 +40,13 @@ def _cmd_validate(args: argparse.Namespace) -> int:
         _, problems = check_experiment_file(file)
         all_valid = all_valid and not problems
         if args.json:
-            sys.stdout.write(json.dumps({"file": file, "valid": not problems,
-                                         "problems": [p.as_json() for p in problems]}, ensure_ascii=False) + "\n")
+            sys.stdout.write(
+                json.dumps(
+                    {"file": file, "valid": not problems, "problems": [p.as_json() for p in problems]},
+                    ensure_ascii=False,
+                )
+                + "\n"
+            )
         else:
             for problem in problems:
                 sys.stdout.write(problem_line(file, problem) + "\n")
@@ -104,8 +109,16 @@ def _cmd_train(args: argparse.Namespace) -> int:
         return 2
     from seed_trainer.stages.train import train  # torch and transformers load only for commands that need them
 
-    return _run_stage(lambda: train(config, args.experiment, echo=sys.stdout, progress=sys.stderr.isatty(),
-                                    baseline_evals=baselines or None, **_run_dir_args(args)))
+    return _run_stage(
+        lambda: train(
+            config,
+            args.experiment,
+            echo=sys.stdout,
+            progress=sys.stderr.isatty(),
+            baseline_evals=baselines or None,
+            **_run_dir_args(args),
+        )
+    )
 
 
 def _cmd_collect(args: argparse.Namespace) -> int:
@@ -114,7 +127,9 @@ def _cmd_collect(args: argparse.Namespace) -> int:
         return 2
     from seed_trainer.stages.collect import collect
 
-    return _run_stage(lambda: collect(config, args.experiment, echo=sys.stdout, progress=sys.stderr.isatty(), **_run_dir_args(args)))
+    return _run_stage(
+        lambda: collect(config, args.experiment, echo=sys.stdout, progress=sys.stderr.isatty(), **_run_dir_args(args))
+    )
 
 
 def _cmd_sft(args: argparse.Namespace) -> int:
@@ -132,7 +147,11 @@ def _cmd_sft(args: argparse.Namespace) -> int:
     except FileNotFoundError as exc:
         sys.stderr.write(f"error: {exc}\n")
         return 2
-    return _run_stage(lambda: sft(config, args.experiment, data=data, echo=sys.stdout, progress=sys.stderr.isatty(), **_run_dir_args(args)))
+    return _run_stage(
+        lambda: sft(
+            config, args.experiment, data=data, echo=sys.stdout, progress=sys.stderr.isatty(), **_run_dir_args(args)
+        )
+    )
 
 
 def _cmd_eval(args: argparse.Namespace) -> int:
@@ -144,9 +163,16 @@ def _cmd_eval(args: argparse.Namespace) -> int:
         return 2
     from seed_trainer.stages.evaluate import evaluate_checkpoint
 
-    return _run_stage(lambda: evaluate_checkpoint(
-        config, args.experiment, split=args.split, checkpoint=args.checkpoint, echo=sys.stdout, **_run_dir_args(args)
-    ))
+    return _run_stage(
+        lambda: evaluate_checkpoint(
+            config,
+            args.experiment,
+            split=args.split,
+            checkpoint=args.checkpoint,
+            echo=sys.stdout,
+            **_run_dir_args(args),
+        )
+    )
 
 
 def _cmd_resume(args: argparse.Namespace) -> int:
@@ -176,7 +202,9 @@ def _cmd_resume(args: argparse.Namespace) -> int:
 def _cmd_export(args: argparse.Namespace) -> int:
     checkpoint = Path(args.checkpoint)
     if not (checkpoint / "config.json").is_file() and not (checkpoint / "adapter_config.json").is_file():
-        sys.stderr.write(f"error: --checkpoint {checkpoint}: not a model directory (no config.json or adapter_config.json)\n")
+        sys.stderr.write(
+            f"error: --checkpoint {checkpoint}: not a model directory (no config.json or adapter_config.json)\n"
+        )
         return 2
     from seed_trainer.export import export
 
@@ -198,8 +226,9 @@ def _cmd_rescore(args: argparse.Namespace) -> int:
         sys.stdout.flush()
 
     try:
-        content = rescore_run_trajectory(args.run_dir, args.trajectory, args.skill, checkpoint=args.checkpoint,
-                                         device=args.device, progress=progress)
+        content = rescore_run_trajectory(
+            args.run_dir, args.trajectory, args.skill, checkpoint=args.checkpoint, device=args.device, progress=progress
+        )
     except (RescoreError, RunFormatError, ExperimentError, OSError) as exc:
         sys.stderr.write(f"error: {exc}\n")
         return 2
@@ -228,8 +257,16 @@ def _cmd_export_verl(args: argparse.Namespace) -> int:
     except OSError as exc:
         sys.stderr.write(f"error: export-verl: {exc}\n")
         return 2
-    print(json.dumps({"out": str(out_dir), "files": [p.name for p in written], "overrides": len(export.overrides),
-                      "unmapped": [u.setting for u in export.unmapped]}))
+    print(
+        json.dumps(
+            {
+                "out": str(out_dir),
+                "files": [p.name for p in written],
+                "overrides": len(export.overrides),
+                "unmapped": [u.setting for u in export.unmapped],
+            }
+        )
+    )
     return 0
 
 
@@ -241,8 +278,9 @@ def _positive(text: str) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m seed_trainer", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog="python -m seed_trainer", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--version", action="version", version=f"seed-trainer {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
 
@@ -250,15 +288,20 @@ def build_parser() -> argparse.ArgumentParser:
     schema.set_defaults(func=_cmd_schema)
 
     doctor = commands.add_parser(
-        "doctor", help="which optional extras and environments this interpreter can run, and how to get the rest")
+        "doctor", help="which optional extras and environments this interpreter can run, and how to get the rest"
+    )
     add_doctor_arguments(doctor)
     doctor.set_defaults(func=_cmd_doctor)
 
     validate = commands.add_parser(
-        "validate", help="check experiment files: FILE:LINE:COLUMN: field: message per problem; exit 0 valid, 2 not")
+        "validate", help="check experiment files: FILE:LINE:COLUMN: field: message per problem; exit 0 valid, 2 not"
+    )
     validate.add_argument("files", nargs="+", metavar="FILE", help="experiment files (*.seed.yaml)")
-    validate.add_argument("--json", action="store_true",
-                          help="one JSON object per file: {file, valid, problems: [{message, field, source, range}]}")
+    validate.add_argument(
+        "--json",
+        action="store_true",
+        help="one JSON object per file: {file, valid, problems: [{message, field, source, range}]}",
+    )
     validate.set_defaults(func=_cmd_validate)
 
     def stage(name: str, help: str, func) -> argparse.ArgumentParser:
@@ -272,18 +315,27 @@ def build_parser() -> argparse.ArgumentParser:
     sft = stage("sft", "Stage 1: SFT on the analyses of a collect run; writes <run>/model", _cmd_sft)
     sft.add_argument("--data", help="the collect run directory (or its skills.jsonl); default: sft.data")
     train = stage("train", "Stage 2: SEED (or a baseline) from an experiment file", _cmd_train)
-    train.add_argument("--baseline-eval", action="append", metavar="RUN_DIR",
-                       help="an eval run of the starting policy, recorded in run.json `baseline_evals` for a "
-                            "before/after beside this run's own evaluation (repeat for each split)")
+    train.add_argument(
+        "--baseline-eval",
+        action="append",
+        metavar="RUN_DIR",
+        help="an eval run of the starting policy, recorded in run.json `baseline_evals` for a "
+        "before/after beside this run's own evaluation (repeat for each split)",
+    )
     evaluate = stage("eval", "evaluate a checkpoint on a split with the plain prompt", _cmd_eval)
     evaluate.add_argument("--checkpoint", help="checkpoint or HF model directory (default: model.path)")
     evaluate.add_argument("--split", required=True, help="the split, e.g. valid_seen or valid_unseen")
 
-    resume = commands.add_parser("resume", help="continue a stopped or interrupted train run from its latest checkpoint")
+    resume = commands.add_parser(
+        "resume", help="continue a stopped or interrupted train run from its latest checkpoint"
+    )
     resume.add_argument("run_dir", metavar="RUN_DIR", help="the run directory")
-    resume.add_argument("--repair", action="store_true",
-                        help="drop corrupt lines in what the checkpoint keeps (saved beside the file as <name>.corrupt) "
-                             "instead of refusing to resume")
+    resume.add_argument(
+        "--repair",
+        action="store_true",
+        help="drop corrupt lines in what the checkpoint keeps (saved beside the file as <name>.corrupt) "
+        "instead of refusing to resume",
+    )
     resume.set_defaults(func=_cmd_resume)
 
     export = commands.add_parser("export", help="export a checkpoint as an HF model directory or ONNX")
@@ -293,18 +345,26 @@ def build_parser() -> argparse.ArgumentParser:
     export.set_defaults(func=_cmd_export)
 
     rescore = commands.add_parser(
-        "rescore", help="what-if: the gates of a trajectory's tokens under other skills, scored on the run's device; "
-                        "prints progress lines, then {type: whatif, file} (schemas/whatif.schema.json)")
+        "rescore",
+        help="what-if: the gates of a trajectory's tokens under other skills, scored on the run's device; "
+        "prints progress lines, then {type: whatif, file} (schemas/whatif.schema.json)",
+    )
     rescore.add_argument("run_dir", metavar="RUN_DIR", help="the run directory")
     rescore.add_argument("--trajectory", required=True, help="the trajectory's id (trajectories/index.jsonl)")
     rescore.add_argument("--skill", required=True, action="append", help="a skill text to try (repeat for several)")
-    rescore.add_argument("--checkpoint", help="the weights (default: those that scored the trajectory — checkpoint "
-                                              "step-(k-1) for update k, the run's model for update 1 and Stage 1)")
+    rescore.add_argument(
+        "--checkpoint",
+        help="the weights (default: those that scored the trajectory — checkpoint "
+        "step-(k-1) for update k, the run's model for update 1 and Stage 1)",
+    )
     rescore.add_argument("--device", help="cpu, cuda, cuda:N (default: the run's model.device)")
     rescore.set_defaults(func=_cmd_rescore)
 
-    verl = commands.add_parser("export-verl", help="write verl-agent's Hydra overrides and the `ray job submit` command "
-                                                   "for a multi-node run of the experiment (see mapping.md for what has no counterpart)")
+    verl = commands.add_parser(
+        "export-verl",
+        help="write verl-agent's Hydra overrides and the `ray job submit` command "
+        "for a multi-node run of the experiment (see mapping.md for what has no counterpart)",
+    )
     verl.add_argument("experiment", help="the experiment file (*.seed.yaml)")
     verl.add_argument("--out", help="output folder (default: <experiment>-verl beside the experiment file)")
     verl.add_argument("--nnodes", type=_positive, default=1, help="nodes of the Ray cluster (default 1)")
@@ -336,6 +396,8 @@ def _main(argv: list[str] | None) -> int:
         return 2
     if ranks.distributed and args.func not in (_cmd_train, _cmd_resume) and not ranks.main:
         # only Stage 2 shares its work across processes; rank 0 runs the other commands alone
-        sys.stderr.write(f"rank {ranks.rank}: `{args.command}` runs in one process (rank 0); this rank has nothing to do\n")
+        sys.stderr.write(
+            f"rank {ranks.rank}: `{args.command}` runs in one process (rank 0); this rank has nothing to do\n"
+        )
         return 0
     return int(args.func(args))

@@ -23,24 +23,44 @@ SCHEMA_ID = "urn:seed-studio:schema:experiment"
 # message is the rule's `description` after the field's path.
 CROSS_FIELD_RULES: list[tuple[str, str, list[str], str]] = [
     ("algorithm", "sdar", ["sdar.skill_bank"], "`sdar` needs `sdar.skill_bank`: a folder of markdown skill files"),
-    ("analyzer.kind", "external", ["analyzer.base_url", "analyzer.model"],
-     "`external` needs `analyzer.base_url` and `analyzer.model`"),
+    (
+        "analyzer.kind",
+        "external",
+        ["analyzer.base_url", "analyzer.model"],
+        "`external` needs `analyzer.base_url` and `analyzer.model`",
+    ),
 ]
 
 
 # Settings that cannot go together: when the field holds the value, `then` (a JSON Schema) must hold as well. Exported
 # into the same `allOf`, so the editor and the trainer report them at the field, with the description.
 EXCLUSIVE_RULES: list[tuple[str, str, dict[str, Any], str]] = [
-    ("distributed.strategy", "fsdp", {"properties": {"model": {"properties": {"lora": {"type": "null"}}}}},
-     "`fsdp` shards a full fine-tune; LoRA trains with `replicate` (its adapters are small: every process keeps them)"),
-    ("distributed.strategy", "fsdp", {"properties": {"rollout": {"properties": {"engine": {"const": "hf"}}}}},
-     "`fsdp` generates with `rollout.engine: hf`; the vLLM engine is not fed from sharded weights yet"),
-    ("opd.estimator", "expected", {"properties": {"distributed": {"properties": {"strategy": {"const": "replicate"}}}}},
-     "`expected` needs `distributed.strategy: replicate`; the sharded forward does not return the logits its soft "
-     "targets are gathered from yet"),
-    ("algorithm", "grpo_opsd", {"properties": {"opd": {"properties": {"estimator": {"const": "sample"}}}}},
-     "`grpo_opsd` has g = ½ on every token: every `opd.estimator` but `sample` subtracts all of it (zero gradient, "
-     "plain GRPO)"),
+    (
+        "distributed.strategy",
+        "fsdp",
+        {"properties": {"model": {"properties": {"lora": {"type": "null"}}}}},
+        "`fsdp` shards a full fine-tune; LoRA trains with `replicate` (its adapters are small: every process keeps them)",
+    ),
+    (
+        "distributed.strategy",
+        "fsdp",
+        {"properties": {"rollout": {"properties": {"engine": {"const": "hf"}}}}},
+        "`fsdp` generates with `rollout.engine: hf`; the vLLM engine is not fed from sharded weights yet",
+    ),
+    (
+        "opd.estimator",
+        "expected",
+        {"properties": {"distributed": {"properties": {"strategy": {"const": "replicate"}}}}},
+        "`expected` needs `distributed.strategy: replicate`; the sharded forward does not return the logits its soft "
+        "targets are gathered from yet",
+    ),
+    (
+        "algorithm",
+        "grpo_opsd",
+        {"properties": {"opd": {"properties": {"estimator": {"const": "sample"}}}}},
+        "`grpo_opsd` has g = ½ on every token: every `opd.estimator` but `sample` subtracts all of it (zero gradient, "
+        "plain GRPO)",
+    ),
 ]
 
 
@@ -96,11 +116,13 @@ def _cross_field_schema(schema: dict[str, Any]) -> None:
     for field, value, then, description in EXCLUSIVE_RULES:
         rules.append({"description": description, "if": _nested(field, {"const": value}), "then": then})
     builtins = [BUILTIN_PREFIX + name for name in BUILTIN_MODELS]
-    rules.append({
-        "description": f"unknown built-in model; the built-in ones are {', '.join(f'`{b}`' for b in builtins)}",
-        "if": _nested("model.path", {"type": "string", "pattern": f"^{BUILTIN_PREFIX}"}),
-        "then": _nested("model.path", {"enum": builtins}),
-    })
+    rules.append(
+        {
+            "description": f"unknown built-in model; the built-in ones are {', '.join(f'`{b}`' for b in builtins)}",
+            "if": _nested("model.path", {"type": "string", "pattern": f"^{BUILTIN_PREFIX}"}),
+            "then": _nested("model.path", {"enum": builtins}),
+        }
+    )
     schema["allOf"] = rules
 
 
@@ -313,9 +335,7 @@ class RlConfig(_Section):
     max_skipped_steps: int = Field(
         3,
         ge=1,
-        description=(
-            "Optimizer steps skipped in a row for a non-finite loss or gradient norm before the run fails."
-        ),
+        description=("Optimizer steps skipped in a row for a non-finite loss or gradient norm before the run fails."),
     )
     advantage: Literal["mean_std_norm", "mean_norm"] = Field(
         "mean_std_norm", description="GRPO advantage: (score − mean)/(std + 1e-6), or score − mean."

@@ -85,7 +85,11 @@ class _SchemaNavigator:
         for part in path:
             found = None
             for branch in self.branches(current):
-                found = branch.get("items") if part.isdigit() and branch.get("items") else branch.get("properties", {}).get(part)
+                found = (
+                    branch.get("items")
+                    if part.isdigit() and branch.get("items")
+                    else branch.get("properties", {}).get(part)
+                )
                 if found:
                     break
             if not found:
@@ -112,9 +116,16 @@ class _SchemaNavigator:
             elif branch.get("type") == "array":
                 parts.append(f"list of {self.type_text(branch['items']) if 'items' in branch else 'values'}")
             elif isinstance(branch.get("type"), str):
-                bounds = [f"{sign} {_js_number(branch[key])}" for key, sign in
-                          (("minimum", "≥"), ("exclusiveMinimum", ">"), ("maximum", "≤"), ("exclusiveMaximum", "<"))
-                          if key in branch and abs(branch[key]) != MAX_INTEGER]  # the blanket bound says nothing
+                bounds = [
+                    f"{sign} {_js_number(branch[key])}"
+                    for key, sign in (
+                        ("minimum", "≥"),
+                        ("exclusiveMinimum", ">"),
+                        ("maximum", "≤"),
+                        ("exclusiveMaximum", "<"),
+                    )
+                    if key in branch and abs(branch[key]) != MAX_INTEGER
+                ]  # the blanket bound says nothing
                 parts.append(" ".join([branch["type"], *bounds]))
         return " | ".join(dict.fromkeys(parts)) or "any"
 
@@ -214,6 +225,7 @@ def schema_problems(data: Any, located: Located, text: Text) -> list[Problem]:
         def message() -> str:
             suggestion = closest(extra, nav.properties(path))
             return f"is not a known field{f' (did you mean `{suggestion}`?)' if suggestion else ''}"
+
         return message
 
     for top in _validator().iter_errors(data):
@@ -274,7 +286,9 @@ def check_experiment_bytes(data: bytes) -> tuple[Any, list[Problem]]:
         span = located.values.get(()) or text.first_line()
         if span.start == span.end:
             span = text.first_line()
-        return None, [Problem("the experiment must be a YAML mapping of keys (name, model, …)", text.trimmed(span), "", "schema")]
+        return None, [
+            Problem("the experiment must be a YAML mapping of keys (name, model, …)", text.trimmed(span), "", "schema")
+        ]
     problems = [replace(p, span=text.trimmed(p.span)) for p in schema_problems(value, located, text)]
     return (None if problems else value), problems
 

@@ -128,9 +128,13 @@ class ReadError(Exception):
 def decode(data: bytes) -> Text:
     """Size, UTF-8 and character checks; raises ReadError with the first problem."""
     if len(data) > MAX_BYTES:
-        raise ReadError(Problem(
-            f"the file is {len(data)} bytes; experiment files are limited to {MAX_BYTES} bytes (1 MiB)",
-            Span((0, 0), (0, 0)), source="limit"))
+        raise ReadError(
+            Problem(
+                f"the file is {len(data)} bytes; experiment files are limited to {MAX_BYTES} bytes (1 MiB)",
+                Span((0, 0), (0, 0)),
+                source="limit",
+            )
+        )
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
     try:
@@ -138,21 +142,33 @@ def decode(data: bytes) -> Text:
     except UnicodeDecodeError as exc:
         good = Text(data[: exc.start].decode("utf-8"))
         at = good.at_offset(len(good.text))
-        raise ReadError(Problem(
-            f"not UTF-8: byte 0x{data[exc.start]:02X} at byte offset {exc.start} cannot be decoded (save the file as UTF-8)",
-            Span(at, (at[0], at[1] + 1)), source="limit")) from None
+        raise ReadError(
+            Problem(
+                f"not UTF-8: byte 0x{data[exc.start]:02X} at byte offset {exc.start} cannot be decoded (save the file as UTF-8)",
+                Span(at, (at[0], at[1] + 1)),
+                source="limit",
+            )
+        ) from None
     decoded = Text(text)
     bad = _CONTROL.search(text)
     tab = text.find("\t")
     if bad and (tab == -1 or bad.start() < tab):
         char = text[bad.start()]
-        raise ReadError(Problem(
-            f"control character U+{ord(char):04X} is not allowed (write it as an escape in a double-quoted string)",
-            decoded.char_span(bad.start()), source="limit"))
+        raise ReadError(
+            Problem(
+                f"control character U+{ord(char):04X} is not allowed (write it as an escape in a double-quoted string)",
+                decoded.char_span(bad.start()),
+                source="limit",
+            )
+        )
     if tab != -1:
-        raise ReadError(Problem(
-            "tab character: indent and separate with spaces (write \\t inside a double-quoted string)",
-            decoded.char_span(tab), source="limit"))
+        raise ReadError(
+            Problem(
+                "tab character: indent and separate with spaces (write \\t inside a double-quoted string)",
+                decoded.char_span(tab),
+                source="limit",
+            )
+        )
     return decoded
 
 
@@ -183,12 +199,20 @@ class _Builder:
     def grow(self, amount: int, event: Any) -> None:
         self.expanded += amount
         if self.expanded > MAX_EXPANDED:
-            self.fail(f"the document expands to more than {MAX_EXPANDED} nodes and characters (aliases repeat their anchor's content)",
-                      event.start_mark, event.end_mark, "limit")
+            self.fail(
+                f"the document expands to more than {MAX_EXPANDED} nodes and characters (aliases repeat their anchor's content)",
+                event.start_mark,
+                event.end_mark,
+                "limit",
+            )
 
     def scalar(self, event: Any) -> Any:
         if event.tag is not None:
-            self.fail(f"tags (`{_short_tag(event.tag)}`) are not supported: write the value itself", event.start_mark, event.end_mark)
+            self.fail(
+                f"tags (`{_short_tag(event.tag)}`) are not supported: write the value itself",
+                event.start_mark,
+                event.end_mark,
+            )
         value = event.value
         self.grow(1 + len(value), event)
         if event.style not in (None, ""):  # quoted or block scalar: a string (libyaml says '' for plain)
@@ -201,8 +225,11 @@ class _Builder:
             if pattern.match(value):
                 number = int(value[skip:], base) if skip else int(value, 10)
                 if abs(number) > MAX_INTEGER:
-                    self.fail(f"integer {value} is out of range (at most 2^53 − 1 = {MAX_INTEGER} either side of 0)",
-                              event.start_mark, event.end_mark)
+                    self.fail(
+                        f"integer {value} is out of range (at most 2^53 − 1 = {MAX_INTEGER} either side of 0)",
+                        event.start_mark,
+                        event.end_mark,
+                    )
                 return number
         if _NON_FINITE.match(value):
             self.fail(f"`{value}` is not a finite number", event.start_mark, event.end_mark)
@@ -223,7 +250,11 @@ class _Builder:
             if kind is yaml.DocumentStartEvent:
                 documents += 1
                 if documents > 1:
-                    self.fail("more than one YAML document (`---`): an experiment file holds one", event.start_mark, event.end_mark)
+                    self.fail(
+                        "more than one YAML document (`---`): an experiment file holds one",
+                        event.start_mark,
+                        event.end_mark,
+                    )
                 if event.version is not None or event.tags:
                     self.fail("directives (`%YAML`, `%TAG`) are not supported", event.start_mark, event.end_mark)
                 continue
@@ -258,7 +289,11 @@ class _Builder:
                 continue
             # a collection starts
             if event.tag is not None:
-                self.fail(f"tags (`{_short_tag(event.tag)}`) are not supported: write the value itself", event.start_mark, event.end_mark)
+                self.fail(
+                    f"tags (`{_short_tag(event.tag)}`) are not supported: write the value itself",
+                    event.start_mark,
+                    event.end_mark,
+                )
             depth = (parent.depth if parent else 0) + 1
             if depth > MAX_DEPTH:
                 self.fail(f"nesting deeper than {MAX_DEPTH} levels", event.start_mark, event.end_mark, "limit")
@@ -275,18 +310,28 @@ class _Builder:
         if self.aliases > MAX_ALIASES:
             self.fail(f"more than {MAX_ALIASES} aliases", event.start_mark, event.end_mark, "limit")
         if event.anchor in self.open_anchors:
-            self.fail(f"alias `*{event.anchor}` refers to the collection that contains it", event.start_mark, event.end_mark)
+            self.fail(
+                f"alias `*{event.anchor}` refers to the collection that contains it", event.start_mark, event.end_mark
+            )
         if event.anchor not in self.anchors:
-            self.fail(f"alias `*{event.anchor}` has no anchor `&{event.anchor}` before it", event.start_mark, event.end_mark)
+            self.fail(
+                f"alias `*{event.anchor}` has no anchor `&{event.anchor}` before it", event.start_mark, event.end_mark
+            )
         value, size = self.anchors[event.anchor]
         self.grow(size, event)
         return value
 
     def _key(self, parent: _Open, event: Any) -> None:
         if type(event) is not yaml.ScalarEvent:
-            self.fail("mapping keys must be plain text (not lists, mappings or aliases)", event.start_mark, event.end_mark)
+            self.fail(
+                "mapping keys must be plain text (not lists, mappings or aliases)", event.start_mark, event.end_mark
+            )
         if event.tag is not None:
-            self.fail(f"tags (`{_short_tag(event.tag)}`) are not supported: write the value itself", event.start_mark, event.end_mark)
+            self.fail(
+                f"tags (`{_short_tag(event.tag)}`) are not supported: write the value itself",
+                event.start_mark,
+                event.end_mark,
+            )
         key = event.value
         self.grow(1 + len(key), event)
         span = self.text.span_of(event.start_mark, event.end_mark)
@@ -362,11 +407,17 @@ def read_experiment_data(data: bytes) -> tuple[Any, Located, Text]:
             # MAX_DEPTH + 1 after reading a little of the text.
             too_deep = _first_too_deep(yaml.parse(text.text, Loader=yaml.SafeLoader), flow_exceeds=True)
             if too_deep is not None:
-                builder.fail(f"nesting deeper than {MAX_DEPTH} levels", too_deep.start_mark, too_deep.start_mark, "limit")
+                builder.fail(
+                    f"nesting deeper than {MAX_DEPTH} levels", too_deep.start_mark, too_deep.start_mark, "limit"
+                )
         mark = exc.problem_mark or exc.context_mark
         problem = str(exc.problem or exc.context or exc).split("\n")[0]
         span = text.span_of(mark, mark) if mark else text.first_line()
         raise ReadError(Problem(f"not valid YAML: {problem}", span)) from None
     except yaml.YAMLError as exc:
-        raise ReadError(Problem(f"not valid YAML: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}", text.first_line())) from None
+        raise ReadError(
+            Problem(
+                f"not valid YAML: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}", text.first_line()
+            )
+        ) from None
     return root, located, text

@@ -98,16 +98,35 @@ def verl_export(
     verl("algorithm.norm_adv_by_std_in_grpo", rl.advantage == "mean_std_norm", "rl.advantage")
     verl("algorithm.use_kl_in_reward", False)
     if config.algorithm != "grpo":
-        none("algorithm", config.algorithm, "verl-agent trains GRPO; the self-analysis, the teacher pass and the OPD term "
-             "(SEED, OPSD, SDAR's skill context) are not part of it — the export is the GRPO backbone of the experiment")
-    none("opd", {"lambda": config.opd.lambda_, "beta": config.opd.beta, "skill_source": config.opd.skill_source,
-                 "estimator": config.opd.estimator, "expected_top_k": config.opd.expected_top_k},
-         "SEED's on-policy distillation term (and so its gradient estimator) has no verl-agent counterpart")
-    none("rl.advantage_stats", rl.advantage_stats, "verl-agent's GRPO groups by task uid; its statistics are not configurable")
+        none(
+            "algorithm",
+            config.algorithm,
+            "verl-agent trains GRPO; the self-analysis, the teacher pass and the OPD term "
+            "(SEED, OPSD, SDAR's skill context) are not part of it — the export is the GRPO backbone of the experiment",
+        )
+    none(
+        "opd",
+        {
+            "lambda": config.opd.lambda_,
+            "beta": config.opd.beta,
+            "skill_source": config.opd.skill_source,
+            "estimator": config.opd.estimator,
+            "expected_top_k": config.opd.expected_top_k,
+        },
+        "SEED's on-policy distillation term (and so its gradient estimator) has no verl-agent counterpart",
+    )
+    none(
+        "rl.advantage_stats",
+        rl.advantage_stats,
+        "verl-agent's GRPO groups by task uid; its statistics are not configurable",
+    )
     # the model
     verl("actor_rollout_ref.model.path", str(config.resolved_model().path), "model.path")
-    verl("actor_rollout_ref.model.enable_gradient_checkpointing", config.model.gradient_checkpointing,
-         "model.gradient_checkpointing")
+    verl(
+        "actor_rollout_ref.model.enable_gradient_checkpointing",
+        config.model.gradient_checkpointing,
+        "model.gradient_checkpointing",
+    )
     verl("actor_rollout_ref.model.use_remove_padding", True)
     if config.model.lora is not None:
         lora = config.model.lora
@@ -117,22 +136,32 @@ def verl_export(
         if lora.dropout:
             none("model.lora.dropout", lora.dropout, "verl's LoRA has no dropout setting")
     if config.model.dtype not in ("auto", "bfloat16"):
-        none("model.dtype", config.model.dtype, "verl's FSDP keeps fp32 master weights and computes in bf16 (our `auto` on "
-             "CUDA); other compute dtypes are not carried over")
+        none(
+            "model.dtype",
+            config.model.dtype,
+            "verl's FSDP keeps fp32 master weights and computes in bf16 (our `auto` on "
+            "CUDA); other compute dtypes are not carried over",
+        )
     if config.model.device != "auto":
         none("model.device", config.model.device, "verl runs on GPUs only")
     # the environment
     env_name = VERL_AGENT_ENVIRONMENTS.get(config.environment.name)
     if env_name is None:
-        none("environment.name", config.environment.name, "verl-agent has no such environment; register one in its "
-             "agent_system/environments before running")
+        none(
+            "environment.name",
+            config.environment.name,
+            "verl-agent has no such environment; register one in its agent_system/environments before running",
+        )
     else:
         agent("env.env_name", env_name, "environment.name")
     if config.environment.task_types:
         none("environment.task_types", config.environment.task_types, "verl-agent samples from every task type")
     if config.environment.options:
-        none("environment.options", config.environment.options, "environment options are verl-agent's `env.<name>.*` "
-             "keys, named differently per environment")
+        none(
+            "environment.options",
+            config.environment.options,
+            "environment options are verl-agent's `env.<name>.*` keys, named differently per environment",
+        )
     # the rollout
     verl("data.train_batch_size", ro.tasks_per_update, "rollout.tasks_per_update")
     agent("env.rollout.n", ro.group_size, "rollout.group_size")
@@ -142,8 +171,11 @@ def verl_export(
     verl("data.max_response_length", ro.max_response_tokens, "rollout.max_response_tokens")
     verl("data.return_raw_chat", True)
     verl("actor_rollout_ref.rollout.name", "vllm", "rollout.engine")  # verl always generates with an engine
-    verl("actor_rollout_ref.rollout.gpu_memory_utilization", ro.vllm.gpu_memory_utilization,
-         "rollout.vllm.gpu_memory_utilization")
+    verl(
+        "actor_rollout_ref.rollout.gpu_memory_utilization",
+        ro.vllm.gpu_memory_utilization,
+        "rollout.vllm.gpu_memory_utilization",
+    )
     verl("actor_rollout_ref.rollout.free_cache_engine", ro.vllm.sleep, "rollout.vllm.sleep")
     verl("actor_rollout_ref.rollout.temperature", ro.temperature, "rollout.temperature")
     none("rollout.generation_batch_size", ro.generation_batch_size, "vLLM schedules its own batches")
@@ -165,11 +197,19 @@ def verl_export(
     if rl.micro_batch_tokens is not None:
         verl("actor_rollout_ref.actor.use_dynamic_bsz", True, "rl.micro_batch_tokens")
         verl("actor_rollout_ref.actor.ppo_max_token_len_per_gpu", rl.micro_batch_tokens, "rl.micro_batch_tokens")
-    none("rl.mini_batch_size", rl.mini_batch_size, "verl counts a mini-batch in prompts (×n), ours in step samples: set "
-         "actor_rollout_ref.actor.ppo_mini_batch_size for the cluster by hand")
+    none(
+        "rl.mini_batch_size",
+        rl.mini_batch_size,
+        "verl counts a mini-batch in prompts (×n), ours in step samples: set "
+        "actor_rollout_ref.actor.ppo_mini_batch_size for the cluster by hand",
+    )
     agent("actor_rollout_ref.actor.use_invalid_action_penalty", rl.invalid_penalty > 0, "rl.invalid_penalty")
     agent("actor_rollout_ref.actor.invalid_action_penalty_coef", rl.invalid_penalty, "rl.invalid_penalty")
-    none("rl.reward_scale", rl.reward_scale, "verl-agent's environments pay their own episode reward (ALFWorld: 10·success)")
+    none(
+        "rl.reward_scale",
+        rl.reward_scale,
+        "verl-agent's environments pay their own episode reward (ALFWorld: 10·success)",
+    )
     none("rl.old_logprobs", rl.old_logprobs, "verl always recomputes the old log-probs with the actor")
     none("rl.max_skipped_steps", rl.max_skipped_steps, "verl has no limit on skipped non-finite steps")
     # evaluation and checkpoints
@@ -186,9 +226,12 @@ def verl_export(
         verl("actor_rollout_ref.actor.strategy", "fsdp2", "distributed.strategy")
         verl("actor_rollout_ref.ref.strategy", "fsdp2", "distributed.strategy")
     else:
-        none("distributed.strategy", config.distributed.strategy,
-             "verl always shards the actor and the reference (actor_rollout_ref.actor.strategy, FSDP by default); "
-             "a whole replica per process has no counterpart there")
+        none(
+            "distributed.strategy",
+            config.distributed.strategy,
+            "verl always shards the actor and the reference (actor_rollout_ref.actor.strategy, FSDP by default); "
+            "a whole replica per process has no counterpart there",
+        )
     # Stage 1 and the analyzer stay in SEED Studio
     none("analyzer", config.analyzer.kind, "the analyzer (Stage 1, and self-analysis in Stage 2) is SEED's")
     none("collect", None, "Stage-1 collection runs in SEED Studio (`collect`)")
@@ -197,13 +240,16 @@ def verl_export(
         none("sdar.skill_bank", config.sdar.skill_bank, "verl-agent has no skill-bank context")
 
     overrides = [o for o in out if o.upstream] + [o for o in out if not o.upstream]
-    prepare = (f"python3 -m examples.data_preprocess.prepare --mode text --train_data_size {ro.tasks_per_update} "
-               f"--val_data_size {ev.tasks}")
+    prepare = (
+        f"python3 -m examples.data_preprocess.prepare --mode text --train_data_size {ro.tasks_per_update} "
+        f"--val_data_size {ev.tasks}"
+    )
     files = [f"data.train_files={VERL_AGENT_DATA}/train.parquet", f"data.val_files={VERL_AGENT_DATA}/test.parquet"]
     # each override shell-quoted for the worker's bash (Hydra reads its own quoting inside); the data paths stay
     # unquoted so that bash expands $HOME on the worker
-    entrypoint = " ".join([prepare, "&&", "python3 -m verl.trainer.main_ppo", *files,
-                           *(shlex.quote(o.text()) for o in overrides)])
+    entrypoint = " ".join(
+        [prepare, "&&", "python3 -m verl.trainer.main_ppo", *files, *(shlex.quote(o.text()) for o in overrides)]
+    )
     submit = f"ray job submit --address={shlex.quote(address)} -- bash -c {shlex.quote(entrypoint)}"
     return VerlExport(overrides, unmapped, entrypoint, submit)
 
@@ -218,8 +264,10 @@ def _cell(value: Any) -> str:
 
 def render_files(export: VerlExport, experiment: str) -> dict[str, str]:
     """The three files' text, by name."""
-    overrides = [f"# verl Hydra overrides for {experiment} (python -m seed_trainer export-verl)",
-                 "# verl's own ppo_trainer keys"]
+    overrides = [
+        f"# verl Hydra overrides for {experiment} (python -m seed_trainer export-verl)",
+        "# verl's own ppo_trainer keys",
+    ]
     overrides += [o.text() for o in export.overrides if o.upstream]
     overrides += ["# verl-agent's keys (its env.* section and invalid-action penalty)"]
     overrides += [o.text() for o in export.overrides if not o.upstream]

@@ -142,7 +142,10 @@ def response_logprobs(
 
 
 def response_logprobs_with_targets(
-    model: PreTrainedModel, batch: PackedBatch, target_ids: torch.Tensor, temperature: float = 1.0,
+    model: PreTrainedModel,
+    batch: PackedBatch,
+    target_ids: torch.Tensor,
+    temperature: float = 1.0,
     with_entropy: bool = False,
 ) -> tuple[torch.Tensor, torch.Tensor | None, torch.Tensor]:
     """`response_logprobs` and also log π_θ(v|s) [B, R, k] at `target_ids` [B, R, k] (the `expected` estimator's soft
@@ -309,7 +312,11 @@ class Policy:
         attention_mask = torch.tensor(
             [[0] * (width - len(p)) + [1] * len(p) for p in prompts], dtype=torch.long, device=self.device
         )
-        sampling = {"do_sample": False} if greedy else {"do_sample": True, "temperature": temperature, "top_k": 0, "top_p": 1.0}
+        sampling = (
+            {"do_sample": False}
+            if greedy
+            else {"do_sample": True, "temperature": temperature, "top_k": 0, "top_p": 1.0}
+        )
         config = GenerationConfig(
             max_new_tokens=max_new_tokens,
             min_new_tokens=min_new_tokens,
@@ -445,8 +452,16 @@ class Policy:
                             at = slice(start, min(n, start + positions))
                             old_logits = head(hidden_old[j, at]) / temperature
                             teacher_logits = head(hidden_teacher[j, at]) / temperature
-                            parts.append(gate_targets(old_logits, teacher_logits, student.responses[j, at],
-                                                      beta=beta, keep=keep, top_k=top_k))
+                            parts.append(
+                                gate_targets(
+                                    old_logits,
+                                    teacher_logits,
+                                    student.responses[j, at],
+                                    beta=beta,
+                                    keep=keep,
+                                    top_k=top_k,
+                                )
+                            )
                         out[i] = _joined(parts, n)
                         if not bool(torch.isfinite(out[i].teacher_logp).all()):
                             raise NonFiniteError("non-finite log-probs in the teacher pass (with full distributions)")
@@ -457,6 +472,7 @@ class Policy:
 
 def _joined(parts: list[GateTargets], n: int) -> GateTargets:
     """One response's chunks of gate targets as one CPU GateTargets (float32; ids int32)."""
+
     def cat(name: str) -> torch.Tensor | None:
         values = [getattr(p, name) for p in parts]
         if not values or values[0] is None:
@@ -466,4 +482,6 @@ def _joined(parts: list[GateTargets], n: int) -> GateTargets:
 
     if not parts:  # an empty response
         return GateTargets(torch.zeros(n), torch.zeros(n))
-    return GateTargets(cat("teacher_logp"), cat("baseline"), cat("target_ids"), cat("target_weights"), cat("target_tail"))
+    return GateTargets(
+        cat("teacher_logp"), cat("baseline"), cat("target_ids"), cat("target_weights"), cat("target_tail")
+    )

@@ -33,7 +33,7 @@ def _looks_local(raw: str, config: ExperimentConfig) -> bool:
 def check_model_path(config: ExperimentConfig) -> None:
     """A local model directory must exist; a hub id is only accepted offline when the hub cache holds it."""
     raw = config.model.path
-    converted = CONVERTED_MODELS.get(raw[len(BUILTIN_PREFIX):]) if raw.startswith(BUILTIN_PREFIX) else None
+    converted = CONVERTED_MODELS.get(raw[len(BUILTIN_PREFIX) :]) if raw.startswith(BUILTIN_PREFIX) else None
     if converted is not None:  # a real model converted into the cache on first use: its weights must be installed
         _check_converted(converted)
         return
@@ -56,8 +56,7 @@ def check_model_path(config: ExperimentConfig) -> None:
     if answer == "missing":
         raise InputError(f"model.path: {raw}: not a local directory ({local}), and the model hub has no model {raw!r}")
     if answer == "unreachable":
-        hint = (" It is in the Hugging Face cache: set HF_HUB_OFFLINE=1 to use that copy." if _in_hub_cache(raw)
-                else "")
+        hint = " It is in the Hugging Face cache: set HF_HUB_OFFLINE=1 to use that copy." if _in_hub_cache(raw) else ""
         raise InputError(
             f"model.path: {raw}: not a local directory ({local}), and the model hub ({hub_endpoint()}) did not answer "
             f"within {HUB_PROBE_SECONDS:g} s.{hint}"
@@ -137,7 +136,9 @@ def check_inputs(config: ExperimentConfig, *, model: bool = True, environment: b
 
 def check_new_run_dir(run_dir: str | Path | None) -> None:
     if run_dir is not None and Path(run_dir).exists():
-        raise InputError(f"--run-dir {run_dir}: already exists (a new run needs a new directory; `resume` continues one)")
+        raise InputError(
+            f"--run-dir {run_dir}: already exists (a new run needs a new directory; `resume` continues one)"
+        )
     if run_dir is not None:
         check_can_create(Path(run_dir), "--run-dir")
 

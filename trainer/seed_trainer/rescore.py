@@ -103,11 +103,14 @@ def scoring_weights(reader: RunReader, settings: RunSettings, trajectory: dict[s
 def check_checkpoint(checkpoint: Path, run_dir: Path) -> None:
     """Weights of another run would score with that run's policy: refused (a model outside any run is accepted)."""
     from seed_trainer.export import run_of
+
     if not checkpoint.is_dir():
         raise RescoreError(f"--checkpoint {checkpoint}: not a directory")
     owner = run_of(checkpoint)
     if owner is not None and owner.resolve() != run_dir.resolve():
-        raise RescoreError(f"{checkpoint} lies in run {owner.name}, not in {run_dir.name}: its weights are another run's")
+        raise RescoreError(
+            f"{checkpoint} lies in run {owner.name}, not in {run_dir.name}: its weights are another run's"
+        )
 
 
 @dataclass(frozen=True)
@@ -129,8 +132,11 @@ def trajectory_steps(trajectory: dict[str, Any]) -> list[StepInput]:
             )
         if not step.get("tokens"):
             raise RescoreError(f"step {t} has no recorded tokens: there is nothing to rescore")
-        steps.append(StepInput(t=t, prompt=step["prompt"], response_ids=decode_int32(step["tokens"]["ids"]),
-                               response=step["response"]))
+        steps.append(
+            StepInput(
+                t=t, prompt=step["prompt"], response_ids=decode_int32(step["tokens"]["ids"]), response=step["response"]
+            )
+        )
     return steps
 
 
@@ -141,15 +147,21 @@ def check_steps(policy: "Policy", steps: Sequence[StepInput], max_prompt_tokens:
     for step in steps:
         bad = next((i for i in step.response_ids if not 0 <= i < vocab), None)
         if bad is not None:
-            raise RescoreError(f"step {step.t}: token id {bad} is outside this model's vocabulary of {vocab}: the "
-                               "trajectory was sampled by another model")
+            raise RescoreError(
+                f"step {step.t}: token id {bad} is outside this model's vocabulary of {vocab}: the "
+                "trajectory was sampled by another model"
+            )
         if policy.tokenizer.decode(step.response_ids, skip_special_tokens=True) != step.response:
-            raise RescoreError(f"step {step.t}: this model's tokenizer does not decode the recorded tokens to the "
-                               "recorded response: the trajectory was sampled with another tokenizer")
+            raise RescoreError(
+                f"step {step.t}: this model's tokenizer does not decode the recorded tokens to the "
+                "recorded response: the trajectory was sampled with another tokenizer"
+            )
         prompt = len(policy.encode_chat(step.prompt, max_prompt_tokens))
         if context is not None and prompt + len(step.response_ids) > context:
-            raise RescoreError(f"step {step.t}: {prompt} prompt and {len(step.response_ids)} response tokens exceed "
-                               f"the model's context of {context} tokens")
+            raise RescoreError(
+                f"step {step.t}: {prompt} prompt and {len(step.response_ids)} response tokens exceed "
+                f"the model's context of {context} tokens"
+            )
 
 
 def _float32_list(values) -> list[float]:
@@ -157,13 +169,22 @@ def _float32_list(values) -> list[float]:
     return [float(f"{v:.7g}") for v in values.tolist()]
 
 
-def _score_chunked(policy: "Policy", prompts, responses, *, temperature: float, micro: int, max_tokens: int | None,
-                   tick: Callable[[int], None]):
+def _score_chunked(
+    policy: "Policy",
+    prompts,
+    responses,
+    *,
+    temperature: float,
+    micro: int,
+    max_tokens: int | None,
+    tick: Callable[[int], None],
+):
     """Policy.score in chunks of `micro` rows, so progress can be told between them."""
     out = []
     for start in range(0, len(prompts), micro):
-        chunk = policy.score(prompts[start:start + micro], responses[start:start + micro], temperature, micro,
-                             max_tokens=max_tokens)
+        chunk = policy.score(
+            prompts[start : start + micro], responses[start : start + micro], temperature, micro, max_tokens=max_tokens
+        )
         out += chunk
         tick(len(chunk))
     return out
@@ -197,7 +218,9 @@ def rescore(
             progress(done, total)
 
     score = dict(temperature=temperature, micro=micro_batch_size, max_tokens=max_tokens, tick=tick)
-    student = _score_chunked(policy, [policy.encode_chat(s.prompt, max_prompt_tokens) for s in steps], responses, **score)
+    student = _score_chunked(
+        policy, [policy.encode_chat(s.prompt, max_prompt_tokens) for s in steps], responses, **score
+    )
     results = []
     for skill in skills:
         prompts = [teacher_prompt_ids(policy, s.prompt, skill, max_prompt_tokens) for s in steps]
@@ -205,8 +228,15 @@ def rescore(
         rows = []
         for step, s_logp, t_logp in zip(steps, student, teacher):
             delta, gate = opd_gate(t_logp, s_logp, beta)
-            rows.append({"t": step.t, "logp": _float32_list(s_logp), "teacher_logp": _float32_list(t_logp),
-                         "delta": _float32_list(delta), "gate": _float32_list(gate)})
+            rows.append(
+                {
+                    "t": step.t,
+                    "logp": _float32_list(s_logp),
+                    "teacher_logp": _float32_list(t_logp),
+                    "delta": _float32_list(delta),
+                    "gate": _float32_list(gate),
+                }
+            )
         results.append({"skill": skill, "beta": beta, "temperature": temperature, "steps": rows})
     return results
 
@@ -244,8 +274,15 @@ def rescore_run_trajectory(
     ro, rl = settings.config.rollout, settings.config.rl
     check_steps(policy, steps, ro.max_prompt_tokens)
     results = rescore(
-        policy, steps, skills, max_prompt_tokens=ro.max_prompt_tokens, temperature=ro.temperature, beta=settings.beta,
-        micro_batch_size=rl.micro_batch_size, max_tokens=rl.micro_batch_tokens, progress=progress,
+        policy,
+        steps,
+        skills,
+        max_prompt_tokens=ro.max_prompt_tokens,
+        temperature=ro.temperature,
+        beta=settings.beta,
+        micro_batch_size=rl.micro_batch_size,
+        max_tokens=rl.micro_batch_tokens,
+        progress=progress,
     )
     seconds = round(time.perf_counter() - started, 3)
     try:
@@ -256,8 +293,16 @@ def rescore_run_trajectory(
         "format": 1,
         "trajectory": trajectory_id,
         "results": [
-            {"skill": r["skill"], "export": shown, "path": "trainer", "provider": policy.device.type, "seconds": seconds,
-             "beta": r["beta"], "temperature": r["temperature"], "steps": r["steps"]}
+            {
+                "skill": r["skill"],
+                "export": shown,
+                "path": "trainer",
+                "provider": policy.device.type,
+                "seconds": seconds,
+                "beta": r["beta"],
+                "temperature": r["temperature"],
+                "steps": r["steps"],
+            }
             for r in results
         ],
     }

@@ -59,9 +59,11 @@ def _kept_range_problem(path: Path, relative: str, keep: int) -> RunFormatError 
                     return RunFormatError("schema", relative, "a record must be a JSON object", line=number)
             if end > keep:
                 return RunFormatError(
-                    "rollback", relative,
+                    "rollback",
+                    relative,
                     f"the checkpoint kept {keep} bytes, which ends inside this line (bytes {offset}–{end}): the file "
-                    "was changed before the checkpoint's end", line=number,
+                    "was changed before the checkpoint's end",
+                    line=number,
                 )
             offset = end
             if offset == keep:
@@ -81,7 +83,9 @@ def plan_rollback(run_dir: Path, sizes: dict[str, int]) -> RollbackPlan:
         problem = _kept_range_problem(path, relative, keep) if keep else None
         if problem is None and size < keep:
             problem = RunFormatError(
-                "rollback", relative, f"{size} bytes, shorter than the {keep} the checkpoint recorded: records it covers are gone"
+                "rollback",
+                relative,
+                f"{size} bytes, shorter than the {keep} the checkpoint recorded: records it covers are gone",
             )
         if problem is not None:
             plan.problems.append(problem)
@@ -218,7 +222,9 @@ def _rebuild_index(run_dir: Path, index: Path, placed: dict, records: dict) -> l
                 if where is None or row["id"] in seen:
                     continue
                 seen.add(row["id"])
-                rows.append({**row, "file": where[0], "line": where[1].line, "offset": where[1].offset, "size": where[1].size})
+                rows.append(
+                    {**row, "file": where[0], "line": where[1].line, "offset": where[1].offset, "size": where[1].size}
+                )
     rebuilt = [RunWriter.index_row(records[id_], file, at) for id_, (file, at) in placed.items() if id_ not in seen]
     data = b"".join(dumps_line(row) for row in rows + rebuilt)
     if index.exists() and index.read_bytes() == data:

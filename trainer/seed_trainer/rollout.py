@@ -139,7 +139,11 @@ def play_episodes(
             prompts.append(prompt)
         prompt_ids = [policy.encode_chat(prompt, max_prompt_tokens) for prompt in prompts]
         generations = (generator or policy).generate(
-            prompt_ids, max_response_tokens, temperature=temperature, greedy=greedy, batch_size=generation_batch_size,
+            prompt_ids,
+            max_response_tokens,
+            temperature=temperature,
+            greedy=greedy,
+            batch_size=generation_batch_size,
             with_logprobs=with_logprobs,
         )
         still_live = []

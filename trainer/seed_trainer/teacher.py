@@ -18,7 +18,9 @@ from seed_trainer.rollout import Episode
 Insert = Callable[[str, str], str]
 
 
-def teacher_prompt_ids(policy: Policy, prompt: str, skill: str, max_prompt_tokens: int, insert: Insert = insert_skill) -> list[int]:
+def teacher_prompt_ids(
+    policy: Policy, prompt: str, skill: str, max_prompt_tokens: int, insert: Insert = insert_skill
+) -> list[int]:
     """Token ids of the chat-templated teacher prompt, at most `max_prompt_tokens` long."""
     teacher = insert(prompt, skill)
     ids = policy.encode_chat(teacher, max_prompt_tokens=10**9)
@@ -74,16 +76,29 @@ def teacher_pass(
     if not targets:
         return 0
     if estimator not in NEEDS_DISTRIBUTIONS:
-        for step, logp in zip(targets, policy.score(prompts, responses, temperature, micro_batch_size, max_tokens=max_tokens)):
+        for step, logp in zip(
+            targets, policy.score(prompts, responses, temperature, micro_batch_size, max_tokens=max_tokens)
+        ):
             step.teacher_logp = logp
         return len(targets)
     kept = resolved_top_k(policy.runner.get_output_embeddings().weight.shape[0], top_k)
     keep = "baseline" if estimator == "baseline" else ("full" if kept is None else "top_k")
     scored = policy.score_gate_targets(
-        [s.prompt_ids for s in targets], prompts, responses, beta=beta, keep=keep, top_k=kept,
-        temperature=temperature, micro_batch_size=micro_batch_size, max_tokens=max_tokens,
+        [s.prompt_ids for s in targets],
+        prompts,
+        responses,
+        beta=beta,
+        keep=keep,
+        top_k=kept,
+        temperature=temperature,
+        micro_batch_size=micro_batch_size,
+        max_tokens=max_tokens,
     )
     for step, result in zip(targets, scored):
         step.teacher_logp, step.gate_baseline = result.teacher_logp, result.baseline
-        step.target_ids, step.target_weights, step.target_tail = result.target_ids, result.target_weights, result.target_tail
+        step.target_ids, step.target_weights, step.target_tail = (
+            result.target_ids,
+            result.target_weights,
+            result.target_tail,
+        )
     return len(targets)

@@ -140,7 +140,9 @@ def ppo_update(
                 padding = rows is None  # a zero-weight pass that keeps this rank in step with the others (FSDP)
                 micro = [mini[i] for i in (plan[0] if padding else rows)]
                 steps = [s.step for s in micro]
-                batch = pack([s.prompt_ids for s in steps], [s.response_ids for s in steps], policy.pad_id, policy.device)
+                batch = pack(
+                    [s.prompt_ids for s in steps], [s.response_ids for s in steps], policy.pad_id, policy.device
+                )
                 width = batch.response_length
                 estimator = settings.opd_estimator if use_teacher else "sample"
                 targets: dict[str, torch.Tensor] = {}
@@ -148,19 +150,25 @@ def ppo_update(
                     if estimator == "expected":
                         ids, targets["target_weights"] = soft_targets(steps, width, policy.device)
                         logp, entropy, targets["target_logp"] = response_logprobs_with_targets(
-                            model, batch, ids, config.rollout.temperature, with_entropy=rl.entropy_coef > 0)
+                            model, batch, ids, config.rollout.temperature, with_entropy=rl.entropy_coef > 0
+                        )
                     else:
-                        logp, entropy = response_logprobs(model, batch, config.rollout.temperature, with_entropy=rl.entropy_coef > 0)
+                        logp, entropy = response_logprobs(
+                            model, batch, config.rollout.temperature, with_entropy=rl.entropy_coef > 0
+                        )
                 if estimator == "baseline":
                     targets["gate_baseline"] = _padded([s.gate_baseline for s in steps], width, policy.device)
                 result = seed_loss(
                     logp,
                     _padded([s.old_logp for s in steps], width, policy.device),
-                    torch.tensor([s.advantage for s in steps], device=policy.device).unsqueeze(-1) * batch.response_mask,
+                    torch.tensor([s.advantage for s in steps], device=policy.device).unsqueeze(-1)
+                    * batch.response_mask,
                     batch.response_mask,
                     ref_logp=_padded([s.ref_logp for s in steps], width, policy.device) if rl.kl_coef > 0 else None,
                     entropy=entropy,
-                    teacher_logp=_padded([s.teacher_logp for s in steps], width, policy.device) if use_teacher else None,
+                    teacher_logp=_padded([s.teacher_logp for s in steps], width, policy.device)
+                    if use_teacher
+                    else None,
                     has_skill=torch.tensor([float(s.has_skill) for s in micro], device=policy.device),
                     clip=rl.clip,
                     dual_clip=rl.dual_clip,

@@ -92,7 +92,9 @@ class VllmEngine:
         cuda = policy.device.type == "cuda"
         options = dict(
             model=str(config.resolved_model().path),
-            dtype={torch.float32: "float32", torch.bfloat16: "bfloat16", torch.float16: "float16"}[policy.compute_dtype],
+            dtype={torch.float32: "float32", torch.bfloat16: "bfloat16", torch.float16: "float16"}[
+                policy.compute_dtype
+            ],
             seed=config.seed,
             enforce_eager=not cuda,
             # CPU: no torch.compile of the model (its inductor build takes minutes; the CPU path is for testing)
@@ -182,9 +184,7 @@ class VllmEngine:
             )
             for i in range(len(prompts))
         ]
-        outputs = self.llm.generate(
-            [TokensPrompt(prompt_token_ids=list(p)) for p in prompts], params, use_tqdm=False
-        )
+        outputs = self.llm.generate([TokensPrompt(prompt_token_ids=list(p)) for p in prompts], params, use_tqdm=False)
         generations = []
         for prompt, output in zip(prompts, outputs):
             completion = output.outputs[0]

@@ -29,11 +29,17 @@ class MiniWebShop(ThreadServer):
         if env["page"] == "search":
             return f"{head} [SEP] Search", True, []
         if env["page"] == "results":
-            hits = [pid for pid, (title, _, _) in PRODUCTS.items() if set(env["query"].split()) & set(title.lower().split())]
+            hits = [
+                pid for pid, (title, _, _) in PRODUCTS.items() if set(env["query"].split()) & set(title.lower().split())
+            ]
             listing = " [SEP] ".join(f"{pid} [SEP] {PRODUCTS[pid][0]} [SEP] ${PRODUCTS[pid][1]:.2f}" for pid in hits)
             return f"{head} [SEP] Back to Search [SEP] {listing}", False, ["back to search"] + [p.lower() for p in hits]
         title, price, options = PRODUCTS[env["item"]]
-        text = f"{head} [SEP] Back to Search [SEP] {title} [SEP] Price: ${price:.2f} [SEP] " + " [SEP] ".join(options) + " [SEP] Buy Now"
+        text = (
+            f"{head} [SEP] Back to Search [SEP] {title} [SEP] Price: ${price:.2f} [SEP] "
+            + " [SEP] ".join(options)
+            + " [SEP] Buy Now"
+        )
         return text, False, ["back to search"] + options + ["buy now"]
 
     def answer(self, method, path, query, body):
@@ -71,8 +77,12 @@ class MiniWebShop(ThreadServer):
                 done = True
             else:
                 env["option"] = value
-        return 200, {"state": "Thank you for shopping with us!" if done else self._page(env)[0], "reward": reward,
-                     "done": done, "info": None}
+        return 200, {
+            "state": "Thank you for shopping with us!" if done else self._page(env)[0],
+            "reward": reward,
+            "done": done,
+            "info": None,
+        }
 
 
 CORPUS = [
@@ -97,6 +107,10 @@ class MiniRetriever(ThreadServer):
         for text in body["queries"]:
             words = set(text.lower().split())
             ranked = sorted(CORPUS, key=lambda doc: -len(words & set(doc.lower().replace(".", "").split())))
-            results.append([{"document": {"id": str(i), "contents": doc}, "score": 1.0 / (i + 1)}
-                            for i, doc in enumerate(ranked[: body["topk"]])])
+            results.append(
+                [
+                    {"document": {"id": str(i), "contents": doc}, "score": 1.0 / (i + 1)}
+                    for i, doc in enumerate(ranked[: body["topk"]])
+                ]
+            )
         return 200, {"result": results}

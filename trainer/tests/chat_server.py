@@ -12,14 +12,21 @@ import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-GOOD = {"episode_summary": "The agent added one until the counter showed the target.", "episode_skill": "Add one until the counter shows the target, then finish."}
+GOOD = {
+    "episode_summary": "The agent added one until the counter showed the target.",
+    "episode_skill": "Add one until the counter shows the target, then finish.",
+}
 
 
 def completion(text: str, model: str = "test-model") -> bytes:
-    return json.dumps({
-        "id": "chatcmpl-test", "object": "chat.completion", "model": model,
-        "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
-    }).encode()
+    return json.dumps(
+        {
+            "id": "chatcmpl-test",
+            "object": "chat.completion",
+            "model": model,
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
+        }
+    ).encode()
 
 
 class ChatServer:
@@ -66,7 +73,9 @@ class ChatServer:
                 elif kind == "reply":
                     self.send(200, completion(step[1]))
                 elif kind == "fenced":
-                    self.send(200, completion("Here is the analysis:\n```json\n" + json.dumps(step[1], indent=2) + "\n```\n"))
+                    self.send(
+                        200, completion("Here is the analysis:\n```json\n" + json.dumps(step[1], indent=2) + "\n```\n")
+                    )
                 elif kind == "status":
                     self.send(step[1], json.dumps(step[2]).encode(), step[3] if len(step) > 3 else {})
                 elif kind == "raw":

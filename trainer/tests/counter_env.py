@@ -25,8 +25,12 @@ class CounterEnv:
         return Observation(text, ["add one", "finish"])
 
     def reset(self):
-        task = Task(f"counter-{self.spec.split}-{self.spec.index}", "counting",
-                    f"set the counter to {self.spec.target}.", self.spec.split)
+        task = Task(
+            f"counter-{self.spec.split}-{self.spec.index}",
+            "counting",
+            f"set the counter to {self.spec.target}.",
+            self.spec.split,
+        )
         return task, self._observation("The counter shows 0.")
 
     def step(self, action: str) -> StepResult:

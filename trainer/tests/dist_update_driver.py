@@ -50,8 +50,14 @@ def main(experiment: str, out: str, poison: bool = False) -> None:
     for offset, spec in enumerate(mine):
         torch.manual_seed(10_000 + first_group + offset)  # the group's own stream, whichever rank plays it
         for episode in play_episodes(
-            policy, source, [spec], group_size=ro.group_size, max_steps=ro.max_steps, history_length=ro.history,
-            max_prompt_tokens=ro.max_prompt_tokens, max_response_tokens=ro.max_response_tokens,
+            policy,
+            source,
+            [spec],
+            group_size=ro.group_size,
+            max_steps=ro.max_steps,
+            history_length=ro.history,
+            max_prompt_tokens=ro.max_prompt_tokens,
+            max_response_tokens=ro.max_response_tokens,
             temperature=ro.temperature,
         ):
             episode.group = offset
@@ -68,10 +74,21 @@ def main(experiment: str, out: str, poison: bool = False) -> None:
         for episode, analysis in zip(episodes, OracleAnalyzer(source).analyze(episodes)):
             episode.skill = analysis.parse
     else:
-        self_analyze(policy, episodes, max_tokens=config.analyzer.max_tokens, max_prompt_tokens=ANALYSIS_PROMPT_TOKENS,
-                     batch_size=ro.generation_batch_size)
-    teacher_pass(policy, episodes, max_prompt_tokens=ro.max_prompt_tokens, temperature=ro.temperature,
-                 micro_batch_size=rl.micro_batch_size, max_tokens=rl.micro_batch_tokens)
+        self_analyze(
+            policy,
+            episodes,
+            max_tokens=config.analyzer.max_tokens,
+            max_prompt_tokens=ANALYSIS_PROMPT_TOKENS,
+            batch_size=ro.generation_batch_size,
+        )
+    teacher_pass(
+        policy,
+        episodes,
+        max_prompt_tokens=ro.max_prompt_tokens,
+        temperature=ro.temperature,
+        micro_batch_size=rl.micro_batch_size,
+        max_tokens=rl.micro_batch_tokens,
+    )
 
     episodes = dist.gather_episodes(ranks, episodes, first_group)
     samples = [Sample(s, e.skill is not None and e.skill.valid) for e in episodes for s in e.steps]
@@ -86,22 +103,32 @@ def main(experiment: str, out: str, poison: bool = False) -> None:
         assert all(torch.equal(copy[n].reshape(-1), torch.tensor(v, dtype=copy[n].dtype)) for n, v in weights.items())
     if ranks.main:
         if not sharded:
-            weights = {name: p.detach().reshape(-1).tolist() for name, p in policy.model.named_parameters() if p.requires_grad}
-        Path(out).write_text(json.dumps({
-            "world": ranks.world,
-            "metrics": result.metrics,
-            "groups": [[e.group, e.index, [s.response_ids for s in e.steps]] for e in episodes],
-            "advantages": [s.advantage for e in episodes for s in e.steps],
-            "weights": weights,
-            "sharded": sharded,
-        }), encoding="utf-8")
+            weights = {
+                name: p.detach().reshape(-1).tolist() for name, p in policy.model.named_parameters() if p.requires_grad
+            }
+        Path(out).write_text(
+            json.dumps(
+                {
+                    "world": ranks.world,
+                    "metrics": result.metrics,
+                    "groups": [[e.group, e.index, [s.response_ids for s in e.steps]] for e in episodes],
+                    "advantages": [s.advantage for e in episodes for s in e.steps],
+                    "weights": weights,
+                    "sharded": sharded,
+                }
+            ),
+            encoding="utf-8",
+        )
     elif not sharded:  # every rank took the same step: its weights must be rank 0's
         mine = torch.cat([p.detach().reshape(-1) for p in policy.model.parameters() if p.requires_grad])
         theirs = dist.broadcast(ranks, None, "comparing weights")
         assert torch.equal(mine, theirs), f"rank {ranks.rank}'s weights differ from rank 0's after the update"
     if ranks.main and ranks.distributed and not sharded:
-        dist.broadcast(ranks, torch.cat([p.detach().reshape(-1) for p in policy.model.parameters() if p.requires_grad]),
-                       "comparing weights")
+        dist.broadcast(
+            ranks,
+            torch.cat([p.detach().reshape(-1) for p in policy.model.parameters() if p.requires_grad]),
+            "comparing weights",
+        )
     dist.stop(ranks)
 
 

@@ -25,9 +25,19 @@ from testenv import subprocess_env
 
 
 @contextlib.contextmanager
-def served(environment: str, *splits: str, options: dict | None = None, seed: int = 0) -> Iterator[tuple[subprocess.Popen, str]]:
-    command = [sys.executable, "-m", "seed_trainer.envs.serve", environment, "--seed", str(seed),
-               "--options", json.dumps(options or {})]
+def served(
+    environment: str, *splits: str, options: dict | None = None, seed: int = 0
+) -> Iterator[tuple[subprocess.Popen, str]]:
+    command = [
+        sys.executable,
+        "-m",
+        "seed_trainer.envs.serve",
+        environment,
+        "--seed",
+        str(seed),
+        "--options",
+        json.dumps(options or {}),
+    ]
     for split in splits:
         command += ["--split", split]
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=subprocess_env())
@@ -119,7 +129,10 @@ class ScriptedServer(ThreadServer):
     """Answers /create with the id 7, /reset with `reset`, and each /step with the next script entry:
     ("json", obj) · ("raw", bytes) · ("status", code, body)."""
 
-    RESET = {"observation": "You are in a room. Your task is to: find the key.", "available_actions": ["look", "open door"]}
+    RESET = {
+        "observation": "You are in a room. Your task is to: find the key.",
+        "available_actions": ["look", "open door"],
+    }
 
     def __init__(self, steps: list[tuple], reset: Any = None) -> None:
         super().__init__()

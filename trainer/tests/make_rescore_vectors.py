@@ -34,7 +34,10 @@ BETA = 5.0
 
 ADMISSIBLE = ["go to cabinet 1", "go to countertop 1", "go to microwave 1", "inventory", "look"]
 HISTORY = [
-    ("You are in the middle of a kitchen. Looking quickly around you, you see a cabinet 1, a countertop 1, and a microwave 1.", "go to cabinet 1"),
+    (
+        "You are in the middle of a kitchen. Looking quickly around you, you see a cabinet 1, a countertop 1, and a microwave 1.",
+        "go to cabinet 1",
+    ),
     ("You arrive at cabinet 1. The cabinet 1 is closed.", "open cabinet 1"),
 ]
 SKILLS = [
@@ -49,8 +52,11 @@ def cases() -> list[dict]:
     """(name, user turn, max prompt tokens, temperature): a task line, no task line, and a teacher prompt that needs
     the middle truncation (and a student prompt the left one)."""
     with_task = build_step_prompt(
-        task="heat some mug and put it in countertop.", observation="You open the cabinet 1. The cabinet 1 is open. In it, you see a café mug 1.",
-        admissible_actions=ADMISSIBLE, history=HISTORY, history_length=5,
+        task="heat some mug and put it in countertop.",
+        observation="You open the cabinet 1. The cabinet 1 is open. In it, you see a café mug 1.",
+        admissible_actions=ADMISSIBLE,
+        history=HISTORY,
+        history_length=5,
     )
     without_task = build_step_prompt(task="", observation="You arrive at countertop 1.", admissible_actions=ADMISSIBLE)
     return [

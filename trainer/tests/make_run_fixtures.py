@@ -110,47 +110,99 @@ def token_arrays(rng: random.Random, text: str, teacher: bool) -> TokenArrays:
 
 
 TASKS = [
-    {"id": "household/heat-mug-3", "type": "heat", "description": "heat some mug and put it in the coffeemachine.", "split": "train"},
-    {"id": "household/clean-knife-1", "type": "clean", "description": "clean some knife and put it in the drawer.", "split": "train"},
+    {
+        "id": "household/heat-mug-3",
+        "type": "heat",
+        "description": "heat some mug and put it in the coffeemachine.",
+        "split": "train",
+    },
+    {
+        "id": "household/clean-knife-1",
+        "type": "clean",
+        "description": "clean some knife and put it in the drawer.",
+        "split": "train",
+    },
 ]
 
 EPISODES = {
     # (task index, success): list of (observation, response, action or None)
     (0, True): [
-        ("You are in the middle of a room. Looking around you, you see a countertop 1, a microwave 1 and a coffeemachine 1.",
-         "<think>A mug is usually on the countertop.</think><action>go to countertop 1</action>", "go to countertop 1"),
-        ("On the countertop 1, you see a mug 1 and a café menu.",
-         "<think>Take the mug, not the café menu.</think><action>take mug 1 from countertop 1</action>", "take mug 1 from countertop 1"),
-        ("You pick up the mug 1 from the countertop 1.",
-         "<think>Heat it in the microwave.</think><action>heat mug 1 with microwave 1</action>", "heat mug 1 with microwave 1"),
+        (
+            "You are in the middle of a room. Looking around you, you see a countertop 1, a microwave 1 and a coffeemachine 1.",
+            "<think>A mug is usually on the countertop.</think><action>go to countertop 1</action>",
+            "go to countertop 1",
+        ),
+        (
+            "On the countertop 1, you see a mug 1 and a café menu.",
+            "<think>Take the mug, not the café menu.</think><action>take mug 1 from countertop 1</action>",
+            "take mug 1 from countertop 1",
+        ),
+        (
+            "You pick up the mug 1 from the countertop 1.",
+            "<think>Heat it in the microwave.</think><action>heat mug 1 with microwave 1</action>",
+            "heat mug 1 with microwave 1",
+        ),
     ],
     (0, False): [
-        ("You are in the middle of a room. Looking around you, you see a countertop 1, a microwave 1 and a coffeemachine 1.",
-         "<think>Maybe the mug is in the microwave.</think><action>open microwave 1</action>", "open microwave 1"),
-        ("You open the microwave 1. The microwave 1 is open. In it, you see nothing.",
-         "<think>Nothing here, I will look elsewhere</think> go to countertop", None),
-        ("Nothing happens.",
-         "<think>Try the coffeemachine.</think><action>go to coffeemachine 1</action>", "go to coffeemachine 1"),
-        ("On the coffeemachine 1, you see nothing.",
-         "<think>Still no mug.</think><action>look</action>", "look"),
+        (
+            "You are in the middle of a room. Looking around you, you see a countertop 1, a microwave 1 and a coffeemachine 1.",
+            "<think>Maybe the mug is in the microwave.</think><action>open microwave 1</action>",
+            "open microwave 1",
+        ),
+        (
+            "You open the microwave 1. The microwave 1 is open. In it, you see nothing.",
+            "<think>Nothing here, I will look elsewhere</think> go to countertop",
+            None,
+        ),
+        (
+            "Nothing happens.",
+            "<think>Try the coffeemachine.</think><action>go to coffeemachine 1</action>",
+            "go to coffeemachine 1",
+        ),
+        ("On the coffeemachine 1, you see nothing.", "<think>Still no mug.</think><action>look</action>", "look"),
     ],
     (1, True): [
-        ("You are in the middle of a room. Looking around you, you see a drawer 1, a sinkbasin 1 and a diningtable 1.",
-         "<think>Knives are kept on the dining table.</think><action>go to diningtable 1</action>", "go to diningtable 1"),
-        ("On the diningtable 1, you see a knife 1.",
-         "<think>Take it and clean it.</think><action>take knife 1 from diningtable 1</action>", "take knife 1 from diningtable 1"),
+        (
+            "You are in the middle of a room. Looking around you, you see a drawer 1, a sinkbasin 1 and a diningtable 1.",
+            "<think>Knives are kept on the dining table.</think><action>go to diningtable 1</action>",
+            "go to diningtable 1",
+        ),
+        (
+            "On the diningtable 1, you see a knife 1.",
+            "<think>Take it and clean it.</think><action>take knife 1 from diningtable 1</action>",
+            "take knife 1 from diningtable 1",
+        ),
     ],
 }
 
 SKILLS = {
-    (0, True): ("Found the mug on the countertop and heated it.", "For heat tasks, take the object first, then heat it with the microwave before placing it."),
-    (0, False): ("Searched appliances instead of surfaces and wrote one action without tags.", "Search countertops before appliances, and always wrap the command in <action> tags."),
-    (1, True): ("Took the knife from the dining table.", "For clean tasks, go to the sinkbasin right after picking the object up."),
+    (0, True): (
+        "Found the mug on the countertop and heated it.",
+        "For heat tasks, take the object first, then heat it with the microwave before placing it.",
+    ),
+    (0, False): (
+        "Searched appliances instead of surfaces and wrote one action without tags.",
+        "Search countertops before appliances, and always wrap the command in <action> tags.",
+    ),
+    (1, True): (
+        "Took the knife from the dining table.",
+        "For clean tasks, go to the sinkbasin right after picking the object up.",
+    ),
 }
 
 
-def episode(rng: random.Random, update: int | None, phase: str, task_index: int, success: bool, group: int | None,
-            sample: int | None, advantage: float | None, teacher: bool, skill_valid: bool | None) -> dict[str, Any]:
+def episode(
+    rng: random.Random,
+    update: int | None,
+    phase: str,
+    task_index: int,
+    success: bool,
+    group: int | None,
+    sample: int | None,
+    advantage: float | None,
+    teacher: bool,
+    skill_valid: bool | None,
+) -> dict[str, Any]:
     steps = []
     for t, (observation, response, action) in enumerate(EPISODES[(task_index, success)]):
         step: dict[str, Any] = {
@@ -178,8 +230,14 @@ def episode(rng: random.Random, update: int | None, phase: str, task_index: int,
         record["skill"] = (
             {"text": text, "summary": summary, "valid": True, "source": "self", "reason": None}
             if skill_valid
-            else {"text": None, "summary": None, "valid": False, "source": "self", "reason": "no JSON object in the reply",
-                  "raw": "I think the agent should look around more."}
+            else {
+                "text": None,
+                "summary": None,
+                "valid": False,
+                "source": "self",
+                "reason": "no JSON object in the reply",
+                "raw": "I think the agent should look around more.",
+            }
         )
     record["steps"] = steps
     return record
@@ -216,29 +274,33 @@ def write_valid(out: Path) -> dict[str, Any]:
             writer.trajectory(record)
             successes += success
         rate = successes / len(plan)
-        writer.metrics(update, "update", {
-            "success/overall": rate,
-            "success/heat": 0.5 if update == 1 else 1.0,
-            "success/clean": 1.0,
-            "episode/length": 3.0,
-            "episode/valid_action_ratio": 0.889 if update == 1 else 1.0,
-            "loss/pg": -0.0123 * update,
-            "loss/kl": 0.0004 * update,
-            "loss/entropy": 0.82,
-            "loss/opd": 0.024,
-            "ppo/clip_frac": 0.012,
-            "gate/mean": 0.41,
-            "gate/frac_gt_half": 0.33,
-            "delta/mean": -0.07,
-            "opd/active_ratio": 0.61 if update == 1 else 1.0,
-            "skill/parse_rate": 0.667 if update == 1 else 1.0,
-            "optim/grad_norm": 0.42,
-            "optim/lr": 1e-6,
-            "time/rollout": 12.5,
-            "time/analysis": 4.25,
-            "time/teacher": 1.5,
-            "time/update": 3.75,
-        })
+        writer.metrics(
+            update,
+            "update",
+            {
+                "success/overall": rate,
+                "success/heat": 0.5 if update == 1 else 1.0,
+                "success/clean": 1.0,
+                "episode/length": 3.0,
+                "episode/valid_action_ratio": 0.889 if update == 1 else 1.0,
+                "loss/pg": -0.0123 * update,
+                "loss/kl": 0.0004 * update,
+                "loss/entropy": 0.82,
+                "loss/opd": 0.024,
+                "ppo/clip_frac": 0.012,
+                "gate/mean": 0.41,
+                "gate/frac_gt_half": 0.33,
+                "delta/mean": -0.07,
+                "opd/active_ratio": 0.61 if update == 1 else 1.0,
+                "skill/parse_rate": 0.667 if update == 1 else 1.0,
+                "optim/grad_norm": 0.42,
+                "optim/lr": 1e-6,
+                "time/rollout": 12.5,
+                "time/analysis": 4.25,
+                "time/teacher": 1.5,
+                "time/update": 3.75,
+            },
+        )
         writer.set_progress(update)
         writer.event("iteration", f"update {update} of 2: success {rate:.2f}", step=update, total=2, success=rate)
     writer.begin_stop("control")
@@ -248,41 +310,71 @@ def write_valid(out: Path) -> dict[str, Any]:
     row = writer.trajectory(eval_record)
     # No clean task in this split: its success rate is undefined (null).
     writer.metrics(2, "eval", {"success/overall": 1.0, "success/heat": 1.0, "success/clean": None}, split="test_seen")
-    writer.write_eval({
-        "split": "test_seen",
-        "step": 2,
-        "checkpoint": "checkpoints/step-000002",
-        "overall": {"success": 1.0, "n": 1, "mean_length": 3.0},
-        "by_task_type": {"heat": {"success": 1.0, "n": 1, "mean_length": 3.0}},
-        "episodes": [{"task": {"id": TASKS[0]["id"], "type": "heat"}, "success": True, "reward": 1.0, "length": 3, "trajectory": row["id"]}],
-    })
-    writer.event("eval", "test_seen: success 1.00 (1 episode)", step=2, split="test_seen", path="eval/test_seen.json", success=1.0)
+    writer.write_eval(
+        {
+            "split": "test_seen",
+            "step": 2,
+            "checkpoint": "checkpoints/step-000002",
+            "overall": {"success": 1.0, "n": 1, "mean_length": 3.0},
+            "by_task_type": {"heat": {"success": 1.0, "n": 1, "mean_length": 3.0}},
+            "episodes": [
+                {
+                    "task": {"id": TASKS[0]["id"], "type": "heat"},
+                    "success": True,
+                    "reward": 1.0,
+                    "length": 3,
+                    "trajectory": row["id"],
+                }
+            ],
+        }
+    )
+    writer.event(
+        "eval",
+        "test_seen: success 1.00 (1 episode)",
+        step=2,
+        split="test_seen",
+        path="eval/test_seen.json",
+        success=1.0,
+    )
     writer.event("warning", "2 tasks of type heat were sampled twice", code="task_resampled")
     reviews = [
         {"state": "pending"},
         {"state": "accepted", "time": clock()},
         {"state": "rejected", "time": clock(), "note": "no rule in the reply"},
-        {"state": "edited", "text": "Heat tasks: take the object, heat it in the microwave, then place it.", "time": clock()},
+        {
+            "state": "edited",
+            "text": "Heat tasks: take the object, heat it in the microwave, then place it.",
+            "time": clock(),
+        },
     ]
-    sources = [("self", 0, True, True), ("external", 1, True, True), ("self", 0, False, False), ("oracle", 0, True, True)]
+    sources = [
+        ("self", 0, True, True),
+        ("external", 1, True, True),
+        ("self", 0, False, False),
+        ("oracle", 0, True, True),
+    ]
     for number, ((source, task_index, success, valid), review) in enumerate(zip(sources, reviews), start=1):
         summary, text = SKILLS[(task_index, success)]
-        writer.skill({
-            "id": f"collect-000001-{number:04d}",
-            "trajectory": {"id": f"collect-000001-{number:04d}", "file": "collect-000001.jsonl"} if number != 4 else None,
-            "task": TASKS[task_index],
-            "success": success,
-            "reward": 1.0 if success else 0.0,
-            "length": len(EPISODES[(task_index, success)]),
-            "source": source,
-            "model": {"self": "tiny-policy", "external": "analyzer-model", "oracle": None}[source],
-            "summary": summary if valid else None,
-            "skill": text if valid else None,
-            "valid": valid,
-            "reason": None if valid else "episode_skill empty",
-            **({} if valid else {"raw": '{"episode_summary": "", "episode_skill": "  "}'}),
-            "review": review,
-        })
+        writer.skill(
+            {
+                "id": f"collect-000001-{number:04d}",
+                "trajectory": {"id": f"collect-000001-{number:04d}", "file": "collect-000001.jsonl"}
+                if number != 4
+                else None,
+                "task": TASKS[task_index],
+                "success": success,
+                "reward": 1.0 if success else 0.0,
+                "length": len(EPISODES[(task_index, success)]),
+                "source": source,
+                "model": {"self": "tiny-policy", "external": "analyzer-model", "oracle": None}[source],
+                "summary": summary if valid else None,
+                "skill": text if valid else None,
+                "valid": valid,
+                "reason": None if valid else "episode_skill empty",
+                **({} if valid else {"raw": '{"episode_summary": "", "episode_skill": "  "}'}),
+                "review": review,
+            }
+        )
     write_json_atomic(writer.paths.control, {"request": "stop", "time": clock(), "source": "vscode"})
     # The user's tags, as the extension's runs table writes them (the trainer never does).
     write_json_atomic(writer.paths.tags, {"tags": ["baseline", "β = 5 sweep"], "time": clock(), "source": "vscode"})
@@ -329,8 +421,15 @@ def write_broken(out: Path, valid: dict[str, Any]) -> dict[str, Any]:
     # A newer trainer: readers refuse the directory with a message naming the version.
     new("unknown-format-version", format_version=2)
     expected["unknown-format-version"] = {
-        "errors": [{"kind": "unsupported_version", "file": "run.json", "line": None, "field": "format_version",
-                    "message_includes": "format_version 2"}],
+        "errors": [
+            {
+                "kind": "unsupported_version",
+                "file": "run.json",
+                "line": None,
+                "field": "format_version",
+                "message_includes": "format_version 2",
+            }
+        ],
         "warnings": [],
     }
 
@@ -339,7 +438,9 @@ def write_broken(out: Path, valid: dict[str, Any]) -> dict[str, Any]:
     skills = _lines(src / "skills.jsonl")
     second = json.loads(skills[1])
     second["review"] = {"time": second["review"]["time"]}
-    (run / "skills.jsonl").write_bytes(skills[0] + (json.dumps(second, ensure_ascii=False, separators=(",", ":")) + "\n").encode() + skills[2])
+    (run / "skills.jsonl").write_bytes(
+        skills[0] + (json.dumps(second, ensure_ascii=False, separators=(",", ":")) + "\n").encode() + skills[2]
+    )
     expected["missing-required-field"] = {
         "errors": [{"kind": "schema", "file": "skills.jsonl", "line": 2, "field": "review.state"}],
         "warnings": [],
@@ -350,7 +451,9 @@ def write_broken(out: Path, valid: dict[str, Any]) -> dict[str, Any]:
     metrics = _lines(src / "metrics.jsonl")
     row = json.loads(metrics[1])
     row["loss/pg"] = str(row["loss/pg"])
-    (run / "metrics.jsonl").write_bytes(metrics[0] + (json.dumps(row, separators=(",", ":")) + "\n").encode() + metrics[2])
+    (run / "metrics.jsonl").write_bytes(
+        metrics[0] + (json.dumps(row, separators=(",", ":")) + "\n").encode() + metrics[2]
+    )
     trajectories = _lines(src / "trajectories" / "it-000001.jsonl")
     bad = json.loads(trajectories[1])
     bad["steps"][1]["valid"] = "yes"
@@ -378,7 +481,9 @@ def write_broken(out: Path, valid: dict[str, Any]) -> dict[str, Any]:
         (json.dumps(first, ensure_ascii=False, separators=(",", ":")) + "\n").encode()
     )
     expected["token-array-length"] = {
-        "errors": [{"kind": "token_array", "file": "trajectories/it-000001.jsonl", "line": 1, "field": "steps[0].tokens.gate"}],
+        "errors": [
+            {"kind": "token_array", "file": "trajectories/it-000001.jsonl", "line": 1, "field": "steps[0].tokens.gate"}
+        ],
         "warnings": [],
     }
 
@@ -392,7 +497,9 @@ def write_broken(out: Path, valid: dict[str, Any]) -> dict[str, Any]:
         (json.dumps(first, ensure_ascii=False, separators=(",", ":")) + "\n").encode()
     )
     expected["teacher-arrays-incomplete"] = {
-        "errors": [{"kind": "schema", "file": "trajectories/it-000002.jsonl", "line": 1, "field": "steps[1].tokens.delta"}],
+        "errors": [
+            {"kind": "schema", "file": "trajectories/it-000002.jsonl", "line": 1, "field": "steps[1].tokens.delta"}
+        ],
         "warnings": [],
     }
 
@@ -411,7 +518,9 @@ def write_broken(out: Path, valid: dict[str, Any]) -> dict[str, Any]:
     index = _lines(src / "trajectories" / "index.jsonl")
     second = json.loads(index[1])
     second["offset"] += 1
-    (run / "trajectories" / "index.jsonl").write_bytes(index[0] + (json.dumps(second, separators=(",", ":")) + "\n").encode())
+    (run / "trajectories" / "index.jsonl").write_bytes(
+        index[0] + (json.dumps(second, separators=(",", ":")) + "\n").encode()
+    )
     expected["bad-index"] = {
         "errors": [{"kind": "index", "file": "trajectories/index.jsonl", "line": 2, "field": "offset"}],
         "warnings": [],
@@ -422,8 +531,15 @@ def write_broken(out: Path, valid: dict[str, Any]) -> dict[str, Any]:
     metrics = _lines(src / "metrics.jsonl")
     (run / "metrics.jsonl").write_bytes(metrics[0] + metrics[1] + metrics[1] + metrics[2])
     expected["duplicate-update"] = {
-        "errors": [{"kind": "sequence", "file": "metrics.jsonl", "line": 3, "field": "step",
-                    "message_includes": "update step 2 repeats"}],
+        "errors": [
+            {
+                "kind": "sequence",
+                "file": "metrics.jsonl",
+                "line": 3,
+                "field": "step",
+                "message_includes": "update step 2 repeats",
+            }
+        ],
         "warnings": [],
     }
 
@@ -433,8 +549,15 @@ def write_broken(out: Path, valid: dict[str, Any]) -> dict[str, Any]:
     row["step"] = 3
     (run / "metrics.jsonl").write_bytes(metrics[0] + (json.dumps(row, separators=(",", ":")) + "\n").encode())
     expected["update-gap"] = {
-        "errors": [{"kind": "sequence", "file": "metrics.jsonl", "line": 2, "field": "step",
-                    "message_includes": "update step 3 skips (expected 2)"}],
+        "errors": [
+            {
+                "kind": "sequence",
+                "file": "metrics.jsonl",
+                "line": 2,
+                "field": "step",
+                "message_includes": "update step 3 skips (expected 2)",
+            }
+        ],
         "warnings": [],
     }
 
@@ -453,10 +576,19 @@ def write_broken(out: Path, valid: dict[str, Any]) -> dict[str, Any]:
     _copy(src, run, "trajectories/it-000001.jsonl", "trajectories/it-000002.jsonl")
     (run / "metrics.jsonl").write_bytes(metrics[0])
     updates = [json.loads(line)["update"] for line in index]
-    (run / "trajectories" / "index.jsonl").write_bytes(b"".join(line for line, u in zip(index, updates) if u is not None))
+    (run / "trajectories" / "index.jsonl").write_bytes(
+        b"".join(line for line, u in zip(index, updates) if u is not None)
+    )
     expected["trajectories-without-metrics"] = {
-        "errors": [{"kind": "consistency", "file": "trajectories/index.jsonl", "line": updates.index(2) + 1,
-                    "field": "update", "message_includes": "update 2, which metrics.jsonl has no row of"}],
+        "errors": [
+            {
+                "kind": "consistency",
+                "file": "trajectories/index.jsonl",
+                "line": updates.index(2) + 1,
+                "field": "update",
+                "message_includes": "update 2, which metrics.jsonl has no row of",
+            }
+        ],
         "warnings": [],
     }
 
@@ -465,23 +597,34 @@ def write_broken(out: Path, valid: dict[str, Any]) -> dict[str, Any]:
     _copy(src, run, "trajectories/it-000001.jsonl")
     third = json.loads(metrics[1])
     third["step"] = 3
-    (run / "metrics.jsonl").write_bytes(metrics[0] + metrics[1] + (json.dumps(third, separators=(",", ":")) + "\n").encode())
+    (run / "metrics.jsonl").write_bytes(
+        metrics[0] + metrics[1] + (json.dumps(third, separators=(",", ":")) + "\n").encode()
+    )
     rows = [json.loads(line) for line in index if json.loads(line)["update"] == 1]
     lines, offset = [], 0
     for number, line in enumerate(_lines(src / "trajectories" / "it-000002.jsonl"), start=1):
         record = {**json.loads(line), "id": f"it-000003-{number:04d}", "update": 3}
         data = (json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n").encode()
-        rows.append(RunWriter.index_row(record, "it-000003.jsonl", Appended(line=number, offset=offset, size=len(data))))
+        rows.append(
+            RunWriter.index_row(record, "it-000003.jsonl", Appended(line=number, offset=offset, size=len(data)))
+        )
         lines.append(data)
         offset += len(data)
     (run / "trajectories" / "it-000003.jsonl").write_bytes(b"".join(lines))
-    (run / "trajectories" / "index.jsonl").write_bytes(b"".join(
-        (json.dumps(row, ensure_ascii=False, separators=(",", ":")) + "\n").encode() for row in rows
-    ))
+    (run / "trajectories" / "index.jsonl").write_bytes(
+        b"".join((json.dumps(row, ensure_ascii=False, separators=(",", ":")) + "\n").encode() for row in rows)
+    )
     gap_line = sum(1 for row in rows if row["update"] == 1) + 1
     expected["trajectory-update-gap"] = {
-        "errors": [{"kind": "sequence", "file": "trajectories/index.jsonl", "line": gap_line, "field": "update",
-                    "message_includes": "update 3 after update 1 (update 2 has no trajectories)"}],
+        "errors": [
+            {
+                "kind": "sequence",
+                "file": "trajectories/index.jsonl",
+                "line": gap_line,
+                "field": "update",
+                "message_includes": "update 3 after update 1 (update 2 has no trajectories)",
+            }
+        ],
         "warnings": [],
     }
 
@@ -493,8 +636,15 @@ def write_broken(out: Path, valid: dict[str, Any]) -> dict[str, Any]:
     listed["files"]["optimizer.pt"] = 1024
     (checkpoint / "manifest.json").write_text(json.dumps(listed, indent=2) + "\n", encoding="utf-8")
     expected["incomplete-checkpoint"] = {
-        "errors": [{"kind": "checkpoint", "file": "checkpoints/step-000002", "line": None, "field": None,
-                    "message_includes": "optimizer.pt is missing"}],
+        "errors": [
+            {
+                "kind": "checkpoint",
+                "file": "checkpoints/step-000002",
+                "line": None,
+                "field": None,
+                "message_includes": "optimizer.pt is missing",
+            }
+        ],
         "warnings": [],
     }
 
@@ -505,8 +655,10 @@ def write_broken(out: Path, valid: dict[str, Any]) -> dict[str, Any]:
     (run / "checkpoints" / ".tmp-step-000003" / "config.json").write_bytes(b"{}\n")
     expected["stale-temp-file"] = {
         "errors": [],
-        "warnings": [{"kind": "stale_temp", "file": ".run.json.tmp-4242", "line": None},
-                     {"kind": "stale_temp", "file": "checkpoints/.tmp-step-000003", "line": None}],
+        "warnings": [
+            {"kind": "stale_temp", "file": ".run.json.tmp-4242", "line": None},
+            {"kind": "stale_temp", "file": "checkpoints/.tmp-step-000003", "line": None},
+        ],
     }
 
     # Tags written by hand with a padded label: the schema refuses it (the runs table never writes one).
@@ -571,7 +723,9 @@ def generate(out: Path) -> None:
         "check must report, and record counts. Read by trainer/tests/test_run_format.py and test/unit/runFormat.test.ts.",
         "runs": {"valid": valid_expectations(out), **broken},
     }
-    (out / "expectations.json").write_text(json.dumps(expectations, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    (out / "expectations.json").write_text(
+        json.dumps(expectations, indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
+    )
 
 
 if __name__ == "__main__":

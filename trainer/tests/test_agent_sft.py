@@ -15,8 +15,17 @@ from seed_trainer.agent_sft import AgentSftConfig, agent_sft, batch_order, learn
 
 
 def _config(**changes) -> AgentSftConfig:
-    settings = dict(base="builtin:household-tiny", episodes=4, steps=4, batch_size=2, save_every=2, dtype="float32",
-                    max_length=512, lr=1e-4, warmup=1)
+    settings = dict(
+        base="builtin:household-tiny",
+        episodes=4,
+        steps=4,
+        batch_size=2,
+        save_every=2,
+        dtype="float32",
+        max_length=512,
+        lr=1e-4,
+        warmup=1,
+    )
     return AgentSftConfig(**{**settings, **changes})
 
 

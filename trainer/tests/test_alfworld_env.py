@@ -27,16 +27,41 @@ FIRST = (
 )
 # (command, observation, done, won, admissible commands after it)
 TRANSCRIPT = [
-    ("go to countertop 1", "You arrive at countertop 1. On the countertop 1, you see a mug 1.", False, False,
-     ["examine countertop 1", "go to sinkbasin 1", "help", "take mug 1 from countertop 1"]),
-    ("take mug 1 from countertop 1", "You pick up the mug 1 from the countertop 1.", False, False,
-     ["go to sinkbasin 1", "help", "inventory"]),
-    ("go to sinkbasin 1", "You arrive at sinkbasin 1. On the sinkbasin 1, you see nothing.", False, False,
-     ["clean mug 1 with sinkbasin 1", "go to coffeemachine 1", "help"]),
-    ("clean mug 1 with sinkbasin 1", "You clean the mug 1 using the sinkbasin 1.", False, False,
-     ["go to coffeemachine 1", "help"]),
-    ("go to coffeemachine 1", "You arrive at coffeemachine 1. On the coffeemachine 1, you see nothing.", False, False,
-     ["help", "move mug 1 to coffeemachine 1"]),
+    (
+        "go to countertop 1",
+        "You arrive at countertop 1. On the countertop 1, you see a mug 1.",
+        False,
+        False,
+        ["examine countertop 1", "go to sinkbasin 1", "help", "take mug 1 from countertop 1"],
+    ),
+    (
+        "take mug 1 from countertop 1",
+        "You pick up the mug 1 from the countertop 1.",
+        False,
+        False,
+        ["go to sinkbasin 1", "help", "inventory"],
+    ),
+    (
+        "go to sinkbasin 1",
+        "You arrive at sinkbasin 1. On the sinkbasin 1, you see nothing.",
+        False,
+        False,
+        ["clean mug 1 with sinkbasin 1", "go to coffeemachine 1", "help"],
+    ),
+    (
+        "clean mug 1 with sinkbasin 1",
+        "You clean the mug 1 using the sinkbasin 1.",
+        False,
+        False,
+        ["go to coffeemachine 1", "help"],
+    ),
+    (
+        "go to coffeemachine 1",
+        "You arrive at coffeemachine 1. On the coffeemachine 1, you see nothing.",
+        False,
+        False,
+        ["help", "move mug 1 to coffeemachine 1"],
+    ),
     ("move mug 1 to coffeemachine 1", "You move the mug 1 to the coffeemachine 1.", True, True, ["help"]),
 ]
 
@@ -103,8 +128,9 @@ def test_first_observation_loses_the_banner_and_gives_the_task():
 
 def test_games_are_found_as_alfworld_selects_them_and_sampled_deterministically(alfworld):
     train = alfworld.sample("train", 3, seed=4)
-    assert sorted(s.task_type for s in train) == sorted(["pick_clean_then_place_in_recep", "pick_and_place_simple",
-                                                        "pick_heat_then_place_in_recep"])
+    assert sorted(s.task_type for s in train) == sorted(
+        ["pick_clean_then_place_in_recep", "pick_and_place_simple", "pick_heat_then_place_in_recep"]
+    )
     assert len({s.game for s in train}) == 3  # no repeats while the split lasts
     assert alfworld.sample("train", 3, seed=4) == train and alfworld.sample("train", 5, seed=4)[:3] == train
     (heat,) = alfworld.sample("train", 1, seed=0, task_types=["pick_heat_then_place_in_recep"])
@@ -121,7 +147,9 @@ def test_an_episode_plays_the_transcript_to_won(alfworld):
     env = alfworld.make(spec)
     task, observation = env.reset()
     assert task.type == "pick_clean_then_place_in_recep" and task.description == "put a clean mug in coffeemachine."
-    assert task.id == "train/pick_clean_then_place_in_recep-Mug-None-CoffeeMachine-10/trial_T1" and task.split == "train"
+    assert (
+        task.id == "train/pick_clean_then_place_in_recep-Mug-None-CoffeeMachine-10/trial_T1" and task.split == "train"
+    )
     assert observation.admissible_actions == ["go to countertop 1", "look"]
     wrong = env.step("go to the moon")
     assert wrong.observation.text == "Nothing happens." and not wrong.done and not wrong.won
@@ -141,9 +169,13 @@ def test_the_step_limit_ends_an_episode(tmp_path):
 
 
 def test_the_prompt_names_alfworld_and_keeps_the_task_line(alfworld):
-    prompt = alfworld.step_prompt(task="put a clean mug in coffeemachine.", observation="You arrive at sinkbasin 1.",
-                                  admissible_actions=["go to desk 1", "look"], history=[("start", "go to sinkbasin 1")],
-                                  history_length=5)
+    prompt = alfworld.step_prompt(
+        task="put a clean mug in coffeemachine.",
+        observation="You arrive at sinkbasin 1.",
+        admissible_actions=["go to desk 1", "look"],
+        history=[("start", "go to sinkbasin 1")],
+        history_length=5,
+    )
     assert prompt.startswith(INTRO + "\nYour task is to: put a clean mug in coffeemachine.\n")
     assert "'go to desk 1', 'look'" in prompt and "<action>" in prompt and "Now it's your turn" in prompt
 
@@ -170,11 +202,24 @@ def test_without_the_package_the_message_says_what_to_install(tmp_path, monkeypa
 
 
 def test_the_agentgym_alfworld_server_plugs_in_through_its_preset():
-    reset = {"id": 7, "observation": FIRST.split("\n\n", 1)[1], "available_actions": ["go to countertop 1", "look"],
-             "task_type": "pick_clean_then_place_in_recep-Mug-None-CoffeeMachine-10/trial_T1"}
-    step = {"observation": "You arrive at countertop 1.", "reward": 0.0, "done": False,
-            "available_actions": ["take mug 1 from countertop 1"]}
-    won = {"observation": "You move the mug 1 to the coffeemachine 1.", "reward": 1.0, "done": True, "available_actions": []}
+    reset = {
+        "id": 7,
+        "observation": FIRST.split("\n\n", 1)[1],
+        "available_actions": ["go to countertop 1", "look"],
+        "task_type": "pick_clean_then_place_in_recep-Mug-None-CoffeeMachine-10/trial_T1",
+    }
+    step = {
+        "observation": "You arrive at countertop 1.",
+        "reward": 0.0,
+        "done": False,
+        "available_actions": ["take mug 1 from countertop 1"],
+    }
+    won = {
+        "observation": "You move the mug 1 to the coffeemachine 1.",
+        "reward": 1.0,
+        "done": True,
+        "available_actions": [],
+    }
     with ScriptedServer([("json", step), ("json", won)], reset=reset) as server:
         source = EnvServerTasks(server.url, preset="alfworld", splits={"valid_seen": [0, 140]}, max_retries=0)
         env = source.make(source.sample("valid_seen", 1, seed=0)[0])

@@ -48,8 +48,12 @@ def test_a_good_reply_is_a_valid_analysis_and_the_request_is_the_documented_one(
     (request,) = server.requests
     assert request["path"] == "/v1/chat/completions"
     assert request["headers"]["Authorization"] == f"Bearer {api_key}"
-    assert request["body"] == {"model": "test-model", "messages": [{"role": "user", "content": "the analysis prompt"}],
-                               "temperature": 0, "max_tokens": 64}
+    assert request["body"] == {
+        "model": "test-model",
+        "messages": [{"role": "user", "content": "the analysis prompt"}],
+        "temperature": 0,
+        "max_tokens": 64,
+    }
 
 
 def test_a_fenced_reply_is_repaired(api_key):
@@ -66,7 +70,10 @@ def test_malformed_json_is_an_invalid_analysis_with_the_raw_reply(api_key):
 
 def test_429_is_retried_after_retry_after_then_succeeds(api_key):
     slept = []
-    script = [("status", 429, {"error": {"message": "slow down"}}, {"Retry-After": "0.05"}), ("reply", json.dumps(GOOD))]
+    script = [
+        ("status", 429, {"error": {"message": "slow down"}}, {"Retry-After": "0.05"}),
+        ("reply", json.dumps(GOOD)),
+    ]
     with ChatServer(script) as server:
         analyzer = _analyzer(server, sleep=slept.append)
         analysis = analyzer.complete("p")
@@ -106,7 +113,9 @@ def test_a_malformed_body_is_an_invalid_analysis(api_key):
 
 
 def test_other_4xx_are_invalid_without_retry_and_404_is_a_setting_error(api_key):
-    with ChatServer([("status", 400, {"error": {"message": "prompt too long"}}), ("status", 404, {"error": "no such model"})]) as server:
+    with ChatServer(
+        [("status", 400, {"error": {"message": "prompt too long"}}), ("status", 404, {"error": "no such model"})]
+    ) as server:
         analyzer = _analyzer(server)
         too_long = analyzer.complete("p")
         with pytest.raises(AnalyzerError) as caught:
@@ -147,21 +156,38 @@ def test_requests_in_flight_never_exceed_the_concurrency_limit(api_key, counter_
 def test_oracle_and_self_analyzers_share_the_interface(tiny_policy_dir, tmp_path):
     class Knowing(CounterTasks):
         def oracle_analysis(self, spec, episode):
-            return "```json\n" + json.dumps({"episode_summary": "s", "episode_skill": f"add one {spec.target} times"}) + "\n```"
+            return (
+                "```json\n"
+                + json.dumps({"episode_summary": "s", "episode_skill": f"add one {spec.target} times"})
+                + "\n```"
+            )
 
     from seed_trainer.config import ExperimentConfig
     from seed_trainer.policy import Policy
     from seed_trainer.rollout import play_episodes
 
     source = Knowing()
-    config = ExperimentConfig.model_validate({"name": "x", "model": {"path": str(tiny_policy_dir)}, "analyzer": {"kind": "oracle", "max_tokens": 4}})
+    config = ExperimentConfig.model_validate(
+        {"name": "x", "model": {"path": str(tiny_policy_dir)}, "analyzer": {"kind": "oracle", "max_tokens": 4}}
+    )
     policy = Policy.load(config.model, with_reference=False)
-    episodes = play_episodes(policy, source, source.sample("train", 2, seed=0), group_size=1, max_steps=1,
-                             history_length=1, max_prompt_tokens=256, max_response_tokens=4)
+    episodes = play_episodes(
+        policy,
+        source,
+        source.sample("train", 2, seed=0),
+        group_size=1,
+        max_steps=1,
+        history_length=1,
+        max_prompt_tokens=256,
+        max_response_tokens=4,
+    )
     oracle = make_analyzer(config, task_source=source)
     assert oracle.source == "oracle" and [a.parse.skill for a in oracle.analyze(episodes)] == [
-        f"add one {spec.target} times" for spec in source.sample("train", 2, seed=0)]
-    mine = make_analyzer(config.model_copy(update={"analyzer": config.analyzer.model_copy(update={"kind": "self"})}), policy=policy)
+        f"add one {spec.target} times" for spec in source.sample("train", 2, seed=0)
+    ]
+    mine = make_analyzer(
+        config.model_copy(update={"analyzer": config.analyzer.model_copy(update={"kind": "self"})}), policy=policy
+    )
     analyses = mine.analyze(episodes)
     assert mine.source == "self" and len(analyses) == 2 and all(isinstance(a.raw, str) for a in analyses)
     with pytest.raises(AnalyzerError, match="has no oracle_analysis"):
@@ -178,8 +204,17 @@ def _collect_experiment(tmp_path: Path, model_dir: Path, base_url: str, **analyz
         "model": {"path": str(model_dir)},
         "environment": {"name": "counter_env:CounterTasks"},
         "rollout": {"max_steps": 2, "history": 1, "max_prompt_tokens": 256, "max_response_tokens": 6},
-        "analyzer": {"kind": "external", "base_url": base_url, "model": "test-model", "api_key_env": KEY_ENV,
-                     "timeout": 0.4, "max_retries": 1, "backoff": 0.0, "concurrency": 1, **analyzer},
+        "analyzer": {
+            "kind": "external",
+            "base_url": base_url,
+            "model": "test-model",
+            "api_key_env": KEY_ENV,
+            "timeout": 0.4,
+            "max_retries": 1,
+            "backoff": 0.0,
+            "concurrency": 1,
+            **analyzer,
+        },
         "collect": {"tasks_per_type": 4, "rollouts_per_task": 2, "tasks_per_batch": 2},
     }
     path = tmp_path / "collect.seed.yaml"
@@ -196,8 +231,10 @@ def test_collect_with_the_external_analyzer_records_every_outcome_and_never_the_
         ("reply", json.dumps(GOOD)),  # trajectory 1: valid
         ("fenced", GOOD),  # 2: valid after repair
         ("reply", MALFORMED),  # 3: invalid, parser's reason
-        ("status", 429, {"error": {"message": "rate limited"}}), ("reply", json.dumps(GOOD)),  # 4: valid, 2 attempts
-        ("sleep", 1.2, json.dumps(GOOD)), ("sleep", 1.2, json.dumps(GOOD)),  # 5: invalid, timed out twice
+        ("status", 429, {"error": {"message": "rate limited"}}),
+        ("reply", json.dumps(GOOD)),  # 4: valid, 2 attempts
+        ("sleep", 1.2, json.dumps(GOOD)),
+        ("sleep", 1.2, json.dumps(GOOD)),  # 5: invalid, timed out twice
     ]
     with ChatServer(script) as server:
         path = _collect_experiment(tmp_path, tiny_policy_dir, server.base_url)
@@ -210,7 +247,9 @@ def test_collect_with_the_external_analyzer_records_every_outcome_and_never_the_
     assert skills[2]["raw"] == MALFORMED and skills[2]["reason"]
     assert skills[3]["attempts"] == 2 and skills[4]["attempts"] == 2
     assert skills[4]["reason"] == "no reply within 0.4 s after 2 attempts" and "raw" not in skills[4]
-    assert all(s["source"] == "external" and s["model"] == "test-model" and s["review"] == {"state": "pending"} for s in skills)
+    assert all(
+        s["source"] == "external" and s["model"] == "test-model" and s["review"] == {"state": "pending"} for s in skills
+    )
     for skill in skills:  # each record points at its trajectory, which carries the same analysis
         trajectory = reader.trajectory(skill["trajectory"]["id"])
         assert trajectory["skill"]["valid"] == skill["valid"] and trajectory["phase"] == "collect"
@@ -220,14 +259,19 @@ def test_collect_with_the_external_analyzer_records_every_outcome_and_never_the_
     assert _files_holding(tmp_path, api_key) == []
 
 
-def test_collect_fails_clearly_on_401_through_the_command_line_and_never_writes_the_key(tmp_path, tiny_policy_dir, api_key):
+def test_collect_fails_clearly_on_401_through_the_command_line_and_never_writes_the_key(
+    tmp_path, tiny_policy_dir, api_key
+):
     with ChatServer(default=("status", 401, {"error": {"message": "invalid key"}})) as server:
         path = _collect_experiment(tmp_path, tiny_policy_dir, server.base_url)
         run_dir = tmp_path / "runs" / "unauthorized"
         run_dir.parent.mkdir()
         done = subprocess.run(
             [sys.executable, "-m", "seed_trainer", "collect", str(path), "--run-dir", str(run_dir)],
-            capture_output=True, text=True, timeout=300, env=subprocess_env(),
+            capture_output=True,
+            text=True,
+            timeout=300,
+            env=subprocess_env(),
         )
     assert done.returncode == 1
     last = done.stderr.strip().splitlines()[-1]

@@ -44,8 +44,11 @@ def test_placements_are_classified_against_the_environments_target(failure_modes
     file.write_text("".join(json.dumps(e) + "\n" for e in episodes), encoding="utf-8")
     report = failure_modes.summarise([str(file)])
     assert report["episodes"] == 3 and report["success"] == pytest.approx(1 / 3, abs=1e-4)
-    assert report["failed episodes"] == {"failed, placed in a wrong receptacle type": 1, "failed, never placed": 1,
-                                         "failed, placed only in the target type": 0}
+    assert report["failed episodes"] == {
+        "failed, placed in a wrong receptacle type": 1,
+        "failed, never placed": 1,
+        "failed, placed only in the target type": 0,
+    }
     assert report["first placement in the target type (of episodes that placed)"] == 0.5
     assert report["wrong receptacle type, share of failures"] == 0.5
     assert world.receptacle_type(f"{wrong} 2") == wrong

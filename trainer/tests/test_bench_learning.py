@@ -26,10 +26,16 @@ def _run(tmp_path: Path, config: dict) -> Path:
 
 
 def test_a_run_made_with_another_learning_rate_is_named(learning, tmp_path):
-    run = _run(tmp_path, {"name": "grpo-s0", "updates": 60, "rl": {"lr": 3e-4, "kl_coef": 0.01}, "eval": {"splits": ["dev"]}})
+    run = _run(
+        tmp_path, {"name": "grpo-s0", "updates": 60, "rl": {"lr": 3e-4, "kl_coef": 0.01}, "eval": {"splits": ["dev"]}}
+    )
     experiment = tmp_path / "grpo-s0.seed.yaml"
-    experiment.write_text(yaml.safe_dump({"name": "other", "runs_dir": ".", "updates": 60, "rl": {"lr": 1e-4},
-                                          "eval": {"splits": ["dev"]}}), encoding="utf-8")
+    experiment.write_text(
+        yaml.safe_dump(
+            {"name": "other", "runs_dir": ".", "updates": 60, "rl": {"lr": 1e-4}, "eval": {"splits": ["dev"]}}
+        ),
+        encoding="utf-8",
+    )
     assert learning.settings_mismatch(experiment, run) == ["rl.lr: 0.0003 ≠ 0.0001"]
     with pytest.raises(SystemExit, match="rl.lr: 0.0003 ≠ 0.0001"):
         learning.ensure_run("train", experiment, run, tmp_path / "log", threads=1)
@@ -38,7 +44,9 @@ def test_a_run_made_with_another_learning_rate_is_named(learning, tmp_path):
 def test_the_same_settings_reuse_the_completed_run(learning, tmp_path):
     run = _run(tmp_path, {"updates": 60, "rl": {"lr": 1e-4, "kl_coef": 0.01}, "eval": {"splits": ["dev"]}})
     experiment = tmp_path / "e.seed.yaml"
-    experiment.write_text(yaml.safe_dump({"updates": 60, "rl": {"lr": 1e-4}, "eval": {"splits": ["dev"]}}), encoding="utf-8")
+    experiment.write_text(
+        yaml.safe_dump({"updates": 60, "rl": {"lr": 1e-4}, "eval": {"splits": ["dev"]}}), encoding="utf-8"
+    )
     assert learning.settings_mismatch(experiment, run) == []
     assert learning.ensure_run("train", experiment, run, tmp_path / "log", threads=1) == run  # reused, nothing run
 
@@ -55,7 +63,9 @@ def test_difference_from_grpo_by_hand(learning):
     # across seeds: 0.35 − 0.30; Welch se² = 0.005/2 + 0.0025/3, df = 1.68 → 1, t = 12.706, half 12.706·0.05774
     across = diff["across_seeds"]
     assert across["d"] == pytest.approx(0.05) and across["seeds"] == [2, 3]
-    assert across["lo"] == pytest.approx(0.05 - 0.73358, abs=1e-4) and across["hi"] == pytest.approx(0.05 + 0.73358, abs=1e-4)
+    assert across["lo"] == pytest.approx(0.05 - 0.73358, abs=1e-4) and across["hi"] == pytest.approx(
+        0.05 + 0.73358, abs=1e-4
+    )
     # pooled: 84/240 against 108/360; Wilson [0.29245, 0.41228] and [0.25498, 0.34925];
     # Newcombe: 0.05 ∓ √(0.05755² + 0.04925²) / √(0.06228² + 0.04502²)
     pooled = diff["pooled_episodes"]
@@ -71,7 +81,9 @@ def test_change_over_start_by_hand(learning):
     # paired across seeds: changes 0.05 and 0.10, mean 0.075, sd 0.035355, se 0.025, t(1) = 12.706, half 0.31765
     across = change["across_seeds"]
     assert across["d"] == pytest.approx(0.075) and across["seeds"] == 2
-    assert across["lo"] == pytest.approx(0.075 - 0.31765, abs=1e-4) and across["hi"] == pytest.approx(0.075 + 0.31765, abs=1e-4)
+    assert across["lo"] == pytest.approx(0.075 - 0.31765, abs=1e-4) and across["hi"] == pytest.approx(
+        0.075 + 0.31765, abs=1e-4
+    )
     # pooled: 78/240 against 60/240; Wilson [0.26890, 0.38661] and [0.19945, 0.30843];
     # Newcombe: 0.075 ∓ √(0.05610² + 0.05843²) / √(0.06161² + 0.05055²)
     pooled = change["pooled_episodes"]
@@ -87,7 +99,9 @@ def test_paired_difference_by_hand(learning):
     paired = learning.paired_difference(seed, grpo)
     # seeds 0-2 only: differences 0.10, 0.00, 0.15; mean 0.08333, sd 0.076376, se 0.044096, t(2) = 4.303, half 0.18975
     assert paired["seeds"] == [0, 1, 2] and paired["d"] == pytest.approx(0.083333, abs=1e-5)
-    assert paired["lo"] == pytest.approx(0.083333 - 0.18975, abs=1e-4) and paired["hi"] == pytest.approx(0.083333 + 0.18975, abs=1e-4)
+    assert paired["lo"] == pytest.approx(0.083333 - 0.18975, abs=1e-4) and paired["hi"] == pytest.approx(
+        0.083333 + 0.18975, abs=1e-4
+    )
     one = learning.paired_difference({0: (0.4, 120)}, grpo)
     assert one["d"] == pytest.approx(0.1) and one["lo"] is None and one["seeds"] == [0]
     assert learning.paired_difference({4: (0.2, 120)}, grpo) == {"d": None, "lo": None, "hi": None, "seeds": []}
@@ -99,7 +113,9 @@ def test_paired_by_task_by_hand(learning):
     paired = learning.paired_by_task([(final, start), (other_tasks, start), (None, start)])
     # only the first pair plays the same tasks: differences 1, 0, 0, 0; mean 0.25, sd 0.5, se 0.25, t(3) = 3.182
     assert paired["episodes"] == 4 and paired["d"] == pytest.approx(0.25)
-    assert paired["lo"] == pytest.approx(0.25 - 0.7955, abs=1e-3) and paired["hi"] == pytest.approx(0.25 + 0.7955, abs=1e-3)
+    assert paired["lo"] == pytest.approx(0.25 - 0.7955, abs=1e-3) and paired["hi"] == pytest.approx(
+        0.25 + 0.7955, abs=1e-3
+    )
     assert learning.paired_by_task([(other_tasks, start)]) == {"d": None, "lo": None, "hi": None, "episodes": 0}
 
 
@@ -116,12 +132,27 @@ def test_eval_outcomes_keep_the_task_order_and_a_fingerprint_of_it(learning, tmp
 
 
 def _parsed(learning, tmp_path: Path, *extra: str):
-    return learning.parser().parse_args(["--runs", str(tmp_path / "runs"), "--out", str(tmp_path / "learning.json"), *extra])
+    return learning.parser().parse_args(
+        ["--runs", str(tmp_path / "runs"), "--out", str(tmp_path / "learning.json"), *extra]
+    )
 
 
 def test_seeds_of_gives_one_algorithm_more_seeds(learning, tmp_path):
-    args = _parsed(learning, tmp_path, "--algorithms", "grpo", "seed", "sdar", "--seeds", "0", "1", "2",
-                   "--seeds-of", "grpo=0-4", "seed=0,1,2,5")
+    args = _parsed(
+        learning,
+        tmp_path,
+        "--algorithms",
+        "grpo",
+        "seed",
+        "sdar",
+        "--seeds",
+        "0",
+        "1",
+        "2",
+        "--seeds-of",
+        "grpo=0-4",
+        "seed=0,1,2,5",
+    )
     assert learning.seeds_of(args) == {"grpo": [0, 1, 2, 3, 4], "seed": [0, 1, 2, 5], "sdar": [0, 1, 2]}
     bad = _parsed(learning, tmp_path, "--algorithms", "grpo", "--seeds-of", "seed=0-4")
     with pytest.raises(SystemExit, match="--seeds-of 'seed=0-4'"):
@@ -145,16 +176,30 @@ def test_only_picks_which_of_the_runs_still_to_make_are_made(learning, tmp_path)
 
 def test_the_committed_report_keeps_completed_runs_made_with_the_same_settings(learning, tmp_path):
     args = _parsed(learning, tmp_path, "--algorithms", "grpo", "seed", "--updates", "100", "--lr", "1e-4")
-    entry = {"status": "completed", "updates_done": 100, "curve": {"valid_seen": [[0, 0.25], [100, 0.4]],
-             "valid_unseen": [[0, 0.2], [100, 0.3]]}, "final": {"valid_seen": [0.4, 120], "valid_unseen": [0.3, 120]},
-             "start": {"valid_seen": [0.25, 120], "valid_unseen": [0.2, 120]}, "invalid_action_rate_eval_final": 0.1,
-             "start_outcomes": {"valid_seen": {"tasks": "a" * 16, "success": "0011"}},
-             "final_outcomes": {"valid_seen": {"tasks": "a" * 16, "success": "0111"}}}
+    entry = {
+        "status": "completed",
+        "updates_done": 100,
+        "curve": {"valid_seen": [[0, 0.25], [100, 0.4]], "valid_unseen": [[0, 0.2], [100, 0.3]]},
+        "final": {"valid_seen": [0.4, 120], "valid_unseen": [0.3, 120]},
+        "start": {"valid_seen": [0.25, 120], "valid_unseen": [0.2, 120]},
+        "invalid_action_rate_eval_final": 0.1,
+        "start_outcomes": {"valid_seen": {"tasks": "a" * 16, "success": "0011"}},
+        "final_outcomes": {"valid_seen": {"tasks": "a" * 16, "success": "0111"}},
+    }
     unfinished = {**entry, "status": "running", "updates_done": 40}
-    report = {"settings": {**learning.report_settings(args), "seeds": [0, 1]},
-              "algorithms": {"grpo": {"0": entry, "1": unfinished},
-                             "seed": {"0": {**entry, "final": {"valid_seen": [0.5, 120], "valid_unseen": [0.3, 120]},
-                                            "final_outcomes": {"valid_seen": {"tasks": "a" * 16, "success": "1111"}}}}}}
+    report = {
+        "settings": {**learning.report_settings(args), "seeds": [0, 1]},
+        "algorithms": {
+            "grpo": {"0": entry, "1": unfinished},
+            "seed": {
+                "0": {
+                    **entry,
+                    "final": {"valid_seen": [0.5, 120], "valid_unseen": [0.3, 120]},
+                    "final_outcomes": {"valid_seen": {"tasks": "a" * 16, "success": "1111"}},
+                }
+            },
+        },
+    }
     out = tmp_path / "learning.json"
     out.write_text(json.dumps(report), encoding="utf-8")
     previous = learning.previous_entries(out, args)
@@ -174,8 +219,11 @@ def test_the_committed_report_keeps_completed_runs_made_with_the_same_settings(l
     # a report written before the outcomes were kept pairs nothing by task
     assert rebuilt["summary"]["grpo"]["valid_unseen"]["over_start"]["paired_tasks"]["episodes"] == 0
     # a run in progress that is in the report (its folder is there) is drawn but kept out of every summary figure
-    running = {**unfinished, "start": {"valid_seen": [0.45, 120], "valid_unseen": [0.4, 120]},
-               "invalid_action_rate_eval_final": 0.9}
+    running = {
+        **unfinished,
+        "start": {"valid_seen": [0.45, 120], "valid_unseen": [0.4, 120]},
+        "invalid_action_rate_eval_final": 0.9,
+    }
     mixed = learning.report(args, tmp_path / "runs", {("grpo", 0): entry, ("grpo", 1): running})
     assert list(mixed["algorithms"]["grpo"]) == ["0", "1"]
     assert mixed["summary"]["grpo"]["valid_seen"]["start_mean"] == pytest.approx(0.25)
@@ -198,35 +246,75 @@ def test_textworld_has_its_own_defaults_and_household_settings_stay_as_they_were
     assert settings["environment"] == {"name": "household", "options": {"max_steps": 20}}
     assert "env" not in settings and settings["model"] == "trainer/seed_trainer/assets/household-tiny"
     textworld = learning.parser("textworld").parse_args(["--env", "textworld"])
-    assert (textworld.max_steps, textworld.eval_tasks, textworld.algorithms) == (12, 42, ["grpo", "seed", "seed_oracle"])
+    assert (textworld.max_steps, textworld.eval_tasks, textworld.algorithms) == (
+        12,
+        42,
+        ["grpo", "seed", "seed_oracle"],
+    )
     assert textworld.out.endswith("learning-textworld.json") and textworld.runs.endswith("runs-textworld")
     environment = learning.report_settings(textworld)["environment"]
     assert environment["name"] == "textworld" and environment["options"]["max_steps"] == 12
     assert set(environment["options"]["variants"]) == {"take", "cook", "cut"}
     with pytest.raises(SystemExit, match="household only"):
-        learning.main(["--env", "textworld", "--algorithms", "sdar", "--runs", str(tmp_path / "r"),
-                       "--out", str(tmp_path / "o.json")])
+        learning.main(
+            [
+                "--env",
+                "textworld",
+                "--algorithms",
+                "sdar",
+                "--runs",
+                str(tmp_path / "r"),
+                "--out",
+                str(tmp_path / "o.json"),
+            ]
+        )
 
 
 def test_the_docs_tables_are_rendered_from_the_report(tmp_path):
     tables = bench_module("learning_tables")
-    entry = {"status": "completed", "updates_done": 20, "train_success_first10": 0.15, "train_success_last10": 0.2875,
-             "curve": {"valid_seen": [[0, 0.25], [20, 0.3]], "valid_unseen": [[0, 0.2], [20, 0.175]]}}
-    running = {**entry, "status": "running", "updates_done": 7,
-               "curve": {"valid_seen": [[0, 0.25]], "valid_unseen": [[0, 0.2]]}}
+    entry = {
+        "status": "completed",
+        "updates_done": 20,
+        "train_success_first10": 0.15,
+        "train_success_last10": 0.2875,
+        "curve": {"valid_seen": [[0, 0.25], [20, 0.3]], "valid_unseen": [[0, 0.2], [20, 0.175]]},
+    }
+    running = {
+        **entry,
+        "status": "running",
+        "updates_done": 7,
+        "curve": {"valid_seen": [[0, 0.25]], "valid_unseen": [[0, 0.2]]},
+    }
     one_seed = {"final_across_seeds": {"n": 1}, "over_start": {}}
-    summary = {"grpo": {"valid_seen": {"final_across_seeds": {"n": 2},
-                                       "over_start": {"across_seeds": {"d": -0.01, "lo": -0.088, "hi": 0.068},
-                                                      "paired_tasks": {"d": 0.08, "lo": 0.003, "hi": 0.157}}},
-                        "valid_unseen": {"final_across_seeds": {"n": 2}, "over_start": {}}},
-               "seed": {"valid_seen": {**one_seed, "against_grpo": {
-                            "across_seeds": {"d": 0.045, "lo": None, "hi": None},
-                            "paired_seeds": {"d": 0.033, "lo": None, "hi": None, "seeds": [0]},
-                            "pooled_episodes": {"d": 0.045, "lo": -0.039, "hi": 0.139}}},
-                        "valid_unseen": one_seed},
-               "sdar": {"invalid_action_rate_eval_final": None}}  # no completed run yet: no row
-    report = {"settings": {"splits": ["valid_seen", "valid_unseen"]}, "summary": summary,
-              "algorithms": {"grpo": {"0": entry, "1": entry}, "seed": {"0": running}}}
+    summary = {
+        "grpo": {
+            "valid_seen": {
+                "final_across_seeds": {"n": 2},
+                "over_start": {
+                    "across_seeds": {"d": -0.01, "lo": -0.088, "hi": 0.068},
+                    "paired_tasks": {"d": 0.08, "lo": 0.003, "hi": 0.157},
+                },
+            },
+            "valid_unseen": {"final_across_seeds": {"n": 2}, "over_start": {}},
+        },
+        "seed": {
+            "valid_seen": {
+                **one_seed,
+                "against_grpo": {
+                    "across_seeds": {"d": 0.045, "lo": None, "hi": None},
+                    "paired_seeds": {"d": 0.033, "lo": None, "hi": None, "seeds": [0]},
+                    "pooled_episodes": {"d": 0.045, "lo": -0.039, "hi": 0.139},
+                },
+            },
+            "valid_unseen": one_seed,
+        },
+        "sdar": {"invalid_action_rate_eval_final": None},
+    }  # no completed run yet: no row
+    report = {
+        "settings": {"splits": ["valid_seen", "valid_unseen"]},
+        "summary": summary,
+        "algorithms": {"grpo": {"0": entry, "1": entry}, "seed": {"0": running}},
+    }
     runs = tables.runs_table(report, ["valid_seen", "valid_unseen"])
     assert runs[0] == "| run | split | u0 | u20 | train success, first 10 → last 10 updates |"
     assert runs[2] == "| GRPO seed 0 | valid_seen | 25.0 | 30.0 | 0.15 → 0.29 |"
@@ -257,9 +345,13 @@ def test_runs_made_from_other_weights_are_neither_resumed_nor_reported(learning,
 def test_final_eval_pools_seeds_and_pairs_task_by_task():
     final_eval = bench_module("final_eval")
     o = lambda s: {"tasks": "t" * 16, "success": s}  # noqa: E731
-    outcomes = {("start", 0, "valid_seen"): o("0011"), ("grpo", 0, "valid_seen"): o("0111"),
-                ("seed", 0, "valid_seen"): o("1111"), ("start", 1, "valid_seen"): o("0001"),
-                ("grpo", 1, "valid_seen"): o("0001")}
+    outcomes = {
+        ("start", 0, "valid_seen"): o("0011"),
+        ("grpo", 0, "valid_seen"): o("0111"),
+        ("seed", 0, "valid_seen"): o("1111"),
+        ("start", 1, "valid_seen"): o("0001"),
+        ("grpo", 1, "valid_seen"): o("0001"),
+    }
     table = final_eval.summary(outcomes, ["grpo", "seed"], ["valid_seen"])
     grpo = table["grpo"]["valid_seen"]
     assert table["grpo"]["seeds"] == [0, 1] and grpo["final"]["n"] == 8
@@ -276,22 +368,37 @@ def test_final_eval_pools_seeds_and_pairs_task_by_task():
 def test_final_eval_experiment_swaps_weights_tasks_and_only_a_given_temperature(tmp_path):
     final_eval = bench_module("final_eval")
     source = tmp_path / "grpo-s0.seed.yaml"
-    source.write_text(yaml.safe_dump({"name": "grpo-s0", "model": {"path": "start", "device": "cpu"},
-                                      "eval": {"tasks": 120, "temperature": 0.4, "every": 20}}), encoding="utf-8")
-    kept = yaml.safe_load(final_eval.eval_experiment(source, tmp_path / "ckpt", 500, tmp_path / "a.seed.yaml")
-                          .read_text(encoding="utf-8"))
+    source.write_text(
+        yaml.safe_dump(
+            {
+                "name": "grpo-s0",
+                "model": {"path": "start", "device": "cpu"},
+                "eval": {"tasks": 120, "temperature": 0.4, "every": 20},
+            }
+        ),
+        encoding="utf-8",
+    )
+    kept = yaml.safe_load(
+        final_eval.eval_experiment(source, tmp_path / "ckpt", 500, tmp_path / "a.seed.yaml").read_text(encoding="utf-8")
+    )
     assert kept["name"] == "a" and kept["model"] == {"path": str(tmp_path / "ckpt"), "device": "cpu"}
     assert kept["eval"] == {"tasks": 500, "temperature": 0.4, "every": 20}
-    hot = yaml.safe_load(final_eval.eval_experiment(source, tmp_path / "ckpt", 500, tmp_path / "b.seed.yaml", 1.0)
-                         .read_text(encoding="utf-8"))
+    hot = yaml.safe_load(
+        final_eval.eval_experiment(source, tmp_path / "ckpt", 500, tmp_path / "b.seed.yaml", 1.0).read_text(
+            encoding="utf-8"
+        )
+    )
     assert hot["eval"]["temperature"] == 1.0 and hot["eval"]["tasks"] == 500
 
 
 def test_final_eval_table_rows_read_the_report():
     final_eval, tables = bench_module("final_eval"), bench_module("learning_tables")
     o = lambda s: {"tasks": "t" * 16, "success": s}  # noqa: E731
-    outcomes = {("start", 0, "valid_seen"): o("0011"), ("grpo", 0, "valid_seen"): o("0111"),
-                ("seed", 0, "valid_seen"): o("1111")}
+    outcomes = {
+        ("start", 0, "valid_seen"): o("0011"),
+        ("grpo", 0, "valid_seen"): o("0111"),
+        ("seed", 0, "valid_seen"): o("1111"),
+    }
     report = {"benchmark": "final_eval", "algorithms": final_eval.summary(outcomes, ["grpo", "seed"], ["valid_seen"])}
     header, _rule, grpo, seed = tables.final_eval_table(report)
     assert "valid_seen: start → final" in header and "valid_unseen" not in header
@@ -332,9 +439,12 @@ def test_an_experiment_file_rewritten_by_another_job_is_never_read_half_written(
 def test_final_eval_keeps_only_matching_evaluations_it_does_not_make_again():
     final_eval = bench_module("final_eval")
     o = lambda s: {"tasks": "t" * 16, "success": s}  # noqa: E731
-    previous = {"weights": "w" * 16, "tasks_per_split": 500, "temperature": None,
-                "outcomes": {"start/0/valid_seen": o("0011"), "grpo/0/valid_seen": o("0111"),
-                             "grpo/4/valid_seen": o("0000")}}
+    previous = {
+        "weights": "w" * 16,
+        "tasks_per_split": 500,
+        "temperature": None,
+        "outcomes": {"start/0/valid_seen": o("0011"), "grpo/0/valid_seen": o("0111"), "grpo/4/valid_seen": o("0000")},
+    }
     have = {("grpo", 4, "valid_seen"), ("start", 4, "valid_seen")}
     kept = final_eval.kept_outcomes(previous, "w" * 16, 500, None, have)
     assert kept == {("start", 0, "valid_seen"): o("0011"), ("grpo", 0, "valid_seen"): o("0111")}

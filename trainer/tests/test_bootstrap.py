@@ -14,8 +14,19 @@ from seed_trainer.config import load_experiment
 from seed_trainer.runlog import RunReader, check_run
 from seed_trainer.stages.train import train
 
-FEW = dict(episodes=40, steps=3, batch_size=4, warmup=2, eval_episodes=0, hidden_size=32, layers=1, heads=2,
-           kv_heads=1, intermediate_size=64, vocab_size=600)
+FEW = dict(
+    episodes=40,
+    steps=3,
+    batch_size=4,
+    warmup=2,
+    eval_episodes=0,
+    hidden_size=32,
+    layers=1,
+    heads=2,
+    kv_heads=1,
+    intermediate_size=64,
+    vocab_size=600,
+)
 
 
 @pytest.fixture(scope="module")
@@ -39,8 +50,11 @@ def test_a_few_step_bootstrap_is_an_ordinary_hf_model_dir(bootstrapped):
     tokenizer = AutoTokenizer.from_pretrained(bootstrapped)
     model = AutoModelForCausalLM.from_pretrained(bootstrapped)
     assert model.config.model_type == "qwen3"  # the default recipe's tokenizer ("lines") needs it
-    ids = tokenizer.apply_chat_template([{"role": "user", "content": "Your task is to: put a mug in cabinet."}],
-                                        add_generation_prompt=True, tokenize=True)
+    ids = tokenizer.apply_chat_template(
+        [{"role": "user", "content": "Your task is to: put a mug in cabinet."}],
+        add_generation_prompt=True,
+        tokenize=True,
+    )
     if hasattr(ids, "keys"):
         ids = ids["input_ids"]
     text = "<think>Look for a mug in cabinet 1.</think><action>go to cabinet 1</action>"
@@ -56,8 +70,9 @@ def test_a_line_split_bootstrap_keeps_its_tokens_after_save_and_is_shorter(tmp_p
     config = BootstrapConfig(**{**FEW, "vocab_size": 1200})
     assert (config.tokenizer_split, config.max_token_length, config.architecture) == ("lines", 32, "qwen3")
     out = bootstrap(tmp_path / "lines", config, echo=None)
-    words_config = BootstrapConfig(**{**FEW, "vocab_size": 1200, "tokenizer_split": "words", "max_token_length": 0,
-                                      "architecture": "qwen2"})
+    words_config = BootstrapConfig(
+        **{**FEW, "vocab_size": 1200, "tokenizer_split": "words", "max_token_length": 0, "architecture": "qwen2"}
+    )
     words = AutoTokenizer.from_pretrained(bootstrap(tmp_path / "words", words_config, echo=None))
     lines = AutoTokenizer.from_pretrained(out)
     assert AutoModelForCausalLM.from_pretrained(out).config.model_type == "qwen3"
@@ -87,8 +102,14 @@ def test_one_seed_update_on_household_writes_a_valid_run(tmp_path, bootstrapped,
         "updates": 1,
         "model": {"path": str(bootstrapped), "device": "cpu"},
         "environment": {"name": "household", "options": {"max_steps": 3}},
-        "rollout": {"tasks_per_update": 2, "group_size": 2, "max_steps": 3, "history": 3,
-                    "max_prompt_tokens": 1024, "max_response_tokens": 8},
+        "rollout": {
+            "tasks_per_update": 2,
+            "group_size": 2,
+            "max_steps": 3,
+            "history": 3,
+            "max_prompt_tokens": 1024,
+            "max_response_tokens": 8,
+        },
         "analyzer": {"max_tokens": 8},
         "rl": {"mini_batch_size": 8, "micro_batch_size": 4, "lr": 1e-4},
     }
@@ -117,7 +138,9 @@ def test_a_saved_tiny_tokenizer_encodes_like_the_trained_one(tmp_path):
 
     texts = ["You arrive at cabinet 12. <think>Open cabinet 3.</think><action>open cabinet 3</action> Cafe\u0301"] * 30
     tokenizer = build_tokenizer(texts, vocab_size=300)
-    build_model(tokenizer, hidden_size=16, layers=1, heads=2, kv_heads=1, intermediate_size=32).config.save_pretrained(tmp_path)
+    build_model(tokenizer, hidden_size=16, layers=1, heads=2, kv_heads=1, intermediate_size=32).config.save_pretrained(
+        tmp_path
+    )
     tokenizer.save_pretrained(tmp_path)
     loaded = AutoTokenizer.from_pretrained(tmp_path)
     for text in texts[0].split("<") + ["go to countertop 1", "x\n\n  y 2026"]:

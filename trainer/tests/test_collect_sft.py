@@ -39,8 +39,12 @@ class KnowingCounter(CounterTasks):
 
     def oracle_analysis(self, spec, episode):
         outcome = "reached" if episode.won else "missed"
-        return json.dumps({"episode_summary": f"The agent {outcome} the target {spec.target}.",
-                           "episode_skill": f"Add one {spec.target} times, then finish."})
+        return json.dumps(
+            {
+                "episode_summary": f"The agent {outcome} the target {spec.target}.",
+                "episode_skill": f"Add one {spec.target} times, then finish.",
+            }
+        )
 
 
 register("knowing-counter", lambda **_: KnowingCounter())
@@ -74,7 +78,13 @@ def test_collection_defaults_are_the_papers():
     config = ExperimentConfig.model_validate({"name": "x", "model": {"path": "m"}})
     assert (config.collect.tasks_per_type, config.collect.rollouts_per_task, config.collect.temperature) == (30, 8, 0.4)
     assert (config.rollout.history, config.rollout.max_steps) == (5, 30)
-    assert (config.sft.epochs, config.sft.lr, config.sft.batch_size, config.sft.max_length, config.sft.val_fraction) == (3, 5e-6, 8, 8192, 0.1)
+    assert (
+        config.sft.epochs,
+        config.sft.lr,
+        config.sft.batch_size,
+        config.sft.max_length,
+        config.sft.val_fraction,
+    ) == (3, 5e-6, 8, 8192, 0.1)
 
 
 def test_collect_writes_m_tasks_times_k0_trajectories_each_with_one_analysis(collected):
@@ -99,13 +109,19 @@ def test_collect_writes_m_tasks_times_k0_trajectories_each_with_one_analysis(col
 
 
 def test_a_self_analysis_that_fails_verification_stays_in_the_file_marked_invalid(tmp_path, tiny_policy_dir):
-    path = _experiment(tmp_path, tiny_policy_dir, analyzer={"kind": "self", "max_tokens": 6},
-                       collect={"tasks_per_type": 1, "rollouts_per_task": 2})
+    path = _experiment(
+        tmp_path,
+        tiny_policy_dir,
+        analyzer={"kind": "self", "max_tokens": 6},
+        collect={"tasks_per_type": 1, "rollouts_per_task": 2},
+    )
     run_dir = collect(load_experiment(path), path, echo=None)
     skills = RunReader(run_dir).skills()
     assert len(skills) == 2 and check_run(run_dir).ok
     for skill in skills:  # an untrained tiny policy writes no JSON
-        assert skill["source"] == "self" and skill["valid"] is False and skill["reason"] and isinstance(skill["raw"], str)
+        assert (
+            skill["source"] == "self" and skill["valid"] is False and skill["reason"] and isinstance(skill["raw"], str)
+        )
 
 
 def test_oracle_analyzer_needs_an_environment_that_has_one(tmp_path, tiny_policy_dir):
@@ -161,16 +177,24 @@ def test_review_decisions_shape_the_sft_set(collected, tmp_path):
 
     run_dir = tmp_path / "reviewed"
     shutil.copytree(collected, run_dir)
-    _review(run_dir, {0: {"state": "rejected"}, 1: {"state": "edited", "text": "Count before you finish."},
-                      2: {"state": "accepted"}})
+    _review(
+        run_dir,
+        {
+            0: {"state": "rejected"},
+            1: {"state": "edited", "text": "Count before you finish."},
+            2: {"state": "accepted"},
+        },
+    )
     assert check_run(run_dir).ok
     examples, counts = load_sft_examples(run_dir, require_review=False)
     assert counts == {"records": 10, "invalid": 0, "rejected": 1, "unreviewed": 0, "no_trajectory": 0, "used": 9}
     by_id = {e.id: e for e in examples}
     skills = RunReader(run_dir).skills()
     assert skills[0]["id"] not in by_id
-    assert json.loads(by_id[skills[1]["id"]].target) == {"episode_summary": skills[1]["summary"],
-                                                         "episode_skill": "Count before you finish."}
+    assert json.loads(by_id[skills[1]["id"]].target) == {
+        "episode_summary": skills[1]["summary"],
+        "episode_skill": "Count before you finish.",
+    }
     reviewed, counts = load_sft_examples(run_dir / "skills.jsonl", require_review=True)
     assert [e.id for e in reviewed] == [skills[1]["id"], skills[2]["id"]] and counts["unreviewed"] == 7
     # the prompt is the analysis prompt of the trajectory, outcome included
@@ -192,8 +216,10 @@ def test_split_is_90_10_and_fixed_by_the_seed():
 def test_the_loss_covers_the_reply_tokens_only(tiny_policy_dir):
     """Our token-mean NLL equals HF's causal-LM loss with every prompt position labelled -100."""
     policy = Policy.load(ModelConfig(path=str(tiny_policy_dir)), with_reference=False)
-    examples = [SftExample("a", "Task: set the counter to 3.", sft_target("s", "add one")),
-                SftExample("b", "A longer prompt: the counter shows 2 and the target is 3.", sft_target("t", "finish"))]
+    examples = [
+        SftExample("a", "Task: set the counter to 3.", sft_target("s", "add one")),
+        SftExample("b", "A longer prompt: the counter shows 2 and the target is 3.", sft_target("t", "finish")),
+    ]
     items, dropped = tokenize(policy, examples, 512)
     assert dropped == 0 and items[0].response_ids[-1] == policy.tokenizer.convert_tokens_to_ids("<|im_end|>")
     assert policy.tokenizer.decode(items[0].response_ids[:-1]) == examples[0].target
@@ -212,10 +238,23 @@ def test_the_loss_covers_the_reply_tokens_only(tiny_policy_dir):
 
 
 @pytest.mark.parametrize("lora", [False, True], ids=["full", "lora"])
-def test_sft_lowers_validation_loss_and_its_model_loads_as_the_stage_2_policy(collected, tmp_path, tiny_policy_dir, lora):
+def test_sft_lowers_validation_loss_and_its_model_loads_as_the_stage_2_policy(
+    collected, tmp_path, tiny_policy_dir, lora
+):
     model = {"path": str(tiny_policy_dir), **({"lora": {"r": 8, "alpha": 16}} if lora else {})}
-    path = _experiment(tmp_path, tiny_policy_dir, model=model, sft={"epochs": 3, "batch_size": 3, "lr": 3e-3 if lora else 1e-3,
-                                                                     "val_fraction": 0.2, "max_length": 512, "data": str(collected)})
+    path = _experiment(
+        tmp_path,
+        tiny_policy_dir,
+        model=model,
+        sft={
+            "epochs": 3,
+            "batch_size": 3,
+            "lr": 3e-3 if lora else 1e-3,
+            "val_fraction": 0.2,
+            "max_length": 512,
+            "data": str(collected),
+        },
+    )
     run_dir = sft(load_experiment(path), path, echo=None)
     assert check_run(run_dir).ok
     reader = RunReader(run_dir)
@@ -236,10 +275,22 @@ def test_sft_lowers_validation_loss_and_its_model_loads_as_the_stage_2_policy(co
     items, _ = tokenize(policy, val_set, 512)
     assert validation_loss(policy, items, 2) == pytest.approx(val[-1], rel=1e-4)  # the saved model is the trained one
 
-    stage2 = _experiment(tmp_path, out, updates=1, environment={"name": "counter"},
-                         rollout={"tasks_per_update": 1, "group_size": 2, "max_steps": 1, "history": 1,
-                                  "max_prompt_tokens": 256, "max_response_tokens": 4},
-                         analyzer={"max_tokens": 4}, rl={"mini_batch_size": 2, "micro_batch_size": 2})
+    stage2 = _experiment(
+        tmp_path,
+        out,
+        updates=1,
+        environment={"name": "counter"},
+        rollout={
+            "tasks_per_update": 1,
+            "group_size": 2,
+            "max_steps": 1,
+            "history": 1,
+            "max_prompt_tokens": 256,
+            "max_response_tokens": 4,
+        },
+        analyzer={"max_tokens": 4},
+        rl={"mini_batch_size": 2, "micro_batch_size": 2},
+    )
     train_dir = train(load_experiment(stage2), stage2, runs_dir=tmp_path / "stage2", echo=None)
     assert RunReader(train_dir).manifest()["parent"]["run"] == run_dir.name and check_run(train_dir).ok
 
@@ -269,4 +320,6 @@ def test_collection_records_step_prompts_so_the_review_can_rescore_a_skill(colle
     assert first["export"] == str(Path(reader.manifest()["config"]["model"]["path"]))  # the model that sampled it
     assert first["path"] == "trainer" and len(first["steps"]) == len(trajectory["steps"])
     assert first["steps"][0]["logp"] == second["steps"][0]["logp"]
-    assert first["steps"][0]["teacher_logp"] != second["steps"][0]["teacher_logp"], "the skill text is in the teacher prompt"
+    assert first["steps"][0]["teacher_logp"] != second["steps"][0]["teacher_logp"], (
+        "the skill text is in the teacher prompt"
+    )

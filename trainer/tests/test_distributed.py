@@ -40,7 +40,9 @@ def test_torchrun_environment_is_read_and_checked():
         ranks_from_env({"RANK": "2", "WORLD_SIZE": "2", "LOCAL_RANK": "0"})
 
 
-def _experiment(tmp_path: Path, model_dir: Path, *, updates: int = 3, environment: str = "counter_env:CounterTasks", **extra) -> Path:
+def _experiment(
+    tmp_path: Path, model_dir: Path, *, updates: int = 3, environment: str = "counter_env:CounterTasks", **extra
+) -> Path:
     data = {
         "name": "dist",
         "seed": 3,
@@ -49,8 +51,14 @@ def _experiment(tmp_path: Path, model_dir: Path, *, updates: int = 3, environmen
         "model": {"path": str(model_dir), "device": "cpu"},
         "environment": {"name": environment},
         # 3 groups over 2 ranks: shares of 2 and 1
-        "rollout": {"tasks_per_update": 3, "group_size": 2, "max_steps": 2, "history": 1,
-                    "max_prompt_tokens": 256, "max_response_tokens": 6},
+        "rollout": {
+            "tasks_per_update": 3,
+            "group_size": 2,
+            "max_steps": 2,
+            "history": 1,
+            "max_prompt_tokens": 256,
+            "max_response_tokens": 6,
+        },
         "analyzer": {"max_tokens": 8},
         # mini-batches smaller than the update, micro-batches smaller than a mini-batch: the shares matter
         "rl": {"mini_batch_size": 5, "micro_batch_size": 2, "lr": 1e-3},
@@ -101,14 +109,20 @@ class VariedTasks(counter_env.CounterTasks):
 def test_two_processes_make_the_one_process_update(tmp_path, tiny_policy_dir, strategy):
     """`fsdp`: FSDP2 runs on gloo (CPU), with the same numbers as one process."""
     (tmp_path / "varied_env.py").write_text(VARIED_ENV, encoding="utf-8")
-    path = _experiment(tmp_path, tiny_policy_dir, environment="varied_env:VariedTasks",
-                       model={"path": str(tiny_policy_dir), "device": "cpu", "dtype": "float32"},
-                       opd={"skill_source": "oracle"}, distributed={"strategy": strategy})
+    path = _experiment(
+        tmp_path,
+        tiny_policy_dir,
+        environment="varied_env:VariedTasks",
+        model={"path": str(tiny_policy_dir), "device": "cpu", "dtype": "float32"},
+        opd={"skill_source": "oracle"},
+        distributed={"strategy": strategy},
+    )
     results = {}
     for nproc in (1, 2):
         out = tmp_path / f"update-{nproc}.json"
-        code, _, err = _finish(_torchrun(nproc, str(TESTS / "dist_update_driver.py"), str(path), str(out),
-                                         extra_path=tmp_path))
+        code, _, err = _finish(
+            _torchrun(nproc, str(TESTS / "dist_update_driver.py"), str(path), str(out), extra_path=tmp_path)
+        )
         assert code == 0, err[-3000:]
         results[nproc] = json.loads(out.read_text())
     one, two = results[1], results[2]
@@ -117,7 +131,9 @@ def test_two_processes_make_the_one_process_update(tmp_path, tiny_policy_dir, st
     assert two["groups"] == one["groups"]  # the same episodes, in the same order, with update-wide group ids
     assert sorted({g for g, _, _ in two["groups"]}) == [0, 1, 2]
     assert two["advantages"] == pytest.approx(one["advantages"], abs=1e-6)
-    assert set(two["metrics"]) == set(one["metrics"]) and {"loss", "pg_loss", "kl", "opd_loss", "grad_norm"} <= set(one["metrics"])
+    assert set(two["metrics"]) == set(one["metrics"]) and {"loss", "pg_loss", "kl", "opd_loss", "grad_norm"} <= set(
+        one["metrics"]
+    )
     for name, value in one["metrics"].items():
         assert two["metrics"][name] == pytest.approx(value, abs=1e-5), name
     # every term of the loss takes part (GRPO advantages vary, the oracle's skills switch OPD on)
@@ -136,15 +152,21 @@ def test_fsdp_in_bf16_gathers_bf16_weights_and_steps_fp32_shards_close_to_one_pr
     fp32 master weights under bf16 autocast. Not equal: autocast keeps the residual stream in fp32 (the embedding
     output is fp32), bf16 parameters make it bf16 — a difference of about 1 % in the losses, none in the episodes."""
     (tmp_path / "varied_env.py").write_text(VARIED_ENV, encoding="utf-8")
-    path = _experiment(tmp_path, tiny_policy_dir, environment="varied_env:VariedTasks",
-                       model={"path": str(tiny_policy_dir), "device": "cpu", "dtype": "bfloat16"},
-                       opd={"skill_source": "oracle"}, distributed={"strategy": "fsdp"})
+    path = _experiment(
+        tmp_path,
+        tiny_policy_dir,
+        environment="varied_env:VariedTasks",
+        model={"path": str(tiny_policy_dir), "device": "cpu", "dtype": "bfloat16"},
+        opd={"skill_source": "oracle"},
+        distributed={"strategy": "fsdp"},
+    )
     results = {}
     for nproc in (1, 2):
         out = tmp_path / f"bf16-{nproc}.json"
         # the driver also checks that the bf16 inference copy is the rounded fp32 shards, all-gathered
-        code, _, err = _finish(_torchrun(nproc, str(TESTS / "dist_update_driver.py"), str(path), str(out),
-                                         extra_path=tmp_path))
+        code, _, err = _finish(
+            _torchrun(nproc, str(TESTS / "dist_update_driver.py"), str(path), str(out), extra_path=tmp_path)
+        )
         assert code == 0, err[-3000:]
         results[nproc] = json.loads(out.read_text())
     one, two = results[1], results[2]
@@ -164,14 +186,20 @@ def test_fsdp_skips_a_non_finite_step_on_every_rank_like_one_process(tmp_path, t
     """The non-finite guard under FSDP: the rank holding the NaN micro-batch still back-propagates (the others wait
     for its reduce-scatter), and every rank skips that mini-batch's step, as one process does."""
     (tmp_path / "varied_env.py").write_text(VARIED_ENV, encoding="utf-8")
-    path = _experiment(tmp_path, tiny_policy_dir, environment="varied_env:VariedTasks",
-                       model={"path": str(tiny_policy_dir), "device": "cpu", "dtype": "float32"},
-                       opd={"skill_source": "oracle"}, distributed={"strategy": "fsdp"})
+    path = _experiment(
+        tmp_path,
+        tiny_policy_dir,
+        environment="varied_env:VariedTasks",
+        model={"path": str(tiny_policy_dir), "device": "cpu", "dtype": "float32"},
+        opd={"skill_source": "oracle"},
+        distributed={"strategy": "fsdp"},
+    )
     results = {}
     for nproc in (1, 2):
         out = tmp_path / f"poisoned-{nproc}.json"
-        code, _, err = _finish(_torchrun(nproc, str(TESTS / "dist_update_driver.py"), str(path), str(out), "poison",
-                                         extra_path=tmp_path))
+        code, _, err = _finish(
+            _torchrun(nproc, str(TESTS / "dist_update_driver.py"), str(path), str(out), "poison", extra_path=tmp_path)
+        )
         assert code == 0, err[-3000:]
         results[nproc] = json.loads(out.read_text())
     one, two = results[1], results[2]
@@ -191,7 +219,7 @@ def _trajectory_groups(run_dir: Path, update: int) -> list[tuple[int, int]]:
     return sorted((t["group"], t["sample"]) for _, t in reader.iter_trajectories(f"it-{update:06d}.jsonl"))
 
 
-SLOW_ENV = '''
+SLOW_ENV = """
 import time
 import counter_env
 
@@ -203,7 +231,7 @@ class SlowCounterEnv(counter_env.CounterEnv):
 class SlowCounterTasks(counter_env.CounterTasks):
     def make(self, spec):
         return SlowCounterEnv(spec)
-'''
+"""
 SLOW = "slow_counter_env:SlowCounterTasks"  # the counter tasks with time between steps, to stop or kill a run mid-way
 
 
@@ -220,8 +248,9 @@ def two_process_run(tmp_path_factory, tiny_policy_dir, slow_env_dir):
     tmp = tmp_path_factory.mktemp("two")
     path = _experiment(tmp, tiny_policy_dir, environment=SLOW)
     run_dir = tmp / "runs" / "two"
-    code, out, err = _finish(_torchrun(2, "-m", "seed_trainer", "train", str(path), "--run-dir", str(run_dir),
-                                       extra_path=slow_env_dir))
+    code, out, err = _finish(
+        _torchrun(2, "-m", "seed_trainer", "train", str(path), "--run-dir", str(run_dir), extra_path=slow_env_dir)
+    )
     assert code == 0, err[-3000:]
     return run_dir, out
 
@@ -242,9 +271,6 @@ def test_torchrun_train_writes_one_complete_run(two_process_run):
     # one JSON event stream on stdout (rank 0's): every line parses, one `finished`
     events = [json.loads(line) for line in out.splitlines() if line.startswith("{")]
     assert [e["type"] for e in events].count("finished") == 1
-
-
-
 
 
 def _rank_pid(launcher: int, rank: int) -> int | None:
@@ -278,10 +304,14 @@ def _numbers(run_dir: Path) -> dict[int, dict]:
     return {r["step"]: {k: v for k, v in r.items() if not k.startswith("time")} for r in rows}
 
 
-def test_stop_and_resume_under_torchrun_repeat_the_uninterrupted_run(tmp_path, tiny_policy_dir, slow_env_dir, two_process_run):
+def test_stop_and_resume_under_torchrun_repeat_the_uninterrupted_run(
+    tmp_path, tiny_policy_dir, slow_env_dir, two_process_run
+):
     path = _experiment(tmp_path, tiny_policy_dir, environment=SLOW)
     run_dir = tmp_path / "runs" / "stopped"
-    launcher = _torchrun(2, "-m", "seed_trainer", "train", str(path), "--run-dir", str(run_dir), extra_path=slow_env_dir)
+    launcher = _torchrun(
+        2, "-m", "seed_trainer", "train", str(path), "--run-dir", str(run_dir), extra_path=slow_env_dir
+    )
     try:
         _await_checkpoint(launcher, run_dir, 1)
         (run_dir / "control").write_text("", encoding="utf-8")  # the extension's stop request
@@ -301,10 +331,14 @@ def test_stop_and_resume_under_torchrun_repeat_the_uninterrupted_run(tmp_path, t
 
 
 @pytest.mark.parametrize("strategy, updates", [("replicate", 4), ("fsdp", 3)])
-def test_a_dead_rank_fails_the_job_clearly_and_the_run_resumes(tmp_path, tiny_policy_dir, slow_env_dir, strategy, updates):
+def test_a_dead_rank_fails_the_job_clearly_and_the_run_resumes(
+    tmp_path, tiny_policy_dir, slow_env_dir, strategy, updates
+):
     path = _experiment(tmp_path, tiny_policy_dir, updates=updates, environment=SLOW, distributed={"strategy": strategy})
     run_dir = tmp_path / "runs" / "killed"
-    launcher = _torchrun(2, "-m", "seed_trainer", "train", str(path), "--run-dir", str(run_dir), extra_path=slow_env_dir)
+    launcher = _torchrun(
+        2, "-m", "seed_trainer", "train", str(path), "--run-dir", str(run_dir), extra_path=slow_env_dir
+    )
     try:
         _await_checkpoint(launcher, run_dir, 1)
         victim = _rank_pid(launcher.pid, 1)
@@ -354,8 +388,9 @@ def fsdp_run(tmp_path_factory, tiny_policy_dir, slow_env_dir):
     tmp = tmp_path_factory.mktemp("fsdp")
     path = _experiment(tmp, tiny_policy_dir, environment=SLOW, distributed={"strategy": "fsdp"})
     run_dir = tmp / "runs" / "fsdp"
-    code, _, err = _finish(_torchrun(2, "-m", "seed_trainer", "train", str(path), "--run-dir", str(run_dir),
-                                     extra_path=slow_env_dir))
+    code, _, err = _finish(
+        _torchrun(2, "-m", "seed_trainer", "train", str(path), "--run-dir", str(run_dir), extra_path=slow_env_dir)
+    )
     assert code == 0, err[-3000:]
     return run_dir, path
 
@@ -403,15 +438,19 @@ def test_a_sharded_checkpoint_loads_into_one_unsharded_process(fsdp_run):
     for name, param in policy.model.named_parameters():
         assert torch.equal(param.detach(), exported[name]), name
     moments = [optimizer.state[p] for p in policy.model.parameters()]
-    assert all(m["exp_avg"].shape == p.shape and m["exp_avg_sq"].abs().sum() > 0
-               for m, p in zip(moments, policy.model.parameters()))
+    assert all(
+        m["exp_avg"].shape == p.shape and m["exp_avg_sq"].abs().sum() > 0
+        for m, p in zip(moments, policy.model.parameters())
+    )
     assert all(float(m["step"]) == float(moments[0]["step"]) > 0 for m in moments)
 
 
 def test_fsdp_stop_and_resume_repeat_the_uninterrupted_run(tmp_path, fsdp_run, slow_env_dir):
     uninterrupted, path = fsdp_run
     run_dir = tmp_path / "stopped"
-    launcher = _torchrun(2, "-m", "seed_trainer", "train", str(path), "--run-dir", str(run_dir), extra_path=slow_env_dir)
+    launcher = _torchrun(
+        2, "-m", "seed_trainer", "train", str(path), "--run-dir", str(run_dir), extra_path=slow_env_dir
+    )
     try:
         _await_checkpoint(launcher, run_dir, 1)
         (run_dir / "control").write_text("", encoding="utf-8")
@@ -432,15 +471,28 @@ def test_fsdp_stop_and_resume_repeat_the_uninterrupted_run(tmp_path, fsdp_run, s
 def test_fsdp_settings_that_cannot_go_together_are_clear_errors(tmp_path, tiny_policy_dir):
     from seed_trainer.config import ExperimentError, load_experiment
 
-    lora = _experiment(tmp_path, tiny_policy_dir, distributed={"strategy": "fsdp"},
-                       model={"path": str(tiny_policy_dir), "device": "cpu", "lora": {"r": 4}})
-    with pytest.raises(ExperimentError, match=r"dist\.seed\.yaml:\d+:\d+: distributed\.strategy: `fsdp` shards a full "
-                                              r"fine-tune; LoRA trains with `replicate`"):
+    lora = _experiment(
+        tmp_path,
+        tiny_policy_dir,
+        distributed={"strategy": "fsdp"},
+        model={"path": str(tiny_policy_dir), "device": "cpu", "lora": {"r": 4}},
+    )
+    with pytest.raises(
+        ExperimentError,
+        match=r"dist\.seed\.yaml:\d+:\d+: distributed\.strategy: `fsdp` shards a full "
+        r"fine-tune; LoRA trains with `replicate`",
+    ):
         load_experiment(lora)
-    vllm = _experiment(tmp_path, tiny_policy_dir, distributed={"strategy": "fsdp"},
-                       rollout={"tasks_per_update": 3, "group_size": 2, "engine": "vllm"})
+    vllm = _experiment(
+        tmp_path,
+        tiny_policy_dir,
+        distributed={"strategy": "fsdp"},
+        rollout={"tasks_per_update": 3, "group_size": 2, "engine": "vllm"},
+    )
     with pytest.raises(ExperimentError, match=r"distributed\.strategy: `fsdp` generates with `rollout\.engine: hf`"):
         load_experiment(vllm)
     # one process: nothing to shard, the run is the single-process run
-    assert load_experiment(_experiment(tmp_path, tiny_policy_dir, distributed={"strategy": "fsdp"})).distributed.strategy == "fsdp"
-
+    assert (
+        load_experiment(_experiment(tmp_path, tiny_policy_dir, distributed={"strategy": "fsdp"})).distributed.strategy
+        == "fsdp"
+    )

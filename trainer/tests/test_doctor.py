@@ -24,8 +24,9 @@ def _env(**extra: str) -> dict[str, str]:
 
 
 def _doctor(*args: str, cwd: Path | None = None, **env: str) -> dict:
-    out = subprocess.run([sys.executable, "-m", *args, "--json"], check=True, capture_output=True, text=True,
-                         cwd=cwd, env=_env(**env)).stdout
+    out = subprocess.run(
+        [sys.executable, "-m", *args, "--json"], check=True, capture_output=True, text=True, cwd=cwd, env=_env(**env)
+    ).stdout
     assert out.count("\n") == 1, "one JSON line"
     return json.loads(out)
 
@@ -75,13 +76,16 @@ def test_runs_from_the_trainer_folder_as_the_editor_runs_it(tmp_path):
     found = _doctor("seed_trainer.doctor", cwd=REPO / "trainer", **{HIDE_VARIABLE: "textworld"})
     jsonschema.Draft202012Validator(SCHEMA).validate(found)
     assert _by_name(found["environments"])["textworld"]["installed"] is False
-    script = ("import sys, builtins; real = builtins.__import__\n"
-              "def guard(name, *a, **k):\n"
-              "    if name.split('.')[0] in {'pydantic', 'torch', 'yaml', 'transformers', 'jsonschema'}:\n"
-              "        raise ImportError('not installed: ' + name)\n"
-              "    return real(name, *a, **k)\n"
-              "builtins.__import__ = guard\n"
-              "import runpy; sys.argv = ['doctor', '--json']; runpy.run_module('seed_trainer.doctor', run_name='__main__')\n")
-    out = subprocess.run([sys.executable, "-c", script], check=True, capture_output=True, text=True,
-                         cwd=REPO / "trainer", env=_env()).stdout
+    script = (
+        "import sys, builtins; real = builtins.__import__\n"
+        "def guard(name, *a, **k):\n"
+        "    if name.split('.')[0] in {'pydantic', 'torch', 'yaml', 'transformers', 'jsonschema'}:\n"
+        "        raise ImportError('not installed: ' + name)\n"
+        "    return real(name, *a, **k)\n"
+        "builtins.__import__ = guard\n"
+        "import runpy; sys.argv = ['doctor', '--json']; runpy.run_module('seed_trainer.doctor', run_name='__main__')\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", script], check=True, capture_output=True, text=True, cwd=REPO / "trainer", env=_env()
+    ).stdout
     jsonschema.Draft202012Validator(SCHEMA).validate(json.loads(out))

@@ -52,7 +52,11 @@ def test_served_household_plays_step_for_step_like_in_process():
                 action = rng.choice(obs_a.admissible_actions) if rng.random() < 0.8 else "dance with the mug"
                 a, b = here.step(action), there.step(action)
                 assert (a.observation.text, a.observation.admissible_actions, a.done, a.won) == (
-                    b.observation.text, b.observation.admissible_actions, b.done, b.won)
+                    b.observation.text,
+                    b.observation.admissible_actions,
+                    b.done,
+                    b.won,
+                )
                 assert b.info["valid_command"] == a.info["valid_command"]
                 obs_a = a.observation
                 if a.done:
@@ -75,8 +79,15 @@ def test_served_household_rollout_matches_in_process(tiny_policy_dir):
 
     def shape(episodes):
         return [
-            (e.task.id, e.task.type, e.task.description, e.won, e.final_observation, e.error,
-             [(s.observation, s.admissible_actions, s.response, s.action, s.valid) for s in e.steps])
+            (
+                e.task.id,
+                e.task.type,
+                e.task.description,
+                e.won,
+                e.final_observation,
+                e.error,
+                [(s.observation, s.admissible_actions, s.response, s.action, s.valid) for s in e.steps],
+            )
             for e in episodes
         ]
 
@@ -123,8 +134,16 @@ def test_a_rollout_goes_on_when_its_server_dies(tiny_policy_dir):
             return env
 
         source.make = make_then_die
-        episodes = play_episodes(policy, source, specs, group_size=2, max_steps=4, history_length=1,
-                                 max_prompt_tokens=256, max_response_tokens=6)
+        episodes = play_episodes(
+            policy,
+            source,
+            specs,
+            group_size=2,
+            max_steps=4,
+            history_length=1,
+            max_prompt_tokens=256,
+            max_response_tokens=6,
+        )
     assert len(episodes) == 4
     for episode in episodes:
         assert episode.error is not None and f"episode {episode.task.id}" in episode.error and not episode.won
@@ -151,10 +170,15 @@ def test_a_slow_server_times_out_the_step_without_retrying_it():
         (("raw", b"<html>Internal error</html>"), "reply is not JSON: '<html>Internal error</html>'"),
         (("json", ["observation", 1]), "protocol violation: expected a JSON object"),
         (("json", {"reward": 0.0, "done": False}), "protocol violation: no string `observation` or `state`"),
-        (("json", {"observation": "ok", "reward": "high", "done": False}), "needs a numeric `reward` and a boolean `done`"),
+        (
+            ("json", {"observation": "ok", "reward": "high", "done": False}),
+            "needs a numeric `reward` and a boolean `done`",
+        ),
         (("json", {"observation": "ok", "reward": 0.0, "done": "no"}), "needs a numeric `reward` and a boolean `done`"),
-        (("json", {"observation": "ok", "reward": 0, "done": False, "available_actions": "look"}),
-         "`available_actions` must be a list of strings"),
+        (
+            ("json", {"observation": "ok", "reward": 0, "done": False, "available_actions": "look"}),
+            "`available_actions` must be a list of strings",
+        ),
         (("json", {"error": "env 7 does not exist"}), "the server reports: env 7 does not exist"),
         (("status", 422, {"detail": "action missing"}), "HTTP 422"),
     ],
@@ -221,11 +245,20 @@ def test_a_training_run_goes_on_past_a_failed_episode_and_reports_it(tmp_path, t
     bad_then_fine = [("raw", b"garbage")]
     with ScriptedServer(bad_then_fine) as server:
         data = {
-            "name": "remote", "seed": 0, "algorithm": "grpo", "updates": 1,
+            "name": "remote",
+            "seed": 0,
+            "algorithm": "grpo",
+            "updates": 1,
             "model": {"path": str(tiny_policy_dir), "device": "cpu"},
             "environment": {"name": "env_server", "options": {"url": server.url, "splits": SPLITS, "max_retries": 0}},
-            "rollout": {"tasks_per_update": 1, "group_size": 2, "max_steps": 2, "history": 1,
-                        "max_prompt_tokens": 256, "max_response_tokens": 6},
+            "rollout": {
+                "tasks_per_update": 1,
+                "group_size": 2,
+                "max_steps": 2,
+                "history": 1,
+                "max_prompt_tokens": 256,
+                "max_response_tokens": 6,
+            },
             "rl": {"mini_batch_size": 4, "micro_batch_size": 2},
         }
         path = tmp_path / "remote.seed.yaml"
@@ -246,8 +279,13 @@ def test_a_training_run_goes_on_past_a_failed_episode_and_reports_it(tmp_path, t
 
 def test_the_env_server_benchmark_runs_and_reports_ratios():
     script = Path(__file__).resolve().parents[2] / "bench" / "env_server.py"
-    done = subprocess.run([sys.executable, str(script), "--episodes", "2", "--steps", "3"], capture_output=True,
-                          text=True, env=subprocess_env(), timeout=300)
+    done = subprocess.run(
+        [sys.executable, str(script), "--episodes", "2", "--steps", "3"],
+        capture_output=True,
+        text=True,
+        env=subprocess_env(),
+        timeout=300,
+    )
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
     assert report["steps"] >= 2 and report["ratio_to_in_process"]["in_process"] == 1.0

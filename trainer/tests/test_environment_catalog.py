@@ -54,14 +54,22 @@ def test_options_are_the_constructors_parameters_with_their_defaults(entry):
     parameters = _parameters(cls)
     accepted = set(parameters) | (DIALECT_OPTIONS if issubclass(cls, EnvServerTasks) else set())
     named = set(parameters) - NOT_OPTIONS - FIXED.get(entry.name, set())
-    assert set(entry.options) <= accepted - FIXED.get(entry.name, set()), f"{entry.name}: options the constructor does not take"
+    assert set(entry.options) <= accepted - FIXED.get(entry.name, set()), (
+        f"{entry.name}: options the constructor does not take"
+    )
     assert named <= set(entry.options), f"{entry.name}: constructor parameters missing from the catalog"
     for name, fragment in entry.options.items():
         jsonschema.Draft202012Validator.check_schema(fragment)
         assert fragment.get("description"), f"{entry.name}.{name} has no description (it is the hover text)"
         parameter = parameters.get(name)
-        if parameter is not None and parameter.default not in (inspect.Parameter.empty, None) and not isinstance(parameter.default, dict):
-            assert fragment.get("default") == parameter.default, f"{entry.name}.{name}: default differs from the constructor's"
+        if (
+            parameter is not None
+            and parameter.default not in (inspect.Parameter.empty, None)
+            and not isinstance(parameter.default, dict)
+        ):
+            assert fragment.get("default") == parameter.default, (
+                f"{entry.name}.{name}: default differs from the constructor's"
+            )
 
 
 @pytest.mark.parametrize("entry", [e for e in ENVIRONMENTS if e.extra], ids=lambda e: e.name)

@@ -22,6 +22,7 @@ from seed_trainer.runlog import RunReader, check_run
 from seed_trainer.stages.evaluate import evaluate_checkpoint
 from seed_trainer.stages.train import train
 
+
 class TwoTypeCounter:
     """The counter environment with two task types, so per-type success has something to split."""
 
@@ -59,8 +60,14 @@ def _experiment(tmp_path: Path, model_dir: Path, *, lora: bool = False, **extra)
         "updates": 2,
         "model": {"path": str(model_dir), **({"lora": {"r": 4, "alpha": 8}} if lora else {})},
         "environment": {"name": "two-type-counter"},
-        "rollout": {"tasks_per_update": 2, "group_size": 2, "max_steps": 2, "history": 1,
-                    "max_prompt_tokens": 256, "max_response_tokens": 5},
+        "rollout": {
+            "tasks_per_update": 2,
+            "group_size": 2,
+            "max_steps": 2,
+            "history": 1,
+            "max_prompt_tokens": 256,
+            "max_response_tokens": 5,
+        },
         "rl": {"mini_batch_size": 4, "micro_batch_size": 2, "lr": 1e-3},
         "eval": {"every": 1, "tasks": 2, "episodes_per_task": 2, "splits": ["valid_seen", "valid_unseen"]},
         "checkpoint": {"every": 1, "keep_last": 1},
@@ -83,10 +90,19 @@ def test_periodic_evaluation_is_its_own_metric_series(lora_run):
     reader = RunReader(run_dir)
     assert check_run(run_dir).ok
     evals = [r for r in reader.metrics() if r["kind"] == "eval"]
-    assert [(r["step"], r["split"]) for r in evals] == [(1, "valid_seen"), (1, "valid_unseen"), (2, "valid_seen"), (2, "valid_unseen")]
+    assert [(r["step"], r["split"]) for r in evals] == [
+        (1, "valid_seen"),
+        (1, "valid_unseen"),
+        (2, "valid_seen"),
+        (2, "valid_unseen"),
+    ]
     assert all(0.0 <= r["success/overall"] <= 1.0 and "success/counting" in r for r in evals)
     report = reader.eval("valid_unseen")
-    assert report["step"] == 2 and report["overall"]["n"] == 4 and sum(t["n"] for t in report["by_task_type"].values()) == 4
+    assert (
+        report["step"] == 2
+        and report["overall"]["n"] == 4
+        and sum(t["n"] for t in report["by_task_type"].values()) == 4
+    )
     assert set(report["by_task_type"]) == {"counting", "counting_twice"}
     ids = [e["trajectory"] for e in report["episodes"]]
     rows = {row["id"]: row for row in reader.trajectory_index()}
@@ -100,19 +116,29 @@ def test_eval_command_reports_per_type_and_overall_success_with_plain_prompts(lo
     real = Policy.encode_chat
     monkeypatch.setattr(Policy, "encode_chat", lambda self, text, limit: seen.append(text) or real(self, text, limit))
     config = load_experiment(path)
-    eval_dir = evaluate_checkpoint(config, path, split="valid_seen", checkpoint=run_dir / "checkpoints" / "step-000002",
-                                   runs_dir=tmp_path / "runs", echo=None)
+    eval_dir = evaluate_checkpoint(
+        config,
+        path,
+        split="valid_seen",
+        checkpoint=run_dir / "checkpoints" / "step-000002",
+        runs_dir=tmp_path / "runs",
+        echo=None,
+    )
     assert seen and not any(SKILL_HEADER in text for text in seen)  # never a skill at evaluation
     reader = RunReader(eval_dir)
     manifest = reader.manifest()
     assert manifest["stage"] == "eval" and manifest["status"] == "completed"
     parent = manifest["parent"]  # the checkpoint, relative to the eval run directory
-    assert parent["run"] == run_dir.name and (eval_dir / parent["checkpoint"]).resolve() == (run_dir / "checkpoints" / "step-000002").resolve()
+    assert (
+        parent["run"] == run_dir.name
+        and (eval_dir / parent["checkpoint"]).resolve() == (run_dir / "checkpoints" / "step-000002").resolve()
+    )
     report = reader.eval("valid_seen")
     assert report["step"] == 2 and report["overall"]["n"] == 4
     by_type = report["by_task_type"]
     assert report["overall"]["success"] == pytest.approx(
-        sum(t["success"] * t["n"] for t in by_type.values()) / report["overall"]["n"])
+        sum(t["success"] * t["n"] for t in by_type.values()) / report["overall"]["n"]
+    )
     # the same tasks and seed as the periodic evaluation of update 2 give the same episodes
     assert report["overall"] == RunReader(run_dir).eval("valid_seen")["overall"]
     (row,) = reader.metrics()
@@ -128,7 +154,14 @@ def test_onnx_export_matches_pytorch_logits(lora_run, tmp_path):
     run_dir, _ = lora_run
     checkpoint = run_dir / "checkpoints" / "step-000002"  # a LoRA checkpoint: exported with the adapters merged
     out = export(checkpoint, "onnx", tmp_path / "onnx")
-    for name in ("model.onnx", "tokenizer.json", "tokenizer_config.json", "chat_template.jinja", "config.json", "export.json"):
+    for name in (
+        "model.onnx",
+        "tokenizer.json",
+        "tokenizer_config.json",
+        "chat_template.jinja",
+        "config.json",
+        "export.json",
+    ):
         assert (out / name).exists(), name
     assert "<|im_start|>" in json.loads((out / "tokenizer_config.json").read_text())["chat_template"]
     policy = load_checkpoint_policy(checkpoint, device="cpu", dtype="float32")
@@ -155,13 +188,19 @@ def test_onnx_export_matches_pytorch_logits(lora_run, tmp_path):
 def test_hf_export_through_the_command_line_merges_adapters(lora_run, tmp_path, capsys):
     run_dir, _ = lora_run
     checkpoint = run_dir / "checkpoints" / "step-000002"
-    done = subprocess.run([sys.executable, "-m", "seed_trainer", "export", "--checkpoint", str(checkpoint), "--format", "hf"],
-                          capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        [sys.executable, "-m", "seed_trainer", "export", "--checkpoint", str(checkpoint), "--format", "hf"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     out = Path(json.loads(done.stdout.strip().splitlines()[-1])["path"])
     assert out == default_export_dir(checkpoint, "hf") == run_dir / "exports" / "step-000002-hf"
     assert (out / "model.safetensors").exists() and not (out / "adapter_config.json").exists()
-    exported = Policy.load(load_experiment(lora_run[1]).model.model_copy(update={"path": str(out), "lora": None}), with_reference=False)
+    exported = Policy.load(
+        load_experiment(lora_run[1]).model.model_copy(update={"path": str(out), "lora": None}), with_reference=False
+    )
     merged = load_checkpoint_policy(checkpoint)
     ids = torch.tensor([[5, 6, 7, 8]])
     with torch.no_grad():
@@ -182,8 +221,19 @@ def test_the_command_line_has_every_stage():
 
     parser = build_parser()
     commands = parser._subparsers._group_actions[0].choices  # argparse keeps them here
-    assert set(commands) == {"schema", "validate", "doctor", "collect", "sft", "train", "eval", "resume", "export", "export-verl",
-                             "rescore"}
+    assert set(commands) == {
+        "schema",
+        "validate",
+        "doctor",
+        "collect",
+        "sft",
+        "train",
+        "eval",
+        "resume",
+        "export",
+        "export-verl",
+        "rescore",
+    }
     args = parser.parse_args(["eval", "x.seed.yaml", "--split", "valid_unseen", "--checkpoint", "c"])
     assert (args.split, args.checkpoint) == ("valid_unseen", "c")
     with pytest.raises(SystemExit):

@@ -56,7 +56,9 @@ def test_validate_command_prints_located_lines_and_exits_2(capsys):
     from seed_trainer.cli import main
 
     invalid = CORPUS / "unknown-key.seed.yaml"
-    run = subprocess.run([sys.executable, "-m", "seed_trainer", "validate", str(invalid)], capture_output=True, text=True)
+    run = subprocess.run(
+        [sys.executable, "-m", "seed_trainer", "validate", str(invalid)], capture_output=True, text=True
+    )
     assert run.returncode == 2
     assert run.stdout == f"{invalid}:5:3: rollout.group_sise: is not a known field (did you mean `group_size`?)\n"
     # the rest through the same cli.main in this process (each interpreter start with torch costs seconds)

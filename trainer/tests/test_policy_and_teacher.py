@@ -19,7 +19,7 @@ def _naive_logprobs(model, prompt, response, policy=None):
     """Reference: one unpadded sequence, full-vocabulary log_softmax, gather (under the policy's autocast)."""
     device = next(model.parameters()).device
     ids = torch.tensor([prompt + response], device=device)
-    with torch.no_grad(), (policy.autocast() if policy else torch.autocast(device.type, enabled=False)):
+    with torch.no_grad(), policy.autocast() if policy else torch.autocast(device.type, enabled=False):
         logits = model(input_ids=ids).logits[0, len(prompt) - 1 : -1].float()
     picked = torch.log_softmax(logits, -1).gather(-1, torch.tensor(response, device=device).unsqueeze(-1)).squeeze(-1)
     return picked.cpu()
@@ -53,16 +53,23 @@ def test_scoring_by_length_and_token_budget_keeps_the_order_and_the_values(tiny_
 def test_teacher_without_insertion_reproduces_student_logprobs_even_truncated(tiny_policy_dir, counter_tasks):
     policy = _policy(tiny_policy_dir)
     episodes = play_episodes(
-        policy, counter_tasks, counter_tasks.sample("train", 2, 0), group_size=2, max_steps=3,
-        history_length=2, max_prompt_tokens=40, max_response_tokens=8,
+        policy,
+        counter_tasks,
+        counter_tasks.sample("train", 2, 0),
+        group_size=2,
+        max_steps=3,
+        history_length=2,
+        max_prompt_tokens=40,
+        max_response_tokens=8,
     )
     steps = [s for e in episodes for s in e.steps]
     assert all(len(s.prompt_ids) == 40 for s in steps), "prompts of this size must be left-truncated to 40"
     student = policy.score([s.prompt_ids for s in steps], [s.response_ids for s in steps])
     for e in episodes:
         e.skill = type("S", (), {"valid": True, "skill": "add one, then finish"})()
-    scored = teacher_pass(policy, episodes, max_prompt_tokens=40, temperature=1.0, micro_batch_size=3,
-                          insert=lambda prompt, skill: prompt)
+    scored = teacher_pass(
+        policy, episodes, max_prompt_tokens=40, temperature=1.0, micro_batch_size=3, insert=lambda prompt, skill: prompt
+    )
     assert scored == len(steps)
     for step, logp in zip(steps, student):
         assert torch.equal(step.teacher_logp, logp)
@@ -70,7 +77,11 @@ def test_teacher_without_insertion_reproduces_student_logprobs_even_truncated(ti
 
 def test_long_teacher_prompt_keeps_block_and_prompt_end(tiny_policy_dir):
     policy = _policy(tiny_policy_dir)
-    prompt = "Intro line.\nYour task is to: set the counter to 3.\n" + "The counter shows 0. " * 60 + "\n\nNow it's your turn."
+    prompt = (
+        "Intro line.\nYour task is to: set the counter to 3.\n"
+        + "The counter shows 0. " * 60
+        + "\n\nNow it's your turn."
+    )
     skill = "add one until the counter shows the target"
     ids = teacher_prompt_ids(policy, prompt, skill, max_prompt_tokens=120)
     assert len(ids) == 120
@@ -119,8 +130,16 @@ def test_response_logprobs_gradient_flows_to_the_model(tiny_policy_dir, compute_
 def test_rollout_plays_groups_in_lockstep(tiny_policy_dir, counter_tasks):
     policy = _policy(tiny_policy_dir)
     specs = counter_tasks.sample("train", 3, 1)
-    episodes = play_episodes(policy, counter_tasks, specs, group_size=4, max_steps=5, history_length=2,
-                             max_prompt_tokens=512, max_response_tokens=6)
+    episodes = play_episodes(
+        policy,
+        counter_tasks,
+        specs,
+        group_size=4,
+        max_steps=5,
+        history_length=2,
+        max_prompt_tokens=512,
+        max_response_tokens=6,
+    )
     assert [e.group for e in episodes] == [0] * 4 + [1] * 4 + [2] * 4
     assert all(1 <= len(e.steps) <= 5 for e in episodes)
     step = episodes[0].steps[-1]

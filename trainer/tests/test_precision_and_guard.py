@@ -18,7 +18,12 @@ from seed_trainer.config import ModelConfig, load_experiment
 from seed_trainer.memory import GIB, sharded_training_bytes, training_bytes
 from seed_trainer.policy import Policy
 from seed_trainer.precision import (
-    NonFiniteError, NonFiniteGuard, StepOutcome, check_finite_weights, configure_attention_kernels, grad_scaler,
+    NonFiniteError,
+    NonFiniteGuard,
+    StepOutcome,
+    check_finite_weights,
+    configure_attention_kernels,
+    grad_scaler,
 )
 from seed_trainer.rollout import play_episodes
 from seed_trainer.runlog import RunReader, check_run
@@ -76,8 +81,18 @@ def test_micro_batch_losses_with_the_mini_batch_counts_add_up_to_the_mini_batch_
     whole = seed_loss(logp, old, adv * mask, mask, ref_logp=ref, teacher_logp=teacher, has_skill=skill, **kw).loss
     tokens, opd_tokens = float(mask.sum()), float((mask * skill.unsqueeze(-1)).sum())
     parts = sum(
-        seed_loss(logp[rows], old[rows], (adv * mask)[rows], mask[rows], ref_logp=ref[rows], teacher_logp=teacher[rows],
-                  has_skill=skill[rows], token_count=tokens, opd_token_count=opd_tokens, **kw).loss
+        seed_loss(
+            logp[rows],
+            old[rows],
+            (adv * mask)[rows],
+            mask[rows],
+            ref_logp=ref[rows],
+            teacher_logp=teacher[rows],
+            has_skill=skill[rows],
+            token_count=tokens,
+            opd_token_count=opd_tokens,
+            **kw,
+        ).loss
         for rows in ([0, 2], [1, 3])
     )
     assert float(parts.detach()) == pytest.approx(float(whole.detach()), abs=1e-7)
@@ -119,11 +134,20 @@ def test_no_checkpoint_from_non_finite_weights(tiny_policy_dir):
 
 def _experiment(tmp_path, model_dir, **overrides):
     data = {
-        "name": "guard", "seed": 5, "algorithm": "grpo", "updates": 3,
+        "name": "guard",
+        "seed": 5,
+        "algorithm": "grpo",
+        "updates": 3,
         "model": {"path": str(model_dir)},
         "environment": {"name": "counter"},
-        "rollout": {"tasks_per_update": 2, "group_size": 2, "max_steps": 2, "history": 1,
-                    "max_prompt_tokens": 256, "max_response_tokens": 6},
+        "rollout": {
+            "tasks_per_update": 2,
+            "group_size": 2,
+            "max_steps": 2,
+            "history": 1,
+            "max_prompt_tokens": 256,
+            "max_response_tokens": 6,
+        },
         "rl": {"mini_batch_size": 64, "micro_batch_size": 2, "lr": 1e-4},
         "checkpoint": {"every": 1},
     }
@@ -136,8 +160,16 @@ def _experiment(tmp_path, model_dir, **overrides):
 
 def _samples(policy, counter_tasks, config):
     ro = config.rollout
-    episodes = play_episodes(policy, counter_tasks, counter_tasks.sample("train", 2, 0), group_size=2, max_steps=2,
-                             history_length=1, max_prompt_tokens=ro.max_prompt_tokens, max_response_tokens=6)
+    episodes = play_episodes(
+        policy,
+        counter_tasks,
+        counter_tasks.sample("train", 2, 0),
+        group_size=2,
+        max_steps=2,
+        history_length=1,
+        max_prompt_tokens=ro.max_prompt_tokens,
+        max_response_tokens=6,
+    )
     assign_advantages(episodes, config)
     steps = [s for e in episodes for s in e.steps]
     for step, logp in zip(steps, policy.score([s.prompt_ids for s in steps], [s.response_ids for s in steps])):
@@ -151,13 +183,17 @@ def _weights(policy):
 
 def _nan_gradient_hook(policy):
     """The GPU fault, on the CPU: the forward is finite, the backward of one attention projection returns NaN."""
+
     def hook(module, inputs, output):
         if output.requires_grad:
             output.register_hook(lambda grad: torch.full_like(grad, float("nan")))
+
     return policy.model.model.layers[0].self_attn.q_proj.register_forward_hook(hook)
 
 
-def test_a_nan_gradient_skips_the_step_instead_of_poisoning_every_weight(tmp_path, tiny_policy_dir, counter_tasks, compute_dtype):
+def test_a_nan_gradient_skips_the_step_instead_of_poisoning_every_weight(
+    tmp_path, tiny_policy_dir, counter_tasks, compute_dtype
+):
     config = load_experiment(_experiment(tmp_path, tiny_policy_dir, model={"dtype": compute_dtype}))
     policy = Policy.load(config.resolved_model())
     samples = _samples(policy, counter_tasks, config)
@@ -183,8 +219,14 @@ def test_a_non_finite_loss_is_reported_by_its_term_and_not_back_propagated(tmp_p
     samples = _samples(policy, counter_tasks, config)
     samples[0].step.ref_logp = torch.full_like(samples[0].step.ref_logp, float("nan"))  # a broken reference pass
     before = _weights(policy)
-    result = ppo_update(policy, torch.optim.AdamW(policy.model.parameters(), lr=1e-3), samples, config,
-                        LossSettings.for_algorithm(config), random.Random(0))
+    result = ppo_update(
+        policy,
+        torch.optim.AdamW(policy.model.parameters(), lr=1e-3),
+        samples,
+        config,
+        LossSettings.for_algorithm(config),
+        random.Random(0),
+    )
     assert result.skipped and "non-finite loss kl" in result.skipped[0] and "total" in result.skipped[0]
     assert all(torch.equal(before[n], p) for n, p in policy.model.named_parameters())
 
@@ -208,7 +250,9 @@ def test_the_run_fails_naming_the_update_after_too_many_skips_and_saves_no_nan(t
     assert reader.manifest()["status"] == "failed"
     events = reader.events()
     assert [e["step"] for e in events if e.get("code") == "skipped_step"] == [1]  # update 2 failed instead
-    assert any(e["type"] == "error" and "update 2, update: 2 optimizer steps" in e["message"] for e in events), events[-3:]
+    assert any(e["type"] == "error" and "update 2, update: 2 optimizer steps" in e["message"] for e in events), events[
+        -3:
+    ]
     rows = reader.metrics()
     assert [r["optim/skipped_steps"] for r in rows] == [1.0]  # update 1 was recorded; update 2 failed
     # update 1's checkpoint holds the untouched (finite) initial weights
@@ -254,19 +298,28 @@ def test_three_updates_at_lr_1e6_in_bf16_move_the_weights_as_fp32_does(tmp_path,
     assert moved["bfloat16"] > 0.9 * moved["float32"], moved
 
 
-def test_the_update_raises_positive_advantage_responses_and_lowers_negative_ones(tmp_path, tiny_policy_dir, counter_tasks, compute_dtype):
+def test_the_update_raises_positive_advantage_responses_and_lowers_negative_ones(
+    tmp_path, tiny_policy_dir, counter_tasks, compute_dtype
+):
     """The RL wiring end to end (loss sign, token-mean, optimizer): one PPO update makes the sampled responses with
     A > 0 more likely and those with A < 0 less likely, in fp32 and under bf16 autocast."""
-    config = load_experiment(_experiment(tmp_path, tiny_policy_dir, model={"dtype": compute_dtype},
-                                         rl={"kl_coef": 0.0, "entropy_coef": 0.0}))
+    config = load_experiment(
+        _experiment(tmp_path, tiny_policy_dir, model={"dtype": compute_dtype}, rl={"kl_coef": 0.0, "entropy_coef": 0.0})
+    )
     policy = Policy.load(config.resolved_model())
     samples = _samples(policy, counter_tasks, config)
     for i, sample in enumerate(samples):
         sample.step.advantage = 1.0 if i % 2 == 0 else -1.0
     steps = [s.step for s in samples]
     before = policy.score([s.prompt_ids for s in steps], [s.response_ids for s in steps])
-    result = ppo_update(policy, torch.optim.AdamW(policy.model.parameters(), lr=3e-3), samples, config,
-                        LossSettings.for_algorithm(config), random.Random(0))
+    result = ppo_update(
+        policy,
+        torch.optim.AdamW(policy.model.parameters(), lr=3e-3),
+        samples,
+        config,
+        LossSettings.for_algorithm(config),
+        random.Random(0),
+    )
     assert result.metrics["skipped_steps"] == 0.0
     after = policy.score([s.prompt_ids for s in steps], [s.response_ids for s in steps])
     change = [float(a.sum() - b.sum()) for a, b in zip(after, before)]
@@ -285,8 +338,13 @@ def _fp16_update(tmp_path, tiny_policy_dir, counter_tasks, scaler):
     assert all(p.dtype == torch.float32 for p in policy.model.parameters())  # fp32 master weights
     samples = _samples(policy, counter_tasks, config)
     optimizer = torch.optim.AdamW(policy.model.parameters(), lr=1e-3)
-    return policy, samples, lambda: ppo_update(policy, optimizer, samples, config, LossSettings.for_algorithm(config),
-                                               random.Random(0), scaler=scaler)
+    return (
+        policy,
+        samples,
+        lambda: ppo_update(
+            policy, optimizer, samples, config, LossSettings.for_algorithm(config), random.Random(0), scaler=scaler
+        ),
+    )
 
 
 def test_fp16_is_computed_under_a_loss_scaler_that_the_trainer_makes(tmp_path, tiny_policy_dir, counter_tasks):
@@ -300,7 +358,9 @@ def test_fp16_is_computed_under_a_loss_scaler_that_the_trainer_makes(tmp_path, t
     assert logits.dtype == torch.float16
 
 
-def test_an_fp16_overflow_skips_the_step_lowers_the_scale_and_keeps_the_weights(tmp_path, tiny_policy_dir, counter_tasks):
+def test_an_fp16_overflow_skips_the_step_lowers_the_scale_and_keeps_the_weights(
+    tmp_path, tiny_policy_dir, counter_tasks
+):
     """A loss scale of 2^40 makes the fp16 gradients of the backward overflow to infinity (fp16 tops out at 65504):
     GradScaler's unscale_ finds them, guarded_step skips the optimizer step and lowers the scale by its backoff
     factor; no weight changes and all stay finite. At a sane scale the next update steps, and after a good step the
@@ -322,8 +382,14 @@ def test_an_fp16_overflow_skips_the_step_lowers_the_scale_and_keeps_the_weights(
     # the gradients were unscaled before clipping: the norm is the fp32 update's (same weights, same samples)
     config32 = load_experiment(_experiment(tmp_path, tiny_policy_dir, model={"dtype": "float32", "device": "cpu"}))
     policy32 = Policy.load(config32.resolved_model())
-    reference = ppo_update(policy32, torch.optim.AdamW(policy32.model.parameters(), lr=1e-3), samples, config32,
-                           LossSettings.for_algorithm(config32), random.Random(0))
+    reference = ppo_update(
+        policy32,
+        torch.optim.AdamW(policy32.model.parameters(), lr=1e-3),
+        samples,
+        config32,
+        LossSettings.for_algorithm(config32),
+        random.Random(0),
+    )
     assert result.metrics["grad_norm"] == pytest.approx(reference.metrics["grad_norm"], rel=0.05)
     assert scaler.get_scale() == 2.0**11  # growth factor 2 after growth_interval (1) good steps
     assert all(torch.isfinite(p).all() for p in policy.model.parameters())
@@ -358,15 +424,18 @@ def cudnn_sdp_flag():
     torch.backends.cuda.enable_cudnn_sdp(saved)
 
 
-@pytest.mark.parametrize("device,dtype,env,enabled_after", [
-    ("cuda", torch.bfloat16, None, False),  # half precision on CUDA: the NaN-prone backward is turned off
-    ("cuda", torch.float16, None, False),
-    ("cuda:1", torch.bfloat16, None, False),
-    ("cuda", torch.float32, None, True),  # fp32 never picks cuDNN attention: left alone
-    ("cpu", torch.bfloat16, None, True),  # not a CUDA device: left alone
-    ("cuda", torch.bfloat16, "1", True),  # SEED_CUDNN_ATTENTION=1 keeps it
-    ("cuda", torch.bfloat16, "0", False),  # only "1" keeps it
-])
+@pytest.mark.parametrize(
+    "device,dtype,env,enabled_after",
+    [
+        ("cuda", torch.bfloat16, None, False),  # half precision on CUDA: the NaN-prone backward is turned off
+        ("cuda", torch.float16, None, False),
+        ("cuda:1", torch.bfloat16, None, False),
+        ("cuda", torch.float32, None, True),  # fp32 never picks cuDNN attention: left alone
+        ("cpu", torch.bfloat16, None, True),  # not a CUDA device: left alone
+        ("cuda", torch.bfloat16, "1", True),  # SEED_CUDNN_ATTENTION=1 keeps it
+        ("cuda", torch.bfloat16, "0", False),  # only "1" keeps it
+    ],
+)
 def test_the_cudnn_attention_switch(cudnn_sdp_flag, monkeypatch, device, dtype, env, enabled_after):
     if env is None:
         monkeypatch.delenv("SEED_CUDNN_ATTENTION", raising=False)

@@ -38,11 +38,22 @@ def wandb_home(tmp_path, monkeypatch):
 
 def _experiment(tmp_path, model_dir, **extra):
     data = {
-        "name": "tiny-report", "seed": 3, "algorithm": "seed", "updates": 2,
-        "model": {"path": str(model_dir)}, "environment": {"name": "counter"},
-        "rollout": {"tasks_per_update": 2, "group_size": 2, "max_steps": 2, "history": 1,
-                    "max_prompt_tokens": 256, "max_response_tokens": 6},
-        "analyzer": {"max_tokens": 12}, "rl": {"mini_batch_size": 4, "micro_batch_size": 2, "lr": 1e-4},
+        "name": "tiny-report",
+        "seed": 3,
+        "algorithm": "seed",
+        "updates": 2,
+        "model": {"path": str(model_dir)},
+        "environment": {"name": "counter"},
+        "rollout": {
+            "tasks_per_update": 2,
+            "group_size": 2,
+            "max_steps": 2,
+            "history": 1,
+            "max_prompt_tokens": 256,
+            "max_response_tokens": 6,
+        },
+        "analyzer": {"max_tokens": 12},
+        "rl": {"mini_batch_size": 4, "micro_batch_size": 2, "lr": 1e-4},
         "eval": {"tasks": 2, "every": 1},
         **extra,
     }
@@ -62,7 +73,9 @@ def valid_skills(monkeypatch):
     def analyze(policy, episodes, **kwargs):
         replies = real(policy, episodes, **kwargs)
         for episode in episodes:
-            episode.skill = parse_skill_reply('{"episode_summary": "s", "episode_skill": "add one, then <b>finish</b>"}')
+            episode.skill = parse_skill_reply(
+                '{"episode_summary": "s", "episode_skill": "add one, then <b>finish</b>"}'
+            )
         return replies
 
     monkeypatch.setattr(stage, "self_analyze", analyze)
@@ -82,7 +95,9 @@ def _expected_scalars(rows):
 def _tensorboard(run_dir):
     from tensorboard.backend.event_processing import event_accumulator
 
-    events = event_accumulator.EventAccumulator(str(run_dir / "tensorboard"), size_guidance={"scalars": 0, "tensors": 0})
+    events = event_accumulator.EventAccumulator(
+        str(run_dir / "tensorboard"), size_guidance={"scalars": 0, "tensors": 0}
+    )
     events.Reload()
     return events
 
@@ -143,8 +158,12 @@ def test_a_training_run_round_trips_through_tensorboard_and_wandb_offline(
     assert {k: v for k, v in config.items() if not k.startswith("_") and k != "seed_run"} == reader.manifest()["config"]
     assert config["seed_run"]["stage"] == "train"
     history = wandb_offline.history(folder)
-    logged = {(name, h["step"]): value for h in history for name, value in h.items()
-              if "/" in name and isinstance(value, (int, float))}
+    logged = {
+        (name, h["step"]): value
+        for h in history
+        for name, value in h.items()
+        if "/" in name and isinstance(value, (int, float))
+    }
     assert logged.keys() >= expected.keys()
     for key, value in expected.items():
         assert logged[key] == pytest.approx(value, rel=1e-6, abs=1e-6), key
@@ -160,8 +179,14 @@ def test_a_training_run_round_trips_through_tensorboard_and_wandb_offline(
 def test_resume_hides_the_rolled_back_update_in_tensorboard_and_continues_the_same_wandb_run(
     tmp_path, tiny_policy_dir, wandb_home, monkeypatch
 ):
-    path = _experiment(tmp_path, tiny_policy_dir, updates=3, report_to=["tensorboard", "wandb"],
-                       eval={"tasks": 2, "every": 0}, checkpoint={"every": 1})
+    path = _experiment(
+        tmp_path,
+        tiny_policy_dir,
+        updates=3,
+        report_to=["tensorboard", "wandb"],
+        eval={"tasks": 2, "every": 0},
+        checkpoint={"every": 1},
+    )
     real = RunWriter.trajectory
 
     def crash_in_update_2(self, record, **kwargs):  # after update 2's metrics row, before its checkpoint
@@ -261,7 +286,7 @@ def test_a_missing_backend_and_a_failing_one_cost_one_warning_each_and_the_run_c
 def test_untrusted_text_renders_as_itself_in_tensorboard():
     from tensorboard import plugin_util
 
-    hostile = 'obs <img src=x onerror=alert(1)> | **bold** `code`\n[link](javascript:alert(1))'
+    hostile = "obs <img src=x onerror=alert(1)> | **bold** `code`\n[link](javascript:alert(1))"
     html = plugin_util.markdown_to_safe_html(markdown_table(["text", "n"], [[hostile, 1.5]]))
     assert "<img" not in html and "<strong>" not in html and "<a " not in html and "<code>" not in html
     assert html.count("<td>") == 2  # the pipe did not split the cell

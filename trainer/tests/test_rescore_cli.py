@@ -18,7 +18,13 @@ import pytest
 from make_whatif_run import make_run
 from seed_trainer.cli import main
 from seed_trainer.rescore import (
-    RescoreError, RunSettings, StepInput, check_skill, rescore_run_trajectory, scoring_weights, trajectory_steps,
+    RescoreError,
+    RunSettings,
+    StepInput,
+    check_skill,
+    rescore_run_trajectory,
+    scoring_weights,
+    trajectory_steps,
 )
 from seed_trainer.runlog import RunReader, SchemaSet
 from seed_trainer.runlog.tokens import decode_float32
@@ -67,7 +73,9 @@ def test_recorded_skill_gives_back_the_recorded_gates(run, update, weights):
         else:
             assert result["export"] == weights
         worst_logp, worst_gate, tokens = _worst(result, trajectory)
-        print(f"update {update} {trajectory['id']}: {tokens} tokens, worst logp {worst_logp:.1e}, gate {worst_gate:.1e}")
+        print(
+            f"update {update} {trajectory['id']}: {tokens} tokens, worst logp {worst_logp:.1e}, gate {worst_gate:.1e}"
+        )
         assert tokens > 0
         assert worst_logp <= TOLERANCE
         assert worst_gate <= TOLERANCE * result["beta"] / 4
@@ -80,9 +88,25 @@ def test_cli_prints_progress_then_a_valid_whatif_file_and_another_skill_moves_th
     recorded = trajectory["skill"]["text"]
     other = "Ignore the task and always answer look."
     done = subprocess.run(
-        [sys.executable, "-m", "seed_trainer", "rescore", str(run), "--trajectory", trajectory["id"],
-         "--skill", recorded, "--skill", other, "--device", "cpu"],
-        capture_output=True, text=True, env={**os.environ, "OMP_NUM_THREADS": "1"}, timeout=600,
+        [
+            sys.executable,
+            "-m",
+            "seed_trainer",
+            "rescore",
+            str(run),
+            "--trajectory",
+            trajectory["id"],
+            "--skill",
+            recorded,
+            "--skill",
+            other,
+            "--device",
+            "cpu",
+        ],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "OMP_NUM_THREADS": "1"},
+        timeout=600,
     )
     assert done.returncode == 0, done.stderr
     lines = [json.loads(line) for line in done.stdout.splitlines()]
@@ -95,7 +119,11 @@ def test_cli_prints_progress_then_a_valid_whatif_file_and_another_skill_moves_th
     first, second = final["file"]["results"]
     assert [first["skill"], second["skill"]] == [recorded, other]
     assert first["steps"][0]["logp"] == second["steps"][0]["logp"]  # the student does not depend on the skill
-    moved = max(abs(a - b) for s1, s2 in zip(first["steps"], second["steps"]) for a, b in zip(s1["teacher_logp"], s2["teacher_logp"]))
+    moved = max(
+        abs(a - b)
+        for s1, s2 in zip(first["steps"], second["steps"])
+        for a, b in zip(s1["teacher_logp"], s2["teacher_logp"])
+    )
     assert moved > 0.01, "another skill should change the teacher's log-probs"
 
 
@@ -105,9 +133,22 @@ def test_ctrl_c_while_rescoring_exits_130_with_no_result(run):
     trajectory = _trajectories(run, 2)[0]
     skills = [arg for i in range(300) for arg in ("--skill", f"skill {i}: add one until the target shows, then finish")]
     process = subprocess.Popen(
-        [sys.executable, "-m", "seed_trainer", "rescore", str(run), "--trajectory", trajectory["id"], *skills,
-         "--device", "cpu"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env={**os.environ, "OMP_NUM_THREADS": "1"},
+        [
+            sys.executable,
+            "-m",
+            "seed_trainer",
+            "rescore",
+            str(run),
+            "--trajectory",
+            trajectory["id"],
+            *skills,
+            "--device",
+            "cpu",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "OMP_NUM_THREADS": "1"},
         preexec_fn=sigint_as_in_a_terminal,
     )
     first = json.loads(process.stdout.readline())  # the model is loaded and the passes have begun
@@ -123,24 +164,50 @@ def test_ctrl_c_while_rescoring_exits_130_with_no_result(run):
 
 
 def _cli(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "seed_trainer", "rescore", *args], capture_output=True, text=True,
-                          env={**os.environ, "OMP_NUM_THREADS": "1"}, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "seed_trainer", "rescore", *args],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "OMP_NUM_THREADS": "1"},
+        timeout=300,
+    )
 
 
 def test_bad_input_is_refused_with_exit_2(run, tmp_path, capsys):
     trajectory = _trajectories(run, 2)[0]
     cases = [
-        ((str(run), "--trajectory", trajectory["id"], "--skill", "use\u202ethe lamp"), "control character U+202E at position 4"),
+        (
+            (str(run), "--trajectory", trajectory["id"], "--skill", "use\u202ethe lamp"),
+            "control character U+202E at position 4",
+        ),
         ((str(run), "--trajectory", trajectory["id"], "--skill", "  \n"), "the skill is empty"),
-        ((str(run), "--trajectory", "no-such-trajectory", "--skill", "x"), "no trajectory with id 'no-such-trajectory'"),
+        (
+            (str(run), "--trajectory", "no-such-trajectory", "--skill", "x"),
+            "no trajectory with id 'no-such-trajectory'",
+        ),
         ((str(tmp_path), "--trajectory", "x", "--skill", "x"), "not a run directory"),
-        ((str(run), "--trajectory", trajectory["id"], "--skill", "x", "--checkpoint", str(tmp_path / "missing")), "not a directory"),
+        (
+            (str(run), "--trajectory", trajectory["id"], "--skill", "x", "--checkpoint", str(tmp_path / "missing")),
+            "not a directory",
+        ),
     ]
     other_run = tmp_path / "other-run"
     (other_run / "checkpoints" / "step-000001").mkdir(parents=True)
     (other_run / "run.json").write_text("{}", encoding="utf-8")
-    cases.append(((str(run), "--trajectory", trajectory["id"], "--skill", "x", "--checkpoint",
-                   str(other_run / "checkpoints" / "step-000001")), "lies in run other-run"))
+    cases.append(
+        (
+            (
+                str(run),
+                "--trajectory",
+                trajectory["id"],
+                "--skill",
+                "x",
+                "--checkpoint",
+                str(other_run / "checkpoints" / "step-000001"),
+            ),
+            "lies in run other-run",
+        )
+    )
     # The first case through a real `python -m seed_trainer` process; the others through the same cli.main in this
     # process (an interpreter start with torch costs seconds each; a stray exception would fail the test here too).
     for n, (args, message) in enumerate(cases):
@@ -169,14 +236,21 @@ def test_a_pruned_checkpoint_falls_back_and_a_step_without_prompt_is_named(run, 
         # update 1), and the result names it.
         assert scoring_weights(reader, settings, trajectory) == Path(settings.config.resolved_model().path)
         # …and without the starting model on disk, the nearest kept checkpoint after it.
-        missing = dataclasses.replace(settings, config=settings.config.model_copy(
-            update={"model": settings.config.model.model_copy(update={"path": str(tmp_path / "gone")})}))
+        missing = dataclasses.replace(
+            settings,
+            config=settings.config.model_copy(
+                update={"model": settings.config.model.model_copy(update={"path": str(tmp_path / "gone")})}
+            ),
+        )
         assert scoring_weights(reader, missing, trajectory) == run / "checkpoints" / "step-000002"
         content = rescore_run_trajectory(run, trajectory["id"], ["x"])
         assert content["results"][0]["export"] == str(Path(settings.config.resolved_model().path))
     finally:
         moved.rename(hidden)
-    without_prompt = {**trajectory, "steps": [{k: v for k, v in s.items() if k != "prompt"} for s in trajectory["steps"]]}
+    without_prompt = {
+        **trajectory,
+        "steps": [{k: v for k, v in s.items() if k != "prompt"} for s in trajectory["steps"]],
+    }
     with pytest.raises(RescoreError, match="step 0 has no recorded prompt"):
         trajectory_steps(without_prompt)
     assert isinstance(trajectory_steps(trajectory)[0], StepInput)

@@ -86,7 +86,12 @@ def test_prompt_settings_come_from_the_run(tmp_path):
     (run / "run.json").write_text(json.dumps({"id": "run-a", "config": config}), encoding="utf-8")
     settings, source = prompt_settings(run / "checkpoints" / "step-000002")
     assert source == {"id": "run-a", "checkpoint": "step-000002"}
-    assert (settings["from"], settings["history"], settings["max_prompt_tokens"], settings["temperature"]) == ("run", 3, 512, 0.7)
+    assert (settings["from"], settings["history"], settings["max_prompt_tokens"], settings["temperature"]) == (
+        "run",
+        3,
+        512,
+        0.7,
+    )
     assert settings["beta"] == 0.0  # GRPO+OPSD: the ungated baseline, g = 0.5
     config["algorithm"] = "sdar"
     (run / "run.json").write_text(json.dumps({"id": "run-a", "config": config}), encoding="utf-8")

@@ -33,8 +33,14 @@ def _experiment(tmp_path: Path, model_dir: Path, *, lora: bool = False, **extra)
         "updates": UPDATES,
         "model": {"path": str(model_dir), **({"lora": {"r": 4, "alpha": 8}} if lora else {})},
         "environment": {"name": "counter_env:CounterTasks"},
-        "rollout": {"tasks_per_update": 2, "group_size": 2, "max_steps": 2, "history": 1,
-                    "max_prompt_tokens": 256, "max_response_tokens": 6},
+        "rollout": {
+            "tasks_per_update": 2,
+            "group_size": 2,
+            "max_steps": 2,
+            "history": 1,
+            "max_prompt_tokens": 256,
+            "max_response_tokens": 6,
+        },
         "analyzer": {"max_tokens": 8},
         # a mini-batch smaller than the update's samples, so the shuffle RNG matters
         "rl": {"mini_batch_size": 3, "micro_batch_size": 2, "lr": 1e-3},
@@ -74,7 +80,9 @@ def uninterrupted(tiny_policy_dir, tmp_path_factory):
 
 
 @pytest.mark.parametrize("lora", [False, True], ids=["full", "lora"])
-def test_stop_after_update_1_then_resume_gives_identical_updates(tmp_path, tiny_policy_dir, uninterrupted, monkeypatch, lora):
+def test_stop_after_update_1_then_resume_gives_identical_updates(
+    tmp_path, tiny_policy_dir, uninterrupted, monkeypatch, lora
+):
     path = _experiment(tmp_path, tiny_policy_dir, lora=lora)
     real = RunWriter.set_progress
 
@@ -124,13 +132,16 @@ def test_resume_refuses_runs_it_cannot_continue(tmp_path, uninterrupted, capsys)
         before = sorted((p.name, p.stat().st_size) for p in live.iterdir())
         with pytest.raises(RunOwnedError, match=f"pid {os.getpid()} on {socket.gethostname()}"):
             resume(live, echo=None)
-        assert main(["resume", str(live)]) == 2 and f"pid {os.getpid()} on {socket.gethostname()}" in capsys.readouterr().err
+        assert (
+            main(["resume", str(live)]) == 2
+            and f"pid {os.getpid()} on {socket.gethostname()}" in capsys.readouterr().err
+        )
         assert sorted((p.name, p.stat().st_size) for p in live.iterdir()) == before
 
 
 # -- crash safety: kill -9 at three points, then resume ----------------------------------------------------------
 
-CRASH_DRIVER = '''
+CRASH_DRIVER = """
 import os, signal, sys
 from pathlib import Path
 point, at, run_dir = sys.argv[1], int(sys.argv[2]), Path(sys.argv[3])
@@ -167,7 +178,7 @@ elif point == "checkpoint":  # the model of checkpoint `at` is saved, the optimi
     stage.save_checkpoint = dying_save
 from seed_trainer.cli import main
 sys.exit(main(sys.argv[4:]))
-'''
+"""
 
 
 def _killed_run(tmp_path: Path, model_dir: Path, point: str, at: int) -> Path:
@@ -175,8 +186,22 @@ def _killed_run(tmp_path: Path, model_dir: Path, point: str, at: int) -> Path:
     run_dir = tmp_path / "runs" / f"crash-{point}"
     run_dir.parent.mkdir(exist_ok=True)
     done = subprocess.run(
-        [sys.executable, "-c", CRASH_DRIVER, point, str(at), str(run_dir), "train", str(path), "--run-dir", str(run_dir)],
-        capture_output=True, text=True, timeout=300, env=subprocess_env(),
+        [
+            sys.executable,
+            "-c",
+            CRASH_DRIVER,
+            point,
+            str(at),
+            str(run_dir),
+            "train",
+            str(path),
+            "--run-dir",
+            str(run_dir),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=subprocess_env(),
     )
     assert done.returncode == -9, done.stderr[-2000:]
     return run_dir
@@ -202,8 +227,13 @@ def test_kill_9_leaves_a_valid_run_that_resumes_losing_only_the_update_in_progre
         assert RunReader(run_dir).latest_checkpoint().name == f"step-{checkpointed:06d}"
 
     if point == "append":  # one resume through the command line
-        done = subprocess.run([sys.executable, "-m", "seed_trainer", "resume", str(run_dir)], capture_output=True,
-                              text=True, timeout=300, env=subprocess_env())
+        done = subprocess.run(
+            [sys.executable, "-m", "seed_trainer", "resume", str(run_dir)],
+            capture_output=True,
+            text=True,
+            timeout=300,
+            env=subprocess_env(),
+        )
         assert done.returncode == 0, done.stderr[-2000:]
     else:
         resume(run_dir, echo=None)

@@ -90,7 +90,9 @@ def test_a_corrupt_line_in_the_kept_range_stops_resume_until_repair(stopped_at_2
 def _corrupt_update_row(run: Path, step: int) -> bytes:
     """Overwrite metrics.jsonl's `update` row of `step` with garbage of the same length; returns the garbage."""
     lines = (run / "metrics.jsonl").read_bytes().splitlines(keepends=True)
-    (index,) = [i for i, raw in enumerate(lines) if (row := json.loads(raw))["kind"] == "update" and row["step"] == step]
+    (index,) = [
+        i for i, raw in enumerate(lines) if (row := json.loads(raw))["kind"] == "update" and row["step"] == step
+    ]
     lines[index] = bad = _garbage(lines[index], 0)
     (run / "metrics.jsonl").write_bytes(b"".join(lines))
     return bad
@@ -176,8 +178,13 @@ def test_a_checkpoint_from_before_manifests_still_resumes(stopped_at_2, tmp_path
 
 
 def _write_experiment(tmp_path: Path, model_path: str, environment: str = "counter_env:CounterTasks") -> Path:
-    data = {"name": "bad", "updates": 1, "model": {"path": model_path}, "environment": {"name": environment},
-            "rollout": {"tasks_per_update": 1, "group_size": 2, "max_steps": 1, "max_response_tokens": 4}}
+    data = {
+        "name": "bad",
+        "updates": 1,
+        "model": {"path": model_path},
+        "environment": {"name": environment},
+        "rollout": {"tasks_per_update": 1, "group_size": 2, "max_steps": 1, "max_response_tokens": 4},
+    }
     path = tmp_path / "bad.seed.yaml"
     path.write_text(yaml.safe_dump(data), encoding="utf-8")
     return path
@@ -246,13 +253,20 @@ def hub(monkeypatch):
     server.shutdown()
 
 
-@pytest.mark.parametrize("model, expected", [
-    ("models/nope", "did not answer within 2 s"),  # the household template's shape, with no models/ folder beside it
-    ("slow/some-model", "did not answer within 2 s"),
-    ("other-org/no-model", "the model hub has no model 'other-org/no-model'"),
-])
-def test_a_hub_id_that_is_not_on_disk_asks_the_hub_briefly_and_exits_2(tmp_path, hub, monkeypatch, capsys, model,
-                                                                       expected):
+@pytest.mark.parametrize(
+    "model, expected",
+    [
+        (
+            "models/nope",
+            "did not answer within 2 s",
+        ),  # the household template's shape, with no models/ folder beside it
+        ("slow/some-model", "did not answer within 2 s"),
+        ("other-org/no-model", "the model hub has no model 'other-org/no-model'"),
+    ],
+)
+def test_a_hub_id_that_is_not_on_disk_asks_the_hub_briefly_and_exits_2(
+    tmp_path, hub, monkeypatch, capsys, model, expected
+):
     path = _write_experiment(tmp_path, model)
     if model.startswith("models/"):  # nothing answers there: the real hub is unreachable from the tests
         monkeypatch.setenv("HF_ENDPOINT", "http://127.0.0.1:9")
@@ -280,15 +294,17 @@ def read_only_dir(tmp_path):
         yield folder
         folder.chmod(0o755)
         return
-    done = subprocess.run(["mount", "-t", "tmpfs", "-o", "ro,size=64k", "tmpfs", str(folder)], capture_output=True,
-                          text=True)
+    done = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "ro,size=64k", "tmpfs", str(folder)], capture_output=True, text=True
+    )
     assert done.returncode == 0, f"mount a read-only tmpfs: {done.stderr.strip()}"
     yield folder
     subprocess.run(["umount", str(folder)], check=True)
 
 
-def test_a_run_dir_on_a_read_only_filesystem_exits_2_with_nothing_written(tmp_path, tiny_policy_dir, read_only_dir,
-                                                                        capsys):
+def test_a_run_dir_on_a_read_only_filesystem_exits_2_with_nothing_written(
+    tmp_path, tiny_policy_dir, read_only_dir, capsys
+):
     path = _write_experiment(tmp_path, str(tiny_policy_dir))
     assert main(["train", str(path), "--run-dir", str(read_only_dir / "runs" / "one")]) == 2
     assert "cannot be created" in capsys.readouterr().err
@@ -303,8 +319,17 @@ def test_a_run_dir_on_a_read_only_filesystem_exits_2_with_nothing_written(tmp_pa
 def stopped_early(tmp_path, tiny_policy_dir) -> Path:
     """A train run stopped before its first update (cheap to resume when the update loop is replaced)."""
     path = _write_experiment(tmp_path, str(tiny_policy_dir))
-    writer = create_run(load_experiment(path), path, tmp_path / "runs", stage="train", run_id="early", echo=None,
-                        parent=None, progress_unit="update", progress_total=1)
+    writer = create_run(
+        load_experiment(path),
+        path,
+        tmp_path / "runs",
+        stage="train",
+        run_id="early",
+        echo=None,
+        parent=None,
+        progress_unit="update",
+        progress_total=1,
+    )
     writer.finish("stopped", "stopped before update 1")
     return writer.run_dir
 
@@ -327,7 +352,9 @@ def test_resume_removes_stale_temporary_files(stopped_early, monkeypatch):
     run = stopped_early
     (run / ".run.json.tmp-99999").write_bytes(b'{"format_vers')  # a kill during the run.json rewrite left this
     assert [(w.kind, w.file) for w in check_run(run).warnings] == [("stale_temp", ".run.json.tmp-99999")]
-    monkeypatch.setattr(train_stage, "_train_loop", lambda config, writer, *rest, **_: writer.finish("stopped", "enough"))
+    monkeypatch.setattr(
+        train_stage, "_train_loop", lambda config, writer, *rest, **_: writer.finish("stopped", "enough")
+    )
     assert main(["resume", str(run)]) == 0
     assert not (run / ".run.json.tmp-99999").exists()
     warning = next(e for e in RunReader(run).events() if e.get("code") == "rolled_back")
@@ -338,14 +365,14 @@ def test_resume_removes_stale_temporary_files(stopped_early, monkeypatch):
 
 # -- failures: the file named, the traceback recorded -----------------------------------------------------------------
 
-FULL_DISK = r'''
+FULL_DISK = r"""
 import resource, signal, sys
 signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the limit then fails with EFBIG instead of killing us
 limit = int(sys.argv[1])
 resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
 from seed_trainer.cli import main
 sys.exit(main(sys.argv[2:]))
-'''
+"""
 
 
 def test_a_write_that_fails_names_the_file_and_the_error_event_holds_the_traceback(tmp_path, tiny_policy_dir):
@@ -354,7 +381,9 @@ def test_a_write_that_fails_names_the_file_and_the_error_event_holds_the_traceba
     # 64 KiB per file: the run's small files fit, the model's weights (about 400 KB) do not
     done = subprocess.run(
         [sys.executable, "-c", FULL_DISK, str(64 * 1024), "train", str(path), "--run-dir", str(run)],
-        capture_output=True, text=True, timeout=300,
+        capture_output=True,
+        text=True,
+        timeout=300,
         env={**os.environ, "PYTHONPATH": os.pathsep.join([str(TESTS), os.environ.get("PYTHONPATH", "")])},
     )
     assert done.returncode == 1, done.stderr[-2000:]
@@ -367,8 +396,7 @@ def test_a_write_that_fails_names_the_file_and_the_error_event_holds_the_traceba
     assert not (run / "checkpoints" / ".tmp-step-000001").exists()
 
 
-
-PAST_THE_LIMIT = r'''
+PAST_THE_LIMIT = r"""
 import json, resource, signal, sys
 signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
 resource.setrlimit(resource.RLIMIT_FSIZE, (100, 100))  # every file ends at 100 bytes, like a full disk
@@ -382,13 +410,18 @@ for write in (lambda: JsonlAppender(sys.argv[1]).append({"text": "x" * 200}),
     except OSError as exc:
         failures.append([exc.filename, str(exc)])
 print(json.dumps(failures))
-'''
+"""
 
 
 def test_a_failed_append_or_document_write_names_its_file(tmp_path):
     appended, document = tmp_path / "metrics.jsonl", tmp_path / "run.json"
-    done = subprocess.run([sys.executable, "-c", PAST_THE_LIMIT, str(appended), str(document)],
-                          capture_output=True, text=True, timeout=120, check=True)
+    done = subprocess.run(
+        [sys.executable, "-c", PAST_THE_LIMIT, str(appended), str(document)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
     (append_error, document_error) = json.loads(done.stdout)
     assert append_error[0] == str(appended) and str(appended) in append_error[1]
     assert document_error[0] == str(tmp_path / ".run.json.tmp-") + document_error[0].rsplit("-", 1)[1]

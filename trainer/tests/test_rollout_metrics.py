@@ -10,9 +10,19 @@ from seed_trainer.stages.common import rollout_metrics
 
 
 def _step(t: int, action: str, admissible: list[str], valid: bool = True) -> Step:
-    return Step(t=t, observation="o", admissible_actions=admissible, prompt="p", prompt_ids=[1], response_ids=[2, 3],
-                response="r", action=action, valid=valid, invalid_reason=None if valid else "no <action>",
-                truncated=False)
+    return Step(
+        t=t,
+        observation="o",
+        admissible_actions=admissible,
+        prompt="p",
+        prompt_ids=[1],
+        response_ids=[2, 3],
+        response="r",
+        action=action,
+        valid=valid,
+        invalid_reason=None if valid else "no <action>",
+        truncated=False,
+    )
 
 
 def _episode(steps: list[Step], won: bool, kind: str = "pick_and_place") -> Episode:

@@ -167,7 +167,9 @@ def test_unknown_and_missing_keys_are_named():
         SCHEMAS.validate("metric", row, "metrics.jsonl", 4)
     assert (info.value.line, info.value.field) == (4, "success")
     with pytest.raises(RunFormatError) as info:
-        SCHEMAS.validate("event", {"time": row["time"], "type": "checkpoint", "message": "m", "step": 2}, "events.jsonl", 1)
+        SCHEMAS.validate(
+            "event", {"time": row["time"], "type": "checkpoint", "message": "m", "step": 2}, "events.jsonl", 1
+        )
     assert info.value.field == "path"
 
 
@@ -183,7 +185,10 @@ def test_field_paths_read_like_code():
 
 def _environment() -> RunEnvironment:
     return RunEnvironment(
-        pid=os.getpid(), host="test", versions={"trainer": "0.1.0", "python": "3.11"}, device={"kind": "cpu", "name": "cpu", "count": 0}
+        pid=os.getpid(),
+        host="test",
+        versions={"trainer": "0.1.0", "python": "3.11"},
+        device={"kind": "cpu", "name": "cpu", "count": 0},
     )
 
 
@@ -191,8 +196,15 @@ def _writer(tmp_path: Path, **kwargs) -> RunWriter:
     experiment = tmp_path / "exp.seed.yaml"
     experiment.write_text("name: t\nmodel: {path: m}\n", encoding="utf-8")
     return RunWriter.create(
-        tmp_path / "runs", name="t exp", stage="train", algorithm="seed", config={"name": "t"},
-        experiment_path=experiment, environment=_environment(), schemas=SCHEMAS, **kwargs,
+        tmp_path / "runs",
+        name="t exp",
+        stage="train",
+        algorithm="seed",
+        config={"name": "t"},
+        experiment_path=experiment,
+        environment=_environment(),
+        schemas=SCHEMAS,
+        **kwargs,
     )
 
 
@@ -203,14 +215,36 @@ def _trajectory(update: int, teacher: bool = True) -> dict:
     if teacher:
         teacher_logp = [-0.002, -0.5, -0.3, -7.0]
         delta = [t - s for t, s in zip(teacher_logp, logp)]
-        arrays = TokenArrays(ids=ids, text=arrays.text, logp=logp, teacher_logp=teacher_logp, delta=delta,
-                             gate=[1 / (1 + math.exp(-5 * d)) for d in delta])
+        arrays = TokenArrays(
+            ids=ids,
+            text=arrays.text,
+            logp=logp,
+            teacher_logp=teacher_logp,
+            delta=delta,
+            gate=[1 / (1 + math.exp(-5 * d)) for d in delta],
+        )
     return {
-        "phase": "train", "update": update, "task": {"id": "q1", "type": "heat"}, "group": 0, "sample": 0,
-        "success": False, "reward": 0.0, "length": 1,
+        "phase": "train",
+        "update": update,
+        "task": {"id": "q1", "type": "heat"},
+        "group": 0,
+        "sample": 0,
+        "success": False,
+        "reward": 0.0,
+        "length": 1,
         "skill": {"text": "Look first.", "summary": None, "valid": True, "source": "self"} if teacher else None,
-        "steps": [{"t": 0, "observation": "Ünïcode → room", "response": "<action>", "action": None, "valid": False,
-                   "score": -0.1, "advantage": -1.2, "tokens": arrays}],
+        "steps": [
+            {
+                "t": 0,
+                "observation": "Ünïcode → room",
+                "response": "<action>",
+                "action": None,
+                "valid": False,
+                "score": -0.1,
+                "advantage": -1.2,
+                "tokens": arrays,
+            }
+        ],
     }
 
 
@@ -218,16 +252,43 @@ def test_writer_reader_round_trip(tmp_path):
     writer = _writer(tmp_path)
     run_dir = writer.run_dir
     assert run_dir.name.endswith("-train-t-exp") and writer.manifest["experiment"]["path"] == "../../exp.seed.yaml"
-    writer.metrics(1, "update", {"success/overall": 0.5, metric_name("success", "pick and place"): 1.0,
-                                 "loss/opd": float("nan"), "loss/kl": None})
+    writer.metrics(
+        1,
+        "update",
+        {
+            "success/overall": 0.5,
+            metric_name("success", "pick and place"): 1.0,
+            "loss/opd": float("nan"),
+            "loss/kl": None,
+        },
+    )
     rows = [writer.trajectory(_trajectory(1)), writer.trajectory(_trajectory(1, teacher=False))]
     writer.metrics(2, "update", {"success/overall": 0.0})  # a train update's row comes before its trajectories
     rows.append(writer.trajectory(_trajectory(2)))
-    writer.skill({"id": "s1", "trajectory": None, "task": {"id": "q1", "type": "heat"}, "success": True, "reward": 1.0,
-                  "length": 2, "source": "external", "summary": "s", "skill": "k", "valid": True, "reason": None})
-    writer.write_eval({"split": "test", "step": 2, "overall": {"success": 0.25, "n": 4},
-                       "by_task_type": {"heat": {"success": 0.25, "n": 4}},
-                       "episodes": [{"task": {"id": "q1", "type": "heat"}, "success": False, "reward": 0.0, "length": 30}]})
+    writer.skill(
+        {
+            "id": "s1",
+            "trajectory": None,
+            "task": {"id": "q1", "type": "heat"},
+            "success": True,
+            "reward": 1.0,
+            "length": 2,
+            "source": "external",
+            "summary": "s",
+            "skill": "k",
+            "valid": True,
+            "reason": None,
+        }
+    )
+    writer.write_eval(
+        {
+            "split": "test",
+            "step": 2,
+            "overall": {"success": 0.25, "n": 4},
+            "by_task_type": {"heat": {"success": 0.25, "n": 4}},
+            "episodes": [{"task": {"id": "q1", "type": "heat"}, "success": False, "reward": 0.0, "length": 30}],
+        }
+    )
     writer.finish("completed")
 
     reader = RunReader(run_dir, schemas=SCHEMAS)
@@ -254,9 +315,27 @@ def test_writer_reader_round_trip(tmp_path):
 def test_writer_refuses_bad_records_without_touching_disk(tmp_path):
     writer = _writer(tmp_path)
     with pytest.raises(RunFormatError) as info:
-        writer.skill({"id": "s", "trajectory": None, "task": {"id": "q", "type": "t"}, "success": True, "reward": 1,
-                      "length": 1, "source": "self", "summary": None, "skill": None, "valid": False, "reason": None})
-    assert (info.value.kind, info.value.file, info.value.line, info.value.field) == ("schema", "skills.jsonl", 1, "reason")
+        writer.skill(
+            {
+                "id": "s",
+                "trajectory": None,
+                "task": {"id": "q", "type": "t"},
+                "success": True,
+                "reward": 1,
+                "length": 1,
+                "source": "self",
+                "summary": None,
+                "skill": None,
+                "valid": False,
+                "reason": None,
+            }
+        )
+    assert (info.value.kind, info.value.file, info.value.line, info.value.field) == (
+        "schema",
+        "skills.jsonl",
+        1,
+        "reason",
+    )
     assert writer.paths.skills.read_bytes() == b""
     with pytest.raises(RunFormatError) as info:
         writer.trajectory({**_trajectory(1), "success": "no"})
@@ -456,13 +535,22 @@ def test_gate_baseline_travels_beside_the_gate_and_is_length_checked():
     `count` items, and only beside the teacher arrays."""
     from seed_trainer.runlog.tokens import token_array_problems
 
-    arrays = TokenArrays(ids=[5, 6], text=["a", "b"], logp=[-0.5, -1.0], teacher_logp=[-0.4, -1.2],
-                         delta=[0.1, -0.2], gate=[0.62, 0.27], gate_baseline=[0.5, 0.5])
+    arrays = TokenArrays(
+        ids=[5, 6],
+        text=["a", "b"],
+        logp=[-0.5, -1.0],
+        teacher_logp=[-0.4, -1.2],
+        delta=[0.1, -0.2],
+        gate=[0.62, 0.27],
+        gate_baseline=[0.5, 0.5],
+    )
     encoded = arrays.encode()
     assert TokenArrays.decode(encoded).gate_baseline == [0.5, 0.5]
     assert token_array_problems({**encoded, "gate_baseline": encoded["ids"][:4]})[0][0] == "gate_baseline"
     without_gate = {k: v for k, v in encoded.items() if k not in ("teacher_logp", "delta", "gate")}
-    assert token_array_problems(without_gate) == [("gate_baseline", "present without gate: what was subtracted from g needs g")]
+    assert token_array_problems(without_gate) == [
+        ("gate_baseline", "present without gate: what was subtracted from g needs g")
+    ]
     with pytest.raises(ValueError, match="gate_baseline is recorded only beside gate"):
         TokenArrays(ids=[5], text=["a"], gate_baseline=[0.5])
     # the shared JSON Schema says the same (`dependentRequired`), so the TypeScript reader's check agrees
@@ -470,8 +558,9 @@ def test_gate_baseline_travels_beside_the_gate_and_is_length_checked():
 
     documents = [json.loads(p.read_text(encoding="utf-8")) for p in (REPO / "schemas").glob("*.schema.json")]
     registry = Registry().with_resources((d["$id"], Resource.from_contents(d)) for d in documents if "$id" in d)
-    validator = jsonschema.Draft202012Validator({"$ref": "urn:seed-studio:schema:trajectory#/$defs/tokens"},
-                                                registry=registry)
+    validator = jsonschema.Draft202012Validator(
+        {"$ref": "urn:seed-studio:schema:trajectory#/$defs/tokens"}, registry=registry
+    )
     assert not list(validator.iter_errors(encoded))
     assert [e.validator for e in validator.iter_errors(without_gate)] == ["dependentRequired"]
 
@@ -485,10 +574,18 @@ def test_baseline_evals_link_a_train_run_to_its_base_evaluation(tmp_path: Path, 
     base = _writer(tmp_path, run_id="base-seen")
     base._manifest["stage"] = "eval"
     base._write_manifest()
-    base.write_eval({"split": "valid_seen", "step": None, "overall": {"success": 0.5, "n": 2},
-                     "by_task_type": {"heat": {"success": 0.5, "n": 2}},
-                     "episodes": [{"task": {"id": "q1", "type": "heat"}, "success": True, "reward": 1.0, "length": 3},
-                                  {"task": {"id": "q2", "type": "heat"}, "success": False, "reward": 0.0, "length": 9}]})
+    base.write_eval(
+        {
+            "split": "valid_seen",
+            "step": None,
+            "overall": {"success": 0.5, "n": 2},
+            "by_task_type": {"heat": {"success": 0.5, "n": 2}},
+            "episodes": [
+                {"task": {"id": "q1", "type": "heat"}, "success": True, "reward": 1.0, "length": 3},
+                {"task": {"id": "q2", "type": "heat"}, "success": False, "reward": 0.0, "length": 9},
+            ],
+        }
+    )
     base.finish("completed")
     assert baseline_splits(base.run_dir) == ["valid_seen"]
 
@@ -503,7 +600,9 @@ def test_baseline_evals_link_a_train_run_to_its_base_evaluation(tmp_path: Path, 
     with pytest.raises(RunFormatError, match="must be an eval run"):
         baseline_splits(train.run_dir)
     experiment = tmp_path / "exp.seed.yaml"
-    assert main(["train", str(experiment), "--baseline-eval", str(train.run_dir), "--run-dir", str(tmp_path / "x")]) == 2
+    assert (
+        main(["train", str(experiment), "--baseline-eval", str(train.run_dir), "--run-dir", str(tmp_path / "x")]) == 2
+    )
     assert "--baseline-eval" in capsys.readouterr().err
     assert not (tmp_path / "x").exists()
     bad = json.loads((train.run_dir / "run.json").read_text())

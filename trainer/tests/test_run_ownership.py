@@ -27,7 +27,7 @@ TRIALS = 50
 # end releases both at the same instant, and each runs `python -m seed_trainer resume RUN` (cli.main) on the run. The
 # one that owns the run holds it until the other has ended, so however the two are scheduled, a second owner could
 # only come from a lock that let two in.
-RACE_DRIVER = r'''
+RACE_DRIVER = r"""
 import json, os, sys, time
 from pathlib import Path
 run_dir, trials, out = Path(sys.argv[1]), int(sys.argv[2]), Path(sys.argv[3])
@@ -77,7 +77,7 @@ for trial in range(trials):
     (out / "release").unlink()
     with open(out / "trials.jsonl", "a") as log:
         log.write(json.dumps({"trial": trial, "pids": {n: p for p, n in children.items()}, "codes": codes}) + "\n")
-'''
+"""
 
 
 def _experiment(tmp_path: Path, model_dir: Path) -> Path:
@@ -99,8 +99,17 @@ def stopped_run(tmp_path, tiny_policy_dir) -> Path:
     """A `train` run that stopped before its first update: resumable, with nothing to roll back."""
     path = _experiment(tmp_path, tiny_policy_dir)
     config = load_experiment(path)
-    writer = create_run(config, path, tmp_path / "runs", stage="train", run_id="r", echo=None, parent=None,
-                        progress_unit="update", progress_total=config.updates)
+    writer = create_run(
+        config,
+        path,
+        tmp_path / "runs",
+        stage="train",
+        run_id="r",
+        echo=None,
+        parent=None,
+        progress_unit="update",
+        progress_total=config.updates,
+    )
     writer.finish("stopped", "stopped before update 1")
     return writer.run_dir
 
@@ -112,8 +121,13 @@ def _env() -> dict[str, str]:
 def test_two_resumes_started_together_never_both_own_the_run(stopped_run, tmp_path):
     out = tmp_path / "race"
     out.mkdir()
-    done = subprocess.run([sys.executable, "-c", RACE_DRIVER, str(stopped_run), str(TRIALS), str(out)],
-                          capture_output=True, text=True, timeout=600, env=_env())
+    done = subprocess.run(
+        [sys.executable, "-c", RACE_DRIVER, str(stopped_run), str(TRIALS), str(out)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env=_env(),
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     trials = [json.loads(line) for line in (out / "trials.jsonl").read_text().splitlines()]
     assert len(trials) == TRIALS
@@ -131,7 +145,7 @@ def test_two_resumes_started_together_never_both_own_the_run(stopped_run, tmp_pa
     assert check_run(stopped_run).ok
 
 
-HOLDER = r'''
+HOLDER = r"""
 import sys, time
 import seed_trainer.stages.train as stage
 from seed_trainer.cli import main
@@ -140,12 +154,17 @@ def holding_loop(config, writer, checkpoint, stop, progress, **_):
     time.sleep(600)
 stage._train_loop = holding_loop
 sys.exit(main(["resume", sys.argv[1]]))
-'''
+"""
 
 
 def test_kill_9_of_an_owner_frees_the_run_at_once(stopped_run):
-    owner = subprocess.Popen([sys.executable, "-c", HOLDER, str(stopped_run)], stdout=subprocess.PIPE,
-                             stderr=subprocess.PIPE, text=True, env=_env())
+    owner = subprocess.Popen(
+        [sys.executable, "-c", HOLDER, str(stopped_run)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=_env(),
+    )
     try:
         line = ""
         while "OWNING" not in line:  # events are echoed on stdout first; the loop says when it owns the run

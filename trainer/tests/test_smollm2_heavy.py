@@ -39,10 +39,22 @@ def _write(tmp_path: Path, name: str, **data) -> Path:
 def _stage2(tmp_path: Path, *, lora: bool, dtype: str, updates: int = 2) -> Path:
     model = {"path": PATH, "device": "cpu", "dtype": dtype, **({"lora": {"r": 8, "alpha": 16}} if lora else {})}
     return _write(
-        tmp_path, "smollm2-stage2", seed=11, algorithm="seed", updates=updates, model=model,
+        tmp_path,
+        "smollm2-stage2",
+        seed=11,
+        algorithm="seed",
+        updates=updates,
+        model=model,
         environment={"name": "household"},
-        rollout={"tasks_per_update": 1, "group_size": 2, "max_steps": 2, "history": 1, "max_prompt_tokens": 768,
-                 "max_response_tokens": 12, "temperature": 1.0},
+        rollout={
+            "tasks_per_update": 1,
+            "group_size": 2,
+            "max_steps": 2,
+            "history": 1,
+            "max_prompt_tokens": 768,
+            "max_response_tokens": 12,
+            "temperature": 1.0,
+        },
         opd={"skill_source": "oracle"},
         # a mini-batch smaller than the update's samples, so the shuffle RNG matters to the resume
         rl={"mini_batch_size": 3, "micro_batch_size": 2, "lr": 1e-5},
@@ -51,12 +63,17 @@ def _stage2(tmp_path: Path, *, lora: bool, dtype: str, updates: int = 2) -> Path
 
 
 def _numbers(run_dir: Path) -> dict[int, dict]:
-    return {row["step"]: {k: v for k, v in row.items() if not k.startswith("time")}
-            for row in RunReader(run_dir).metrics() if row["kind"] == "update"}
+    return {
+        row["step"]: {k: v for k, v in row.items() if not k.startswith("time")}
+        for row in RunReader(run_dir).metrics()
+        if row["kind"] == "update"
+    }
 
 
 def _responses(run_dir: Path, update: int) -> list[list[str]]:
-    return [[s["response"] for s in t["steps"]] for _, t in RunReader(run_dir).iter_trajectories(f"it-{update:06d}.jsonl")]
+    return [
+        [s["response"] for s in t["steps"]] for _, t in RunReader(run_dir).iter_trajectories(f"it-{update:06d}.jsonl")
+    ]
 
 
 def test_full_fine_tune_checkpoint_keeps_the_tie_and_resume_repeats_the_second_update(smollm2, tmp_path, monkeypatch):
@@ -95,7 +112,9 @@ def test_full_fine_tune_checkpoint_keeps_the_tie_and_resume_repeats_the_second_u
 
 def test_stage1_collection_and_sft_steps_with_lora(smollm2, tmp_path):
     path = _write(
-        tmp_path, "smollm2-stage1", seed=2,
+        tmp_path,
+        "smollm2-stage1",
+        seed=2,
         model={"path": PATH, "device": "cpu", "dtype": "bfloat16", "lora": {"r": 8, "alpha": 16}},
         environment={"name": "household", "task_types": ["pick_and_place", "look_at_obj_in_light"]},
         rollout={"max_steps": 1, "history": 0, "max_prompt_tokens": 768, "max_response_tokens": 8},
@@ -153,7 +172,9 @@ def test_onnx_export_of_a_checkpoint_matches_pytorch(lora_fp32_run, tmp_path):
     ids = torch.tensor([[2, 2, *prompt[:10]], prompt[:12]])  # left padding with the pad token, which is also EOS
     mask = torch.tensor([[0, 0] + [1] * 10, [1] * 12])
     with torch.no_grad():
-        expected = policy.model(input_ids=ids, attention_mask=mask, position_ids=(mask.cumsum(-1) - 1).clamp(min=0)).logits
+        expected = policy.model(
+            input_ids=ids, attention_mask=mask, position_ids=(mask.cumsum(-1) - 1).clamp(min=0)
+        ).logits
     got = session.run(["logits"], {"input_ids": ids.numpy(), "attention_mask": mask.numpy()})[0]
     keep = mask.numpy().astype(bool)
     assert float(np.abs(got - expected.numpy())[keep].max()) <= 1e-3

@@ -18,8 +18,14 @@ from seed_trainer.envs.textworld_games import TextWorldTasks
 from seed_trainer.envs.webshop import WebshopTasks
 
 TEMPLATES = Path(__file__).resolve().parents[2] / "resources" / "templates"
-SOURCES = {"household": HouseholdTasks, "alfworld": AlfworldTasks, "webshop": WebshopTasks,
-           "search_qa": SearchQATasks, "env_server": EnvServerTasks, "textworld": TextWorldTasks}
+SOURCES = {
+    "household": HouseholdTasks,
+    "alfworld": AlfworldTasks,
+    "webshop": WebshopTasks,
+    "search_qa": SearchQATasks,
+    "env_server": EnvServerTasks,
+    "textworld": TextWorldTasks,
+}
 
 
 def _load(path: Path):

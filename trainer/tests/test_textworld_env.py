@@ -19,15 +19,34 @@ needs_textworld = pytest.mark.skipif(
     importlib.util.find_spec("textworld") is None,
     reason="the textworld package is not installed (pip install 'seed-trainer[textworld]'; no Windows wheels)",
 )
-COINS = {"kind": "coin_collector", "variants": {"coin": {"level": 1}},
-         "games_per_split": {"train": 2, "valid_seen": 1, "valid_unseen": 1}}
+COINS = {
+    "kind": "coin_collector",
+    "variants": {"coin": {"level": 1}},
+    "games_per_split": {"train": 2, "valid_seen": 1, "valid_unseen": 1},
+}
 
 
 def test_tw_make_arguments_and_unseen_settings(tmp_path):
     settings = {"recipe": 2, "take": 1, "go": 6, "open": True, "cook": False, "cut": True, "split": "train"}
     assert tw_make_arguments("cooking", settings, 7, tmp_path / "g.z8") == [
-        "tw-cooking", "--recipe", "2", "--take", "1", "--go", "6", "--open", "--cut", "--split", "train",
-        "--seed", "7", "--output", str(tmp_path / "g.z8"), "-f", "--silent"]
+        "tw-cooking",
+        "--recipe",
+        "2",
+        "--take",
+        "1",
+        "--go",
+        "6",
+        "--open",
+        "--cut",
+        "--split",
+        "train",
+        "--seed",
+        "7",
+        "--output",
+        str(tmp_path / "g.z8"),
+        "-f",
+        "--silent",
+    ]
     assert unseen_settings("cooking", {"recipe": 1})["split"] == "test"
     assert unseen_settings("treasure_hunter", {"level": 3}) == {"level": 4}
 
@@ -66,8 +85,11 @@ def test_generated_coin_games_play_to_won(cache):
 def test_a_cooking_game_has_its_recipe_and_settings_are_checked(cache):
     from seed_trainer.envs.textworld_games import TextWorldTasks
 
-    source = TextWorldTasks(variants={"cook_cut": {"recipe": 1, "take": 1, "cook": True, "cut": True}},
-                            games_per_split={"valid_seen": 1}, cache_dir=str(cache))
+    source = TextWorldTasks(
+        variants={"cook_cut": {"recipe": 1, "take": 1, "cook": True, "cut": True}},
+        games_per_split={"valid_seen": 1},
+        cache_dir=str(cache),
+    )
     (game,) = source.sample("valid_seen", 1, seed=0)
     task, observation = source.make(game).reset()
     assert game.task_type == "cook_cut" and "cookbook" in task.description.lower()
@@ -79,11 +101,20 @@ def test_a_cooking_game_has_its_recipe_and_settings_are_checked(cache):
 @needs_textworld
 def test_a_tiny_seed_run_and_an_evaluation_on_generated_games(tmp_path, tiny_policy_dir, cache):
     data = {
-        "name": "textworld-tiny", "seed": 0, "algorithm": "seed", "updates": 1,
+        "name": "textworld-tiny",
+        "seed": 0,
+        "algorithm": "seed",
+        "updates": 1,
         "model": {"path": str(tiny_policy_dir), "device": "cpu"},
         "environment": {"name": "textworld", "options": {**COINS, "cache_dir": str(cache), "max_steps": 3}},
-        "rollout": {"tasks_per_update": 1, "group_size": 2, "max_steps": 3, "history": 2,
-                    "max_prompt_tokens": 384, "max_response_tokens": 8},
+        "rollout": {
+            "tasks_per_update": 1,
+            "group_size": 2,
+            "max_steps": 3,
+            "history": 2,
+            "max_prompt_tokens": 384,
+            "max_response_tokens": 8,
+        },
         "analyzer": {"max_tokens": 12},
         "rl": {"mini_batch_size": 8, "micro_batch_size": 4, "lr": 1e-4},
         "eval": {"tasks": 1, "splits": ["valid_seen"]},
@@ -100,7 +131,8 @@ def test_a_tiny_seed_run_and_an_evaluation_on_generated_games(tmp_path, tiny_pol
     assert "success/coin" in row and "episode/task_score" in row and "gate/mean" in row
     trajectory = reader.trajectory(reader.trajectory_index()[0]["id"])
     assert trajectory["task"]["type"] == "coin" and "coin" in trajectory["task"]["description"].lower()
-    eval_dir = evaluate_checkpoint(config, path, split="valid_seen", checkpoint=run_dir / "checkpoints" / "step-000001",
-                                   echo=None)
+    eval_dir = evaluate_checkpoint(
+        config, path, split="valid_seen", checkpoint=run_dir / "checkpoints" / "step-000001", echo=None
+    )
     report = json.loads((eval_dir / "eval" / "valid_seen.json").read_text())
     assert report["overall"]["n"] == 1 and "coin" in report["by_task_type"]

@@ -33,8 +33,16 @@ needs_textworld = pytest.mark.skipif(
 )
 
 PLAN = ["examine cookbook", "take red potato from counter", "cook red potato with stove", "prepare meal", "eat meal"]
-SEEN = ["examine cookbook", "examine stove", "take red potato from counter", "take red apple from counter",
-        "cook red potato with stove", "cook red potato with oven", "close fridge", "inventory"]
+SEEN = [
+    "examine cookbook",
+    "examine stove",
+    "take red potato from counter",
+    "take red apple from counter",
+    "cook red potato with stove",
+    "cook red potato with oven",
+    "close fridge",
+    "inventory",
+]
 
 
 def test_commands_are_classified_against_the_walkthrough_and_the_admissible_list():
@@ -52,17 +60,26 @@ def test_a_success_gets_the_workflow_of_the_recipe():
     assert reply == {
         "episode_summary": "Task: Cook a meal. Outcome: success after 5 step(s). Mistakes: none.",
         "episode_skill": "Examine the cookbook first, then follow its recipe in order: take red potato from counter; "
-                         "cook red potato with stove; prepare meal; eat meal.",
+        "cook red potato with stove; prepare meal; eat meal.",
     }
     assert workflow(["go north", "take coin"]) == "Follow the task's directions in order: go north; take coin."
 
 
 def test_a_spoiled_meal_without_the_cookbook_gets_the_preparation_rule_first():
-    commands = ["take red apple from counter", "go north", "go north", "take red potato from counter",
-                "cook red potato with oven"]
+    commands = [
+        "take red apple from counter",
+        "go north",
+        "go north",
+        "take red potato from counter",
+        "cook red potato with oven",
+    ]
     found = replay(PLAN, commands, [SEEN] * len(commands), won=False)
     assert (found.invalid, found.repeated_invalid, found.read_cookbook) == (2, 1, False)
-    assert (found.wrong_takes, found.wrong_prepares, found.progress) == (["red apple"], ["cook red potato with oven"], 1)
+    assert (found.wrong_takes, found.wrong_prepares, found.progress) == (
+        ["red apple"],
+        ["cook red potato with oven"],
+        1,
+    )
     rules = failure_rules(PLAN, found)
     assert rules[:4] == [
         "Prepare only as the recipe says (cook red potato with stove): any other cooking or cutting spoils the meal.",
@@ -76,9 +93,14 @@ def test_a_spoiled_meal_without_the_cookbook_gets_the_preparation_rule_first():
     assert reply["episode_summary"] == (
         "Task: Cook a meal. Outcome: failure after 5 step(s). Mistakes: 2 command(s) were not admissible; the cookbook "
         "was never read; took red apple, which the recipe does not need; cook red potato with oven spoiled an "
-        "ingredient; 1 of 5 steps of the walkthrough done.")
+        "ingredient; 1 of 5 steps of the walkthrough done."
+    )
     assert rule_kinds(PLAN, found) == {"wrong_prepare", "wrong_take"}
-    assert rule_kinds(PLAN, replay(PLAN, PLAN, [SEEN] * 5, won=True)) == {"skip_cookbook", "wrong_take", "wrong_prepare"}
+    assert rule_kinds(PLAN, replay(PLAN, PLAN, [SEEN] * 5, won=True)) == {
+        "skip_cookbook",
+        "wrong_take",
+        "wrong_prepare",
+    }
 
 
 def test_an_unfinished_episode_with_detours_gets_the_detour_rule_and_the_workflow():
@@ -110,9 +132,12 @@ def cooking(tmp_path_factory):
     from seed_trainer.envs.textworld_games import TextWorldTasks
 
     cache = tmp_path_factory.mktemp("textworld-oracle-cache")
-    return TextWorldTasks(variants={"cook": {"recipe": 1, "take": 1, "cook": True}},
-                          games_per_split={"train": 1, "valid_seen": 1, "valid_unseen": 0}, cache_dir=str(cache),
-                          max_steps=10)
+    return TextWorldTasks(
+        variants={"cook": {"recipe": 1, "take": 1, "cook": True}},
+        games_per_split={"train": 1, "valid_seen": 1, "valid_unseen": 0},
+        cache_dir=str(cache),
+        max_steps=10,
+    )
 
 
 @needs_textworld
@@ -130,17 +155,51 @@ def test_a_generated_game_is_won_by_its_demonstration_and_analysed_by_the_oracle
     steps, won = demonstrate(env, plan, random.Random(0), {"wrong_prepare": 1.0})
     assert not won and steps[-1][1].mistake == "wrong_prepare" and env.remaining == []
     env.close()
-    episode = Episode(task=env.task, group=0, index=0, won=False, spec=spec, steps=[
-        Step(t=i, observation=o.text, admissible_actions=o.admissible_actions, prompt="", prompt_ids=[],
-             response_ids=[], response=d.response, action=d.action, valid=True, invalid_reason=None, truncated=False)
-        for i, (o, d) in enumerate(steps)])
+    episode = Episode(
+        task=env.task,
+        group=0,
+        index=0,
+        won=False,
+        spec=spec,
+        steps=[
+            Step(
+                t=i,
+                observation=o.text,
+                admissible_actions=o.admissible_actions,
+                prompt="",
+                prompt_ids=[],
+                response_ids=[],
+                response=d.response,
+                action=d.action,
+                valid=True,
+                invalid_reason=None,
+                truncated=False,
+            )
+            for i, (o, d) in enumerate(steps)
+        ],
+    )
     reply = json.loads(cooking.oracle_analysis(spec, episode))
-    assert reply["episode_skill"].startswith("Prepare only as the recipe says (" + next(c for c in plan if c.startswith("cook ")))
+    assert reply["episode_skill"].startswith(
+        "Prepare only as the recipe says (" + next(c for c in plan if c.startswith("cook "))
+    )
     assert reply["episode_summary"].startswith("Task: " + env.task.description)
 
 
-FEW = dict(episodes=12, steps=3, batch_size=4, warmup=2, eval_episodes=1, hidden_size=32, layers=1, heads=2,
-           kv_heads=1, intermediate_size=64, vocab_size=600, max_steps=10, eval_splits=("valid_seen",))
+FEW = dict(
+    episodes=12,
+    steps=3,
+    batch_size=4,
+    warmup=2,
+    eval_episodes=1,
+    hidden_size=32,
+    layers=1,
+    heads=2,
+    kv_heads=1,
+    intermediate_size=64,
+    vocab_size=600,
+    max_steps=10,
+    eval_splits=("valid_seen",),
+)
 
 
 @needs_textworld
@@ -165,11 +224,20 @@ def test_a_few_step_textworld_bootstrap_and_a_seed_update_with_oracle_skills(tmp
     report = json.loads((model / "bootstrap.json").read_text())
     assert report["config"]["env"] == "textworld" and report["eval"]["valid_seen"]["episodes"] == 1
     data = {
-        "name": "tw-oracle", "seed": 0, "algorithm": "seed", "updates": 1,
+        "name": "tw-oracle",
+        "seed": 0,
+        "algorithm": "seed",
+        "updates": 1,
         "model": {"path": str(model), "device": "cpu"},
         "environment": {"name": "textworld", "options": {"kind": "cooking", **options, "max_steps": 4}},
-        "rollout": {"tasks_per_update": 1, "group_size": 2, "max_steps": 4, "history": 2,
-                    "max_prompt_tokens": 1024, "max_response_tokens": 16},
+        "rollout": {
+            "tasks_per_update": 1,
+            "group_size": 2,
+            "max_steps": 4,
+            "history": 2,
+            "max_prompt_tokens": 1024,
+            "max_response_tokens": 16,
+        },
         "opd": {"skill_source": "oracle"},
         "rl": {"mini_batch_size": 8, "micro_batch_size": 4, "lr": 1e-4},
         "eval": {"tasks": 1, "splits": ["valid_seen"]},
@@ -185,8 +253,10 @@ def test_a_few_step_textworld_bootstrap_and_a_seed_update_with_oracle_skills(tmp
     assert all("cookbook" in s["text"].lower() or "recipe" in s["text"].lower() for s in skills)
 
 
-@pytest.mark.skipif(not (Path(__file__).resolve().parents[1] / "seed_trainer" / "assets" / "textworld-tiny").is_dir(),
-                    reason="no committed TextWorld tiny policy")
+@pytest.mark.skipif(
+    not (Path(__file__).resolve().parents[1] / "seed_trainer" / "assets" / "textworld-tiny").is_dir(),
+    reason="no committed TextWorld tiny policy",
+)
 def test_the_committed_textworld_checkpoint_is_the_default_recipe_and_small():
     """The committed TextWorld policy is what `python -m seed_trainer.bootstrap OUT --env textworld` rebuilds."""
     from dataclasses import asdict

@@ -32,8 +32,14 @@ def _experiment(tmp_path, model_dir, algorithm, **extra):
         "updates": 1,
         "model": {"path": str(model_dir)},
         "environment": {"name": "counter"},
-        "rollout": {"tasks_per_update": 2, "group_size": 2, "max_steps": 2, "history": 1,
-                    "max_prompt_tokens": 256, "max_response_tokens": 6},
+        "rollout": {
+            "tasks_per_update": 2,
+            "group_size": 2,
+            "max_steps": 2,
+            "history": 1,
+            "max_prompt_tokens": 256,
+            "max_response_tokens": 6,
+        },
         "analyzer": {"max_tokens": 12},
         "rl": {"mini_batch_size": 4, "micro_batch_size": 2, "lr": 1e-4},
         "sdar": {"skill_bank": "bank"} if algorithm == "sdar" else {},
@@ -85,8 +91,11 @@ def test_cli_train_streams_events_and_stops_on_request(tmp_path, tiny_policy_dir
     run_dir.parent.mkdir()
     process = subprocess.Popen(
         [sys.executable, "-m", "seed_trainer", "train", str(path), "--run-dir", str(run_dir)],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        env=subprocess_env(), preexec_fn=sigint_as_in_a_terminal,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=subprocess_env(),
+        preexec_fn=sigint_as_in_a_terminal,
     )
     events = []
     for line in process.stdout:
@@ -113,13 +122,18 @@ def test_ctrl_c_before_the_run_exists_exits_130_with_nothing_written(tmp_path, t
     the experiment's environment module, which says so and then blocks — ends it with 130, no traceback and no run
     directory (from the run's start on, SIGINT is a stop request instead: the test above)."""
     (tmp_path / "slow_import_env.py").write_text(
-        "import sys, time\nprint('importing', flush=True)\ntime.sleep(300)\n", encoding="utf-8")
+        "import sys, time\nprint('importing', flush=True)\ntime.sleep(300)\n", encoding="utf-8"
+    )
     path = _experiment(tmp_path, tiny_policy_dir, "grpo", environment={"name": "slow_import_env:Tasks"})
     env = subprocess_env()
     env["PYTHONPATH"] = os.pathsep.join([str(tmp_path), env["PYTHONPATH"]])
     process = subprocess.Popen(
         [sys.executable, "-m", "seed_trainer", "train", str(path), "--run-dir", str(tmp_path / "runs" / "r")],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, preexec_fn=sigint_as_in_a_terminal,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        preexec_fn=sigint_as_in_a_terminal,
     )
     assert process.stdout.readline() == "importing\n"
     process.send_signal(signal.SIGINT)

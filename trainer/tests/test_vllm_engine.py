@@ -33,16 +33,21 @@ def vllm_python() -> str | None:
     candidate = os.environ.get("SEED_VLLM_PYTHON")
     if not candidate or not Path(candidate).exists():
         return None
-    found = subprocess.run([candidate, "-c", "import importlib.util as u; print(bool(u.find_spec('vllm')))"],
-                           capture_output=True, text=True)
+    found = subprocess.run(
+        [candidate, "-c", "import importlib.util as u; print(bool(u.find_spec('vllm')))"],
+        capture_output=True,
+        text=True,
+    )
     return candidate if found.stdout.strip() == "True" else None
 
 
 def require_vllm() -> str:
     python = vllm_python()
     if python is None:
-        reason = ("no interpreter with vLLM: these run in `npm run test:vllm` (which makes .venv-vllm; .ci/run runs it "
-                  "after npm test), or set SEED_VLLM_PYTHON")
+        reason = (
+            "no interpreter with vLLM: these run in `npm run test:vllm` (which makes .venv-vllm; .ci/run runs it "
+            "after npm test), or set SEED_VLLM_PYTHON"
+        )
         print(f"skipped: {reason}")
         pytest.skip(reason)
     return python
@@ -67,8 +72,13 @@ def vllm_report(tmp_path_factory, request):
     work = tmp_path_factory.mktemp("vllm")
     out = work / "report.json"
     env = {**os.environ, **VLLM_ENV, "TMPDIR": str(work)}  # what vLLM leaves in the temporary directory goes too
-    result = subprocess.run([python, str(TESTS / "vllm_parity_driver.py"), str(work), str(out)],
-                            env=env, capture_output=True, text=True, timeout=1200)
+    result = subprocess.run(
+        [python, str(TESTS / "vllm_parity_driver.py"), str(work), str(out)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=1200,
+    )
     assert result.returncode == 0 and out.exists(), result.stderr[-6000:]
     report = json.loads(out.read_text())
     plugins = request.config.pluginmanager
@@ -118,7 +128,9 @@ def test_after_an_update_the_engine_generates_from_the_pushed_weights(vllm_repor
     update = check(vllm_report, "update")
     assert update["hf_after"] != update["hf_before"]  # the step changed what the policy says
     assert update["engine_before_push"] == update["hf_before"]  # not pushed yet: the engine still has the old weights
-    assert update["engine_after_push"] == update["hf_after"], _first_difference(update["hf_after"], update["engine_after_push"])
+    assert update["engine_after_push"] == update["hf_after"], _first_difference(
+        update["hf_after"], update["engine_after_push"]
+    )
 
 
 def test_lora_pushed_as_merged_weights(vllm_report):
@@ -185,8 +197,13 @@ def test_train_without_vllm_installed_fails_with_a_clear_error(tmp_path, tiny_po
         "environment: {name: 'counter_env:CounterTasks'}\n"
         "rollout: {engine: vllm, tasks_per_update: 1, group_size: 2, max_steps: 2, max_response_tokens: 4}\n"
     )
-    result = subprocess.run([sys.executable, "-m", "seed_trainer", "train", str(experiment)],
-                            capture_output=True, text=True, cwd=TESTS, env={**os.environ, "PYTHONPATH": str(TESTS)})
+    result = subprocess.run(
+        [sys.executable, "-m", "seed_trainer", "train", str(experiment)],
+        capture_output=True,
+        text=True,
+        cwd=TESTS,
+        env={**os.environ, "PYTHONPATH": str(TESTS)},
+    )
     assert result.returncode != 0
     assert "rollout.engine is 'vllm' but vLLM does not import" in result.stdout + result.stderr
     (run,) = (tmp_path / "runs").iterdir()

@@ -60,14 +60,26 @@ def test_a_webshop_episode_searches_clicks_and_buys_for_reward_1():
         assert task.type == "webshop" and task.description.startswith("i need a red ceramic mug")
         assert observation.admissible_actions == ["search[<your query>]"]
         result = env.step("search[red ceramic mug]")
-        assert result.observation.admissible_actions == ["click[back to search]", "click[b01]", "click[b02]", "click[b03]"]
+        assert result.observation.admissible_actions == [
+            "click[back to search]",
+            "click[b01]",
+            "click[b02]",
+            "click[b03]",
+        ]
         assert not env.step("click[b01]").done
         env.step("click[red]")
         last = env.step("click[buy now]")
         assert last.done and last.won and last.info["score"] == 1.0
-        prompt = source.step_prompt(task=task.description, observation=result.observation.text,
-                                    admissible_actions=result.observation.admissible_actions, history=[], history_length=2)
-        assert prompt.startswith("You are an expert shopping agent") and f"Your task is to: {task.description}" in prompt
+        prompt = source.step_prompt(
+            task=task.description,
+            observation=result.observation.text,
+            admissible_actions=result.observation.admissible_actions,
+            history=[],
+            history_length=2,
+        )
+        assert (
+            prompt.startswith("You are an expert shopping agent") and f"Your task is to: {task.description}" in prompt
+        )
         assert "Instruction:" not in prompt and "'click[b01]'" in prompt
     reset = next(body for path, body in server.requests if path == "/reset")
     assert reset == {"env_idx": 0, "session_id": spec.index}
@@ -88,8 +100,16 @@ def test_a_webshop_rollout_logs_the_task_score(tiny_policy_dir):
     with MiniWebShop() as server:
         source = _webshop(server)
         torch.manual_seed(0)
-        episodes = play_episodes(policy, source, source.sample("train", 2, seed=0), group_size=1, max_steps=2,
-                                 history_length=2, max_prompt_tokens=256, max_response_tokens=6)
+        episodes = play_episodes(
+            policy,
+            source,
+            source.sample("train", 2, seed=0),
+            group_size=1,
+            max_steps=2,
+            history_length=2,
+            max_prompt_tokens=256,
+            max_response_tokens=6,
+        )
     step = episodes[0].steps[0]
     assert step.prompt.startswith("You are an expert shopping agent") and "search[<your query>]" in step.prompt
     assert all(e.score == 0.0 and not e.won and e.error is None for e in episodes)
@@ -107,8 +127,11 @@ def test_a_webshop_rollout_logs_the_task_score(tiny_policy_dir):
         ("<SEARCH>nile</SEARCH>", "<search>nile</search>", None),
         ("<answer>  </answer>", "<answer></answer>", "empty <answer> block"),
         ("I think it is Paris.", "i think it is paris.", "no <search>…</search> or <answer>…</answer> block"),
-        ("<search>x</search><answer>y</answer>", "<search>x</search><answer>y</answer>"[-30:].lower(),
-         "both a <search> and an <answer> block"),
+        (
+            "<search>x</search><answer>y</answer>",
+            "<search>x</search><answer>y</answer>"[-30:].lower(),
+            "both a <search> and an <answer> block",
+        ),
     ],
 )
 def test_search_action_projection(response, action, reason):
@@ -191,8 +214,16 @@ def test_search_qa_served_over_the_protocol_keeps_its_prompt_and_format(question
             assert task.description.startswith("answer the question: ") and observation.text.startswith("Question: ")
             assert env.step("<search>capital of France</search>").observation.text.startswith("<information>Doc 1")
             torch.manual_seed(0)
-            episodes = play_episodes(policy, remote, remote.sample("valid_seen", 2, seed=0), group_size=1, max_steps=2,
-                                     history_length=4, max_prompt_tokens=256, max_response_tokens=6)
+            episodes = play_episodes(
+                policy,
+                remote,
+                remote.sample("valid_seen", 2, seed=0),
+                group_size=1,
+                max_steps=2,
+                history_length=4,
+                max_prompt_tokens=256,
+                max_response_tokens=6,
+            )
     step = episodes[0].steps[0]
     assert step.prompt.startswith("You are an expert research agent") and "<search> </search>" in step.prompt
     assert all(e.error is None for e in episodes)

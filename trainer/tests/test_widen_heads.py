@@ -12,8 +12,16 @@ from widen_heads import widen_policy
 @pytest.mark.parametrize("architecture, saved_as", [("qwen2", "llama"), ("qwen3", "qwen3")])
 def test_widened_heads_give_the_same_logits(tmp_path, architecture, saved_as):
     tokenizer = build_tokenizer(["go to cabinet 1, open it, then look around the room"] * 20, vocab_size=300)
-    model = build_model(tokenizer, hidden_size=48, layers=2, heads=4, kv_heads=2, intermediate_size=64,
-                        architecture=architecture, seed=1)
+    model = build_model(
+        tokenizer,
+        hidden_size=48,
+        layers=2,
+        heads=4,
+        kv_heads=2,
+        intermediate_size=64,
+        architecture=architecture,
+        seed=1,
+    )
     with torch.no_grad():  # norms away from 1, so a wrong norm rescaling shows
         for name, parameter in model.named_parameters():
             if "norm" in name:

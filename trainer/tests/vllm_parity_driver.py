@@ -61,9 +61,16 @@ def log(message: str) -> None:
 
 def experiment(policy_dir: Path, lora: bool):
     data = {
-        "name": "vllm-parity", "seed": 0, "algorithm": "seed", "updates": 1,
-        "model": {"path": str(policy_dir), "dtype": "float32", "device": "cpu",
-                  **({"lora": {"r": 4, "alpha": 8}} if lora else {})},
+        "name": "vllm-parity",
+        "seed": 0,
+        "algorithm": "seed",
+        "updates": 1,
+        "model": {
+            "path": str(policy_dir),
+            "dtype": "float32",
+            "device": "cpu",
+            **({"lora": {"r": 4, "alpha": 8}} if lora else {}),
+        },
         "environment": {"name": "household"},
         "rollout": {"engine": "vllm", "max_response_tokens": RESPONSE_TOKENS, "max_steps": MAX_STEPS},
     }
@@ -73,8 +80,16 @@ def experiment(policy_dir: Path, lora: bool):
 def play(policy, source, specs, generator, **settings):
     started = time.perf_counter()
     episodes = play_episodes(
-        policy, source, specs, group_size=1, max_steps=MAX_STEPS, history_length=5, max_prompt_tokens=2048,
-        max_response_tokens=RESPONSE_TOKENS, generator=generator, **settings,
+        policy,
+        source,
+        specs,
+        group_size=1,
+        max_steps=MAX_STEPS,
+        history_length=5,
+        max_prompt_tokens=2048,
+        max_response_tokens=RESPONSE_TOKENS,
+        generator=generator,
+        **settings,
     )
     seconds = time.perf_counter() - started
     tokens = [[step.response_ids for step in episode.steps] for episode in episodes]
@@ -177,9 +192,14 @@ def main(work: str, out: str) -> None:
         torch.manual_seed(0)
         vllm_episodes, vllm_tokens, vllm_seconds = play(policy, source, specs, engine, greedy=True)
         report["greedy"] = {
-            "hf": hf_tokens, "vllm": vllm_tokens, "hf_s": hf_seconds, "vllm_s": vllm_seconds,
-            "hf_won": [e.won for e in hf_episodes], "vllm_won": [e.won for e in vllm_episodes],
-            "hf_valid": sum(s.valid for e in hf_episodes for s in e.steps) / max(1, sum(len(e.steps) for e in hf_episodes)),
+            "hf": hf_tokens,
+            "vllm": vllm_tokens,
+            "hf_s": hf_seconds,
+            "vllm_s": vllm_seconds,
+            "hf_won": [e.won for e in hf_episodes],
+            "vllm_won": [e.won for e in vllm_episodes],
+            "hf_valid": sum(s.valid for e in hf_episodes for s in e.steps)
+            / max(1, sum(len(e.steps) for e in hf_episodes)),
         }
 
     # sampled log-probs against the trainer's scoring of the same tokens
@@ -189,10 +209,14 @@ def main(work: str, out: str) -> None:
             torch.manual_seed(1)
             episodes, tokens, _ = play(policy, source, specs, engine, temperature=temperature, with_logprobs=True)
             steps = [s for e in episodes for s in e.steps]
-            scored = policy.score([s.prompt_ids for s in steps], [s.response_ids for s in steps], temperature=temperature)
+            scored = policy.score(
+                [s.prompt_ids for s in steps], [s.response_ids for s in steps], temperature=temperature
+            )
             diffs = torch.cat([(s.sample_logp - logp).abs() for s, logp in zip(steps, scored)])
             report["sampled"][str(temperature)] = {
-                "tokens": int(diffs.numel()), "max_abs_diff": float(diffs.max()), "mean_abs_diff": float(diffs.mean()),
+                "tokens": int(diffs.numel()),
+                "max_abs_diff": float(diffs.max()),
+                "mean_abs_diff": float(diffs.mean()),
                 "distinct_replies": len({tuple(s.response_ids) for s in steps}),
             }
 

@@ -62,7 +62,9 @@ def history(folder: Path) -> list[dict[str, Any]]:
     rows = []
     for record in records(next(folder.glob("run-*.wandb"))):
         if record.HasField("history"):
-            rows.append({"/".join(item.nested_key) or item.key: json.loads(item.value_json) for item in record.history.item})
+            rows.append(
+                {"/".join(item.nested_key) or item.key: json.loads(item.value_json) for item in record.history.item}
+            )
     return rows
 
 

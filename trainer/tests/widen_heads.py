@@ -76,4 +76,6 @@ def widen_policy(source: Path, out: Path, head_dim: int = 32) -> Path:
 
 
 if __name__ == "__main__":
-    widen_policy(builtin_model_dir("builtin:household-tiny"), Path(sys.argv[1]), int(sys.argv[2]) if len(sys.argv) > 2 else 32)
+    widen_policy(
+        builtin_model_dir("builtin:household-tiny"), Path(sys.argv[1]), int(sys.argv[2]) if len(sys.argv) > 2 else 32
+    )

@@ -201,7 +201,9 @@ def seed_loss(
     `target_logp`, `target_weights`) choose the OPD gradient estimator (`opd_loss`).
     """
     zero = logp.new_zeros(())
-    policy = ppo_clip_loss(logp, old_logp, advantages, response_mask, clip=clip, dual_clip=dual_clip, token_count=token_count)
+    policy = ppo_clip_loss(
+        logp, old_logp, advantages, response_mask, clip=clip, dual_clip=dual_clip, token_count=token_count
+    )
     kl = masked_mean(k3_kl(logp, ref_logp), response_mask, token_count) if ref_logp is not None else zero
     ent = masked_mean(entropy, response_mask, token_count) if entropy is not None else zero
     loss = pg_coef * policy.loss - entropy_coef * ent + kl_coef * kl
@@ -209,9 +211,18 @@ def seed_loss(
     opd = None
     if teacher_logp is not None:
         skill = has_skill if has_skill is not None else torch.ones(logp.shape[0], device=logp.device)
-        opd = opd_loss(logp, teacher_logp, response_mask, skill, beta=opd_beta, token_count=opd_token_count,
-                       estimator=opd_estimator, gate_baseline=gate_baseline, target_logp=target_logp,
-                       target_weights=target_weights)
+        opd = opd_loss(
+            logp,
+            teacher_logp,
+            response_mask,
+            skill,
+            beta=opd_beta,
+            token_count=opd_token_count,
+            estimator=opd_estimator,
+            gate_baseline=gate_baseline,
+            target_logp=target_logp,
+            target_weights=target_weights,
+        )
         loss = loss + opd_lambda * opd.loss
 
     return SeedLoss(

@@ -35,8 +35,9 @@ def make_analyzer(config: ExperimentConfig, *, policy: Any = None, task_source: 
 
     if policy is None:
         raise AnalyzerError("analyzer_config", "analyzer `self` needs the policy")
-    return PolicyAnalyzer(policy, max_tokens=settings.max_tokens, max_prompt_tokens=ANALYSIS_PROMPT_TOKENS,
-                          model=config.model.path)
+    return PolicyAnalyzer(
+        policy, max_tokens=settings.max_tokens, max_prompt_tokens=ANALYSIS_PROMPT_TOKENS, model=config.model.path
+    )
 
 
 __all__ = ["ANALYSIS_PROMPT_TOKENS", "Analysis", "Analyzer", "AnalyzerError", "make_analyzer"]

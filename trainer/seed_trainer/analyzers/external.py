@@ -178,12 +178,18 @@ class ExternalAnalyzer:
         detail = _server_message(_read_quietly(error))
         what = f"HTTP {status}{f': {detail}' if detail else ''}"
         if status in (401, 403):
-            key = f"the API key from ${self.key_env}" if self.key_env else "the request (no API key: analyzer.api_key_env is not set)"
+            key = (
+                f"the API key from ${self.key_env}"
+                if self.key_env
+                else "the request (no API key: analyzer.api_key_env is not set)"
+            )
             raise AnalyzerError("analyzer_auth", self._scrub(f"{self.url} refused {key}: {what}"))
         if status == 404:
             raise AnalyzerError(
                 "analyzer_not_found",
-                self._scrub(f"{self.url}: {what} (check analyzer.base_url — it usually ends in /v1 — and analyzer.model)"),
+                self._scrub(
+                    f"{self.url}: {what} (check analyzer.base_url — it usually ends in /v1 — and analyzer.model)"
+                ),
             )
         if status == 429 or status == 408 or status >= 500:
             raise _Retry(self._scrub(what), retry_after=_retry_after(error.headers))

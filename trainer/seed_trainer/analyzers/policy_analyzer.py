@@ -17,5 +17,7 @@ class PolicyAnalyzer:
         self.policy, self.max_tokens, self.max_prompt_tokens, self.model = policy, max_tokens, max_prompt_tokens, model
 
     def analyze(self, episodes: Sequence[Episode]) -> list[Analysis]:
-        replies = self_analyze(self.policy, episodes, max_tokens=self.max_tokens, max_prompt_tokens=self.max_prompt_tokens)
+        replies = self_analyze(
+            self.policy, episodes, max_tokens=self.max_tokens, max_prompt_tokens=self.max_prompt_tokens
+        )
         return [Analysis(raw, parse) for raw, parse in replies]

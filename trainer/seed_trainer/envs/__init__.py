@@ -51,6 +51,13 @@ def make_task_source(name: str, **options) -> TaskSource:
 
 
 __all__ = [
-    "Environment", "EnvironmentFailure", "Observation", "StepResult", "Task", "TaskSource", "make_task_source",
-    "register", "task_source_factory",
+    "Environment",
+    "EnvironmentFailure",
+    "Observation",
+    "StepResult",
+    "Task",
+    "TaskSource",
+    "make_task_source",
+    "register",
+    "task_source_factory",
 ]

@@ -119,7 +119,9 @@ class AlfworldEnv:
         text, infos = self.game.reset()
         observation, description = split_first_observation(text)
         trial = Path(self.spec.game).parent
-        self.task = Task(f"{self.spec.split}/{trial.parent.name}/{trial.name}", self.spec.task_type, description, self.spec.split)
+        self.task = Task(
+            f"{self.spec.split}/{trial.parent.name}/{trial.name}", self.spec.task_type, description, self.spec.split
+        )
         self.steps = 0
         return self.task, Observation(observation, admissible(infos.get("admissible_commands") or []))
 
@@ -177,7 +179,10 @@ class AlfworldTasks:
             pool = [item for item in pool if item[1] in types]
             if not pool:
                 raise ValueError(f"alfworld: split {split!r} has no game of type {', '.join(types)}")
-        return [AlfworldSpec(split, path, task_type) for path, task_type in draw(pool, count, seed, key=lambda item: item[0])]
+        return [
+            AlfworldSpec(split, path, task_type)
+            for path, task_type in draw(pool, count, seed, key=lambda item: item[0])
+        ]
 
     def make(self, spec: AlfworldSpec) -> AlfworldEnv:
         return AlfworldEnv(spec, self.game_factory(spec.game, self.max_steps), self.max_steps)
@@ -201,7 +206,11 @@ class _TextWorldGame:
 
         infos = textworld.EnvInfos(won=True, admissible_commands=True, extras=["gamefile"])
         env_id = textworld.gym.register_games(
-            [game_file], infos, batch_size=1, asynchronous=False, max_episode_steps=max_steps,
+            [game_file],
+            infos,
+            batch_size=1,
+            asynchronous=False,
+            max_episode_steps=max_steps,
             wrappers=[AlfredDemangler(shuffle=False), AlfredInfos],
         )
         self.env = textworld.gym.make(env_id)

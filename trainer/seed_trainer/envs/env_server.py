@@ -54,12 +54,20 @@ PRESETS: dict[str, Dialect] = {
     "agentgym": Dialect(),
     "alfworld": Dialect(reset_index_field="game", reset_extra={"world_type": "Text"}),
     "webshop": Dialect(
-        id_field="env_idx", reset_index_field="session_id", actions="webshop", observation_after_reset=True,
-        instruction_endpoint="/instruction_text", task_type="webshop",
+        id_field="env_idx",
+        reset_index_field="session_id",
+        actions="webshop",
+        observation_after_reset=True,
+        instruction_endpoint="/instruction_text",
+        task_type="webshop",
     ),
     "searchqa": Dialect(
-        id_field="env_idx", reset_index_field="id", create_body={"id": 0}, actions="none",
-        observation_after_reset=True, task_type="search_qa",
+        id_field="env_idx",
+        reset_index_field="id",
+        create_body={"id": 0},
+        actions="none",
+        observation_after_reset=True,
+        task_type="search_qa",
     ),
 }
 DIALECT_OPTIONS = {f.name for f in fields(Dialect)}
@@ -213,7 +221,9 @@ class ServerEnvironment:
         self.env_id = created.get("id", created.get("env_idx")) if isinstance(created, dict) else created
         if not isinstance(self.env_id, (int, str)) or isinstance(self.env_id, bool):
             raise self._violation("/create", f"expected an environment id, got {snippet(repr(created))}")
-        reply = self._call("POST", "/reset", {d.id_field: self.env_id, d.reset_index_field: self.spec.index, **d.reset_extra})
+        reply = self._call(
+            "POST", "/reset", {d.id_field: self.env_id, d.reset_index_field: self.spec.index, **d.reset_extra}
+        )
         reply = reply if isinstance(reply, dict) else {}
         text = self._observation_text(reply, "/reset", required=not d.observation_after_reset)
         if d.observation_after_reset:
@@ -262,7 +272,9 @@ class ServerEnvironment:
         except HttpFailure as failure:
             raise EnvironmentFailure(f"{self._where(path)}: {failure}", self.task) from None
         if isinstance(reply, dict) and "error" in reply:
-            raise EnvironmentFailure(f"{self._where(path)}: the server reports: {snippet(str(reply['error']))}", self.task)
+            raise EnvironmentFailure(
+                f"{self._where(path)}: the server reports: {snippet(str(reply['error']))}", self.task
+            )
         return reply
 
     def _get_text(self, path: str) -> str:
@@ -288,8 +300,12 @@ class ServerEnvironment:
             page = self._call("GET", "/available_actions", params={self.dialect.id_field: self.env_id})
             clickables = page.get("clickables") if isinstance(page, dict) else None
             if not isinstance(clickables, list) or not all(isinstance(c, str) for c in clickables):
-                raise self._violation("/available_actions", f"expected {{has_search_bar, clickables}}, got {snippet(repr(page))}")
-            return (["search[<your query>]"] if page.get("has_search_bar") else []) + [f"click[{c}]" for c in clickables]
+                raise self._violation(
+                    "/available_actions", f"expected {{has_search_bar, clickables}}, got {snippet(repr(page))}"
+                )
+            return (["search[<your query>]"] if page.get("has_search_bar") else []) + [
+                f"click[{c}]" for c in clickables
+            ]
         actions = reply.get("available_actions", [])
         if not isinstance(actions, list) or not all(isinstance(a, str) for a in actions):
             raise self._violation(path, f"`available_actions` must be a list of strings, got {snippet(repr(actions))}")

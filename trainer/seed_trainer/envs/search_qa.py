@@ -74,7 +74,11 @@ def parse_search_response(response: str) -> tuple[str, str | None]:
 
 
 def search_prompt(
-    *, task: str, observation: str, admissible_actions: Sequence[str] = (), history: Sequence[tuple[str, str]] = (),
+    *,
+    task: str,
+    observation: str,
+    admissible_actions: Sequence[str] = (),
+    history: Sequence[tuple[str, str]] = (),
     history_length: int = 4,
 ) -> str:
     """The per-step prompt: the trainer's structure (task line, step count, the last H observation/action pairs,
@@ -82,9 +86,15 @@ def search_prompt(
     lines = [INTRO, f"Your task is to: {task.strip()}"]
     if history:
         window = format_history(history, history_length)
-        lines.append(f"Before this step you have taken {len(history)} step(s)."
-                     + (f" Your last {min(len(history), history_length)} observation(s) and the action you took after "
-                        f"each:\n{window}" if window else ""))
+        lines.append(
+            f"Before this step you have taken {len(history)} step(s)."
+            + (
+                f" Your last {min(len(history), history_length)} observation(s) and the action you took after "
+                f"each:\n{window}"
+                if window
+                else ""
+            )
+        )
         lines.append(f"You are now at step {len(history) + 1}. Your current observation is: {observation}")
     else:
         lines.append(f"Your current observation is: {observation}")
@@ -142,8 +152,12 @@ def load_questions(path: Path, split: str) -> list[Question]:
 class SearchQAEnv:
     def __init__(self, question: Question, retriever: JsonHttpClient, topk: int, max_steps: int) -> None:
         self.question, self.retriever, self.topk, self.max_steps = question, retriever, topk, max_steps
-        self.task = Task(f"{question.split}-{question.index}", question.task_type,
-                         f"answer the question: {question.question}", question.split)
+        self.task = Task(
+            f"{question.split}-{question.index}",
+            question.task_type,
+            f"answer the question: {question.question}",
+            question.split,
+        )
         self.steps = 0
 
     def reset(self) -> tuple[Task, Observation]:
@@ -159,20 +173,26 @@ class SearchQAEnv:
         kind, content = match.group(1).lower(), match.group(2).strip()
         if kind == "answer":
             won = exact_match(content, self.question.golden_answers)
-            return StepResult(Observation(f"Your answer: {content}"), True, won, {"valid_command": True, "score": float(won)})
-        return StepResult(Observation(f"<information>{self._search(content)}</information>"), last, False,
-                          {"valid_command": True})
+            return StepResult(
+                Observation(f"Your answer: {content}"), True, won, {"valid_command": True, "score": float(won)}
+            )
+        return StepResult(
+            Observation(f"<information>{self._search(content)}</information>"), last, False, {"valid_command": True}
+        )
 
     def _search(self, query: str) -> str:
         try:
-            reply = self.retriever.post("/retrieve", {"queries": [query], "topk": self.topk, "return_scores": True},
-                                        idempotent=True)
+            reply = self.retriever.post(
+                "/retrieve", {"queries": [query], "topk": self.topk, "return_scores": True}, idempotent=True
+            )
             results = reply.get("result") if isinstance(reply, dict) else None
             if not isinstance(results, list) or len(results) != 1:
-                raise ValueError(f"expected {{\"result\": [[…passages…]]}}, got {snippet(repr(reply))}")
+                raise ValueError(f'expected {{"result": [[…passages…]]}}, got {snippet(repr(reply))}')
             return format_passages(results[0])
         except (HttpFailure, ValueError) as exc:
-            raise EnvironmentFailure(f"episode {self.task.id}: retriever at {self.retriever.base_url}: {exc}", self.task) from None
+            raise EnvironmentFailure(
+                f"episode {self.task.id}: retriever at {self.retriever.base_url}: {exc}", self.task
+            ) from None
 
 
 class SearchQATasks:

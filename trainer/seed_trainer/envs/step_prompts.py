@@ -14,6 +14,6 @@ def step_prompt_with_intro(intro: str) -> Callable[..., str]:
 
     def step_prompt(**kwargs: Any) -> str:
         prompt = build_step_prompt(**kwargs)
-        return intro + prompt[len(INTRO):] if prompt.startswith(INTRO) else prompt
+        return intro + prompt[len(INTRO) :] if prompt.startswith(INTRO) else prompt
 
     return step_prompt

@@ -96,8 +96,15 @@ class TextWorldEnv:
         self.task: Task | None = None
         import textworld
 
-        infos = textworld.EnvInfos(admissible_commands=True, won=True, lost=True, score=True, max_score=True,
-                                   objective=True, policy_commands=guided)
+        infos = textworld.EnvInfos(
+            admissible_commands=True,
+            won=True,
+            lost=True,
+            score=True,
+            max_score=True,
+            objective=True,
+            policy_commands=guided,
+        )
         with warnings.catch_warnings():
             # jericho flags every generated game as "not fully supported"; TextWorld keeps the score itself
             warnings.filterwarnings("ignore", message=".*is not fully supported.*")
@@ -108,8 +115,12 @@ class TextWorldEnv:
         state = self.env.reset()
         self.steps, self.max_score = 0, max(int(state["max_score"] or 1), 1)
         self._guide(state)
-        task = Task(f"{self.spec.split}/{self.spec.task_type}/{Path(self.spec.path).stem}", self.spec.task_type,
-                    " ".join(str(state["objective"]).split()), self.spec.split)
+        task = Task(
+            f"{self.spec.split}/{self.spec.task_type}/{Path(self.spec.path).stem}",
+            self.spec.task_type,
+            " ".join(str(state["objective"]).split()),
+            self.spec.split,
+        )
         self.task = task
         return task, Observation(strip_banner(state.feedback), sorted(state["admissible_commands"] or []))
 
@@ -157,8 +168,10 @@ class TextWorldTasks:
         for task_type, settings in (variants or {kind: {}}).items():
             unknown = sorted(set(settings or {}) - set(defaults))
             if unknown:
-                raise ValueError(f"environment.options.variants.{task_type}: unknown setting(s) {', '.join(unknown)} "
-                                 f"for {kind} (known: {', '.join(defaults)})")
+                raise ValueError(
+                    f"environment.options.variants.{task_type}: unknown setting(s) {', '.join(unknown)} "
+                    f"for {kind} (known: {', '.join(defaults)})"
+                )
             self.variants[task_type] = {**defaults, **(settings or {})}
         self.task_types: Sequence[str] = list(self.variants)
         self.counts = {**DEFAULT_GAMES, **(games_per_split or {})}
@@ -213,9 +226,13 @@ class TextWorldTasks:
         """The analyzer's JSON reply for a finished episode (seed_trainer.rollout.Episode), from the game's walkthrough."""
         from seed_trainer.envs.textworld_oracle import analysis_reply, walkthrough
 
-        return analysis_reply(walkthrough(spec.path), episode.task.description,
-                              [step.action for step in episode.steps],
-                              [step.admissible_actions for step in episode.steps], bool(episode.won))
+        return analysis_reply(
+            walkthrough(spec.path),
+            episode.task.description,
+            [step.action for step in episode.steps],
+            [step.admissible_actions for step in episode.steps],
+            bool(episode.won),
+        )
 
 
 def generate_game(kind: str, settings: dict[str, Any], seed: int, path: Path) -> None:
@@ -228,8 +245,10 @@ def generate_game(kind: str, settings: dict[str, Any], seed: int, path: Path) ->
     command = [sys.executable, str(script), *tw_make_arguments(kind, settings, seed, partial)]
     done = subprocess.run(command, capture_output=True, text=True)
     if done.returncode != 0 or not partial.exists():
-        raise RuntimeError(f"textworld: tw-make failed for {kind} {settings} seed {seed}: "
-                           f"{(done.stderr or done.stdout).strip()[-500:]}")
+        raise RuntimeError(
+            f"textworld: tw-make failed for {kind} {settings} seed {seed}: "
+            f"{(done.stderr or done.stdout).strip()[-500:]}"
+        )
     for suffix in (".json", ".ni"):  # the game's metadata, which textworld.start reads next to it
         side = partial.with_suffix(suffix)
         if side.exists():

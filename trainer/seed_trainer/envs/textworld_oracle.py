@@ -172,7 +172,7 @@ def failure_rules(plan: Sequence[str], f: Findings) -> list[str]:
     if f.repeated_invalid or f.invalid >= 2:
         rules.append((3, RULES["invalid"]))
     if f.wrong_eats:
-        rules.append((4, "Eat only the meal, after \"prepare meal\" has made it."))
+        rules.append((4, 'Eat only the meal, after "prepare meal" has made it.'))
     if f.detours >= 2:
         rules.append((5, RULES["detour"]))
     if f.invalid == 1:
@@ -221,20 +221,24 @@ def summarize(plan: Sequence[str], f: Findings, objective: str) -> str:
         mistakes.append(f"{f.detours} detour(s)")
     if not f.won:
         mistakes.append(f"{f.progress} of {len(plan)} steps of the walkthrough done")
-    return (f"Task: {objective} Outcome: {outcome} after {f.steps} step(s). "
-            f"Mistakes: {'; '.join(mistakes) if mistakes else 'none'}.")
+    return (
+        f"Task: {objective} Outcome: {outcome} after {f.steps} step(s). "
+        f"Mistakes: {'; '.join(mistakes) if mistakes else 'none'}."
+    )
 
 
-def analyze(plan: Sequence[str], objective: str, commands: Sequence[str], admissible: Sequence[Sequence[str]],
-            won: bool) -> dict[str, str]:
+def analyze(
+    plan: Sequence[str], objective: str, commands: Sequence[str], admissible: Sequence[Sequence[str]], won: bool
+) -> dict[str, str]:
     """{"episode_summary", "episode_skill"} of a finished episode."""
     findings = replay(plan, commands, admissible, won)
     skill = workflow(plan) if won else " ".join(failure_rules(plan, findings)[:2])
     return {"episode_summary": summarize(plan, findings, objective), "episode_skill": skill}
 
 
-def analysis_reply(plan: Sequence[str], objective: str, commands: Sequence[str], admissible: Sequence[Sequence[str]],
-                   won: bool) -> str:
+def analysis_reply(
+    plan: Sequence[str], objective: str, commands: Sequence[str], admissible: Sequence[Sequence[str]], won: bool
+) -> str:
     return json.dumps(analyze(plan, objective, commands, admissible, won), ensure_ascii=False)
 
 
@@ -277,8 +281,13 @@ class Demonstrator:
     sending an inadmissible command again right after it failed.
     """
 
-    def __init__(self, plan: Sequence[str], rng: random.Random, rates: dict[str, float] | None = None,
-                 repeat_invalid: float = 0.0) -> None:
+    def __init__(
+        self,
+        plan: Sequence[str],
+        rng: random.Random,
+        rates: dict[str, float] | None = None,
+        repeat_invalid: float = 0.0,
+    ) -> None:
         self.plan, self.rng = list(plan), rng
         self.rates = {kind: 0.0 for kind in MISTAKES} | dict(rates or {})
         self.repeat_invalid = repeat_invalid
@@ -320,8 +329,9 @@ class Demonstrator:
             if choices:
                 return Decision(self.rng.choice(choices), "wrong_take")
         if self._chance("detour"):
-            choices = [c for c in admissible if verb(c) in ("examine", "open", "close") and c not in self.plan
-                       and c != READ]
+            choices = [
+                c for c in admissible if verb(c) in ("examine", "open", "close") and c not in self.plan and c != READ
+            ]
             if choices:
                 return Decision(self.rng.choice(choices), "detour")
         return Decision(right)
@@ -330,8 +340,14 @@ class Demonstrator:
         self.last_invalid = decision.action if decision.action not in admissible_before else None
 
 
-def demonstrate(env: Any, plan: Sequence[str], rng: random.Random, rates: dict[str, float] | None = None,
-                repeat_invalid: float = 0.0, max_steps: int | None = None):
+def demonstrate(
+    env: Any,
+    plan: Sequence[str],
+    rng: random.Random,
+    rates: dict[str, float] | None = None,
+    repeat_invalid: float = 0.0,
+    max_steps: int | None = None,
+):
     """Plays one episode of a guided `TextWorldEnv`; returns (steps, won) with steps = [(observation, decision)]."""
     _task, observation = env.reset()
     agent = Demonstrator(plan, rng, rates, repeat_invalid)

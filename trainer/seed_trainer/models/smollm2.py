@@ -106,7 +106,9 @@ def source_file(model: ConvertedModel) -> Path:
         )
     missing = missing_modules(model)
     if missing:
-        raise ConversionError(f"builtin:{model.name}: converting the GGUF needs {', '.join(missing)}: {model.install_command}")
+        raise ConversionError(
+            f"builtin:{model.name}: converting the GGUF needs {', '.join(missing)}: {model.install_command}"
+        )
     return Path(source["path"])
 
 
@@ -120,7 +122,9 @@ def convert(model: ConvertedModel, gguf: Path, target: Path) -> dict:
     started = time.monotonic()
     actual = _sha256(gguf)
     if actual != model.file_sha256:
-        raise ConversionError(f"{gguf}: sha256 {actual}, not the pinned {model.file_sha256}; reinstall: {model.install_command}")
+        raise ConversionError(
+            f"{gguf}: sha256 {actual}, not the pinned {model.file_sha256}; reinstall: {model.install_command}"
+        )
     tokenizer = AutoTokenizer.from_pretrained(str(gguf.parent), gguf_file=gguf.name)
     loaded = AutoModelForCausalLM.from_pretrained(str(gguf.parent), gguf_file=gguf.name, dtype=torch.float32)
     loaded.eval()
@@ -130,11 +134,17 @@ def convert(model: ConvertedModel, gguf: Path, target: Path) -> dict:
     tied = bool(getattr(loaded.config, "tie_word_embeddings", False))
     output = loaded.get_output_embeddings().weight
     if tied and output.data_ptr() != loaded.get_input_embeddings().weight.data_ptr():
-        raise ConversionError(f"{gguf}: the config ties the embeddings but the loaded output layer is a separate tensor")
-    parameter_names = {name for name, _ in loaded.named_parameters()}  # a shared tensor is listed once, as the embedding
-    state = {name: tensor.detach().to(torch.float32).contiguous().clone()
-             for name, tensor in loaded.state_dict().items()
-             if not (tied and name not in parameter_names and tensor.data_ptr() == output.data_ptr())}
+        raise ConversionError(
+            f"{gguf}: the config ties the embeddings but the loaded output layer is a separate tensor"
+        )
+    parameter_names = {
+        name for name, _ in loaded.named_parameters()
+    }  # a shared tensor is listed once, as the embedding
+    state = {
+        name: tensor.detach().to(torch.float32).contiguous().clone()
+        for name, tensor in loaded.state_dict().items()
+        if not (tied and name not in parameter_names and tensor.data_ptr() == output.data_ptr())
+    }
     save_file(state, str(target / WEIGHTS_FILE), metadata={"format": "pt"})
 
     # The config as an ordinary checkpoint's: no GGUF quantization settings (they would send the next load back
@@ -152,8 +162,9 @@ def convert(model: ConvertedModel, gguf: Path, target: Path) -> dict:
 
     # The directory must load as a plain checkpoint and compute exactly what the dequantized GGUF computes.
     reloaded = AutoModelForCausalLM.from_pretrained(str(target), dtype=torch.float32).eval()
-    probe = tokenizer.apply_chat_template([{"role": "user", "content": "Go to the kitchen."}], add_generation_prompt=True,
-                                          tokenize=True, return_dict=True)["input_ids"]
+    probe = tokenizer.apply_chat_template(
+        [{"role": "user", "content": "Go to the kitchen."}], add_generation_prompt=True, tokenize=True, return_dict=True
+    )["input_ids"]
     ids = torch.tensor([probe])
     with torch.no_grad():
         same = torch.equal(loaded(input_ids=ids).logits, reloaded(input_ids=ids).logits)
@@ -162,8 +173,11 @@ def convert(model: ConvertedModel, gguf: Path, target: Path) -> dict:
     if tied and reloaded.get_output_embeddings().weight.data_ptr() != reloaded.get_input_embeddings().weight.data_ptr():
         raise ConversionError(f"{target}: the converted model lost its tied embeddings")
 
-    files = {path.name: {"bytes": path.stat().st_size, "sha256": _sha256(path)}
-             for path in sorted(target.iterdir()) if path.is_file()}
+    files = {
+        path.name: {"bytes": path.stat().st_size, "sha256": _sha256(path)}
+        for path in sorted(target.iterdir())
+        if path.is_file()
+    }
     import gguf as gguf_package  # only for the record: the version that read the file
 
     manifest = {
@@ -181,8 +195,11 @@ def convert(model: ConvertedModel, gguf: Path, target: Path) -> dict:
             "file": model.file,
             "sha256": actual,
         },
-        "converted_with": {"transformers": transformers.__version__, "torch": torch.__version__,
-                           "gguf": getattr(gguf_package, "__version__", None) or _dist_version("gguf")},
+        "converted_with": {
+            "transformers": transformers.__version__,
+            "torch": torch.__version__,
+            "gguf": getattr(gguf_package, "__version__", None) or _dist_version("gguf"),
+        },
         "converted_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "seconds": round(time.monotonic() - started, 1),
         "files": files,
@@ -219,8 +236,10 @@ def ensure_converted(model: ConvertedModel, log: TextIO | None = sys.stderr) -> 
         for stale in parent.glob(f".tmp-{model.name}-*"):
             shutil.rmtree(stale, ignore_errors=True)
         if log is not None:
-            log.write(f"seed-trainer: converting {model.title} from {model.distribution} {model.version} into {final} "
-                      f"(once; ~{model.converted_mb} MB, about half a minute on one CPU core)\n")
+            log.write(
+                f"seed-trainer: converting {model.title} from {model.distribution} {model.version} into {final} "
+                f"(once; ~{model.converted_mb} MB, about half a minute on one CPU core)\n"
+            )
             log.flush()
         started = time.monotonic()
         temporary = Path(tempfile.mkdtemp(prefix=f".tmp-{model.name}-", dir=parent))

@@ -131,7 +131,8 @@ def check_saved_tokenizer(directory: str | Path, trained: PreTrainedTokenizerFas
             raise ValueError(
                 f"{directory}: AutoTokenizer loads {type(loaded).__name__}, which encodes text {n} ({text[:60]!r}...) "
                 "otherwise than the trained tokenizer (a `qwen2` directory always gets Qwen2's pre-tokenizer: save a "
-                "tokenizer with another split with architecture 'qwen3')")
+                "tokenizer with another split with architecture 'qwen3')"
+            )
 
 
 def save_tiny_policy(directory: str | Path, corpus: Iterable[str], vocab_size: int = 1024, **model_kwargs) -> Path:

@@ -21,7 +21,9 @@ def _open(name: str, writer: RunWriter):
     if name == "wandb":
         from seed_trainer.reporting.wandb_reporter import WandbReporter
 
-        return WandbReporter(writer.run_dir, manifest, lambda message, code: writer.event("warning", message, code=code))
+        return WandbReporter(
+            writer.run_dir, manifest, lambda message, code: writer.event("warning", message, code=code)
+        )
     raise ValueError(f"unknown report_to backend {name!r}")
 
 
@@ -32,6 +34,11 @@ def attach_reporters(writer: RunWriter) -> None:
         try:
             writer.add_reporter(_open(name, writer))
         except Exception as exc:  # noqa: BLE001 - a missing package or a backend that cannot start
-            hint = f" (install it: {INSTALL_HINT[name]})" if isinstance(exc, ImportError) and name in INSTALL_HINT else ""
-            writer.event("warning", f"report_to {name}: not reporting to it in this run: {type(exc).__name__}: "
-                         f"{exc}{hint}", code="report_unavailable")
+            hint = (
+                f" (install it: {INSTALL_HINT[name]})" if isinstance(exc, ImportError) and name in INSTALL_HINT else ""
+            )
+            writer.event(
+                "warning",
+                f"report_to {name}: not reporting to it in this run: {type(exc).__name__}: {exc}{hint}",
+                code="report_unavailable",
+            )

@@ -81,22 +81,38 @@ def trajectory_sample(record: Mapping[str, Any], tag: str) -> TrajectorySample:
         tag=tag,
         step=int(record.get("update") or 0),
         title=f"{task.get('type', '')} task {task.get('id', '')}: {task.get('description', '')} "
-              f"(reward {record.get('reward')}, {record.get('length')} steps)",
+        f"(reward {record.get('reward')}, {record.get('length')} steps)",
         skill=skill.get("text") if skill else None,
     )
     for step in record.get("steps", []):
         tokens = TokenArrays.decode(step["tokens"]) if "tokens" in step else None
         gates = tokens.gate if tokens is not None else None
-        sample.steps.append([
-            step.get("t"), step.get("observation"), step.get("response"), step.get("action"), step.get("valid"),
-            step.get("advantage"), sum(gates) / len(gates) if gates else None,
-        ])
+        sample.steps.append(
+            [
+                step.get("t"),
+                step.get("observation"),
+                step.get("response"),
+                step.get("action"),
+                step.get("valid"),
+                step.get("advantage"),
+                sum(gates) / len(gates) if gates else None,
+            ]
+        )
         if gates is None:
             continue
         for i, text in enumerate(tokens.text):
             if len(sample.tokens) >= MAX_TOKEN_ROWS:
                 sample.tokens_cut += 1
                 continue
-            sample.tokens.append([step.get("t"), i, text, gates[i], tokens.delta[i], tokens.logp[i] if tokens.logp
-                                  else None, tokens.teacher_logp[i]])
+            sample.tokens.append(
+                [
+                    step.get("t"),
+                    i,
+                    text,
+                    gates[i],
+                    tokens.delta[i],
+                    tokens.logp[i] if tokens.logp else None,
+                    tokens.teacher_logp[i],
+                ]
+            )
     return sample

@@ -48,7 +48,9 @@ class TensorBoardReporter:
         self._samples = SampleChooser()
         about = {key: manifest.get(key) for key in ("id", "name", "stage", "algorithm", "experiment", "git_commit")}
         self._writer.add_text("run", _code_block(json.dumps(about, indent=2, ensure_ascii=False)), done)
-        self._writer.add_text("config", _code_block(json.dumps(manifest.get("config"), indent=2, ensure_ascii=False)), done)
+        self._writer.add_text(
+            "config", _code_block(json.dumps(manifest.get("config"), indent=2, ensure_ascii=False)), done
+        )
         self._writer.flush()
 
     def metrics(self, row: Mapping[str, Any]) -> None:
@@ -72,8 +74,11 @@ class TensorBoardReporter:
         self._writer.add_text(sample.tag, "\n\n".join(parts), sample.step)
 
     def eval(self, report: Mapping[str, Any]) -> None:
-        self._writer.add_text(f"eval/{report['split']}/by_task_type", markdown_table(EVAL_COLUMNS, eval_rows(report)),
-                              int(report.get("step") or 0))
+        self._writer.add_text(
+            f"eval/{report['split']}/by_task_type",
+            markdown_table(EVAL_COLUMNS, eval_rows(report)),
+            int(report.get("step") or 0),
+        )
         self._writer.flush()
 
     def close(self, status: str) -> None:

@@ -52,13 +52,18 @@ class WandbReporter:
             project=os.environ.get("WANDB_PROJECT") or DEFAULT_PROJECT,
             group=manifest.get("name"),
             job_type=manifest.get("stage"),
-            config={**(manifest.get("config") or {}), "seed_run": {
-                key: manifest.get(key) for key in ("stage", "algorithm", "experiment", "git_commit", "parent")}},
+            config={
+                **(manifest.get("config") or {}),
+                "seed_run": {
+                    key: manifest.get(key) for key in ("stage", "algorithm", "experiment", "git_commit", "parent")
+                },
+            },
             # console off: the trainer's stdout carries its JSON events, nothing else may write there
             # init_timeout: how long an online start may wait for the server before the run logs offline instead;
             # read here because W&B reads its environment only once per process
-            settings=wandb.Settings(silent=True, console="off",
-                                    init_timeout=float(os.environ.get("WANDB_INIT_TIMEOUT") or INIT_TIMEOUT)),
+            settings=wandb.Settings(
+                silent=True, console="off", init_timeout=float(os.environ.get("WANDB_INIT_TIMEOUT") or INIT_TIMEOUT)
+            ),
         )
         mode = choose_mode()
         try:
@@ -66,8 +71,11 @@ class WandbReporter:
         except Exception as exc:  # noqa: BLE001 - no network, a revoked key, a server error: W&B must not stop a run
             if mode == "offline":
                 raise
-            warn(f"report_to wandb: could not start an online run ({type(exc).__name__}: {exc}); logging offline to "
-                 f"wandb/ instead (upload it later with `wandb sync`)", "report_offline")
+            warn(
+                f"report_to wandb: could not start an online run ({type(exc).__name__}: {exc}); logging offline to "
+                f"wandb/ instead (upload it later with `wandb sync`)",
+                "report_offline",
+            )
             wandb.teardown()  # forget the failed start, which still holds the run id
             self._run = wandb.init(mode="offline", **init)
         self._run.define_metric(STEP_KEY)

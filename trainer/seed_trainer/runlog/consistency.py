@@ -29,7 +29,11 @@ def metric_sequence_error(rows: list[tuple[int, dict[str, Any]]]) -> RunFormatEr
         if row["step"] != expected:
             what = "repeats" if row["step"] <= last.get(kind, 0) else "skips"
             return RunFormatError(
-                "sequence", layout.METRICS, f"{kind} step {row['step']} {what} (expected {expected})", line=line, field="step"
+                "sequence",
+                layout.METRICS,
+                f"{kind} step {row['step']} {what} (expected {expected})",
+                line=line,
+                field="step",
             )
         last[kind] = row["step"]
     return None
@@ -44,22 +48,29 @@ def index_errors(rows: list[tuple[int, dict[str, Any]]], metric_updates: set[int
     repeated = backwards = orphan = None
     for line, row in rows:
         if repeated is None and row["id"] in seen:
-            repeated = RunFormatError("sequence", layout.TRAJECTORY_INDEX, f"trajectory id {row['id']!r} repeats", line=line, field="id")
+            repeated = RunFormatError(
+                "sequence", layout.TRAJECTORY_INDEX, f"trajectory id {row['id']!r} repeats", line=line, field="id"
+            )
         seen.add(row["id"])
         if row.get("phase") != "train" or not isinstance(row.get("update"), int):
             continue
         if backwards is None and not previous <= row["update"] <= previous + 1:  # every update has trajectories
             gap = "" if row["update"] < previous else f" (update {previous + 1} has no trajectories)"
             backwards = RunFormatError(
-                "sequence", layout.TRAJECTORY_INDEX, f"update {row['update']} after update {previous}{gap}",
-                line=line, field="update",
+                "sequence",
+                layout.TRAJECTORY_INDEX,
+                f"update {row['update']} after update {previous}{gap}",
+                line=line,
+                field="update",
             )
         previous = max(previous, row["update"])
         if orphan is None and metric_updates is not None and row["update"] not in metric_updates:
             orphan = RunFormatError(
-                "consistency", layout.TRAJECTORY_INDEX,
+                "consistency",
+                layout.TRAJECTORY_INDEX,
                 f"trajectory {row['id']!r} belongs to update {row['update']}, which metrics.jsonl has no row of",
-                line=line, field="update",
+                line=line,
+                field="update",
             )
     errors += [e for e in (repeated, backwards, orphan) if e is not None]
     return errors
@@ -73,7 +84,9 @@ def checkpoint_errors(run_dir: Path, schemas: SchemaSet | None = None) -> list[R
             if layout.CHECKPOINT_NAME.match(child.name) and child.is_dir():
                 problem = checkpoint_problem(child, schemas)
                 if problem is not None:
-                    errors.append(RunFormatError("checkpoint", f"{layout.CHECKPOINTS_DIR}/{child.name}", f"incomplete: {problem}"))
+                    errors.append(
+                        RunFormatError("checkpoint", f"{layout.CHECKPOINTS_DIR}/{child.name}", f"incomplete: {problem}")
+                    )
     return errors
 
 
@@ -84,8 +97,15 @@ def stale_files(run_dir: Path, status: str | None) -> list[StaleFile]:
     if owned or (owned is None and status in ("running", "stopping")):
         return []
     found = []
-    for folder, pattern in ((run_dir, layout.STALE_DOCUMENT_TEMP), (run_dir / layout.EVAL_DIR, layout.STALE_DOCUMENT_TEMP),
-                            (run_dir / layout.CHECKPOINTS_DIR, layout.STALE_CHECKPOINT_TEMP)):
+    for folder, pattern in (
+        (run_dir, layout.STALE_DOCUMENT_TEMP),
+        (run_dir / layout.EVAL_DIR, layout.STALE_DOCUMENT_TEMP),
+        (run_dir / layout.CHECKPOINTS_DIR, layout.STALE_CHECKPOINT_TEMP),
+    ):
         if folder.is_dir():
-            found += [StaleFile(child.relative_to(run_dir).as_posix()) for child in sorted(folder.iterdir()) if pattern.match(child.name)]
+            found += [
+                StaleFile(child.relative_to(run_dir).as_posix())
+                for child in sorted(folder.iterdir())
+                if pattern.match(child.name)
+            ]
     return found

@@ -28,7 +28,9 @@ class RunOwnedError(RuntimeError):
         self.run_dir, self.owner = run_dir, owner or {}
         who = f"pid {self.owner.get('pid', '?')} on {self.owner.get('host', '?')}"
         since = f" since {self.owner['since']}" if self.owner.get("since") else ""
-        super().__init__(f"{run_dir}: the run is owned by another trainer ({who}{since}); wait for it to end or stop it")
+        super().__init__(
+            f"{run_dir}: the run is owned by another trainer ({who}{since}); wait for it to end or stop it"
+        )
 
 
 class RunNotWritableError(RuntimeError):
@@ -122,7 +124,9 @@ class RunLock:
             os.write(self._fd, (json.dumps(record) + "\n").encode("utf-8"))
         except OSError as exc:
             self.release()
-            raise RunNotWritableError(f"{self.run_dir}: the run directory is not writable ({exc.strerror}: {path})") from exc
+            raise RunNotWritableError(
+                f"{self.run_dir}: the run directory is not writable ({exc.strerror}: {path})"
+            ) from exc
         self._recorded = True
 
     def release(self) -> None:

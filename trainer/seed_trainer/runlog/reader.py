@@ -28,7 +28,11 @@ def check_format_version(manifest: Any, file: str = layout.MANIFEST, path: str =
         return
     version = manifest.get("format_version")
     if isinstance(version, int) and not isinstance(version, bool) and version != layout.FORMAT_VERSION:
-        hint = "written by a newer trainer; update SEED Studio" if version > layout.FORMAT_VERSION else "not a valid version"
+        hint = (
+            "written by a newer trainer; update SEED Studio"
+            if version > layout.FORMAT_VERSION
+            else "not a valid version"
+        )
         raise RunFormatError(
             "unsupported_version",
             file,
@@ -69,13 +73,22 @@ def baseline_splits(eval_run_dir: str | Path, schemas: SchemaSet | None = None) 
     run_dir = Path(eval_run_dir)
     manifest = read_manifest(run_dir, schemas)
     if manifest.get("stage") != "eval":
-        raise RunFormatError("schema", layout.MANIFEST, f"a baseline must be an eval run, not a {manifest.get('stage')!r} run",
-                             field="stage", path=str(RunPaths(run_dir).manifest))
+        raise RunFormatError(
+            "schema",
+            layout.MANIFEST,
+            f"a baseline must be an eval run, not a {manifest.get('stage')!r} run",
+            field="stage",
+            path=str(RunPaths(run_dir).manifest),
+        )
     eval_dir = RunPaths(run_dir).eval_dir
     splits = sorted(p.stem for p in eval_dir.glob("*.json") if not p.name.startswith(".")) if eval_dir.is_dir() else []
     if not splits:
-        raise RunFormatError("missing_file", f"{layout.EVAL_DIR}/<split>.json", "the eval run has no evaluation report",
-                             path=str(eval_dir))
+        raise RunFormatError(
+            "missing_file",
+            f"{layout.EVAL_DIR}/<split>.json",
+            "the eval run has no evaluation report",
+            path=str(eval_dir),
+        )
     return splits
 
 
@@ -214,16 +227,23 @@ class RunReader:
         raw = read_line_at(path, int(entry["offset"]), int(entry["size"]))
         if len(raw) != entry["size"] or not raw.endswith(b"\n"):
             raise RunFormatError(
-                "index", file, f"the index points at bytes {entry['offset']}+{entry['size']}, which are not a whole line",
-                line=line, path=str(path),
+                "index",
+                file,
+                f"the index points at bytes {entry['offset']}+{entry['size']}, which are not a whole line",
+                line=line,
+                path=str(path),
             )
         record = parse_line(raw, file, line, str(path))
         if self.schemas is not None:
             self.schemas.validate("trajectory", record, file, line, path=str(path))
         if record.get("id") != entry["id"]:
             raise RunFormatError(
-                "index", file, f"holds trajectory {record.get('id')!r}, the index says {entry['id']!r}",
-                line=line, field="id", path=str(path),
+                "index",
+                file,
+                f"holds trajectory {record.get('id')!r}, the index says {entry['id']!r}",
+                line=line,
+                field="id",
+                path=str(path),
             )
         check_trajectory_tokens(record, file, line, str(path))
         return record
@@ -237,7 +257,9 @@ class RunReader:
     def eval_splits(self) -> list[str]:
         if not self.paths.eval_dir.is_dir():
             return []
-        return sorted(p.name.removesuffix(".json") for p in self.paths.eval_dir.glob("*.json") if not p.name.startswith("."))
+        return sorted(
+            p.name.removesuffix(".json") for p in self.paths.eval_dir.glob("*.json") if not p.name.startswith(".")
+        )
 
     def eval(self, split: str) -> dict[str, Any]:
         path = self.paths.eval_file(split)

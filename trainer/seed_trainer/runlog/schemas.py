@@ -19,8 +19,19 @@ from seed_trainer.runlog.errors import RunFormatError, format_field_path
 SCHEMA_ID_PREFIX = "urn:seed-studio:schema:"
 #: The record kinds of a run directory, each `schemas/<name>.schema.json` with `$id` urn:seed-studio:schema:<name>.
 RECORD_SCHEMAS = (
-    "run", "event", "metric", "trajectory", "trajectory-index", "skill", "eval", "control", "checkpoint-manifest", "lock",
-    "onnx-export", "whatif", "tags",
+    "run",
+    "event",
+    "metric",
+    "trajectory",
+    "trajectory-index",
+    "skill",
+    "eval",
+    "control",
+    "checkpoint-manifest",
+    "lock",
+    "onnx-export",
+    "whatif",
+    "tags",
 )
 ENV_VAR = "SEED_SCHEMAS_DIR"
 _MARKER = "run.schema.json"

@@ -87,7 +87,9 @@ def token_array_problems(tokens: Mapping[str, Any]) -> list[tuple[str, str]]:
         value = tokens.get(name)
         if isinstance(value, str) and len(value) != want:
             items = len(value) * 3 / 16  # approximate when padding is wrong; exact for well-formed text
-            problems.append((name, f"holds {len(value)} base64 characters (~{items:g} items), expected {want} for count {count}"))
+            problems.append(
+                (name, f"holds {len(value)} base64 characters (~{items:g} items), expected {want} for count {count}")
+            )
     text = tokens.get("text")
     if isinstance(text, list) and len(text) != count:
         problems.append(("text", f"holds {len(text)} pieces, expected count {count}"))

@@ -188,8 +188,11 @@ class RunWriter:
             "git_commit": environment.git_commit,
             "git_dirty": environment.git_dirty,
             "parent": dict(parent) if parent else None,
-            **({"baseline_evals": {split: _relative_path(Path(d), run_dir) for split, d in baseline_evals.items()}}
-               if baseline_evals else {}),
+            **(
+                {"baseline_evals": {split: _relative_path(Path(d), run_dir) for split, d in baseline_evals.items()}}
+                if baseline_evals
+                else {}
+            ),
             "versions": dict(environment.versions),
             "device": dict(environment.device),
         }
@@ -203,7 +206,9 @@ class RunWriter:
             shutil.rmtree(run_dir, ignore_errors=True)
             raise
         writer.paths.trajectories.mkdir()
-        writer.event("started", f"{stage} started ({algorithm}, pid {environment.pid})", stage=stage, pid=environment.pid)
+        writer.event(
+            "started", f"{stage} started ({algorithm}, pid {environment.pid})", stage=stage, pid=environment.pid
+        )
         return writer
 
     @classmethod
@@ -297,8 +302,12 @@ class RunWriter:
                 getattr(reporter, method)(*args)
             except Exception as exc:  # noqa: BLE001 - any failure of a third-party logger
                 self._reporters.remove(reporter)
-                self.event("warning", f"report_to {reporter.name}: {method} failed, no more reporting to it in this "
-                           f"run: {type(exc).__name__}: {exc}", code="report_failed")
+                self.event(
+                    "warning",
+                    f"report_to {reporter.name}: {method} failed, no more reporting to it in this "
+                    f"run: {type(exc).__name__}: {exc}",
+                    code="report_failed",
+                )
                 self._close_reporters([reporter], "failed", quiet=True)
 
     def _close_reporters(self, reporters: list[Reporter], status: str, *, quiet: bool = False) -> None:
@@ -307,8 +316,11 @@ class RunWriter:
                 reporter.close(status)
             except Exception as exc:  # noqa: BLE001
                 if not quiet:  # quiet: it already failed, or the run's files are closing
-                    self.event("warning", f"report_to {reporter.name}: closing failed: {type(exc).__name__}: {exc}",
-                               code="report_failed")
+                    self.event(
+                        "warning",
+                        f"report_to {reporter.name}: closing failed: {type(exc).__name__}: {exc}",
+                        code="report_failed",
+                    )
 
     # -- appends -----------------------------------------------------------------------------------------------
 
@@ -464,7 +476,9 @@ class RunWriter:
                 raise type(exc)(exc.errno, exc.strerror or str(exc), str(tmp)) from exc
             if isinstance(exc, Exception) and not isinstance(exc, OSError):
                 # torch and safetensors report a full disk without the file (RuntimeError, SafetensorError)
-                raise CheckpointWriteError(f"could not write the checkpoint {tmp}: {type(exc).__name__}: {exc}") from exc
+                raise CheckpointWriteError(
+                    f"could not write the checkpoint {tmp}: {type(exc).__name__}: {exc}"
+                ) from exc
             raise
         self.sync()
         old = final.with_name(f".old-{final.name}")
@@ -487,11 +501,15 @@ class RunWriter:
         if self._manifest.get("status") != "stopping":
             self.update_manifest(status="stopping")
             what = f"signal {signal}" if signal else "the control file"
-            self.event("stop_requested", f"stop requested by {what}", source=source, **({"signal": signal} if signal else {}))
+            self.event(
+                "stop_requested", f"stop requested by {what}", source=source, **({"signal": signal} if signal else {})
+            )
 
     # -- the end -----------------------------------------------------------------------------------------------
 
-    def finish(self, status: str, message: str | None = None, *, error: str | None = None, detail: str | None = None) -> None:
+    def finish(
+        self, status: str, message: str | None = None, *, error: str | None = None, detail: str | None = None
+    ) -> None:
         """Set the final status (stopped | failed | completed), append `finished` (after `error` when failed), close."""
         if status not in layout.FINAL_STATUSES:
             raise ValueError(f"final status {status!r} is not one of {layout.FINAL_STATUSES}")
@@ -509,8 +527,13 @@ class RunWriter:
 
     def sync(self) -> None:
         """fsync every open JSONL file (done at checkpoints, so a resumed run finds what the checkpoint saw)."""
-        for appender in (self._files.events, self._files.metrics, self._files.skills, self._files.index,
-                         *self._files.trajectories.values()):
+        for appender in (
+            self._files.events,
+            self._files.metrics,
+            self._files.skills,
+            self._files.index,
+            *self._files.trajectories.values(),
+        ):
             if appender is not None:
                 appender.sync()
 

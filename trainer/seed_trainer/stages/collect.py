@@ -40,7 +40,9 @@ def collection_tasks(source: Any, config: ExperimentConfig) -> list[Any]:
     specs: list[Any] = []
     for number, task_type in enumerate(task_types):
         seed = config.seed * 1_000_003 + 500_000 + number  # apart from Stage 2's per-update seeds
-        specs.extend(source.sample(config.collect.split, config.collect.tasks_per_type, seed=seed, task_types=[task_type]))
+        specs.extend(
+            source.sample(config.collect.split, config.collect.tasks_per_type, seed=seed, task_types=[task_type])
+        )
     return specs
 
 
@@ -96,8 +98,14 @@ def collect(
     the config names (e.g. a custom analyzer in a script). A stop request ends it after the current batch."""
     runs_dir = runs_dir_for(config, runs_dir)
     writer = create_run(
-        config, experiment_path, runs_dir, stage="collect", run_id=run_id, echo=echo,
-        parent=parent_of(config.resolve_path(config.model.path), runs_dir), progress_unit="task",
+        config,
+        experiment_path,
+        runs_dir,
+        stage="collect",
+        run_id=run_id,
+        echo=echo,
+        parent=parent_of(config.resolve_path(config.model.path), runs_dir),
+        progress_unit="task",
     )
     # A setting or an endpoint problem of the analyzer: one clear line, no traceback needed.
     run_stage(
@@ -108,7 +116,9 @@ def collect(
     return writer.run_dir
 
 
-def _collect(config: ExperimentConfig, writer: RunWriter, stop: StopFlag, progress: bool, analyzer: Analyzer | None) -> None:
+def _collect(
+    config: ExperimentConfig, writer: RunWriter, stop: StopFlag, progress: bool, analyzer: Analyzer | None
+) -> None:
     seed_everything(config.seed)
     source = make_task_source(config.environment.name, **config.environment.options)
     specs = collection_tasks(source, config)
@@ -139,15 +149,26 @@ def _collect(config: ExperimentConfig, writer: RunWriter, stop: StopFlag, progre
 
         # 1. K0 rollouts of each task with the base policy
         episodes = play_episodes(
-            policy, source, batch_specs,
-            group_size=settings.rollouts_per_task, max_steps=ro.max_steps, history_length=ro.history,
-            max_prompt_tokens=ro.max_prompt_tokens, max_response_tokens=ro.max_response_tokens,
+            policy,
+            source,
+            batch_specs,
+            group_size=settings.rollouts_per_task,
+            max_steps=ro.max_steps,
+            history_length=ro.history,
+            max_prompt_tokens=ro.max_prompt_tokens,
+            max_response_tokens=ro.max_response_tokens,
             temperature=settings.temperature,
         )
         episodes, failures = drop_failed_episodes(writer, episodes, f"collect batch {batch}", step=batch)
         rollout_time = time.perf_counter() - started
-        writer.event("progress", f"batch {batch}: analysing {len(episodes)} trajectories", phase="analysis",
-                     done=done, total=total, step=batch)
+        writer.event(
+            "progress",
+            f"batch {batch}: analysing {len(episodes)} trajectories",
+            phase="analysis",
+            done=done,
+            total=total,
+            step=batch,
+        )
 
         # 2. one analysis per trajectory, through format verification
         mark = time.perf_counter()
@@ -158,8 +179,9 @@ def _collect(config: ExperimentConfig, writer: RunWriter, stop: StopFlag, progre
         # 3. trajectory, then its skill record
         file = f"collect-{batch:06d}.jsonl"
         for episode, analysis in zip(episodes, analyses):
-            record = plain_trajectory_record(episode, phase="collect", update=batch, token_text=token_text,
-                                             group=done + episode.group, prompts=True)
+            record = plain_trajectory_record(
+                episode, phase="collect", update=batch, token_text=token_text, group=done + episode.group, prompts=True
+            )
             record["skill"] = skill_of(analysis, analyzer.source)
             row = writer.trajectory(record, file=file)
             writer.skill(skill_record({**record, "id": row["id"]}, file, analysis, analyzer))
@@ -183,4 +205,3 @@ def _collect(config: ExperimentConfig, writer: RunWriter, stop: StopFlag, progre
         if progress:
             progress_bar(done, total, f"tasks, valid analyses {values['skill/parse_rate']:.2f}")
     writer.finish("completed", f"collected {total} tasks × {config.collect.rollouts_per_task} rollouts")
-

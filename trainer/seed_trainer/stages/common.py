@@ -70,7 +70,9 @@ def create_run(
     )
 
 
-def run_stage(writer: RunWriter, body: Callable[[StopFlag], None], *, describe: Callable[[BaseException], str] | None = None) -> None:
+def run_stage(
+    writer: RunWriter, body: Callable[[StopFlag], None], *, describe: Callable[[BaseException], str] | None = None
+) -> None:
     """Runs a stage's body with SIGINT/SIGTERM turned into a stop flag it checks at step boundaries. Any exception
     ends the run as `failed` (with `describe(exc)` as the error, default `Type: message`) and is re-raised. The
     backends of the config's `report_to` get the run's records too (seed_trainer/reporting)."""
@@ -109,10 +111,16 @@ def drop_failed_episodes(
     failed = [e for e in episodes if e.error is not None]
     if writer is not None:
         for episode in failed:
-            writer.event("warning", f"{where}: episode {episode.task.id} (copy {episode.index}) failed: {episode.error}",
-                         code="environment_failure", **({"step": step} if step is not None else {}))
+            writer.event(
+                "warning",
+                f"{where}: episode {episode.task.id} (copy {episode.index}) failed: {episode.error}",
+                code="environment_failure",
+                **({"step": step} if step is not None else {}),
+            )
     if episodes and len(failed) == len(episodes):
-        raise EnvironmentFailures(f"{where}: all {len(episodes)} episodes failed in the environment; the first: {failed[0].error}")
+        raise EnvironmentFailures(
+            f"{where}: all {len(episodes)} episodes failed in the environment; the first: {failed[0].error}"
+        )
     kept = [e for e in episodes if e.error is None]
     return kept, ({"episode/environment_failures": float(len(failed))} if failed else {})
 
@@ -154,7 +162,12 @@ class TokenText:
 
 
 def plain_trajectory_record(
-    episode: Episode, *, phase: str, update: int | None, token_text: TokenText, group: int | None = None,
+    episode: Episode,
+    *,
+    phase: str,
+    update: int | None,
+    token_text: TokenText,
+    group: int | None = None,
     prompts: bool = False,
 ) -> dict:
     """A trajectory record without training arrays (collection and evaluation): steps with their sampled tokens, and

@@ -69,10 +69,17 @@ def evaluate_policy(
     with torch.random.fork_rng(devices=devices):
         torch.manual_seed(config.seed * 1_000_003 + zlib.crc32(split.encode("utf-8")))
         episodes = play_episodes(
-            policy, source, specs,
-            group_size=settings.episodes_per_task, max_steps=ro.max_steps, history_length=ro.history,
-            max_prompt_tokens=ro.max_prompt_tokens, max_response_tokens=ro.max_response_tokens,
-            temperature=settings.temperature, greedy=settings.greedy, generator=generator,
+            policy,
+            source,
+            specs,
+            group_size=settings.episodes_per_task,
+            max_steps=ro.max_steps,
+            history_length=ro.history,
+            max_prompt_tokens=ro.max_prompt_tokens,
+            max_response_tokens=ro.max_response_tokens,
+            temperature=settings.temperature,
+            greedy=settings.greedy,
+            generator=generator,
         )
     episodes, failures = drop_failed_episodes(writer, episodes, f"evaluation on {split}", step=step)
     by_type: dict[str, list[Episode]] = {}
@@ -134,8 +141,15 @@ def evaluate_checkpoint(
         step = int(read_state(model_dir)["update"])
     parent = parent_of(model_dir if model_dir is not None else config.resolve_path(config.model.path), runs_dir)
     writer = create_run(
-        config, experiment_path, runs_dir, stage="eval", run_id=run_id, echo=echo, parent=parent,
-        progress_total=1, progress_unit="split",
+        config,
+        experiment_path,
+        runs_dir,
+        stage="eval",
+        run_id=run_id,
+        echo=echo,
+        parent=parent,
+        progress_total=1,
+        progress_unit="split",
     )
 
     def body(_stop: StopFlag) -> None:  # one split: a stop request cannot shorten it
@@ -148,8 +162,14 @@ def evaluate_checkpoint(
         engine = open_engine(policy, config)
         writer.event("progress", f"evaluating {split}", phase="eval", done=0, total=1)
         report = evaluate_policy(
-            policy, source, config, split, step=step, writer=writer,
-            checkpoint=str(model_dir) if model_dir is not None else config.model.path, generator=engine,
+            policy,
+            source,
+            config,
+            split,
+            step=step,
+            writer=writer,
+            checkpoint=str(model_dir) if model_dir is not None else config.model.path,
+            generator=engine,
         )
         metrics = {metric_name("success", t): s["success"] for t, s in report["by_task_type"].items()}
         writer.set_progress(1)

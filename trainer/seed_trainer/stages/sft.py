@@ -87,12 +87,16 @@ def load_sft_examples(data: str | Path, *, require_review: bool) -> tuple[list[S
             counts["no_trajectory"] += 1
             continue
         trajectory = reader.trajectory(row)
-        examples.append(SftExample(record["id"], analysis_prompt_from_record(trajectory), sft_target(record.get("summary"), skill)))
+        examples.append(
+            SftExample(record["id"], analysis_prompt_from_record(trajectory), sft_target(record.get("summary"), skill))
+        )
         counts["used"] += 1
     return examples, counts
 
 
-def split_examples(examples: Sequence[SftExample], val_fraction: float, seed: int) -> tuple[list[SftExample], list[SftExample]]:
+def split_examples(
+    examples: Sequence[SftExample], val_fraction: float, seed: int
+) -> tuple[list[SftExample], list[SftExample]]:
     """A seeded shuffle; the first ⌈val_fraction·n⌉ are validation (none when that would leave no training data)."""
     order = list(examples)
     random.Random(seed).shuffle(order)
@@ -190,8 +194,14 @@ def sft(
         data = config.resolve_path(config.sft.data)
     source = skills_source(data)
     writer = create_run(
-        config, experiment_path, runs_dir_for(config, runs_dir), stage="sft", run_id=run_id, echo=echo,
-        parent={"run": source.name}, progress_unit="sft_step",
+        config,
+        experiment_path,
+        runs_dir_for(config, runs_dir),
+        stage="sft",
+        run_id=run_id,
+        echo=echo,
+        parent={"run": source.name},
+        progress_unit="sft_step",
     )
     run_stage(writer, lambda stop: _sft(config, writer, source, stop, progress))
     return writer.run_dir
@@ -219,7 +229,11 @@ def _sft(config: ExperimentConfig, writer: RunWriter, data: Path, stop: StopFlag
         f"SFT set from {data.name}: {counts['used']} of {counts['records']} analyses ({counts['invalid']} invalid, "
         f"{counts['rejected']} rejected, {counts['unreviewed']} not reviewed, {counts['no_trajectory']} without a "
         f"trajectory); {len(train_items)} train / {len(val_items)} validation"
-        + (f"; {dropped_train + dropped_val} dropped, reply longer than sft.max_length" if dropped_train + dropped_val else ""),
+        + (
+            f"; {dropped_train + dropped_val} dropped, reply longer than sft.max_length"
+            if dropped_train + dropped_val
+            else ""
+        ),
     )
 
     # 2. the loop: batches of `batch_size` sequences, micro-batches with gradient accumulation
@@ -259,8 +273,9 @@ def _sft(config: ExperimentConfig, writer: RunWriter, data: Path, stop: StopFlag
             outcome = guarded_step(optimizer, policy.model, settings.grad_clip, scaler, bad)
             step += 1
             if outcome.skipped:
-                writer.event("warning", f"SFT step {step}: skipped, non-finite {outcome.reason}", step=step,
-                             code="skipped_step")
+                writer.event(
+                    "warning", f"SFT step {step}: skipped, non-finite {outcome.reason}", step=step, code="skipped_step"
+                )
             guard.record(outcome, f"SFT step {step}")
             values = {
                 "loss/sft": loss_sum / batch_tokens if not bad else None,
@@ -294,5 +309,9 @@ def _save(policy: Policy, writer: RunWriter, step: int) -> None:
     check_finite_weights(policy.model, f"model after SFT step {step}")
     writer.sync()
     path = save_merged_model(policy, writer.run_dir / MODEL_DIR)
-    writer.event("model", f"model after SFT step {step} saved to {MODEL_DIR}/ (use it as model.path)",
-                 step=step, path=writer.paths.relative(path))
+    writer.event(
+        "model",
+        f"model after SFT step {step} saved to {MODEL_DIR}/ (use it as model.path)",
+        step=step,
+        path=writer.paths.relative(path),
+    )

@@ -44,7 +44,13 @@ from seed_trainer.config import BUILTIN_PREFIX, CONVERTED_MODELS, ExperimentConf
 from seed_trainer.envs import make_task_source
 from seed_trainer.memory import memory_warnings
 from seed_trainer.policy import Policy
-from seed_trainer.precision import NonFiniteError, NonFiniteGuard, check_finite_weights, first_non_finite_weight, grad_scaler
+from seed_trainer.precision import (
+    NonFiniteError,
+    NonFiniteGuard,
+    check_finite_weights,
+    first_non_finite_weight,
+    grad_scaler,
+)
 from seed_trainer.rollout import Episode, Step, play_episodes
 from seed_trainer.rollout_engine import logprob_agreement, open_engine
 from seed_trainer.preflight import check_inputs
@@ -104,8 +110,12 @@ def gate_statistics(steps: Sequence[Step], beta: float, estimator: str = "sample
     total = sum(len(s.response_ids) for s in steps)
     scored = [s for s in steps if s.teacher_logp is not None and s.old_logp is not None]
     if not scored:  # no valid skill this update: the gate is undefined, not 0
-        out: dict[str, float | None] = {"gate/mean": None, "gate/frac_gt_half": None, "delta/mean": None,
-                                        "opd/active_ratio": 0.0}
+        out: dict[str, float | None] = {
+            "gate/mean": None,
+            "gate/frac_gt_half": None,
+            "delta/mean": None,
+            "opd/active_ratio": 0.0,
+        }
         if estimator != "sample":
             out["opd/gate_baseline_mean"] = None
         if estimator == "expected":
@@ -134,7 +144,9 @@ def _joined(steps: Sequence[Step], name: str) -> torch.Tensor | None:
     return torch.cat(values) if values and all(v is not None for v in values) else None
 
 
-def trajectory_record(episode: Episode, update: int, config: ExperimentConfig, token_text: TokenText, source: str | None) -> dict:
+def trajectory_record(
+    episode: Episode, update: int, config: ExperimentConfig, token_text: TokenText, source: str | None
+) -> dict:
     beta = gate_beta(config.algorithm, config.opd.beta)
     steps = []
     for step in episode.steps:
@@ -177,7 +189,12 @@ def trajectory_record(episode: Episode, update: int, config: ExperimentConfig, t
     return {
         "phase": "train",
         "update": update,
-        "task": {"id": episode.task.id, "type": episode.task.type, "description": episode.task.description, "split": episode.task.split},
+        "task": {
+            "id": episode.task.id,
+            "type": episode.task.type,
+            "description": episode.task.description,
+            "split": episode.task.split,
+        },
         "group": episode.group,
         "sample": episode.index,
         "success": episode.won,
@@ -194,7 +211,6 @@ class _StaticSkill:
 
     def __init__(self, text: str) -> None:
         self.skill, self.summary, self.valid, self.reason = text, "", bool(text.strip()), ""
-
 
 
 def train(
@@ -218,13 +234,23 @@ def train(
             return Path(run_dir)
         runs_dir = runs_dir_for(config, runs_dir)
         writer = create_run(
-            config, experiment_path, runs_dir, stage="train", run_id=run_id, echo=echo,
+            config,
+            experiment_path,
+            runs_dir,
+            stage="train",
+            run_id=run_id,
+            echo=echo,
             parent=parent_of(config.resolve_path(config.model.path), runs_dir),
-            progress_total=config.updates, progress_unit="update", baseline_evals=baseline_evals,
+            progress_total=config.updates,
+            progress_unit="update",
+            baseline_evals=baseline_evals,
         )
         if ranks.distributed:
             writer.event("info", f"{ranks.world} processes (torchrun); rank 0 writes this run directory")
-        run_stage(writer, lambda stop: _train_loop(config, writer, None, stop, progress, ranks=ranks, announce=str(writer.run_dir)))
+        run_stage(
+            writer,
+            lambda stop: _train_loop(config, writer, None, stop, progress, ranks=ranks, announce=str(writer.run_dir)),
+        )
         return writer.run_dir
     finally:
         dist.stop(ranks)
@@ -240,7 +266,9 @@ def _run_quietly(body) -> None:
         restore_signals()
 
 
-def resume(run_dir: str | Path, *, echo: TextIO | None = sys.stdout, progress: bool = False, repair: bool = False) -> Path:
+def resume(
+    run_dir: str | Path, *, echo: TextIO | None = sys.stdout, progress: bool = False, repair: bool = False
+) -> Path:
     """Continues a `train` run from its latest complete checkpoint, in the same run directory (the configuration is
     the one run.json recorded). It owns the directory first (runlog/ownership.py), checks everything it is about to
     keep, and only then cuts what was written after that checkpoint — the interrupted update. A corrupt line in what
@@ -253,7 +281,11 @@ def resume(run_dir: str | Path, *, echo: TextIO | None = sys.stdout, progress: b
         else:  # rank 0 checks and repairs the directory, then says what to continue from
             data, base, checkpoint = dist.broadcast(ranks, None, "waiting for rank 0 to check the run directory")
             config = experiment_from_data(data, Path(base), f"{run_dir / 'run.json'}: config")
-            _run_quietly(lambda stop: _train_loop(config, dist.QuietWriter(), checkpoint and Path(checkpoint), stop, False, ranks=ranks))
+            _run_quietly(
+                lambda stop: _train_loop(
+                    config, dist.QuietWriter(), checkpoint and Path(checkpoint), stop, False, ranks=ranks
+                )
+            )
     finally:
         dist.stop(ranks)
     return run_dir
@@ -275,8 +307,11 @@ def _resume_main(run_dir: Path, echo: TextIO | None, progress: bool, repair: boo
         lock.record_owner("resume")
         changes = _clean_up(run_dir)
         changes += [f"{layout.CHECKPOINTS_DIR}/{set_aside_broken(path)}: {problem}" for path, problem in broken]
-        changes += [f"{layout.CHECKPOINTS_DIR}/{set_aside_broken(path, 'superseded')}: set aside, as update "
-                    f"{checkpoint_update(checkpoint) + 1} is trained again" for path in superseded]
+        changes += [
+            f"{layout.CHECKPOINTS_DIR}/{set_aside_broken(path, 'superseded')}: set aside, as update "
+            f"{checkpoint_update(checkpoint) + 1} is trained again"
+            for path in superseded
+        ]
         done = read_state(checkpoint)["update"] if checkpoint else 0
         changes += repair_to_update(run_dir, done) if repair else roll_back(run_dir, plan)
         writer = RunWriter.reopen(run_dir, echo=echo, lock=lock)
@@ -285,23 +320,45 @@ def _resume_main(run_dir: Path, echo: TextIO | None, progress: bool, repair: boo
         raise
     where = writer.paths.relative(checkpoint) if checkpoint else "the start (no checkpoint yet)"
     processes = f", {ranks.world} processes" if ranks.distributed else ""
-    writer.event("resumed", f"resumed from {where}, update {done + 1} next (pid {os.getpid()}{processes})",
-                 step=done, pid=os.getpid())
+    writer.event(
+        "resumed",
+        f"resumed from {where}, update {done + 1} next (pid {os.getpid()}{processes})",
+        step=done,
+        pid=os.getpid(),
+    )
     if broken:
         writer.event(
             "warning",
-            f"fell back to {where}: " + "; ".join(f"{writer.paths.relative(p)} is incomplete ({why})" for p, why in broken),
+            f"fell back to {where}: "
+            + "; ".join(f"{writer.paths.relative(p)} is incomplete ({why})" for p, why in broken),
             code="checkpoint_incomplete",
         )
     if changes:
-        writer.event("warning", "rolled back what was written after the checkpoint: " + "; ".join(changes),
-                     code="repaired" if repair else "rolled_back")
+        writer.event(
+            "warning",
+            "rolled back what was written after the checkpoint: " + "; ".join(changes),
+            code="repaired" if repair else "rolled_back",
+        )
     if writer.paths.control.exists():  # the stop request this run obeyed has been served
         writer.paths.control.unlink()
         writer.event("info", "removed the control file of the stop this run obeyed")
     writer.set_progress(done)
-    run_stage(writer, lambda stop: _train_loop(config, writer, checkpoint, stop, progress, ranks=ranks, announce=(
-        config.model_dump(mode="json", by_alias=True), str(config.resolve_path(".")), checkpoint and str(checkpoint))))
+    run_stage(
+        writer,
+        lambda stop: _train_loop(
+            config,
+            writer,
+            checkpoint,
+            stop,
+            progress,
+            ranks=ranks,
+            announce=(
+                config.model_dump(mode="json", by_alias=True),
+                str(config.resolve_path(".")),
+                checkpoint and str(checkpoint),
+            ),
+        ),
+    )
 
 
 def _check_resumable(run_dir: Path, repair: bool):
@@ -316,7 +373,12 @@ def _check_resumable(run_dir: Path, repair: bool):
     config = experiment_from_data(manifest["config"], experiment.parent, f"{run_dir / 'run.json'}: config")
     check_inputs(config)
     folders = [run_dir / name for name in (layout.TRAJECTORIES_DIR, layout.CHECKPOINTS_DIR, layout.EVAL_DIR)]
-    for path in [run_dir, *[f for f in folders if f.is_dir()], run_dir / layout.MANIFEST, *rollback_candidates(run_dir)]:
+    for path in [
+        run_dir,
+        *[f for f in folders if f.is_dir()],
+        run_dir / layout.MANIFEST,
+        *rollback_candidates(run_dir),
+    ]:
         if not os.access(path, os.W_OK):
             raise RunNotWritableError(f"{run_dir}: the run is read-only ({path} cannot be written)")
     checkpoint, broken = usable_checkpoint(run_dir)
@@ -327,7 +389,11 @@ def _check_resumable(run_dir: Path, repair: bool):
             + "); nothing was changed. Delete the checkpoints folder to start the run over."
         )
     superseded: list[Path] = []
-    if repair and checkpoint is not None and (damage := first_damaged_update(run_dir, read_state(checkpoint)["update"])):
+    if (
+        repair
+        and checkpoint is not None
+        and (damage := first_damaged_update(run_dir, read_state(checkpoint)["update"]))
+    ):
         update, why = damage
         earlier = checkpoint_before(run_dir, update)
         if earlier is None:  # never a "completed" run that skips the damaged update
@@ -341,7 +407,8 @@ def _check_resumable(run_dir: Path, repair: bool):
     if plan.problems and not repair:
         raise ResumeError(
             f"{run_dir}: what checkpoint {checkpoint.name if checkpoint else '(none)'} keeps is damaged, nothing was "
-            "changed:\n  " + "\n  ".join(str(p) for p in plan.problems)
+            "changed:\n  "
+            + "\n  ".join(str(p) for p in plan.problems)
             + "\nresume --repair keeps the records that parse, moves the others to <file>.corrupt and rebuilds the index"
         )
     return config, checkpoint, broken, plan, superseded
@@ -374,7 +441,7 @@ def _phase(times: dict[str, float], update: int, name: str) -> Iterator[None]:
 def _base_model(config: ExperimentConfig) -> str:
     """What a checkpoint names as its base model: a converted built-in by its `builtin:` name (its cache folder is
     per user and machine, so a path would not survive copying the run), anything else by its resolved folder."""
-    if config.model.path.startswith(BUILTIN_PREFIX) and config.model.path[len(BUILTIN_PREFIX):] in CONVERTED_MODELS:
+    if config.model.path.startswith(BUILTIN_PREFIX) and config.model.path[len(BUILTIN_PREFIX) :] in CONVERTED_MODELS:
         return config.model.path
     return str(config.resolved_model().path)
 
@@ -409,8 +476,12 @@ def _train_loop(
     guard = NonFiniteGuard(config.rl.max_skipped_steps)
     first = 1
     if checkpoint is not None:  # weights, optimizer, RNG states and the update counter
-        first = load_training_state(checkpoint, policy, optimizer, rng, rank=ranks.rank, world=ranks.world,
-                                    sharded=sharded)["update"] + 1
+        first = (
+            load_training_state(
+                checkpoint, policy, optimizer, rng, rank=ranks.rank, world=ranks.world, sharded=sharded
+            )["update"]
+            + 1
+        )
     saved = first - 1  # the last update whose checkpoint exists
     engine = open_engine(policy, config)  # None for rollout.engine: hf (the policy generates)
 
@@ -426,13 +497,24 @@ def _train_loop(
         check_finite_weights(policy.model, f"checkpoint of update {update}")
         files = file_sizes(writer.run_dir)
         with writer.checkpoint(update) as directory:
-            save_checkpoint(directory, policy, optimizer, update=update, loop_rng=rng,
-                            base_model=_base_model(config), files=files, rank_rng=rank_rng)
+            save_checkpoint(
+                directory,
+                policy,
+                optimizer,
+                update=update,
+                loop_rng=rng,
+                base_model=_base_model(config),
+                files=files,
+                rank_rng=rank_rng,
+            )
         prune_checkpoints(writer.paths.checkpoints, config.checkpoint.keep_last)
 
     def _save_sharded(update: int, rank_rng) -> None:
-        bad = [name for name in dist.all_gather(ranks, first_non_finite_weight(policy.model), "checking the weights")
-               if name is not None]
+        bad = [
+            name
+            for name in dist.all_gather(ranks, first_non_finite_weight(policy.model), "checking the weights")
+            if name is not None
+        ]
         if bad:
             raise NonFiniteError(f"checkpoint of update {update}: weight {bad[0]} is not finite; nothing saved")
         if not ranks.main:
@@ -444,8 +526,17 @@ def _train_loop(
         with writer.checkpoint(update) as directory:
             dist.broadcast(ranks, str(directory), f"opening the checkpoint of update {update}")
             save_sharded(directory, policy, optimizer, main=True)
-            save_checkpoint(directory, policy, optimizer, update=update, loop_rng=rng, sharded=True,
-                            base_model=_base_model(config), files=files, rank_rng=rank_rng)
+            save_checkpoint(
+                directory,
+                policy,
+                optimizer,
+                update=update,
+                loop_rng=rng,
+                sharded=True,
+                base_model=_base_model(config),
+                files=files,
+                rank_rng=rank_rng,
+            )
         # the others wait until the checkpoint is in place: a rank that fails next must not find it half-written
         dist.broadcast(ranks, None, f"finishing the checkpoint of update {update}")
         prune_checkpoints(writer.paths.checkpoints, config.checkpoint.keep_last)
@@ -458,16 +549,24 @@ def _train_loop(
     token_text = TokenText(policy.tokenizer)
     ro, rl = config.rollout, config.rl
     reuse_sampling_logprobs = rl.old_logprobs == "rollout" or (
-        rl.old_logprobs == "auto" and engine is None and policy.device.type == "cpu"
+        rl.old_logprobs == "auto"
+        and engine is None
+        and policy.device.type == "cpu"
         and policy.compute_dtype == torch.float32
     )
-    writer.event("info", f"policy on {policy.device} (compute {str(policy.compute_dtype).removeprefix('torch.')}); "
-                 f"{sum(p.numel() for p in policy.model.parameters() if p.requires_grad):,} trainable parameters")
+    writer.event(
+        "info",
+        f"policy on {policy.device} (compute {str(policy.compute_dtype).removeprefix('torch.')}); "
+        f"{sum(p.numel() for p in policy.model.parameters() if p.requires_grad):,} trainable parameters",
+    )
     if config.distributed.strategy == "fsdp" and not ranks.distributed:
         writer.event("info", "distributed.strategy fsdp with one process: nothing to shard, the policy trains whole")
     elif sharded:
-        writer.event("info", f"full fine-tune sharded over {ranks.world} processes (FSDP2); rollouts and scoring on "
-                     "an unsharded inference copy")
+        writer.event(
+            "info",
+            f"full fine-tune sharded over {ranks.world} processes (FSDP2); rollouts and scoring on "
+            "an unsharded inference copy",
+        )
     for warning in memory_warnings(policy, config, shards=ranks.world if sharded else 1) if ranks.main else ():
         writer.event("warning", warning, code="memory")
 
@@ -485,15 +584,25 @@ def _train_loop(
         # 1. rollout with π_old (under torchrun, of this rank's whole task groups)
         with _phase(times, update, "rollout"):
             specs = source.sample(
-                "train", ro.tasks_per_update, seed=config.seed * 1_000_003 + update, task_types=config.environment.task_types
+                "train",
+                ro.tasks_per_update,
+                seed=config.seed * 1_000_003 + update,
+                task_types=config.environment.task_types,
             )
             first_group, specs = ranks.share(specs)
             episodes = play_episodes(
-                policy, source, specs,
-                group_size=ro.group_size, max_steps=ro.max_steps, history_length=ro.history,
-                max_prompt_tokens=ro.max_prompt_tokens, max_response_tokens=ro.max_response_tokens,
-                temperature=ro.temperature, generation_batch_size=ro.generation_batch_size,
-                with_logprobs=reuse_sampling_logprobs or engine is not None, generator=engine,
+                policy,
+                source,
+                specs,
+                group_size=ro.group_size,
+                max_steps=ro.max_steps,
+                history_length=ro.history,
+                max_prompt_tokens=ro.max_prompt_tokens,
+                max_response_tokens=ro.max_response_tokens,
+                temperature=ro.temperature,
+                generation_batch_size=ro.generation_batch_size,
+                with_logprobs=reuse_sampling_logprobs or engine is not None,
+                generator=engine,
             )
             episodes, failures = drop_failed_episodes(writer, episodes, f"update {update}", step=update)
             steps = [s for e in episodes for s in e.steps]
@@ -502,7 +611,9 @@ def _train_loop(
         with _phase(times, update, "logprobs"):
             assign_advantages(episodes, config)
             prompts, responses = [s.prompt_ids for s in steps], [s.response_ids for s in steps]
-            scoring = dict(temperature=ro.temperature, micro_batch_size=rl.micro_batch_size, max_tokens=rl.micro_batch_tokens)
+            scoring = dict(
+                temperature=ro.temperature, micro_batch_size=rl.micro_batch_size, max_tokens=rl.micro_batch_tokens
+            )
             if reuse_sampling_logprobs:
                 for step in steps:
                     step.old_logp = step.sample_logp
@@ -510,8 +621,11 @@ def _train_loop(
                 for step, logp in zip(steps, policy.score(prompts, responses, **scoring)):
                     step.old_logp = logp
             # The engine must sample from the weights and the distribution that the update scores with.
-            agreement = {} if engine is None or reuse_sampling_logprobs else logprob_agreement(
-                [s.sample_logp for s in steps], [s.old_logp for s in steps])
+            agreement = (
+                {}
+                if engine is None or reuse_sampling_logprobs
+                else logprob_agreement([s.sample_logp for s in steps], [s.old_logp for s in steps])
+            )
             if rl.kl_coef > 0:
                 for step, logp in zip(steps, policy.score(prompts, responses, reference=True, **scoring)):
                     step.ref_logp = logp
@@ -520,9 +634,14 @@ def _train_loop(
         #    environment's oracle (opd.skill_source: oracle, the upper-bound diagnostic)
         with _phase(times, update, "analysis"):
             if skills == "self":
-                self_analyze(policy, episodes, max_tokens=config.analyzer.max_tokens,
-                             max_prompt_tokens=ANALYSIS_PROMPT_TOKENS, batch_size=ro.generation_batch_size,
-                             generator=engine)
+                self_analyze(
+                    policy,
+                    episodes,
+                    max_tokens=config.analyzer.max_tokens,
+                    max_prompt_tokens=ANALYSIS_PROMPT_TOKENS,
+                    batch_size=ro.generation_batch_size,
+                    generator=engine,
+                )
             elif oracle is not None:
                 for episode, analysis in zip(episodes, oracle.analyze(episodes)):
                     episode.skill = analysis.parse
@@ -537,10 +656,16 @@ def _train_loop(
         with _phase(times, update, "teacher"):
             if settings.use_teacher:
                 teacher_pass(
-                    policy, episodes, max_prompt_tokens=ro.max_prompt_tokens, temperature=ro.temperature,
-                    micro_batch_size=rl.micro_batch_size, max_tokens=rl.micro_batch_tokens,
+                    policy,
+                    episodes,
+                    max_prompt_tokens=ro.max_prompt_tokens,
+                    temperature=ro.temperature,
+                    micro_batch_size=rl.micro_batch_size,
+                    max_tokens=rl.micro_batch_tokens,
                     **({"insert": bank.insert} if bank is not None else {}),
-                    estimator=settings.opd_estimator, beta=settings.opd_beta, top_k=config.opd.expected_top_k,
+                    estimator=settings.opd_estimator,
+                    beta=settings.opd_beta,
+                    top_k=config.opd.expected_top_k,
                 )
 
         # 5. the update (an optimizer step whose loss or gradient is not finite is skipped and reported); under
@@ -554,7 +679,8 @@ def _train_loop(
             samples = [Sample(s, has_skill[id(s)]) for s in steps]
             result = (
                 ppo_update(policy, optimizer, samples, config, settings, rng, scaler=scaler, guard=guard, ranks=ranks)
-                if samples else None
+                if samples
+                else None
             )
             if engine is not None:  # the next rollout samples from the updated weights
                 engine.push_weights()
@@ -584,13 +710,16 @@ def _train_loop(
             success=values["success/overall"],
         )
         if progress:
-            progress_bar(update, config.updates, f"success {values['success/overall']:.2f} {times['time/total']:.1f}s/update")
+            progress_bar(
+                update, config.updates, f"success {values['success/overall']:.2f} {times['time/total']:.1f}s/update"
+            )
 
         # 7. evaluation with the plain prompt (its own RNG: it never shifts the training stream), by rank 0
         if ranks.main and config.eval.every and update % config.eval.every == 0:
             for split in config.eval.splits:
-                evaluate_policy(policy, source, config, split, step=update, writer=writer, token_text=token_text,
-                                generator=engine)
+                evaluate_policy(
+                    policy, source, config, split, step=update, writer=writer, token_text=token_text, generator=engine
+                )
 
         # 8. checkpoint: weights, optimizer, RNG states, update counter
         if update % config.checkpoint.every == 0 or update == config.updates:

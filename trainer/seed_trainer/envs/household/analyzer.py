@@ -57,7 +57,7 @@ def replay(instance: Instance, commands: Sequence[str], valid: Sequence[bool]) -
                 findings.skipped_open += 1
                 if any(object_type(o) == instance.obj for o in state.contents[here]):
                     findings.skipped_open_with_goal = True
-        destination = command[len("go to "):] if command.startswith("go to ") else None
+        destination = command[len("go to ") :] if command.startswith("go to ") else None
         if destination is not None and destination in checked and holding_before is None:
             goal_there = any(object_type(o) == instance.obj for o in state.contents.get(destination, []))
             if not goal_there:
@@ -65,8 +65,12 @@ def replay(instance: Instance, commands: Sequence[str], valid: Sequence[bool]) -
         if command.startswith("put ") and holding_before is not None and object_type(holding_before) == instance.obj:
             at = state.location
             flags = {CLEAN: state.clean, HEAT: state.hot, COOL: state.cool}.get(instance.task_type)
-            if at is not None and receptacle_type(at) == instance.target and flags is not None \
-                    and holding_before not in flags:
+            if (
+                at is not None
+                and receptacle_type(at) == instance.target
+                and flags is not None
+                and holding_before not in flags
+            ):
                 findings.placed_untransformed += 1
         result = env.step(command)
         text = result.observation.text
@@ -78,8 +82,9 @@ def replay(instance: Instance, commands: Sequence[str], valid: Sequence[bool]) -
         else:
             previous_invalid = None
         state = env.state
-        if state.location is not None and (receptacle_type(state.location) not in world.OPENABLE
-                                           or state.location in state.opened):
+        if state.location is not None and (
+            receptacle_type(state.location) not in world.OPENABLE or state.location in state.opened
+        ):
             checked.add(state.location)
         if state.holding is not None and state.holding != holding_before:
             if object_type(state.holding) == instance.obj:
@@ -92,8 +97,11 @@ def replay(instance: Instance, commands: Sequence[str], valid: Sequence[bool]) -
     findings.checked = len(checked)
     findings.won = env.won
     findings.placed = sum(
-        1 for r, objects in env.state.contents.items() if receptacle_type(r) == instance.target
-        for o in objects if object_type(o) == instance.obj
+        1
+        for r, objects in env.state.contents.items()
+        if receptacle_type(r) == instance.target
+        for o in objects
+        if object_type(o) == instance.obj
     )
     return findings
 
@@ -114,17 +122,21 @@ def workflow(instance: Instance) -> str:
     if kind == PICK:
         return f"To put a {o} in {t}: {find}, take it, go to the {t} and put it in."
     if kind == TWO:
-        return f"To put two {o} in {t}: {find}, take one and put it in the {t}, then find the second and put it there too."
+        return (
+            f"To put two {o} in {t}: {find}, take one and put it in the {t}, then find the second and put it there too."
+        )
     if kind == LOOK:
         lamp = receptacle_type(instance.layout.lamp or "desklamp 1")
         return f"To look at a {o} under the {lamp}: {find}, take it, go to the {lamp} and use it while holding the {o}."
     verb = VERB[kind]
     tool = receptacle_type(tool_receptacle(instance) or "")
-    return f"To {verb} a {o} and put it in {t}: {find}, take it, {verb} it with the {tool} first, then put it in the {t}."
+    return (
+        f"To {verb} a {o} and put it in {t}: {find}, take it, {verb} it with the {tool} first, then put it in the {t}."
+    )
 
 
 RULES = {
-    "invalid": "Pick only admissible actions; after \"Nothing happens.\" never repeat that action, choose another.",
+    "invalid": 'Pick only admissible actions; after "Nothing happens." never repeat that action, choose another.',
     "malformed": "Reason inside <think></think>, then give one admissible action inside <action></action>.",
     "revisit": "Remember where you already looked and never go back there; go to a place you have not checked.",
     "skip_open": "When a receptacle is closed, open it and look inside before going elsewhere.",
@@ -160,14 +172,24 @@ def failure_rules(instance: Instance, f: Findings) -> list[str]:
     if f.revisits == 1:
         rules.append((8, RULES["revisit"]))
     if instance.task_type == TWO and f.placed == 1:
-        rules.append((9, f"After the first {instance.obj} is in the {instance.target}, find the second one and put it "
-                         f"there too."))
+        rules.append(
+            (
+                9,
+                f"After the first {instance.obj} is in the {instance.target}, find the second one and put it "
+                f"there too.",
+            )
+        )
     if instance.task_type == LOOK and f.held_goal and not f.used_lamp:
         lamp = receptacle_type(instance.layout.lamp or "desklamp 1")
         rules.append((10, f"Once you hold the {instance.obj}, go to the {lamp} and use it."))
     if not f.held_goal:
-        rules.append((11, f"Look for a {instance.obj} where it usually is ({_usual_places(instance.obj)}) first, "
-                          f"each place once."))
+        rules.append(
+            (
+                11,
+                f"Look for a {instance.obj} where it usually is ({_usual_places(instance.obj)}) first, "
+                f"each place once.",
+            )
+        )
     rules.append((12, workflow(instance)))
     seen, ordered = set(), []
     for _rank, rule in sorted(rules, key=lambda r: r[0]):
@@ -213,8 +235,10 @@ def summarize(instance: Instance, f: Findings, description: str) -> str:
         mistakes.append("the wrong object was taken")
     if not f.held_goal:
         mistakes.append(f"the {instance.obj} was never found")
-    return (f"Task: {description} Outcome: {outcome} after {f.steps} step(s). "
-            f"Mistakes: {'; '.join(mistakes) if mistakes else 'none'}.")
+    return (
+        f"Task: {description} Outcome: {outcome} after {f.steps} step(s). "
+        f"Mistakes: {'; '.join(mistakes) if mistakes else 'none'}."
+    )
 
 
 def analyze(instance: Instance, commands: Sequence[str], valid: Sequence[bool], won: bool) -> dict[str, str]:

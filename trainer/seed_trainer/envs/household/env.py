@@ -76,7 +76,9 @@ class HouseholdEnv:
         layout = self.instance.layout
         self.state = WorldState(contents={r: self.instance.objects_in(r) for r in layout.receptacles})
         self.steps, self.won = 0, False
-        text = f"You are in the middle of a room. Looking quickly around you, you see {listing(list(layout.receptacles))}."
+        text = (
+            f"You are in the middle of a room. Looking quickly around you, you see {listing(list(layout.receptacles))}."
+        )
         return self.task, Observation(text, self.admissible_actions())
 
     def step(self, action: str) -> StepResult:
@@ -144,24 +146,28 @@ class HouseholdEnv:
         verb = command.split(" ", 1)[0]
         if command == "look":
             if s.location is None:
-                return (f"You are in the middle of a room. Looking quickly around you, you see "
-                        f"{listing(list(self.instance.layout.receptacles))}.")
+                return (
+                    f"You are in the middle of a room. Looking quickly around you, you see "
+                    f"{listing(list(self.instance.layout.receptacles))}."
+                )
             return f"You are facing the {s.location}. Next to it, you see nothing."
         if command == "inventory":
             return f"You are carrying: {article(s.holding)}." if s.holding else "You are not carrying anything."
         if command.startswith("go to "):
-            s.location = command[len("go to "):]
+            s.location = command[len("go to ") :]
             return f"You arrive at {s.location}. {self._describe_receptacle(s.location)}"
         if verb == "open":
             s.opened.add(s.location)
             inside = s.contents[s.location]
-            return (f"You open the {s.location}. The {s.location} is open. In it, you see "
-                    f"{listing(inside) if inside else 'nothing'}.")
+            return (
+                f"You open the {s.location}. The {s.location} is open. In it, you see "
+                f"{listing(inside) if inside else 'nothing'}."
+            )
         if verb == "close":
             s.opened.discard(s.location)
             return f"You close the {s.location}."
         if verb == "take":
-            obj = command[len("take "):].rsplit(" from ", 1)[0]
+            obj = command[len("take ") :].rsplit(" from ", 1)[0]
             s.contents[s.location].remove(obj)
             s.holding = obj
             return f"You pick up the {obj} from the {s.location}."
@@ -185,10 +191,12 @@ class HouseholdEnv:
             s.lamp_on = True
             return f"You turn on the {self.instance.layout.lamp}."
         if verb == "examine":
-            thing = command[len("examine "):]
+            thing = command[len("examine ") :]
             if thing == s.location:
                 return self._describe_receptacle(thing)
-            states = [word for word, flagged in (("hot", s.hot), ("cool", s.cool), ("clean", s.clean)) if thing in flagged]
+            states = [
+                word for word, flagged in (("hot", s.hot), ("cool", s.cool), ("clean", s.clean)) if thing in flagged
+            ]
             return f"This is {article(' '.join(states + [thing]))}." if states else f"This is a normal {thing}."
         return NOTHING  # pragma: no cover — every admissible command is handled above
 
@@ -198,8 +206,11 @@ class HouseholdEnv:
             held = s.holding is not None and object_type(s.holding) == inst.obj
             return held and s.lamp_on and s.location == inst.layout.lamp_at
         placed = [
-            o for r, objects in s.contents.items() if receptacle_type(r) == inst.target
-            for o in objects if object_type(o) == inst.obj
+            o
+            for r, objects in s.contents.items()
+            if receptacle_type(r) == inst.target
+            for o in objects
+            if object_type(o) == inst.obj
         ]
         if inst.task_type == PICK:
             return bool(placed)

@@ -122,8 +122,9 @@ class Demonstrator:
     probability of repeating an invalid command right after it failed.
     """
 
-    def __init__(self, env: HouseholdEnv, rng: random.Random, rates: dict[str, float] | None = None,
-                 repeat_invalid: float = 0.0):
+    def __init__(
+        self, env: HouseholdEnv, rng: random.Random, rates: dict[str, float] | None = None, repeat_invalid: float = 0.0
+    ):
         self.env, self.rng = env, rng
         self.rates = {k: v for k, v in (rates or {}).items() if v > 0}
         self.repeat_invalid = repeat_invalid
@@ -165,8 +166,11 @@ class Demonstrator:
         accessible = here is not None and (receptacle_type(here) not in world.OPENABLE or here in s.opened)
         if s.holding is not None and object_type(s.holding) != o:
             if accessible:
-                return Decision("put_back", f"The {s.holding} is not what the task needs; put it back.",
-                                f"put {s.holding} in/on {here}")
+                return Decision(
+                    "put_back",
+                    f"The {s.holding} is not what the task needs; put it back.",
+                    f"put {s.holding} in/on {here}",
+                )
         if inst.task_type == LOOK:
             return self._look_step()
         if s.holding is not None and object_type(s.holding) == o:
@@ -175,9 +179,12 @@ class Demonstrator:
                 tool = tool_receptacle(inst)
                 verb = VERB[inst.task_type]
                 if here == tool:
-                    return Decision("transform", f"I am at {tool}; {verb} the {held} now.", f"{verb} {held} with {tool}")
-                return Decision("go_tool", f"The {held} must be {ADJECTIVE[inst.task_type]} first; go to {tool}.",
-                                f"go to {tool}")
+                    return Decision(
+                        "transform", f"I am at {tool}; {verb} the {held} now.", f"{verb} {held} with {tool}"
+                    )
+                return Decision(
+                    "go_tool", f"The {held} must be {ADJECTIVE[inst.task_type]} first; go to {tool}.", f"go to {tool}"
+                )
             target = target_receptacles(inst)[0]
             if here != target:
                 return Decision("go_target", f"Now put the {held} in {inst.target}; go to {target}.", f"go to {target}")
@@ -201,8 +208,13 @@ class Demonstrator:
         inst, s, m = self.instance, self.env.state, self.memory
         here = s.location
         prefix = "the second " if inst.task_type == TWO and self._placed_count() == 1 else "a "
-        if here is not None and receptacle_type(here) in world.OPENABLE and here not in s.opened \
-                and here not in m.checked and receptacle_type(here) != inst.target:
+        if (
+            here is not None
+            and receptacle_type(here) in world.OPENABLE
+            and here not in s.opened
+            and here not in m.checked
+            and receptacle_type(here) != inst.target
+        ):
             return Decision("open", f"The {here} is closed; open it to look inside.", f"open {here}")
         for receptacle in search_order(inst):
             if receptacle not in m.checked and receptacle != here:
@@ -245,25 +257,37 @@ class Demonstrator:
         options: list[Decision] = []
         here = s.location
         if "revisit" in self.rates and right.kind == "search":
-            back = sorted(r for r in m.checked if r != here and not any(
-                object_type(o) == inst.obj for o in m.seen.get(r, [])))
+            back = sorted(
+                r for r in m.checked if r != here and not any(object_type(o) == inst.obj for o in m.seen.get(r, []))
+            )
             if back:
                 r = self.rng.choice(back)
-                options.append(Decision("search", right.think.rsplit(" in ", 1)[0] + f" in {r}.", f"go to {r}", "revisit"))
+                options.append(
+                    Decision("search", right.think.rsplit(" in ", 1)[0] + f" in {r}.", f"go to {r}", "revisit")
+                )
         if "skip_open" in self.rates and right.kind == "open":
             nxt = [r for r in search_order(inst) if r not in m.checked and r != here]
             if nxt:
-                options.append(Decision("search", f"Look for a {inst.obj} in {nxt[0]}.", f"go to {nxt[0]}", "skip_open"))
+                options.append(
+                    Decision("search", f"Look for a {inst.obj} in {nxt[0]}.", f"go to {nxt[0]}", "skip_open")
+                )
         if "skip_transform" in self.rates and right.kind == "go_tool":
             target = target_receptacles(inst)[0]
-            options.append(Decision("go_target", f"Now put the {s.holding} in {inst.target}; go to {target}.",
-                                    f"go to {target}", "skip_transform"))
+            options.append(
+                Decision(
+                    "go_target",
+                    f"Now put the {s.holding} in {inst.target}; go to {target}.",
+                    f"go to {target}",
+                    "skip_transform",
+                )
+            )
         if "wrong_object" in self.rates and right.kind == "take" and here is not None:
             others = [o for o in self.env.visible_objects(here) if object_type(o) != inst.obj]
             if others:
                 other = self.rng.choice(others)
-                options.append(Decision("take", f"Here is the {other}; take it.", f"take {other} from {here}",
-                                        "wrong_object"))
+                options.append(
+                    Decision("take", f"Here is the {other}; take it.", f"take {other} from {here}", "wrong_object")
+                )
         if "invalid" in self.rates:
             options.append(self._invalid_variant(right))
         options = [d for d in options if self.rng.random() < self.rates[d.mistake]]
@@ -280,7 +304,7 @@ class Demonstrator:
             if s.holding is None:
                 candidates.append(f"take {obj} from {here}")
         if right.action.startswith("go to "):
-            place = right.action[len("go to "):]
+            place = right.action[len("go to ") :]
             candidates.append(f"take {obj} from {place}" if s.holding is None else f"put {s.holding} in/on {place}")
             candidates.append(f"open {place}")
         if right.kind == "transform" or right.kind == "go_tool":
@@ -313,8 +337,13 @@ class Demonstrator:
         self.observe()
 
 
-def demonstrate(env: HouseholdEnv, rng: random.Random, rates: dict[str, float] | None = None,
-                repeat_invalid: float = 0.0, max_steps: int | None = None):
+def demonstrate(
+    env: HouseholdEnv,
+    rng: random.Random,
+    rates: dict[str, float] | None = None,
+    repeat_invalid: float = 0.0,
+    max_steps: int | None = None,
+):
     """Plays a whole episode; returns (steps, won) with steps = [(observation, admissible, decision)]."""
     _task, observation = env.reset()
     agent = Demonstrator(env, rng, rates, repeat_invalid)

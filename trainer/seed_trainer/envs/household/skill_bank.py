@@ -13,23 +13,23 @@ from pathlib import Path
 from seed_trainer.envs.household.world import CLEAN, COOL, HEAT, LOOK, PICK, TWO
 
 GENERAL = (
-    "Choose only actions from the admissible list, and never repeat an action that answered \"Nothing happens.\". "
+    'Choose only actions from the admissible list, and never repeat an action that answered "Nothing happens.". '
     "Look where the object usually is first, check each place once, and open closed receptacles to look inside."
 )
 
 BY_TYPE = {
     PICK: "To put an object somewhere: find it, take it, go to the target receptacle, open it if closed, and put the "
-          "object in it.",
+    "object in it.",
     TWO: "To put two objects somewhere: find one, take it and put it in the target; then find the second one and put "
-         "it in the same target.",
+    "it in the same target.",
     LOOK: "To look at an object under a lamp: find the object and take it, then go to the lamp and use it while "
-          "holding the object.",
+    "holding the object.",
     CLEAN: "To clean an object and place it: find it and take it, go to the sinkbasin and clean it there first, then "
-           "go to the target and put it in.",
+    "go to the target and put it in.",
     HEAT: "To heat an object and place it: find it and take it, go to the microwave and heat it there first, then go "
-          "to the target and put it in.",
+    "to the target and put it in.",
     COOL: "To cool an object and place it: find it and take it, go to the fridge and cool it there first, then go to "
-          "the target and put it in.",
+    "the target and put it in.",
 }
 
 
