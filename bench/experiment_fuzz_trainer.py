@@ -32,7 +32,7 @@ def _judge(path: Path, write) -> None:
         write({"outcome": "rejected", "detail": str(exc).splitlines()[0][:300]})
     except MemoryError:
         write({"outcome": "memory", "detail": "MemoryError"})
-    except BaseException as exc:  # noqa: BLE001 — anything else is a crash of the trainer's entry path
+    except BaseException as exc:
         frame = traceback.extract_tb(exc.__traceback__)[-1] if exc.__traceback__ else None
         where = f" at {Path(frame.filename).name}:{frame.lineno}" if frame else ""
         write({"outcome": "crash", "detail": f"{type(exc).__name__}{where}: {str(exc)[:200]}"})

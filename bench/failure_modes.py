@@ -23,7 +23,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "trainer"))
 
-from seed_trainer.envs.household import HouseholdSpec, world  # noqa: E402
+from seed_trainer.envs.household import HouseholdSpec, world
 
 
 def target_of(task_id: str) -> tuple[str, str] | None:

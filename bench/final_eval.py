@@ -28,8 +28,9 @@ from pathlib import Path
 import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import learning  # noqa: E402  (bench/ is not a package; it also puts trainer/ on the path)
-from seed_trainer.checkpoints import latest_checkpoint  # noqa: E402
+import learning
+
+from seed_trainer.checkpoints import latest_checkpoint
 
 REPO = learning.REPO
 

@@ -27,10 +27,10 @@ import torch.multiprocessing as mp
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "trainer"))
 
-from seed_trainer import sharding  # noqa: E402
-from seed_trainer.config import ModelConfig  # noqa: E402
-from seed_trainer.memory import MASTER_BYTES  # noqa: E402
-from seed_trainer.policy import Policy, pack, response_logprobs  # noqa: E402
+from seed_trainer import sharding
+from seed_trainer.config import ModelConfig
+from seed_trainer.memory import MASTER_BYTES
+from seed_trainer.policy import Policy, pack, response_logprobs
 
 
 def _model_dir(root: Path, layers: int, hidden: int) -> Path:

@@ -33,6 +33,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "trainer" / "tests"))  # the tests' counter environment
 
 from stage2_step import analyses_always_valid  # noqa: E402  (the same stand-in for a trained analyzer)
+
 from seed_trainer.config import ModelConfig, load_experiment  # noqa: E402
 from seed_trainer.models.tiny import save_tiny_policy  # noqa: E402
 from seed_trainer.policy import Policy  # noqa: E402

@@ -54,7 +54,7 @@ import yaml
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "trainer"))
 
-from seed_trainer.runlog import RunReader, decode_float32
+from seed_trainer.runlog import RunReader, decode_float32  # noqa: E402 (after the sys.path line above)
 
 DEFAULT_MODEL = REPO / "trainer" / "seed_trainer" / "assets" / "household-tiny"
 # --env textworld: generated TextWorld cooking games (one ingredient; plain, cook and cut), the tiny policy that
@@ -975,7 +975,7 @@ def main(argv=None) -> int:
             for (algorithm, seed), future in zip(jobs, [pool.submit(run_seed, a, s, args, root) for a, s in jobs]):
                 try:
                     future.result()
-                except (Exception, SystemExit) as exc:  # noqa: BLE001 — one failed run must not lose the others
+                except (Exception, SystemExit) as exc:
                     print(f"[bench] {algorithm} seed {seed} failed: {exc}", flush=True)
                 results = report(args, root, previous)
                 _write(results, Path(args.out))

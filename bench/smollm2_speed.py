@@ -85,7 +85,7 @@ def main(argv: list[str] | None = None) -> int:
     import torch
 
     torch.set_num_threads(args.threads)
-    from seed_trainer.builtin_models import SMOLLM2, MANIFEST_FILE, cache_problem, converted_dir
+    from seed_trainer.builtin_models import MANIFEST_FILE, SMOLLM2, cache_problem, converted_dir
     from seed_trainer.config import ModelConfig, load_experiment
     from seed_trainer.models.smollm2 import ensure_converted
     from seed_trainer.policy import Policy

@@ -44,6 +44,7 @@ if "--worker" in sys.argv:  # a household worker imports the trainer it was give
 sys.path.insert(0, str(REPO / "trainer" / "tests"))  # the tests' counter environment
 
 from counter_env import CounterTasks  # noqa: E402
+
 from seed_trainer.config import ModelConfig, load_experiment  # noqa: E402
 from seed_trainer.models.tiny import save_tiny_policy  # noqa: E402
 from seed_trainer.policy import Policy  # noqa: E402

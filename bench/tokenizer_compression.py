@@ -16,8 +16,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "trainer"))
 
-from seed_trainer.bootstrap import BootstrapConfig, make_examples, tokenizer_corpus  # noqa: E402
-from seed_trainer.models.tiny import TOKENIZER_SPLITS, build_tokenizer  # noqa: E402
+from seed_trainer.bootstrap import BootstrapConfig, make_examples, tokenizer_corpus
+from seed_trainer.models.tiny import TOKENIZER_SPLITS, build_tokenizer
 
 
 def counts(encode, examples) -> dict:

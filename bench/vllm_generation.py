@@ -29,12 +29,13 @@ import torch
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "trainer" / "tests"))  # widen_heads
 
+from widen_heads import widen_policy  # noqa: E402
+
 from seed_trainer.algo.prompts import build_step_prompt  # noqa: E402
 from seed_trainer.config import builtin_model_dir, experiment_from_data  # noqa: E402
 from seed_trainer.envs import make_task_source  # noqa: E402
 from seed_trainer.policy import Policy  # noqa: E402
 from seed_trainer.vllm_engine import VllmEngine  # noqa: E402
-from widen_heads import widen_policy  # noqa: E402
 
 
 def first_step_prompts(policy: Policy, count: int) -> list[list[int]]:
@@ -82,7 +83,7 @@ def main() -> None:
     for batch in args.batches:
         prompts = first_step_prompts(policy, batch)
         seconds = {name: [] for name in engines}
-        for name, generator in engines.items():  # warm-up
+        for generator in engines.values():  # warm-up
             generator.generate(prompts[:2], 4, temperature=1.0, batch_size=batch)
         for _ in range(args.repeats):
             for name, generator in engines.items():

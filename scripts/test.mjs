@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // `npm test`: sets up what is missing (see setup.mjs), builds, then runs every suite and prints a summary:
-// typecheck · lint · import cycles · TS unit tests (node:test) · pytest · the extension's integration suite in a real VS Code
+// typecheck · lint · import cycles · ruff · duplicated blocks · TS unit tests (node:test) · pytest · the extension's integration suite in a real VS Code
 // (code-server; or desktop VS Code via @vscode/test-electron when VSCODE_EXECUTABLE_PATH is set) · the UI smoke test
 // in headless Chromium. A suite that fails does not stop the others; the exit code is non-zero if any failed.
 import { spawn } from 'node:child_process';
@@ -56,6 +56,8 @@ const BUDGETS = {
   build: 5,
   typecheck: 20,
   lint: 25,
+  'python lint (ruff)': 5,
+  'duplicated blocks (jscpd)': 5,
   'package (vsce)': 10,
   'unit (node:test)': 15,
   'trainer (pytest)': 180,
@@ -126,6 +128,10 @@ async function main() {
     { label: 'lint', cmd: npx('eslint', ['.']) },
     // Folder-level import cycles of src/ and webview/ (scripts/cycles.mjs): there must be none.
     { label: 'import cycles', cmd: ['node', ['scripts/cycles.mjs']] },
+    // ruff (ruff.toml) over trainer/ and bench/: lint, and the formatting already applied.
+    { label: 'python lint (ruff)', cmd: ['node', ['scripts/lintPython.mjs']] },
+    // Duplicated blocks (.jscpd.json): fails above its threshold, a percentage of all lines.
+    { label: 'duplicated blocks (jscpd)', cmd: npx('jscpd', []) },
     // The VSIX must build: vsce refuses relative links in README.md without a repository URL, among other things.
     { label: 'package (vsce)', cmd: npx('vsce', ['package', '--out', 'out/seed-studio.vsix']) },
     { label: 'unit (node:test)', cmd: ['node', ['--test', '--test-reporter=tap', 'out/test/unit/']], counts: 'nodeTest' },

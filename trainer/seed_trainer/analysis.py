@@ -6,7 +6,8 @@ Greedy decoding with the same analysis prompt as Stage 1; every reply goes throu
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 from seed_trainer.algo.json_repair import SkillParse, parse_skill_reply
 from seed_trainer.algo.skills import AnalysisStep, build_analysis_prompt
@@ -37,7 +38,7 @@ def self_analyze(
     max_tokens: int,
     max_prompt_tokens: int,
     batch_size: int = 32,
-    generator: "Generator | None" = None,
+    generator: Generator | None = None,
 ) -> list[tuple[str, SkillParse]]:
     """Writes `episode.skill` for every episode; returns each (raw reply, parse) in order. `generator`: the engine
     that generates instead of the policy (`rollout.engine: vllm`)."""

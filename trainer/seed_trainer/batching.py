@@ -4,7 +4,7 @@ not padded to the longest row of a whole pass and a batch of long rows does not 
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 
 def plan_micro_batches(lengths: Sequence[int], max_rows: int, max_tokens: int | None = None) -> list[list[int]]:

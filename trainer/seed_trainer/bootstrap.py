@@ -34,9 +34,9 @@ import random
 import shutil
 import sys
 import time
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Sequence
 
 from seed_trainer.algo.prompts import build_step_prompt
 from seed_trainer.algo.skills import AnalysisStep, build_analysis_prompt, insert_skill
@@ -105,7 +105,7 @@ class Example:
 # --- data ----------------------------------------------------------------------------------------------------------
 
 
-def _noise_profile(rng: random.Random, config: "BootstrapConfig", boost: float = 0.0) -> tuple[dict[str, float], float]:
+def _noise_profile(rng: random.Random, config: BootstrapConfig, boost: float = 0.0) -> tuple[dict[str, float], float]:
     rates = {
         kind: rng.choice(config.transform_noise if kind == "skip_transform" else config.noise) + boost
         for kind in MISTAKES

@@ -13,8 +13,8 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from seed_trainer import __version__
 from seed_trainer.config import ExperimentError, experiment_json_schema, load_experiment
@@ -59,7 +59,7 @@ def _run_stage(run: Callable[[], object]) -> int:
         run()
     except KeyboardInterrupt:
         return 130
-    except Exception as exc:  # noqa: BLE001
+    except Exception as exc:
         from seed_trainer.analyzers import AnalyzerError
 
         what = f"analyzer: {exc}" if isinstance(exc, AnalyzerError) else f"{type(exc).__name__}: {exc}"
@@ -193,7 +193,7 @@ def _cmd_resume(args: argparse.Namespace) -> int:
         return 2
     except KeyboardInterrupt:
         return 130
-    except Exception as exc:  # noqa: BLE001 — the run directory records the failure
+    except Exception as exc:
         sys.stderr.write(f"error: {type(exc).__name__}: {exc}\n")
         return 1
     return 0
@@ -210,7 +210,7 @@ def _cmd_export(args: argparse.Namespace) -> int:
 
     try:
         out = export(checkpoint, args.format, args.out)
-    except Exception as exc:  # noqa: BLE001
+    except Exception as exc:
         sys.stderr.write(f"error: export failed: {type(exc).__name__}: {exc}\n")
         return 1
     sys.stdout.write(json.dumps({"type": "exported", "format": args.format, "path": str(out)}) + "\n")
@@ -234,7 +234,7 @@ def _cmd_rescore(args: argparse.Namespace) -> int:
         return 2
     except KeyboardInterrupt:
         return 130
-    except Exception as exc:  # noqa: BLE001
+    except Exception as exc:
         sys.stderr.write(f"error: rescore failed: {type(exc).__name__}: {exc}\n")
         return 1
     sys.stdout.write(json.dumps({"type": "whatif", "file": content}, ensure_ascii=False) + "\n")

@@ -13,7 +13,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator, model_validator
 
 # BUILTIN_MODELS and BUILTIN_PREFIX are re-exported: callers have always imported them from here.
-from seed_trainer.builtin_models import BUILTIN_MODELS, BUILTIN_PREFIX, CONVERTED_MODELS, builtin_dir, builtin_name  # noqa: F401
+from seed_trainer.builtin_models import BUILTIN_MODELS, BUILTIN_PREFIX, CONVERTED_MODELS, builtin_dir, builtin_name
 from seed_trainer.envs.catalog import schema_extension as environments_schema_extension
 
 SCHEMA_ID = "urn:seed-studio:schema:experiment"
@@ -546,7 +546,7 @@ class ExperimentConfig(_Section):
     _base_dir: Path = PrivateAttr(default_factory=Path.cwd)
 
     @model_validator(mode="after")
-    def _exclusive_settings(self) -> "ExperimentConfig":
+    def _exclusive_settings(self) -> ExperimentConfig:
         for field, value, then, description in EXCLUSIVE_RULES:
             if _dotted(self, field) == value and not _holds(self, then):
                 raise ValueError(f"{field}: {description}")

@@ -23,8 +23,9 @@ from __future__ import annotations
 import contextlib
 import datetime
 import os
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any, Iterator, Sequence, TypeVar
+from typing import Any, TypeVar
 
 import torch
 import torch.distributed as torch_dist

@@ -23,7 +23,8 @@ from pathlib import Path
 from typing import Any
 
 from seed_trainer import __version__
-from seed_trainer.builtin_models import CONVERTED_MODELS, SHIPPED_MODELS, status as model_status
+from seed_trainer.builtin_models import CONVERTED_MODELS, SHIPPED_MODELS
+from seed_trainer.builtin_models import status as model_status
 from seed_trainer.envs.catalog import ENVIRONMENTS
 
 HIDE_VARIABLE = "SEED_DOCTOR_HIDE_MODULES"

@@ -5,10 +5,11 @@ config.py, with messages and locations worded as the editor words them (src/expe
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from dataclasses import replace
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 import jsonschema
 

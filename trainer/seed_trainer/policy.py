@@ -20,11 +20,10 @@ from __future__ import annotations
 
 import contextlib
 import copy
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Iterator, Sequence
 
 import torch
-from transformers.generation import utils as generation_utils
 from transformers import (
     AutoModelForCausalLM,
     AutoTokenizer,
@@ -35,13 +34,13 @@ from transformers import (
     PreTrainedTokenizerBase,
     StaticCache,
 )
+from transformers.generation import utils as generation_utils
 
 from seed_trainer.algo.estimators import GateTargets, gate_targets, soft_target_logp
 from seed_trainer.algo.logprobs import CHUNK_BYTES, entropy_from_logits, selective_log_softmax
 from seed_trainer.batching import plan_micro_batches
 from seed_trainer.config import ModelConfig
 from seed_trainer.precision import NonFiniteError, autocast, configure_attention_kernels
-
 
 # transformers renamed generate's `past_key_values` to `cache` (the old name warns on every call in newer releases).
 _CACHE_KWARG = "cache" if "cache" in getattr(generation_utils, "ALL_CACHE_NAMES", ()) else "past_key_values"
@@ -195,7 +194,7 @@ class Policy:
         self.stop_ids = self._stop_token_ids()
 
     @classmethod
-    def load(cls, config: ModelConfig, *, with_reference: bool = True, trainable: bool = True) -> "Policy":
+    def load(cls, config: ModelConfig, *, with_reference: bool = True, trainable: bool = True) -> Policy:
         """The policy of `config`. `with_reference=False` skips the frozen reference copy of a full fine-tune
         (SFT, evaluation and export never score against the reference). `trainable=False` loads the weights in the
         compute dtype (no fp32 master copy) for a policy that only generates and scores."""

@@ -15,8 +15,8 @@ from __future__ import annotations
 import contextlib
 import math
 import os
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Iterable, Mapping
 
 import torch
 from torch.distributed.tensor import DTensor
@@ -34,7 +34,7 @@ def autocast(device: torch.device, dtype: torch.dtype):
     return torch.autocast(device_type=device.type, dtype=dtype)
 
 
-def grad_scaler(device: torch.device, dtype: torch.dtype) -> "torch.amp.GradScaler":
+def grad_scaler(device: torch.device, dtype: torch.dtype) -> torch.amp.GradScaler:
     """A dynamic loss scaler for fp16 (its gradients underflow without one); a pass-through otherwise."""
     return torch.amp.GradScaler(device.type, enabled=dtype == torch.float16)
 
@@ -90,7 +90,7 @@ def guarded_step(
     optimizer: torch.optim.Optimizer,
     model: torch.nn.Module,
     max_norm: float,
-    scaler: "torch.amp.GradScaler",
+    scaler: torch.amp.GradScaler,
     bad_terms: Iterable[str] = (),
 ) -> StepOutcome:
     """Clip and take one optimizer step, unless a loss term or the gradient norm is not finite: then drop the

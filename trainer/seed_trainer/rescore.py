@@ -16,9 +16,10 @@ from __future__ import annotations
 
 import re
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Sequence
+from typing import TYPE_CHECKING, Any
 
 from seed_trainer.algo.variants import gate_beta
 from seed_trainer.config import ExperimentConfig, experiment_from_data
@@ -62,7 +63,7 @@ class RunSettings:
     beta: float
 
     @classmethod
-    def read(cls, reader: RunReader) -> "RunSettings":
+    def read(cls, reader: RunReader) -> RunSettings:
         manifest = reader.manifest()
         experiment = reader.run_dir / manifest["experiment"]["path"]
         config = experiment_from_data(manifest["config"], experiment.parent, f"{reader.paths.manifest}: config")
@@ -140,7 +141,7 @@ def trajectory_steps(trajectory: dict[str, Any]) -> list[StepInput]:
     return steps
 
 
-def check_steps(policy: "Policy", steps: Sequence[StepInput], max_prompt_tokens: int) -> None:
+def check_steps(policy: Policy, steps: Sequence[StepInput], max_prompt_tokens: int) -> None:
     """Everything a forward pass would trip over, before the first one: vocabulary, tokenizer, context."""
     vocab = policy.model.config.vocab_size
     context = getattr(policy.model.config, "max_position_embeddings", None)
@@ -170,7 +171,7 @@ def _float32_list(values) -> list[float]:
 
 
 def _score_chunked(
-    policy: "Policy",
+    policy: Policy,
     prompts,
     responses,
     *,
@@ -191,7 +192,7 @@ def _score_chunked(
 
 
 def rescore(
-    policy: "Policy",
+    policy: Policy,
     steps: Sequence[StepInput],
     skills: Sequence[str],
     *,

@@ -7,8 +7,9 @@ the batch when it is done or reaches `max_steps`. Each step becomes one training
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, Sequence
+from typing import TYPE_CHECKING, Any
 
 import torch
 
@@ -103,7 +104,7 @@ def play_episodes(
     generation_batch_size: int = 64,
     prompt_prefix: PromptPrefix | None = None,
     with_logprobs: bool = False,
-    generator: "Generator | None" = None,
+    generator: Generator | None = None,
 ) -> list[Episode]:
     """Plays `group_size` episodes of every task spec; returns them grouped (group g = specs[g]).
 

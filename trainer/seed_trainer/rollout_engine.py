@@ -7,7 +7,8 @@ evaluation take either. The vLLM engine lives in `vllm_engine` and is imported o
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Protocol, Sequence
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Protocol
 
 import torch
 
@@ -31,7 +32,7 @@ class Generator(Protocol):
     ) -> list[Generation]: ...
 
 
-def open_engine(policy: Policy, config: "ExperimentConfig") -> "VllmEngine | None":
+def open_engine(policy: Policy, config: ExperimentConfig) -> VllmEngine | None:
     """The vLLM engine of `rollout.engine: vllm` (holding the policy's current weights), or None for `hf`."""
     if config.rollout.engine == "hf":
         return None

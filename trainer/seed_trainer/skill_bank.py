@@ -16,7 +16,7 @@ class SkillBank:
     by_type: dict[str, str]
 
     @classmethod
-    def load(cls, folder: str | Path) -> "SkillBank":
+    def load(cls, folder: str | Path) -> SkillBank:
         folder = Path(folder)
         if not folder.is_dir():
             raise FileNotFoundError(f"sdar.skill_bank: {folder} is not a folder of markdown files")

@@ -8,7 +8,7 @@ the middle (just after the skill block) instead, so the task line, the skill and
 
 from __future__ import annotations
 
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 from seed_trainer.algo.estimators import NEEDS_DISTRIBUTIONS, resolved_top_k
 from seed_trainer.algo.skills import insert_skill, skill_block

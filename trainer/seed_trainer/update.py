@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import random
 from collections import defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import torch
 
@@ -39,7 +39,7 @@ class LossSettings:
     opd_estimator: str = "sample"  # algo/estimators.py
 
     @classmethod
-    def for_algorithm(cls, config: ExperimentConfig) -> "LossSettings":
+    def for_algorithm(cls, config: ExperimentConfig) -> LossSettings:
         variant = VARIANTS[config.algorithm]
         return cls(
             pg_coef=variant.pg_coef,

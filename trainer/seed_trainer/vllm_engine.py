@@ -18,7 +18,8 @@ its own scoring every update (`rollout/logprob_diff_*`).
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Iterator, Sequence
+from collections.abc import Iterator, Sequence
+from typing import TYPE_CHECKING
 
 import torch
 
@@ -85,7 +86,7 @@ class VllmEngine:
         self.asleep = False
 
     @classmethod
-    def start(cls, policy: Policy, config: "ExperimentConfig") -> "VllmEngine":
+    def start(cls, policy: Policy, config: ExperimentConfig) -> VllmEngine:
         """An engine on the policy's device holding the policy's current weights."""
         vllm = _import_vllm()
         settings = config.rollout.vllm

@@ -30,8 +30,8 @@ def completion(text: str, model: str = "test-model") -> bytes:
 
 
 class ChatServer:
-    def __init__(self, script=(), default=("reply", json.dumps(GOOD))):
-        self.script, self.default = list(script), default
+    def __init__(self, script=(), default=None):
+        self.script, self.default = list(script), default or ("reply", json.dumps(GOOD))
         self.requests: list[dict] = []  # {"headers": {...}, "body": {...}}
         self.in_flight = self.max_in_flight = 0
         self.lock = threading.Lock()

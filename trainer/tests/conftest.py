@@ -18,17 +18,17 @@ else:
 if os.environ.get("SEED_TEST_DEVICE") == "cpu":
     os.environ["CUDA_VISIBLE_DEVICES"] = ""
 
-import pytest  # noqa: E402
-import torch  # noqa: E402
-
-from testenv import DTYPES  # noqa: E402
+import pytest
+import torch
+from testenv import DTYPES
 
 if os.environ.get("PYTEST_XDIST_WORKER"):
     torch.set_num_threads(1)  # in case something imported torch before the variable above was set
 
-from counter_env import CounterTasks  # noqa: E402
-from seed_trainer.envs import register  # noqa: E402
-from seed_trainer.models.tiny import save_tiny_policy  # noqa: E402
+from counter_env import CounterTasks
+
+from seed_trainer.envs import register
+from seed_trainer.models.tiny import save_tiny_policy
 
 CORPUS = [
     "Your task is to: set the counter to 3. The counter shows 0. add one. finish. Nothing happens.",

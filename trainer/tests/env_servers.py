@@ -17,11 +17,13 @@ import sys
 import threading
 import time
 import urllib.parse
+from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Iterator
+from typing import Any
+
+from testenv import subprocess_env
 
 from seed_trainer.envs.household import HouseholdTasks
-from testenv import subprocess_env
 
 
 @contextlib.contextmanager

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-
 from testenv import subprocess_env
+
 from seed_trainer.builtin_models import SMOLLM2, converted_dir, status
 
 PATH = f"builtin:{SMOLLM2.name}"

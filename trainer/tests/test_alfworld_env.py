@@ -7,8 +7,8 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from env_servers import ScriptedServer
+
 from seed_trainer.envs import make_task_source
 from seed_trainer.envs.alfworld import (
     INTRO,

@@ -4,7 +4,6 @@ with scripted replies: each outcome ends in its documented state and the API key
 from __future__ import annotations
 
 import json
-import os
 import secrets
 import socket
 import subprocess
@@ -13,10 +12,10 @@ from pathlib import Path
 
 import pytest
 import yaml
-
 from chat_server import GOOD, ChatServer
 from counter_env import CounterTasks
 from testenv import subprocess_env
+
 from seed_trainer.analyzers import AnalyzerError, make_analyzer
 from seed_trainer.analyzers.external import ExternalAnalyzer
 from seed_trainer.analyzers.oracle import OracleAnalyzer

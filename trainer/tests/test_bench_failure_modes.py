@@ -6,9 +6,9 @@ from __future__ import annotations
 import json
 
 import pytest
+from testenv import bench_module
 
 from seed_trainer.envs.household import HouseholdTasks, world
-from testenv import bench_module
 
 
 @pytest.fixture(scope="module")

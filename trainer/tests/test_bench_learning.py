@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pytest
 import yaml
-
 from testenv import bench_module
 
 

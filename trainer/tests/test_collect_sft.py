@@ -10,9 +10,10 @@ from pathlib import Path
 import pytest
 import torch
 import yaml
-
 from counter_env import CounterTasks
+
 from seed_trainer.config import ExperimentConfig, ModelConfig, load_experiment
+from seed_trainer.envs import register
 from seed_trainer.policy import Policy
 from seed_trainer.runlog import RunReader, check_run
 from seed_trainer.runlog.atomic import write_bytes_atomic
@@ -29,7 +30,6 @@ from seed_trainer.stages.sft import (
     validation_loss,
 )
 from seed_trainer.stages.train import train
-from seed_trainer.envs import register
 
 
 class KnowingCounter(CounterTasks):

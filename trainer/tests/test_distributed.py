@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 import torch
 import yaml
-
 from testenv import subprocess_env
+
 from seed_trainer.dist import DistributedSetupError, Ranks, ranks_from_env
 from seed_trainer.runlog import RunReader, check_run
 

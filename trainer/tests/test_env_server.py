@@ -13,8 +13,9 @@ from pathlib import Path
 import pytest
 import torch
 import yaml
-
 from env_servers import ScriptedServer, served
+from testenv import subprocess_env
+
 from seed_trainer.config import ModelConfig, load_experiment
 from seed_trainer.envs import EnvironmentFailure, make_task_source
 from seed_trainer.envs.env_server import EnvServerTasks
@@ -24,7 +25,6 @@ from seed_trainer.policy import Policy
 from seed_trainer.rollout import play_episodes
 from seed_trainer.runlog import RunReader, check_run
 from seed_trainer.stages.train import train
-from testenv import subprocess_env
 
 SPLITS = {"train": [0, 4], "valid_seen": [4, 6]}
 

@@ -1,18 +1,16 @@
 """The committed experiment schema is the one the trainer generates, and the example experiments satisfy it."""
 
-import json
 import subprocess
 import sys
 from pathlib import Path
 
 import jsonschema
 import pytest
-
-from seed_trainer.builtin_models import CONVERTED_MODELS, status
-from seed_trainer.preflight import InputError, check_model_path
 import yaml
 
+from seed_trainer.builtin_models import CONVERTED_MODELS, status
 from seed_trainer.config import ExperimentConfig, ExperimentError, experiment_json_schema, load_experiment
+from seed_trainer.preflight import InputError, check_model_path
 
 REPO = Path(__file__).resolve().parents[2]
 COMMITTED = REPO / "schemas" / "experiment.schema.json"

@@ -9,8 +9,7 @@ import pytest
 
 from seed_trainer.algo.json_repair import parse_skill_reply
 from seed_trainer.envs import make_task_source
-from seed_trainer.envs.household import HouseholdTasks, demonstrate, plan
-from seed_trainer.envs.household import world
+from seed_trainer.envs.household import HouseholdTasks, demonstrate, plan, world
 from seed_trainer.envs.household.analyzer import RULES, analyze
 from seed_trainer.envs.household.env import NOTHING
 from seed_trainer.envs.household.skill_bank import static_skills

@@ -7,8 +7,8 @@ import math
 import pytest
 import torch
 import yaml
-
 from testenv import LOGP_ATOL
+
 from seed_trainer.algo.estimators import vocabulary_gate_weights
 from seed_trainer.config import ExperimentError, ModelConfig, load_experiment
 from seed_trainer.policy import Policy, pack

@@ -1,8 +1,8 @@
 """The policy's real HF code paths on a tiny local model: generation, scoring layout, the teacher pass alignment."""
 
 import torch
-
 from testenv import LOGP_ATOL
+
 from seed_trainer.algo.skills import insert_skill, skill_block
 from seed_trainer.config import LoraConfig, ModelConfig
 from seed_trainer.policy import Policy, pack, response_logprobs

@@ -14,8 +14,9 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from make_whatif_run import make_run
+from testenv import sigint_as_in_a_terminal
+
 from seed_trainer.cli import main
 from seed_trainer.rescore import (
     RescoreError,
@@ -28,7 +29,6 @@ from seed_trainer.rescore import (
 )
 from seed_trainer.runlog import RunReader, SchemaSet
 from seed_trainer.runlog.tokens import decode_float32
-from testenv import sigint_as_in_a_terminal
 
 TOLERANCE = 1e-4  # recorded and recomputed: both float32 PyTorch on the CPU, other batch shapes
 

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 import yaml
-
 from testenv import subprocess_env
+
 from seed_trainer.checkpoints import OPTIMIZER_FILE, RNG_FILE, STATE_FILE, read_state
 from seed_trainer.config import load_experiment
 from seed_trainer.runlog import RunReader, check_run

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from test_resume import _experiment, _numbers
 
 import seed_trainer.stages.train as train_stage
 from seed_trainer.cli import main
@@ -19,7 +20,6 @@ from seed_trainer.config import load_experiment
 from seed_trainer.runlog import RunReader, check_run
 from seed_trainer.runlog.writer import RunWriter
 from seed_trainer.stages.common import create_run
-from test_resume import _experiment, _numbers
 
 TESTS = Path(__file__).parent
 
@@ -233,7 +233,7 @@ def hub(monkeypatch):
     import time
 
     class Hub(http.server.BaseHTTPRequestHandler):
-        def do_GET(self):  # noqa: N802 - the standard library's name
+        def do_GET(self):
             if self.path.startswith("/api/models/slow/"):
                 time.sleep(30)
             self.send_response(200 if self.path == "/api/models/some-org/some-model" else 404)

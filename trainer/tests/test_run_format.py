@@ -10,9 +10,9 @@ import threading
 from pathlib import Path
 
 import jsonschema
+import make_run_fixtures
 import pytest
 
-import make_run_fixtures
 from seed_trainer.runlog import (
     FORMAT_VERSION,
     RunEnvironment,

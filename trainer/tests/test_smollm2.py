@@ -16,8 +16,8 @@ import pytest
 import torch
 import yaml
 from safetensors import safe_open
-
 from smollm2_support import PATH
+
 from seed_trainer.builtin_models import MANIFEST_FILE, SMOLLM2, cache_problem
 from seed_trainer.checkpoints import load_training_state, read_state
 from seed_trainer.config import ModelConfig, builtin_model_dir, ensure_model_dir, load_experiment

@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 import torch
 import yaml
-
 from smollm2_support import HEAVY_MARK, PATH
+
 from seed_trainer.checkpoints import load_checkpoint_policy, read_state
 from seed_trainer.config import load_experiment
 from seed_trainer.export import export

@@ -1,17 +1,16 @@
 """One full Stage-2 update of every algorithm, end to end on the tiny policy, writing a run that validates."""
 
 import json
-import os
-from pathlib import Path
 import math
+import os
 import signal
 import subprocess
 import sys
 
 import pytest
 import yaml
-
 from testenv import sigint_as_in_a_terminal, subprocess_env
+
 from seed_trainer.config import load_experiment
 from seed_trainer.runlog import RunReader, check_run
 from seed_trainer.stages.train import train

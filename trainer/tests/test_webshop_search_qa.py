@@ -7,9 +7,9 @@ import json
 
 import pytest
 import torch
-
 from benchmark_servers import MiniRetriever, MiniWebShop
 from env_servers import served
+
 from seed_trainer.config import ModelConfig
 from seed_trainer.envs import EnvironmentFailure, make_task_source
 from seed_trainer.envs.env_server import EnvServerTasks

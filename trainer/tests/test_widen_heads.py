@@ -4,9 +4,9 @@ for both tiny architectures; checked here on CPU, since the vLLM tests run only 
 import pytest
 import torch
 from transformers import AutoModelForCausalLM
+from widen_heads import widen_policy
 
 from seed_trainer.models.tiny import build_model, build_tokenizer
-from widen_heads import widen_policy
 
 
 @pytest.mark.parametrize("architecture, saved_as", [("qwen2", "llama"), ("qwen3", "qwen3")])

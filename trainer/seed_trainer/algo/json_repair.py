@@ -50,7 +50,7 @@ def parse_skill_reply(reply: object) -> SkillParse:
     """Parse an analyzer reply into a skill; never raises."""
     try:
         return _Parser().parse(reply)
-    except Exception as exc:  # noqa: BLE001 — the contract is "never raises" on untrusted text
+    except Exception as exc:
         return _invalid(f"reply could not be parsed ({type(exc).__name__})")
 
 

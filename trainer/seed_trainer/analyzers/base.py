@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Protocol, Sequence
+from typing import Protocol
 
 from seed_trainer.algo.json_repair import SkillParse, parse_skill_reply
 from seed_trainer.rollout import Episode
@@ -21,11 +22,11 @@ class Analysis:
     attempts: int = 1
 
     @classmethod
-    def from_reply(cls, raw: str, attempts: int = 1) -> "Analysis":
+    def from_reply(cls, raw: str, attempts: int = 1) -> Analysis:
         return cls(raw, parse_skill_reply(raw), attempts)
 
     @classmethod
-    def failed(cls, reason: str, attempts: int = 1) -> "Analysis":
+    def failed(cls, reason: str, attempts: int = 1) -> Analysis:
         return cls(None, SkillParse(valid=False, skill="", summary="", reason=reason), attempts)
 
 

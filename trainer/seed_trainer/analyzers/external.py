@@ -28,8 +28,9 @@ import time
 import urllib.error
 import urllib.parse
 import urllib.request
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any
 
 from seed_trainer.analysis import analysis_prompt
 from seed_trainer.analyzers.base import Analysis, AnalyzerError
@@ -89,7 +90,7 @@ class ExternalAnalyzer:
         self._lock = threading.Lock()
 
     @classmethod
-    def from_config(cls, settings: AnalyzerConfig) -> "ExternalAnalyzer":
+    def from_config(cls, settings: AnalyzerConfig) -> ExternalAnalyzer:
         if not settings.base_url or not settings.model:
             raise AnalyzerError("analyzer_config", "analyzer `external` needs `analyzer.base_url` and `analyzer.model`")
         return cls(
@@ -167,7 +168,7 @@ class ExternalAnalyzer:
             if isinstance(reason, socket.gaierror):
                 raise _Retry(f"unknown host ({reason})", unreachable=True) from None
             raise _Retry(f"network error ({reason})", unreachable=True) from None
-        except (TimeoutError, socket.timeout):
+        except TimeoutError:
             raise _Retry(f"no reply within {self.timeout:g} s") from None
         except (ConnectionError, http.client.HTTPException) as error:  # reset, remote disconnected, bad status line
             raise _Retry(f"connection lost ({type(error).__name__})") from None
@@ -219,7 +220,7 @@ class ExternalAnalyzer:
 def _read_quietly(error: urllib.error.HTTPError) -> bytes:
     try:
         return error.read()
-    except Exception:  # noqa: BLE001 — the status alone is enough
+    except Exception:
         return b""
 
 

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from seed_trainer.analyzers.base import Analysis, AnalyzerError
 from seed_trainer.rollout import Episode

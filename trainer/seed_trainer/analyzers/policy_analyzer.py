@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from seed_trainer.analysis import self_analyze
 from seed_trainer.analyzers.base import Analysis

@@ -6,7 +6,7 @@ TaskSource, called with `environment.options`)."""
 from __future__ import annotations
 
 import importlib
-from typing import Callable
+from collections.abc import Callable
 
 from seed_trainer.envs.base import Environment, EnvironmentFailure, Observation, StepResult, Task, TaskSource
 from seed_trainer.envs.catalog import ENVIRONMENTS

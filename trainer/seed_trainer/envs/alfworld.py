@@ -19,9 +19,10 @@ import importlib.util
 import json
 import os
 import re
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Protocol, Sequence
+from typing import Any, Protocol
 
 from seed_trainer.envs.base import Observation, StepResult, Task
 from seed_trainer.envs.sampling import draw

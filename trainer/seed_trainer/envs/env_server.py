@@ -24,8 +24,9 @@ from __future__ import annotations
 
 import random
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field, fields, replace
-from typing import Any, Sequence
+from typing import Any
 
 from seed_trainer.envs.base import EnvironmentFailure, Observation, StepResult, Task
 from seed_trainer.envs.json_http import HttpFailure, JsonHttpClient, snippet
@@ -201,7 +202,7 @@ class EnvServerTasks:
             chosen += rng.sample(indices, min(len(indices), count - len(chosen)))
         return [ServerSpec(split, i, self._type_of(i)) for i in chosen]
 
-    def make(self, spec: ServerSpec) -> "ServerEnvironment":
+    def make(self, spec: ServerSpec) -> ServerEnvironment:
         return ServerEnvironment(self, spec)
 
 

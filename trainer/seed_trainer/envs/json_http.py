@@ -19,11 +19,11 @@ from __future__ import annotations
 
 import http.client
 import json
-import socket
 import threading
 import time
 import urllib.parse
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 RETRY_ANYWAY = {503}
 RETRY_IDEMPOTENT = {500, 502, 504}
@@ -136,7 +136,7 @@ class JsonHttpClient:
                 if reused and not fresh_retry:
                     continue  # the server closed an idle keep-alive connection: send again on a new one
                 raise _Transient(f"connection lost ({type(exc).__name__})", safe=False) from None
-            except (socket.timeout, TimeoutError):
+            except TimeoutError:
                 self.close()
                 raise _Transient(f"no reply within {self.timeout:g} s", safe=False) from None
             except OSError as exc:

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import hashlib
-from typing import Callable, Sequence, TypeVar
+from collections.abc import Callable, Sequence
+from typing import TypeVar
 
 T = TypeVar("T")
 

@@ -21,9 +21,10 @@ from __future__ import annotations
 import json
 import re
 import string
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from seed_trainer.algo.prompts import format_history
 from seed_trainer.envs.base import EnvironmentFailure, Observation, StepResult, Task

@@ -17,8 +17,9 @@ import json
 import sys
 import threading
 import urllib.parse
+from collections.abc import Sequence
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Sequence
+from typing import Any
 
 from seed_trainer.envs import make_task_source
 from seed_trainer.envs.base import Observation, TaskSource

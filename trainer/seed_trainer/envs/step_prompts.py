@@ -4,7 +4,8 @@ instructions) with the opening sentence naming the environment the agent is in."
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from seed_trainer.algo.prompts import INTRO, build_step_prompt
 

@@ -30,9 +30,10 @@ import shutil
 import subprocess
 import sys
 import warnings
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from seed_trainer.envs.base import Observation, StepResult, Task
 from seed_trainer.envs.sampling import draw

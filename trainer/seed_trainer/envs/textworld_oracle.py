@@ -18,10 +18,11 @@ from __future__ import annotations
 
 import json
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 READ = "examine cookbook"
 IDLE = frozenset({"inventory", "look"})

@@ -15,7 +15,8 @@ Splits are WebShop's goal indices (session ids): `valid_seen` = goals 0–499 (W
 from __future__ import annotations
 
 import re
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from seed_trainer.algo.actions import invalid_reason, parse_action
 from seed_trainer.envs.env_server import EnvServerTasks

@@ -22,9 +22,10 @@ import shutil
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Iterator, TextIO
+from typing import TextIO
 
 from seed_trainer.builtin_models import (
     CONVERSION_FORMAT,

@@ -33,7 +33,7 @@ def attach_reporters(writer: RunWriter) -> None:
     for name in dict.fromkeys(names):
         try:
             writer.add_reporter(_open(name, writer))
-        except Exception as exc:  # noqa: BLE001 - a missing package or a backend that cannot start
+        except Exception as exc:
             hint = (
                 f" (install it: {INSTALL_HINT[name]})" if isinstance(exc, ImportError) and name in INSTALL_HINT else ""
             )

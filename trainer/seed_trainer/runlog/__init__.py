@@ -8,12 +8,12 @@ versions, device), `writer`, `reader`, `check`.
 """
 
 from seed_trainer.runlog.check import RunCheck, check_run
+from seed_trainer.runlog.environment import RunEnvironment
 from seed_trainer.runlog.errors import RunFormatError, TornLine, format_field_path
 from seed_trainer.runlog.layout import FORMAT_VERSION, RunPaths, trajectory_file_name
 from seed_trainer.runlog.reader import RunReader
 from seed_trainer.runlog.schemas import SchemaSet, find_schemas_dir
 from seed_trainer.runlog.tokens import TokenArrays, decode_float32, decode_int32, encode_float32, encode_int32
-from seed_trainer.runlog.environment import RunEnvironment
 from seed_trainer.runlog.writer import RunWriter, metric_name
 
 __all__ = [

@@ -45,7 +45,7 @@ def detect_device() -> dict[str, Any]:
                 "count": torch.cuda.device_count(),
                 "memory_bytes": int(props.total_memory),
             }
-    except Exception:  # noqa: BLE001 - a broken CUDA setup still leaves the CPU
+    except Exception:
         pass
     return {"kind": "cpu", "name": platform.processor() or platform.machine() or "cpu", "count": 0}
 

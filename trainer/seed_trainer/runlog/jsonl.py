@@ -52,7 +52,7 @@ class JsonlAppender:
         self.path = Path(path)
         self.fsync = fsync
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._file: BinaryIO = open(self.path, "a+b")  # noqa: SIM115 - closed in close()
+        self._file: BinaryIO = open(self.path, "a+b")
         self.repaired = self._repair_tail()
         self._file.seek(0)
         self.lines = sum(1 for _ in self._file)

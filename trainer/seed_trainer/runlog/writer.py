@@ -300,7 +300,7 @@ class RunWriter:
         for reporter in list(self._reporters):
             try:
                 getattr(reporter, method)(*args)
-            except Exception as exc:  # noqa: BLE001 - any failure of a third-party logger
+            except Exception as exc:
                 self._reporters.remove(reporter)
                 self.event(
                     "warning",
@@ -314,7 +314,7 @@ class RunWriter:
         for reporter in reporters:
             try:
                 reporter.close(status)
-            except Exception as exc:  # noqa: BLE001
+            except Exception as exc:
                 if not quiet:  # quiet: it already failed, or the run's files are closing
                     self.event(
                         "warning",

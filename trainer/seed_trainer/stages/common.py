@@ -7,8 +7,9 @@ import random
 import signal
 import sys
 import traceback
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, Callable, Sequence, TextIO
+from typing import Any, TextIO
 
 import torch
 
@@ -85,7 +86,7 @@ def run_stage(
         message = describe(exc) if describe is not None else None
         try:
             writer.finish("failed", error=message or f"{type(exc).__name__}: {exc}", detail=traceback.format_exc())
-        except Exception:  # noqa: BLE001 - e.g. the disk is still full: the original error is the one to report
+        except Exception:
             writer.close()
         raise
     finally:

@@ -14,11 +14,13 @@ import contextlib
 import os
 import sys
 import time
+from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Iterator, Sequence, TextIO
+from typing import TextIO
 
 import torch
 
+from seed_trainer import dist
 from seed_trainer.algo.advantages import grpo_advantages, step_scores
 from seed_trainer.algo.estimators import subtracted_gate
 from seed_trainer.algo.losses import opd_gate
@@ -39,7 +41,6 @@ from seed_trainer.checkpoints import (
     set_aside_broken,
     usable_checkpoint,
 )
-from seed_trainer import dist
 from seed_trainer.config import BUILTIN_PREFIX, CONVERTED_MODELS, ExperimentConfig, experiment_from_data
 from seed_trainer.envs import make_task_source
 from seed_trainer.memory import memory_warnings
@@ -51,10 +52,10 @@ from seed_trainer.precision import (
     first_non_finite_weight,
     grad_scaler,
 )
-from seed_trainer.rollout import Episode, Step, play_episodes
-from seed_trainer.rollout_engine import logprob_agreement, open_engine
 from seed_trainer.preflight import check_inputs
 from seed_trainer.rollback import first_damaged_update, plan_rollback, repair_to_update, roll_back, rollback_candidates
+from seed_trainer.rollout import Episode, Step, play_episodes
+from seed_trainer.rollout_engine import logprob_agreement, open_engine
 from seed_trainer.runlog import RunWriter, TokenArrays, layout
 from seed_trainer.runlog.ownership import RunLock, RunNotWritableError
 from seed_trainer.runlog.reader import read_manifest
@@ -296,7 +297,7 @@ def _recorded_device(run_dir: Path) -> str:
     checks report that."""
     try:
         return str(read_manifest(run_dir)["config"]["model"].get("device", "auto"))
-    except Exception:  # noqa: BLE001 - resume reports a bad run directory itself, with its location
+    except Exception:
         return "auto"
 
 

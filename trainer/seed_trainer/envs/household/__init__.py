@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import functools
 import hashlib
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any
 
 from seed_trainer.envs.household import world
 from seed_trainer.envs.household.analyzer import analysis_reply

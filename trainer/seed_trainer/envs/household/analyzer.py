@@ -9,12 +9,12 @@ commands), turned into rules that say what to do instead. The summary retells th
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Sequence
 
 from seed_trainer.envs.household import world
 from seed_trainer.envs.household.env import NOTHING, HouseholdEnv, object_type
-from seed_trainer.envs.household.oracle import VERB, target_receptacles, tool_receptacle
+from seed_trainer.envs.household.oracle import VERB, tool_receptacle
 from seed_trainer.envs.household.world import CLEAN, COOL, HEAT, LOOK, PICK, TWO, Instance, receptacle_type
 
 

@@ -219,7 +219,7 @@ class Demonstrator:
         for receptacle in search_order(inst):
             if receptacle not in m.checked and receptacle != here:
                 return Decision("search", f"Look for {prefix}{inst.obj} in {receptacle}.", f"go to {receptacle}")
-        return Decision("look", f"I have checked every place; look around again.", "look")
+        return Decision("look", "I have checked every place; look around again.", "look")
 
     def _placed_count(self) -> int:
         s = self.env.state
