@@ -28,19 +28,7 @@ from seed_trainer.algo.variants import VARIANTS, gate_beta
 from seed_trainer.analysis import self_analyze
 from seed_trainer.analyzers import ANALYSIS_PROMPT_TOKENS
 from seed_trainer.analyzers.oracle import OracleAnalyzer
-from seed_trainer.checkpoints import (
-    checkpoint_before,
-    checkpoint_dirs,
-    checkpoint_update,
-    file_sizes,
-    load_training_state,
-    prune_checkpoints,
-    read_state,
-    remove_partial_checkpoints,
-    save_checkpoint,
-    set_aside_broken,
-    usable_checkpoint,
-)
+from seed_trainer.checkpoints import file_sizes, load_training_state, prune_checkpoints, read_state, save_checkpoint
 from seed_trainer.config import BUILTIN_PREFIX, CONVERTED_MODELS, ExperimentConfig, experiment_from_data
 from seed_trainer.envs import make_task_source
 from seed_trainer.memory import memory_warnings
@@ -56,6 +44,14 @@ from seed_trainer.preflight import check_inputs
 from seed_trainer.rollback import first_damaged_update, plan_rollback, repair_to_update, roll_back, rollback_candidates
 from seed_trainer.rollout import Episode, Step, play_episodes
 from seed_trainer.rollout_engine import logprob_agreement, open_engine
+from seed_trainer.run_checkpoints import (
+    checkpoint_before,
+    checkpoint_dirs,
+    checkpoint_update,
+    remove_partial_checkpoints,
+    set_aside_broken,
+    usable_checkpoint,
+)
 from seed_trainer.runlog import RunWriter, TokenArrays, layout
 from seed_trainer.runlog.ownership import RunLock, RunNotWritableError
 from seed_trainer.runlog.reader import read_manifest
