@@ -21,14 +21,19 @@ import json
 import random
 import shutil
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import torch
 
-from seed_trainer.config import ModelConfig
+from seed_trainer import dist
+from seed_trainer.config import BUILTIN_PREFIX, CONVERTED_MODELS, ExperimentConfig, ModelConfig
 from seed_trainer.policy import Policy, resolve_device, resolve_dtype
+from seed_trainer.precision import NonFiniteError, check_finite_weights, first_non_finite_weight
 from seed_trainer.rollback import rollback_candidates
 from seed_trainer.runlog import layout
+
+if TYPE_CHECKING:
+    from seed_trainer.runlog import RunWriter
 
 STATE_FILE = "trainer_state.json"
 RNG_FILE = "rng_state.pt"
@@ -224,3 +229,108 @@ def load_checkpoint_policy(directory: str | Path, *, device: str = "auto", dtype
     tokenizer = AutoTokenizer.from_pretrained(directory)
     tokenizer.padding_side = "left"
     return Policy(model.eval(), tokenizer, torch_device, compute_dtype=resolve_dtype(dtype, torch_device))
+
+
+# -- during training ------------------------------------------------------------------------------------------------
+
+
+def base_model_name(config: ExperimentConfig) -> str:
+    """What a checkpoint names as its base model: a converted built-in by its `builtin:` name (its cache folder is
+    per user and machine, so a path would not survive copying the run), anything else by its resolved folder."""
+    if config.model.path.startswith(BUILTIN_PREFIX) and config.model.path[len(BUILTIN_PREFIX) :] in CONVERTED_MODELS:
+        return config.model.path
+    return str(config.resolved_model().path)
+
+
+class Checkpointer:
+    """The training loop's checkpoints, on every rank: `restore` before the first update, `save` at every
+    `checkpoint.every` updates and before a stop. Rank 0 writes the directory; with `sharded` (FSDP) every rank writes
+    its shards into it. `saved` is the last update whose checkpoint exists."""
+
+    def __init__(
+        self,
+        writer: RunWriter | dist.QuietWriter,
+        policy: Policy,
+        optimizer: torch.optim.Optimizer,
+        loop_rng: random.Random,
+        config: ExperimentConfig,
+        *,
+        ranks: dist.Ranks,
+        sharded: bool,
+    ) -> None:
+        self.writer, self.policy, self.optimizer, self.loop_rng = writer, policy, optimizer, loop_rng
+        self.config, self.ranks, self.sharded = config, ranks, sharded
+        self.saved = 0
+
+    def restore(self, checkpoint: Path | None) -> int:
+        """Weights, optimizer, RNG states and the update counter of `checkpoint`; returns its update (0: none)."""
+        if checkpoint is not None:
+            ranks = self.ranks
+            self.saved = load_training_state(
+                checkpoint,
+                self.policy,
+                self.optimizer,
+                self.loop_rng,
+                rank=ranks.rank,
+                world=ranks.world,
+                sharded=self.sharded,
+            )["update"]
+        return self.saved
+
+    def save(self, update: int) -> None:
+        rank_rng = dist.rank_rng_states(self.ranks)  # every rank takes part; rank 0 writes
+        self.saved = update
+        if self.sharded:  # every rank checks and writes its shards into rank 0's temporary checkpoint directory
+            self._save_sharded(update, rank_rng)
+            return
+        if not self.ranks.main:
+            return
+        check_finite_weights(self.policy.model, f"checkpoint of update {update}")
+        files = file_sizes(self.writer.run_dir)
+        with self.writer.checkpoint(update) as directory:
+            save_checkpoint(
+                directory,
+                self.policy,
+                self.optimizer,
+                update=update,
+                loop_rng=self.loop_rng,
+                base_model=base_model_name(self.config),
+                files=files,
+                rank_rng=rank_rng,
+            )
+        prune_checkpoints(self.writer.paths.checkpoints, self.config.checkpoint.keep_last)
+
+    def _save_sharded(self, update: int, rank_rng) -> None:
+        from seed_trainer.sharding import save_sharded
+
+        ranks, policy, optimizer = self.ranks, self.policy, self.optimizer
+        bad = [
+            name
+            for name in dist.all_gather(ranks, first_non_finite_weight(policy.model), "checking the weights")
+            if name is not None
+        ]
+        if bad:
+            raise NonFiniteError(f"checkpoint of update {update}: weight {bad[0]} is not finite; nothing saved")
+        if not ranks.main:
+            directory = dist.broadcast(ranks, None, f"opening the checkpoint of update {update}")
+            save_sharded(Path(directory), policy, optimizer, main=False)
+            dist.broadcast(ranks, None, f"finishing the checkpoint of update {update}")
+            return
+        files = file_sizes(self.writer.run_dir)
+        with self.writer.checkpoint(update) as directory:
+            dist.broadcast(ranks, str(directory), f"opening the checkpoint of update {update}")
+            save_sharded(directory, policy, optimizer, main=True)
+            save_checkpoint(
+                directory,
+                policy,
+                optimizer,
+                update=update,
+                loop_rng=self.loop_rng,
+                sharded=True,
+                base_model=base_model_name(self.config),
+                files=files,
+                rank_rng=rank_rng,
+            )
+        # the others wait until the checkpoint is in place: a rank that fails next must not find it half-written
+        dist.broadcast(ranks, None, f"finishing the checkpoint of update {update}")
+        prune_checkpoints(self.writer.paths.checkpoints, self.config.checkpoint.keep_last)

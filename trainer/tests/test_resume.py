@@ -168,14 +168,13 @@ elif point == "append":  # half of the second trajectory line of update `at` is 
     jsonl.JsonlAppender.append = dying_append
 elif point == "checkpoint":  # the model of checkpoint `at` is saved, the optimizer and RNG states are not
     import seed_trainer.checkpoints as checkpoints
-    import seed_trainer.stages.train as stage
     save = checkpoints.save_checkpoint
     def dying_save(directory, policy, optimizer, **kwargs):
         if kwargs["update"] == at:
             checkpoints.save_model(directory, policy)
             die()
         return save(directory, policy, optimizer, **kwargs)
-    stage.save_checkpoint = dying_save
+    checkpoints.save_checkpoint = dying_save
 from seed_trainer.cli import main
 sys.exit(main(sys.argv[4:]))
 """

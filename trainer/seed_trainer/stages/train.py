@@ -28,16 +28,14 @@ from seed_trainer.algo.variants import VARIANTS, gate_beta
 from seed_trainer.analysis import self_analyze
 from seed_trainer.analyzers import ANALYSIS_PROMPT_TOKENS
 from seed_trainer.analyzers.oracle import OracleAnalyzer
-from seed_trainer.checkpoints import file_sizes, load_training_state, prune_checkpoints, read_state, save_checkpoint
-from seed_trainer.config import BUILTIN_PREFIX, CONVERTED_MODELS, ExperimentConfig, experiment_from_data
+from seed_trainer.checkpoints import Checkpointer, read_state
+from seed_trainer.config import ExperimentConfig, experiment_from_data
 from seed_trainer.envs import make_task_source
 from seed_trainer.memory import memory_warnings
 from seed_trainer.policy import Policy
 from seed_trainer.precision import (
     NonFiniteError,
     NonFiniteGuard,
-    check_finite_weights,
-    first_non_finite_weight,
     grad_scaler,
 )
 from seed_trainer.preflight import check_inputs
@@ -55,7 +53,7 @@ from seed_trainer.run_checkpoints import (
 from seed_trainer.runlog import RunWriter, TokenArrays, layout
 from seed_trainer.runlog.ownership import RunLock, RunNotWritableError
 from seed_trainer.runlog.reader import read_manifest
-from seed_trainer.sharding import refresh_inference_copy, save_sharded, shard_policy
+from seed_trainer.sharding import refresh_inference_copy, shard_policy
 from seed_trainer.skill_bank import SkillBank
 from seed_trainer.stages.common import (
     StopFlag,
@@ -435,14 +433,6 @@ def _phase(times: dict[str, float], update: int, name: str) -> Iterator[None]:
         times[f"time/{name}"] = time.perf_counter() - mark
 
 
-def _base_model(config: ExperimentConfig) -> str:
-    """What a checkpoint names as its base model: a converted built-in by its `builtin:` name (its cache folder is
-    per user and machine, so a path would not survive copying the run), anything else by its resolved folder."""
-    if config.model.path.startswith(BUILTIN_PREFIX) and config.model.path[len(BUILTIN_PREFIX) :] in CONVERTED_MODELS:
-        return config.model.path
-    return str(config.resolved_model().path)
-
-
 def _train_loop(
     config: ExperimentConfig,
     writer: RunWriter | dist.QuietWriter,
@@ -471,72 +461,9 @@ def _train_loop(
     )
     scaler = grad_scaler(policy.device, policy.compute_dtype)
     guard = NonFiniteGuard(config.rl.max_skipped_steps)
-    first = 1
-    if checkpoint is not None:  # weights, optimizer, RNG states and the update counter
-        first = (
-            load_training_state(
-                checkpoint, policy, optimizer, rng, rank=ranks.rank, world=ranks.world, sharded=sharded
-            )["update"]
-            + 1
-        )
-    saved = first - 1  # the last update whose checkpoint exists
+    checkpoints = Checkpointer(writer, policy, optimizer, rng, config, ranks=ranks, sharded=sharded)
+    first = checkpoints.restore(checkpoint) + 1  # weights, optimizer, RNG states and the update counter
     engine = open_engine(policy, config)  # None for rollout.engine: hf (the policy generates)
-
-    def save(update: int) -> None:
-        nonlocal saved
-        rank_rng = dist.rank_rng_states(ranks)  # every rank takes part; rank 0 writes
-        saved = update
-        if sharded:  # every rank checks and writes its shards into rank 0's temporary checkpoint directory
-            _save_sharded(update, rank_rng)
-            return
-        if not ranks.main:
-            return
-        check_finite_weights(policy.model, f"checkpoint of update {update}")
-        files = file_sizes(writer.run_dir)
-        with writer.checkpoint(update) as directory:
-            save_checkpoint(
-                directory,
-                policy,
-                optimizer,
-                update=update,
-                loop_rng=rng,
-                base_model=_base_model(config),
-                files=files,
-                rank_rng=rank_rng,
-            )
-        prune_checkpoints(writer.paths.checkpoints, config.checkpoint.keep_last)
-
-    def _save_sharded(update: int, rank_rng) -> None:
-        bad = [
-            name
-            for name in dist.all_gather(ranks, first_non_finite_weight(policy.model), "checking the weights")
-            if name is not None
-        ]
-        if bad:
-            raise NonFiniteError(f"checkpoint of update {update}: weight {bad[0]} is not finite; nothing saved")
-        if not ranks.main:
-            directory = dist.broadcast(ranks, None, f"opening the checkpoint of update {update}")
-            save_sharded(Path(directory), policy, optimizer, main=False)
-            dist.broadcast(ranks, None, f"finishing the checkpoint of update {update}")
-            return
-        files = file_sizes(writer.run_dir)
-        with writer.checkpoint(update) as directory:
-            dist.broadcast(ranks, str(directory), f"opening the checkpoint of update {update}")
-            save_sharded(directory, policy, optimizer, main=True)
-            save_checkpoint(
-                directory,
-                policy,
-                optimizer,
-                update=update,
-                loop_rng=rng,
-                sharded=True,
-                base_model=_base_model(config),
-                files=files,
-                rank_rng=rank_rng,
-            )
-        # the others wait until the checkpoint is in place: a rank that fails next must not find it half-written
-        dist.broadcast(ranks, None, f"finishing the checkpoint of update {update}")
-        prune_checkpoints(writer.paths.checkpoints, config.checkpoint.keep_last)
 
     settings = LossSettings.for_algorithm(config)
     variant = VARIANTS[config.algorithm]
@@ -571,8 +498,8 @@ def _train_loop(
         stopping = dist.broadcast(ranks, stop.signal or writer.stop_requested(), f"starting update {update}")
         if stopping:
             writer.begin_stop("signal" if stop.signal else "control", signal=stop.signal)
-            if update - 1 > saved:
-                save(update - 1)
+            if update - 1 > checkpoints.saved:
+                checkpoints.save(update - 1)
             writer.finish("stopped", f"stopped before update {update}")
             return
         times: dict[str, float] = {}
@@ -720,7 +647,7 @@ def _train_loop(
 
         # 8. checkpoint: weights, optimizer, RNG states, update counter
         if update % config.checkpoint.every == 0 or update == config.updates:
-            save(update)
+            checkpoints.save(update)
     writer.finish("completed", f"{config.updates} updates completed")
 
 
