@@ -8,13 +8,13 @@ from pathlib import Path
 import pytest
 
 from seed_trainer.algo.json_repair import parse_skill_reply
+from seed_trainer.analyzers.static_bank import SkillBank
 from seed_trainer.envs import make_task_source
 from seed_trainer.envs.household import HouseholdTasks, demonstrate, plan, world
 from seed_trainer.envs.household.analyzer import RULES, analyze
 from seed_trainer.envs.household.env import NOTHING
 from seed_trainer.envs.household.skill_bank import static_skills
 from seed_trainer.rollout import Episode, Step
-from seed_trainer.skill_bank import SkillBank
 
 REPO = Path(__file__).resolve().parents[2]
 SPLITS = ("train", "valid_seen", "valid_unseen", "dev")

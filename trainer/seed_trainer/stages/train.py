@@ -24,10 +24,9 @@ from seed_trainer import dist
 from seed_trainer.algo.advantages import grpo_advantages, step_scores
 from seed_trainer.algo.estimators import subtracted_gate
 from seed_trainer.algo.losses import opd_gate
-from seed_trainer.algo.variants import VARIANTS, gate_beta
-from seed_trainer.analysis import self_analyze
-from seed_trainer.analyzers import ANALYSIS_PROMPT_TOKENS
-from seed_trainer.analyzers.oracle import OracleAnalyzer
+from seed_trainer.algo.variants import gate_beta
+from seed_trainer.analyzers import stage2_analyzer
+from seed_trainer.analyzers.static_bank import StaticBankAnalyzer
 from seed_trainer.checkpoints import Checkpointer, read_state
 from seed_trainer.config import ExperimentConfig, experiment_from_data
 from seed_trainer.envs import make_task_source
@@ -54,7 +53,6 @@ from seed_trainer.runlog import RunWriter, TokenArrays, layout
 from seed_trainer.runlog.ownership import RunLock, RunNotWritableError
 from seed_trainer.runlog.reader import read_manifest
 from seed_trainer.sharding import refresh_inference_copy, shard_policy
-from seed_trainer.skill_bank import SkillBank
 from seed_trainer.stages.common import (
     StopFlag,
     TokenText,
@@ -199,13 +197,6 @@ def trajectory_record(
         "final_observation": episode.final_observation,
         "steps": steps,
     }
-
-
-class _StaticSkill:
-    """A skill from the static bank, shaped like a parsed analysis (for the trajectory record)."""
-
-    def __init__(self, text: str) -> None:
-        self.skill, self.summary, self.valid, self.reason = text, "", bool(text.strip()), ""
 
 
 def train(
@@ -466,10 +457,7 @@ def _train_loop(
     engine = open_engine(policy, config)  # None for rollout.engine: hf (the policy generates)
 
     settings = LossSettings.for_algorithm(config)
-    variant = VARIANTS[config.algorithm]
-    skills = "oracle" if variant.skills == "self" and config.opd.skill_source == "oracle" else variant.skills
-    bank = SkillBank.load(config.resolve_path(config.sdar.skill_bank)) if skills == "static" else None
-    oracle = OracleAnalyzer(source) if skills == "oracle" else None
+    analyzer = stage2_analyzer(config, policy=policy, task_source=source, generator=engine)
     token_text = TokenText(policy.tokenizer)
     ro, rl = config.rollout, config.rl
     reuse_sampling_logprobs = rl.old_logprobs == "rollout" or (
@@ -557,22 +545,8 @@ def _train_loop(
         # 3. self-analysis by the same π_old (SEED and its OPD baselines), or the static bank (SDAR), or the
         #    environment's oracle (opd.skill_source: oracle, the upper-bound diagnostic)
         with _phase(times, update, "analysis"):
-            if skills == "self":
-                self_analyze(
-                    policy,
-                    episodes,
-                    max_tokens=config.analyzer.max_tokens,
-                    max_prompt_tokens=ANALYSIS_PROMPT_TOKENS,
-                    batch_size=ro.generation_batch_size,
-                    generator=engine,
-                )
-            elif oracle is not None:
-                for episode, analysis in zip(episodes, oracle.analyze(episodes)):
-                    episode.skill = analysis.parse
-            elif bank is not None:
-                for episode in episodes:
-                    episode.skill = _StaticSkill(bank.for_task_type(episode.task.type))
-
+            for episode, analysis in zip(episodes, analyzer.analyze(episodes) if analyzer is not None else []):
+                episode.skill = analysis.parse
             if engine is not None:
                 engine.release()  # its GPU memory goes to the teacher pass and the update
 
@@ -586,7 +560,7 @@ def _train_loop(
                     temperature=ro.temperature,
                     micro_batch_size=rl.micro_batch_size,
                     max_tokens=rl.micro_batch_tokens,
-                    **({"insert": bank.insert} if bank is not None else {}),
+                    **({"insert": analyzer.insert} if isinstance(analyzer, StaticBankAnalyzer) else {}),
                     estimator=settings.opd_estimator,
                     beta=settings.opd_beta,
                     top_k=config.opd.expected_top_k,
@@ -624,7 +598,9 @@ def _train_loop(
         values.update(times)
         writer.metrics(update, "update", values)
         for episode in episodes:
-            writer.trajectory(trajectory_record(episode, update, config, token_text, skills))
+            writer.trajectory(
+                trajectory_record(episode, update, config, token_text, analyzer.source if analyzer else None)
+            )
         writer.set_progress(update)
         writer.event(
             "iteration",
