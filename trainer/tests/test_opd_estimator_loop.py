@@ -275,7 +275,7 @@ def test_unknown_estimator_is_a_located_error(tmp_path):
 def test_gate_statistics_report_what_each_estimator_subtracts():
     from types import SimpleNamespace
 
-    from seed_trainer.stages.train import gate_statistics
+    from seed_trainer.stages.train_records import gate_statistics
 
     # two scored steps of 2 and 1 tokens, Δ = 0 (g = ½); b = (.4, .6 | .5); tails (.1, .1 | .0)
     a = SimpleNamespace(
