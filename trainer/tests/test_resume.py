@@ -19,7 +19,8 @@ from seed_trainer.config import load_experiment
 from seed_trainer.runlog import RunReader, check_run
 from seed_trainer.runlog.ownership import RunLock, RunOwnedError
 from seed_trainer.runlog.writer import RunWriter
-from seed_trainer.stages.train import ResumeError, resume, train
+from seed_trainer.stages.reopen import ResumeError
+from seed_trainer.stages.train import resume, train
 
 TESTS = Path(__file__).parent
 UPDATES = 3

@@ -11,7 +11,6 @@ repeats exactly the updates an uninterrupted one would have made.
 from __future__ import annotations
 
 import contextlib
-import os
 import sys
 import time
 from collections.abc import Iterator, Sequence
@@ -24,7 +23,7 @@ from seed_trainer import dist
 from seed_trainer.algo.advantages import grpo_advantages, step_scores
 from seed_trainer.analyzers import stage2_analyzer
 from seed_trainer.analyzers.static_bank import StaticBankAnalyzer
-from seed_trainer.checkpoints import Checkpointer, read_state
+from seed_trainer.checkpoints import Checkpointer
 from seed_trainer.config import ExperimentConfig, experiment_from_data
 from seed_trainer.envs import make_task_source
 from seed_trainer.memory import memory_warnings
@@ -34,21 +33,9 @@ from seed_trainer.precision import (
     NonFiniteGuard,
     grad_scaler,
 )
-from seed_trainer.preflight import check_inputs
-from seed_trainer.rollback import first_damaged_update, plan_rollback, repair_to_update, roll_back, rollback_candidates
 from seed_trainer.rollout import Episode, play_episodes
 from seed_trainer.rollout_engine import logprob_agreement, open_engine
-from seed_trainer.run_checkpoints import (
-    checkpoint_before,
-    checkpoint_dirs,
-    checkpoint_update,
-    remove_partial_checkpoints,
-    set_aside_broken,
-    usable_checkpoint,
-)
-from seed_trainer.runlog import RunWriter, layout
-from seed_trainer.runlog.ownership import RunLock, RunNotWritableError
-from seed_trainer.runlog.reader import read_manifest
+from seed_trainer.runlog import RunWriter
 from seed_trainer.sharding import refresh_inference_copy, shard_policy
 from seed_trainer.stages.common import (
     StopFlag,
@@ -63,13 +50,10 @@ from seed_trainer.stages.common import (
     seed_everything,
 )
 from seed_trainer.stages.evaluate import evaluate_policy
+from seed_trainer.stages.reopen import recorded_device, reopen_for_resume
 from seed_trainer.stages.train_records import LOSS_NAMES, gate_statistics, trajectory_record
 from seed_trainer.teacher import teacher_pass
 from seed_trainer.update import LossSettings, Sample, ppo_update
-
-
-class ResumeError(RuntimeError):
-    """A run directory that cannot be resumed, with the reason."""
 
 
 def assign_advantages(episodes: Sequence[Episode], config: ExperimentConfig) -> None:
@@ -155,7 +139,7 @@ def resume(
     keep, and only then cuts what was written after that checkpoint — the interrupted update. A corrupt line in what
     it keeps refuses the resume (ResumeError, nothing changed) unless `repair`, which sets such lines aside."""
     run_dir = Path(run_dir)
-    ranks = dist.start(_recorded_device(run_dir))
+    ranks = dist.start(recorded_device(run_dir))
     try:
         if ranks.main:
             _resume_main(run_dir, echo, progress, repair, ranks)
@@ -172,58 +156,8 @@ def resume(
     return run_dir
 
 
-def _recorded_device(run_dir: Path) -> str:
-    """The run's `model.device` (it picks the process group's backend); `auto` when run.json cannot say — resume's own
-    checks report that."""
-    try:
-        return str(read_manifest(run_dir)["config"]["model"].get("device", "auto"))
-    except Exception:
-        return "auto"
-
-
 def _resume_main(run_dir: Path, echo: TextIO | None, progress: bool, repair: bool, ranks: dist.Ranks) -> None:
-    lock = RunLock.acquire(run_dir, command=None)  # recorded once the checks pass: a refusal changes nothing
-    try:
-        config, checkpoint, broken, plan, superseded = _check_resumable(run_dir, repair)
-        lock.record_owner("resume")
-        changes = _clean_up(run_dir)
-        changes += [f"{layout.CHECKPOINTS_DIR}/{set_aside_broken(path)}: {problem}" for path, problem in broken]
-        changes += [
-            f"{layout.CHECKPOINTS_DIR}/{set_aside_broken(path, 'superseded')}: set aside, as update "
-            f"{checkpoint_update(checkpoint) + 1} is trained again"
-            for path in superseded
-        ]
-        done = read_state(checkpoint)["update"] if checkpoint else 0
-        changes += repair_to_update(run_dir, done) if repair else roll_back(run_dir, plan)
-        writer = RunWriter.reopen(run_dir, echo=echo, lock=lock)
-    except BaseException:
-        lock.release()
-        raise
-    where = writer.paths.relative(checkpoint) if checkpoint else "the start (no checkpoint yet)"
-    processes = f", {ranks.world} processes" if ranks.distributed else ""
-    writer.event(
-        "resumed",
-        f"resumed from {where}, update {done + 1} next (pid {os.getpid()}{processes})",
-        step=done,
-        pid=os.getpid(),
-    )
-    if broken:
-        writer.event(
-            "warning",
-            f"fell back to {where}: "
-            + "; ".join(f"{writer.paths.relative(p)} is incomplete ({why})" for p, why in broken),
-            code="checkpoint_incomplete",
-        )
-    if changes:
-        writer.event(
-            "warning",
-            "rolled back what was written after the checkpoint: " + "; ".join(changes),
-            code="repaired" if repair else "rolled_back",
-        )
-    if writer.paths.control.exists():  # the stop request this run obeyed has been served
-        writer.paths.control.unlink()
-        writer.event("info", "removed the control file of the stop this run obeyed")
-    writer.set_progress(done)
+    writer, config, checkpoint = reopen_for_resume(run_dir, echo, repair, ranks)
     run_stage(
         writer,
         lambda stop: _train_loop(
@@ -240,71 +174,6 @@ def _resume_main(run_dir: Path, echo: TextIO | None, progress: bool, repair: boo
             ),
         ),
     )
-
-
-def _check_resumable(run_dir: Path, repair: bool):
-    """Everything `resume` checks before it changes anything: the manifest, the inputs, write access, the checkpoint to
-    continue from and what it keeps of each file. Raises ResumeError (or an input/format error) when it cannot."""
-    manifest = read_manifest(run_dir)
-    if manifest["stage"] != "train":
-        raise ResumeError(f"{run_dir}: only `train` runs can be resumed; this one is a `{manifest['stage']}` run")
-    if manifest["status"] == "completed":
-        raise ResumeError(f"{run_dir}: the run has completed all its updates")
-    experiment = run_dir / manifest["experiment"]["path"]
-    config = experiment_from_data(manifest["config"], experiment.parent, f"{run_dir / 'run.json'}: config")
-    check_inputs(config)
-    folders = [run_dir / name for name in (layout.TRAJECTORIES_DIR, layout.CHECKPOINTS_DIR, layout.EVAL_DIR)]
-    for path in [
-        run_dir,
-        *[f for f in folders if f.is_dir()],
-        run_dir / layout.MANIFEST,
-        *rollback_candidates(run_dir),
-    ]:
-        if not os.access(path, os.W_OK):
-            raise RunNotWritableError(f"{run_dir}: the run is read-only ({path} cannot be written)")
-    checkpoint, broken = usable_checkpoint(run_dir)
-    if broken and checkpoint is None:  # starting over would discard every update: the user decides that, not resume
-        raise ResumeError(
-            f"{run_dir}: no complete checkpoint to resume from ("
-            + "; ".join(f"{p.relative_to(run_dir).as_posix()}: {why}" for p, why in broken)
-            + "); nothing was changed. Delete the checkpoints folder to start the run over."
-        )
-    superseded: list[Path] = []
-    if (
-        repair
-        and checkpoint is not None
-        and (damage := first_damaged_update(run_dir, read_state(checkpoint)["update"]))
-    ):
-        update, why = damage
-        earlier = checkpoint_before(run_dir, update)
-        if earlier is None:  # never a "completed" run that skips the damaged update
-            raise ResumeError(
-                f"{run_dir}: update {update} must be trained again ({why}), but no complete checkpoint before it is "
-                "kept; nothing was changed. Delete the checkpoints folder to start the run over."
-            )
-        superseded = [path for path in checkpoint_dirs(run_dir) if checkpoint_update(path) > checkpoint_update(earlier)]
-        checkpoint = earlier
-    plan = plan_rollback(run_dir, read_state(checkpoint)["files"] if checkpoint else {})
-    if plan.problems and not repair:
-        raise ResumeError(
-            f"{run_dir}: what checkpoint {checkpoint.name if checkpoint else '(none)'} keeps is damaged, nothing was "
-            "changed:\n  "
-            + "\n  ".join(str(p) for p in plan.problems)
-            + "\nresume --repair keeps the records that parse, moves the others to <file>.corrupt and rebuilds the index"
-        )
-    return config, checkpoint, broken, plan, superseded
-
-
-def _clean_up(run_dir: Path) -> list[str]:
-    """Remove what an interrupted writer left: temporary checkpoint directories and `.<name>.tmp-<pid>` documents."""
-    removed = [f"{layout.CHECKPOINTS_DIR}/{name}: removed" for name in remove_partial_checkpoints(run_dir)]
-    for folder in (run_dir, run_dir / layout.EVAL_DIR):
-        if folder.is_dir():
-            for path in sorted(folder.iterdir()):
-                if layout.STALE_DOCUMENT_TEMP.match(path.name) and path.is_file():
-                    path.unlink()
-                    removed.append(f"{path.relative_to(run_dir).as_posix()}: stale temporary file removed")
-    return removed
 
 
 @contextlib.contextmanager
