@@ -22,19 +22,14 @@ import torch
 from seed_trainer import dist
 from seed_trainer.algo.advantages import grpo_advantages, step_scores
 from seed_trainer.analyzers import stage2_analyzer
-from seed_trainer.analyzers.static_bank import StaticBankAnalyzer
 from seed_trainer.checkpoints import Checkpointer
 from seed_trainer.config import ExperimentConfig, experiment_from_data
 from seed_trainer.envs import make_task_source
 from seed_trainer.memory import memory_warnings
 from seed_trainer.policy import Policy
-from seed_trainer.precision import (
-    NonFiniteError,
-    NonFiniteGuard,
-    grad_scaler,
-)
+from seed_trainer.precision import NonFiniteError, NonFiniteGuard, grad_scaler
 from seed_trainer.rollout import Episode, play_episodes
-from seed_trainer.rollout_engine import logprob_agreement, open_engine
+from seed_trainer.rollout_engine import Generator, logprob_agreement, open_engine
 from seed_trainer.runlog import RunWriter
 from seed_trainer.sharding import refresh_inference_copy, shard_policy
 from seed_trainer.stages.common import (
@@ -44,14 +39,14 @@ from seed_trainer.stages.common import (
     drop_failed_episodes,
     parent_of,
     progress_bar,
-    rollout_metrics,
     run_stage,
     runs_dir_for,
     seed_everything,
 )
 from seed_trainer.stages.evaluate import evaluate_policy
 from seed_trainer.stages.reopen import recorded_device, reopen_for_resume
-from seed_trainer.stages.train_records import LOSS_NAMES, gate_statistics, trajectory_record
+from seed_trainer.stages.train_records import trajectory_record, update_metrics
+from seed_trainer.stages.train_settings import LoopSettings
 from seed_trainer.teacher import teacher_pass
 from seed_trainer.update import LossSettings, Sample, ppo_update
 
@@ -220,31 +215,12 @@ def _train_loop(
     first = checkpoints.restore(checkpoint) + 1  # weights, optimizer, RNG states and the update counter
     engine = open_engine(policy, config)  # None for rollout.engine: hf (the policy generates)
 
+    # resolved once: the loss and gate settings, who writes the skills, what every phase is called with
     settings = LossSettings.for_algorithm(config)
     analyzer = stage2_analyzer(config, policy=policy, task_source=source, generator=engine)
+    loop = LoopSettings.resolve(config, policy, engine, settings, analyzer)
     token_text = TokenText(policy.tokenizer)
-    ro, rl = config.rollout, config.rl
-    reuse_sampling_logprobs = rl.old_logprobs == "rollout" or (
-        rl.old_logprobs == "auto"
-        and engine is None
-        and policy.device.type == "cpu"
-        and policy.compute_dtype == torch.float32
-    )
-    writer.event(
-        "info",
-        f"policy on {policy.device} (compute {str(policy.compute_dtype).removeprefix('torch.')}); "
-        f"{sum(p.numel() for p in policy.model.parameters() if p.requires_grad):,} trainable parameters",
-    )
-    if config.distributed.strategy == "fsdp" and not ranks.distributed:
-        writer.event("info", "distributed.strategy fsdp with one process: nothing to shard, the policy trains whole")
-    elif sharded:
-        writer.event(
-            "info",
-            f"full fine-tune sharded over {ranks.world} processes (FSDP2); rollouts and scoring on "
-            "an unsharded inference copy",
-        )
-    for warning in memory_warnings(policy, config, shards=ranks.world if sharded else 1) if ranks.main else ():
-        writer.event("warning", warning, code="memory")
+    _describe_setup(writer, policy, config, ranks, sharded)
 
     for update in range(first, config.updates + 1):
         stopping = dist.broadcast(ranks, stop.signal or writer.stop_requested(), f"starting update {update}")
@@ -261,50 +237,18 @@ def _train_loop(
         with _phase(times, update, "rollout"):
             specs = source.sample(
                 "train",
-                ro.tasks_per_update,
+                config.rollout.tasks_per_update,
                 seed=config.seed * 1_000_003 + update,
                 task_types=config.environment.task_types,
             )
             first_group, specs = ranks.share(specs)
-            episodes = play_episodes(
-                policy,
-                source,
-                specs,
-                group_size=ro.group_size,
-                max_steps=ro.max_steps,
-                history_length=ro.history,
-                max_prompt_tokens=ro.max_prompt_tokens,
-                max_response_tokens=ro.max_response_tokens,
-                temperature=ro.temperature,
-                generation_batch_size=ro.generation_batch_size,
-                with_logprobs=reuse_sampling_logprobs or engine is not None,
-                generator=engine,
-            )
+            episodes = play_episodes(policy, source, specs, **loop.rollout)
             episodes, failures = drop_failed_episodes(writer, episodes, f"update {update}", step=update)
-            steps = [s for e in episodes for s in e.steps]
 
         # 2. scores and GRPO advantages; π_old and reference log-probs of the sampled tokens
         with _phase(times, update, "logprobs"):
             assign_advantages(episodes, config)
-            prompts, responses = [s.prompt_ids for s in steps], [s.response_ids for s in steps]
-            scoring = dict(
-                temperature=ro.temperature, micro_batch_size=rl.micro_batch_size, max_tokens=rl.micro_batch_tokens
-            )
-            if reuse_sampling_logprobs:
-                for step in steps:
-                    step.old_logp = step.sample_logp
-            else:
-                for step, logp in zip(steps, policy.score(prompts, responses, **scoring)):
-                    step.old_logp = logp
-            # The engine must sample from the weights and the distribution that the update scores with.
-            agreement = (
-                {}
-                if engine is None or reuse_sampling_logprobs
-                else logprob_agreement([s.sample_logp for s in steps], [s.old_logp for s in steps])
-            )
-            if rl.kl_coef > 0:
-                for step, logp in zip(steps, policy.score(prompts, responses, reference=True, **scoring)):
-                    step.ref_logp = logp
+            agreement = old_and_reference_logprobs(policy, episodes, loop, engine, reference=config.rl.kl_coef > 0)
 
         # 3. self-analysis by the same π_old (SEED and its OPD baselines), or the static bank (SDAR), or the
         #    environment's oracle (opd.skill_source: oracle, the upper-bound diagnostic)
@@ -317,18 +261,7 @@ def _train_loop(
         # 4. teacher pass: ℓ^skill of the same response tokens under H(h_t, s), no grad, before the update
         with _phase(times, update, "teacher"):
             if settings.use_teacher:
-                teacher_pass(
-                    policy,
-                    episodes,
-                    max_prompt_tokens=ro.max_prompt_tokens,
-                    temperature=ro.temperature,
-                    micro_batch_size=rl.micro_batch_size,
-                    max_tokens=rl.micro_batch_tokens,
-                    **({"insert": analyzer.insert} if isinstance(analyzer, StaticBankAnalyzer) else {}),
-                    estimator=settings.opd_estimator,
-                    beta=settings.opd_beta,
-                    top_k=config.opd.expected_top_k,
-                )
+                teacher_pass(policy, episodes, **loop.teacher)
 
         # 5. the update (an optimizer step whose loss or gradient is not finite is skipped and reported); under
         #    torchrun every rank first receives every episode, in the order one process would hold them
@@ -353,30 +286,11 @@ def _train_loop(
             writer.event("warning", f"update {update}: skipped {line}", step=update, code="skipped_step")
 
         # 6. metrics and trajectories
-        values = rollout_metrics(episodes) | failures | agreement
-        values.update({LOSS_NAMES[k]: v for k, v in (result.metrics if result else {}).items() if k in LOSS_NAMES})
-        values["optim/lr"] = config.rl.lr
-        if settings.use_teacher:
-            values.update(gate_statistics(steps, settings.opd_beta, settings.opd_estimator))
-            values["skill/parse_rate"] = sum(bool(e.skill and e.skill.valid) for e in episodes) / max(len(episodes), 1)
-        values.update(times)
+        values = update_metrics(episodes, result, settings, config.rl.lr, failures | agreement, times)
         writer.metrics(update, "update", values)
         for episode in episodes:
-            writer.trajectory(
-                trajectory_record(episode, update, config, token_text, analyzer.source if analyzer else None)
-            )
-        writer.set_progress(update)
-        writer.event(
-            "iteration",
-            f"update {update}/{config.updates}: success {values['success/overall']:.3f}, {times['time/total']:.1f} s",
-            step=update,
-            total=config.updates,
-            success=values["success/overall"],
-        )
-        if progress:
-            progress_bar(
-                update, config.updates, f"success {values['success/overall']:.2f} {times['time/total']:.1f}s/update"
-            )
+            writer.trajectory(trajectory_record(episode, update, settings, token_text, loop.skill_source))
+        _report_progress(writer, update, config.updates, values, progress)
 
         # 7. evaluation with the plain prompt (its own RNG: it never shifts the training stream), by rank 0
         if ranks.main and config.eval.every and update % config.eval.every == 0:
@@ -389,3 +303,65 @@ def _train_loop(
         if update % config.checkpoint.every == 0 or update == config.updates:
             checkpoints.save(update)
     writer.finish("completed", f"{config.updates} updates completed")
+
+
+def old_and_reference_logprobs(
+    policy: Policy, episodes: Sequence[Episode], loop: LoopSettings, engine: Generator | None, *, reference: bool
+) -> dict[str, float]:
+    """π_old log-probs of the episodes' sampled tokens (the sampling ones where `loop.reuse_sampling_logprobs`) and,
+    with a KL term (`reference`), the reference's. Returns the engine's agreement with π_old: the engine must sample
+    from the weights and the distribution that the update scores with."""
+    steps = [s for e in episodes for s in e.steps]
+    prompts, responses = [s.prompt_ids for s in steps], [s.response_ids for s in steps]
+    if loop.reuse_sampling_logprobs:
+        for step in steps:
+            step.old_logp = step.sample_logp
+    else:
+        for step, logp in zip(steps, policy.score(prompts, responses, **loop.scoring)):
+            step.old_logp = logp
+    agreement = (
+        {}
+        if engine is None or loop.reuse_sampling_logprobs
+        else logprob_agreement([s.sample_logp for s in steps], [s.old_logp for s in steps])
+    )
+    if reference:
+        for step, logp in zip(steps, policy.score(prompts, responses, reference=True, **loop.scoring)):
+            step.ref_logp = logp
+    return agreement
+
+
+def _describe_setup(
+    writer: RunWriter | dist.QuietWriter, policy: Policy, config: ExperimentConfig, ranks: dist.Ranks, sharded: bool
+) -> None:
+    """Events on where and how the policy trains, and rank 0's memory warnings."""
+    writer.event(
+        "info",
+        f"policy on {policy.device} (compute {str(policy.compute_dtype).removeprefix('torch.')}); "
+        f"{sum(p.numel() for p in policy.model.parameters() if p.requires_grad):,} trainable parameters",
+    )
+    if config.distributed.strategy == "fsdp" and not ranks.distributed:
+        writer.event("info", "distributed.strategy fsdp with one process: nothing to shard, the policy trains whole")
+    elif sharded:
+        writer.event(
+            "info",
+            f"full fine-tune sharded over {ranks.world} processes (FSDP2); rollouts and scoring on "
+            "an unsharded inference copy",
+        )
+    for warning in memory_warnings(policy, config, shards=ranks.world if sharded else 1) if ranks.main else ():
+        writer.event("warning", warning, code="memory")
+
+
+def _report_progress(
+    writer: RunWriter | dist.QuietWriter, update: int, total: int, values: dict, progress: bool
+) -> None:
+    """The update's `iteration` event and, with `progress`, the progress bar."""
+    writer.set_progress(update)
+    writer.event(
+        "iteration",
+        f"update {update}/{total}: success {values['success/overall']:.3f}, {values['time/total']:.1f} s",
+        step=update,
+        total=total,
+        success=values["success/overall"],
+    )
+    if progress:
+        progress_bar(update, total, f"success {values['success/overall']:.2f} {values['time/total']:.1f}s/update")

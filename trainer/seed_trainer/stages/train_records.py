@@ -9,11 +9,10 @@ import torch
 
 from seed_trainer.algo.estimators import subtracted_gate
 from seed_trainer.algo.losses import opd_gate
-from seed_trainer.algo.variants import gate_beta
-from seed_trainer.config import ExperimentConfig
 from seed_trainer.rollout import Episode, Step
 from seed_trainer.runlog import TokenArrays
-from seed_trainer.stages.common import TokenText
+from seed_trainer.stages.common import TokenText, rollout_metrics
+from seed_trainer.update import LossSettings, UpdateResult
 
 # ppo_update's metric names → the metrics row's
 LOSS_NAMES = {
@@ -28,6 +27,28 @@ LOSS_NAMES = {
     "grad_norm": "optim/grad_norm",
     "skipped_steps": "optim/skipped_steps",
 }
+
+
+def update_metrics(
+    episodes: Sequence[Episode],
+    result: UpdateResult | None,
+    settings: LossSettings,
+    lr: float,
+    counts: dict[str, float],
+    times: dict[str, float],
+) -> dict[str, float | None]:
+    """The metrics row of one update, in this order: the rollout's (success, lengths, valid actions), `counts`
+    (environment failures, the engine's agreement with π_old), the losses, the learning rate, with a teacher pass the
+    gate statistics and the skill parse rate, and the phase times."""
+    steps = [s for e in episodes for s in e.steps]
+    values = rollout_metrics(episodes) | counts
+    values.update({LOSS_NAMES[k]: v for k, v in (result.metrics if result else {}).items() if k in LOSS_NAMES})
+    values["optim/lr"] = lr
+    if settings.use_teacher:
+        values.update(gate_statistics(steps, settings.opd_beta, settings.opd_estimator))
+        values["skill/parse_rate"] = sum(bool(e.skill and e.skill.valid) for e in episodes) / max(len(episodes), 1)
+    values.update(times)
+    return values
 
 
 def gate_statistics(steps: Sequence[Step], beta: float, estimator: str = "sample") -> dict[str, float | None]:
@@ -72,9 +93,10 @@ def _joined(steps: Sequence[Step], name: str) -> torch.Tensor | None:
 
 
 def trajectory_record(
-    episode: Episode, update: int, config: ExperimentConfig, token_text: TokenText, source: str | None
+    episode: Episode, update: int, settings: LossSettings, token_text: TokenText, source: str | None
 ) -> dict:
-    beta = gate_beta(config.algorithm, config.opd.beta)
+    """One episode's record; `settings` gives the gate's β and estimator, `source` the skill's."""
+    beta = settings.opd_beta
     steps = []
     for step in episode.steps:
         arrays = {"ids": step.response_ids, "text": token_text(step.response_ids), "logp": step.old_logp}
@@ -83,7 +105,7 @@ def trajectory_record(
             delta, gate = opd_gate(step.teacher_logp, step.old_logp, beta)
             arrays.update(teacher_logp=step.teacher_logp, delta=delta, gate=gate)
             # what the update subtracted from g (½, or b(s)): the heatmap can show g − b as the update used it
-            subtracted = subtracted_gate(config.opd.estimator, gate, step.gate_baseline)
+            subtracted = subtracted_gate(settings.opd_estimator, gate, step.gate_baseline)
             if subtracted is not None:
                 arrays["gate_baseline"] = subtracted
         steps.append(
