@@ -102,7 +102,8 @@ def agent_sft(out_dir: str | Path, config: AgentSftConfig, *, echo=sys.stderr) -
     import torch
 
     from seed_trainer.config import ModelConfig, ensure_model_dir
-    from seed_trainer.policy import Policy, pack, response_logprobs
+    from seed_trainer.policy import Policy
+    from seed_trainer.response_scoring import pack, response_logprobs
     from seed_trainer.stages.sft import save_merged_model
 
     out_dir = Path(out_dir)

@@ -218,7 +218,7 @@ def train_model(model, tokenizer, encoded, config: BootstrapConfig, progress=Non
     """Next-token loss on the response tokens only, AdamW with warmup and cosine decay; returns the loss curve."""
     import torch
 
-    from seed_trainer.policy import pack, response_logprobs
+    from seed_trainer.response_scoring import pack, response_logprobs
 
     rng = random.Random(f"bootstrap-train|{config.seed}")
     lengths = [len(p) + len(r) for p, r in encoded]
