@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from seed_trainer.envs.household.world import CLEAN, COOL, HEAT, LOOK, PICK, TWO
+from seed_trainer.envs.household.catalogue import CLEAN, COOL, HEAT, LOOK, PICK, TWO
 
 GENERAL = (
     'Choose only actions from the admissible list, and never repeat an action that answered "Nothing happens.". '
