@@ -26,7 +26,8 @@ from typing import TYPE_CHECKING, Any
 import torch
 
 from seed_trainer import dist
-from seed_trainer.config import BUILTIN_PREFIX, CONVERTED_MODELS, ExperimentConfig, ModelConfig
+from seed_trainer.builtin_models import BUILTIN_PREFIX, CONVERTED_MODELS
+from seed_trainer.config import ExperimentConfig, ModelConfig
 from seed_trainer.policy import Policy, resolve_device, resolve_dtype
 from seed_trainer.precision import NonFiniteError, check_finite_weights, first_non_finite_weight
 from seed_trainer.rollback import rollback_candidates
