@@ -1,8 +1,8 @@
-// Experiment files (`*.seed.yaml`) against schemas/experiment.schema.json, without `vscode`: the shared reading rules
-// of experimentYaml.ts, then ajv with each schema violation mapped back onto the YAML node, worded as the trainer's
-// `validate` words it (trainer/seed_trainer/experiment_check.py), and what the schema says about a key path (hover,
-// completion). Positions are 0-based {line, character}, as in VS Code. Work is linear in the file: one pass to read
-// it, one to validate, a map lookup per problem, and at most MAX_PROBLEMS problems.
+// Experiment files (`*.seed.yaml`) against schemas/experiment.schema.json, without `vscode`: the shared reading
+// rules of experimentText.ts and experimentYaml.ts, then ajv with each schema violation mapped back onto the YAML
+// node, worded as the trainer's `validate` words it (trainer/seed_trainer/experiment_check.py), and what the schema
+// says about a key path (hover, completion). Positions are 0-based {line, character}, as in VS Code. Work is linear
+// in the file: one pass to read it, one to validate, a map lookup per problem, and at most MAX_PROBLEMS problems.
 import type { ErrorObject, ValidateFunction } from 'ajv/dist/2020';
 import { loadAjv2020 } from '../../common/core/lazyRequire';
 import {
@@ -10,11 +10,11 @@ import {
   ReadError,
   decodeExperiment,
   pathKey,
-  readExperimentText,
   type Located,
   type Position,
   type TextRange,
-} from './experimentYaml';
+} from './experimentText';
+import { readExperimentText } from './experimentYaml';
 
 export { LineMap, type Position, type TextRange };
 
