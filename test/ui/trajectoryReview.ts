@@ -118,7 +118,7 @@ async function baselineWeights(page: Page): Promise<string[]> {
   await frame.locator('.legend[data-mode="weight"]').waitFor({ timeout: 10_000 });
   const title = (await frame.locator('.legend-title').textContent()) ?? '';
   const note = (await frame.locator('.legend [data-k="estimator-note"]').textContent()) ?? '';
-  if (!title.includes('opd.estimator: baseline') || !note.includes('b(s) = Σ_v π_old(v|s)·g(v)')) fail(`legend "${title}" / "${note}"`);
+  if (!title.startsWith('update weight g − b(s)') || !note.startsWith('opd.estimator: baseline') || !note.includes('b(s) = Σ_v π_old(v|s)·g(v)')) fail(`legend "${title}" / "${note}"`);
 
   const tokens = frame.locator('.turn[data-turn="0"] .tok');
   await tokens.nth(arrays.count - 1).waitFor({ state: 'visible', timeout: 30_000 });

@@ -70,10 +70,11 @@ test('each estimator names b and g − b, in the legend and for the gate scale',
   assert.equal(baselineWording('baseline').baseline, 'b(s)');
   assert.match(baselineWording('baseline').note, /b\(s\) = Σ_v π_old\(v\|s\)·g\(v\)/);
   assert.match(baselineWording('expected').note, /every vocabulary token/);
-  assert.match(baselineWording('expected').highMeaning, /raised the sampled token's logit/);
+  assert.match(baselineWording('expected').lowMeaning, /lowered the sampled token's logit/);
   assert.match(baselineWording(undefined).note, /does not say how it was computed/);
   const weight = describeScale(heatScale('weight'), 'centred', true);
-  assert.match(weight.title, /opd\.estimator: centred/);
+  assert.equal(weight.title, 'update weight g − ½');
+  assert.match(weight.note ?? '', /^opd\.estimator: centred/);
   assert.equal(weight.note, baselineWording('centred').note);
   assert.match(describeScale(heatScale('gate'), 'baseline', true).note ?? '', /weighed the sampled tokens by g − b\(s\), not by g/);
   assert.equal(describeScale(heatScale('gate'), 'sample', false).note, undefined, 'the paper\'s estimator weighs by g: nothing to add');

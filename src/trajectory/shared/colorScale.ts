@@ -95,9 +95,9 @@ const SCALES: Record<HeatMode, HeatScale> = {
     low: -1,
     center: 0,
     high: 1,
-    title: "g − b: the update weight (b: what the run's OPD estimator subtracted)",
+    title: 'update weight g − b',
     lowMeaning: 'the update pushed the sampled token down',
-    highMeaning: 'the update pushed the sampled token up',
+    highMeaning: 'pushed it up',
   },
 };
 

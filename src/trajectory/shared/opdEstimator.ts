@@ -59,7 +59,7 @@ export interface BaselineWording {
   weight: string;
   /** The hover-card label of b. */
   baseline: string;
-  /** The legend title of the g − b scale. */
+  /** The legend title of the g − b scale (the note under it names the estimator). */
   title: string;
   lowMeaning: string;
   highMeaning: string;
@@ -69,14 +69,14 @@ export interface BaselineWording {
 
 /** How the viewer names b and g − b for a run's estimator (undefined: a baseline recorded by an unknown estimator). */
 export function baselineWording(estimator: OpdEstimator | undefined): BaselineWording {
-  const push = { lowMeaning: 'the update pushed the sampled token down', highMeaning: 'the update pushed the sampled token up' };
+  const push = { lowMeaning: 'the update pushed the sampled token down', highMeaning: 'pushed it up' };
   switch (estimator) {
     case 'centred':
       return {
         ...push,
         weight: 'g − ½',
         baseline: 'b = ½',
-        title: 'g − ½: the update weight (opd.estimator: centred)',
+        title: 'update weight g − ½',
         note: 'opd.estimator: centred — the update weighed each sampled token by g − ½ (not g): a gate of ½ gives no push.',
       };
     case 'baseline':
@@ -84,16 +84,16 @@ export function baselineWording(estimator: OpdEstimator | undefined): BaselineWo
         ...push,
         weight: 'g − b(s)',
         baseline: 'b(s)',
-        title: 'g − b(s): the update weight (opd.estimator: baseline)',
+        title: 'update weight g − b(s)',
         note: 'opd.estimator: baseline — the update weighed each sampled token by g − b(s), b(s) = Σ_v π_old(v|s)·g(v), the gate the policy expected at that position.',
       };
     case 'expected':
       return {
         weight: 'g − b(s)',
         baseline: 'b(s)',
-        title: 'g − b(s): direction of the push on the sampled token (opd.estimator: expected)',
+        title: 'g − b(s): direction of the push',
         lowMeaning: "the update lowered the sampled token's logit",
-        highMeaning: "the update raised the sampled token's logit",
+        highMeaning: 'raised it',
         note: "opd.estimator: expected — the update weighed every vocabulary token v by π_old(v|s)·g(v), not only the sampled one; on the sampled token's logit that is π_old(y|s)·(g − b(s)) at ratio 1, so the colour is the push's direction (its size is scaled by π_old(y|s)).",
       };
     default:
@@ -101,7 +101,7 @@ export function baselineWording(estimator: OpdEstimator | undefined): BaselineWo
         ...push,
         weight: 'g − b',
         baseline: 'b',
-        title: "g − b: the update weight (b: what the run's OPD estimator subtracted)",
+        title: 'update weight g − b',
         note: `b is the gate_baseline the trainer recorded; this run's opd.estimator (${estimator ?? 'unknown'}) does not say how it was computed.`,
       };
   }
