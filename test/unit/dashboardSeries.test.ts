@@ -95,6 +95,19 @@ test('metric rows become points of the right charts; eval rows only where evalua
   assert.equal(new Set(DASHBOARD_CHARTS.map((c) => c.id)).size, DASHBOARD_CHARTS.length);
 });
 
+test('the gate chart shows the mean baseline b beside the mean g when the estimator subtracts one', () => {
+  const row = { step: 2, time: 't', kind: 'update', 'gate/mean': 0.47, 'opd/gate_baseline_mean': 0.44, 'opd/tail_mass': 0.01 } as unknown as MetricRow;
+  assert.deepEqual(metricPoints(row).map((p) => [p.series, p.chart, p.y]), [
+    ['gate/mean', 'gate', 0.47],
+    ['opd/gate_baseline_mean', 'gate', 0.44],
+  ]);
+  assert.equal(chartOf('opd/gate_baseline_mean')?.fraction, true);
+  assert.deepEqual([seriesLabel('gate/mean'), seriesLabel('opd/gate_baseline_mean')], ['mean g', 'mean b (subtracted from g)']);
+  // `sample` runs write no baseline (and null before any valid skill): nothing is drawn for it.
+  const sample = { step: 2, time: 't', kind: 'update', 'gate/mean': 0.47, 'opd/gate_baseline_mean': null } as unknown as MetricRow;
+  assert.deepEqual(metricPoints(sample).map((p) => p.series), ['gate/mean']);
+});
+
 test('pyramid decimation keeps every pixel column\'s extremes, over ranges and while points are appended', () => {
   const S = Series;
   const perColumn = minMaxDecimate;

@@ -39,7 +39,9 @@ interface Expectation {
     teacher_logp_head: number[];
     delta_head: number[];
     gate_head: number[];
-    beta: number;
+    gate_baseline_head?: number[];
+    beta?: number;
+    estimator?: string;
   };
   review_states?: string[];
   tags?: string[];
@@ -93,9 +95,24 @@ test('the valid fixture decodes to the arrays the trainer wrote', async () => {
   assert.deepEqual([...arrays.teacherLogp.slice(0, 6)], decoded.teacher_logp_head);
   assert.deepEqual([...arrays.delta.slice(0, 6)], decoded.delta_head);
   assert.deepEqual([...arrays.gate.slice(0, 6)], decoded.gate_head);
+  const beta = decoded.beta ?? NaN;
   arrays.delta.forEach((delta, i) => {
-    assert.ok(Math.abs((arrays.gate?.[i] ?? NaN) - 1 / (1 + Math.exp(-decoded.beta * delta))) < 1e-6);
+    assert.ok(Math.abs((arrays.gate?.[i] ?? NaN) - 1 / (1 + Math.exp(-beta * delta))) < 1e-6);
   });
+});
+
+test('the baseline fixture decodes gate_baseline beside the gate, as the trainer wrote it', async () => {
+  const decoded = expectations['valid-baseline']?.decoded;
+  assert.ok(decoded?.gate_baseline_head);
+  const reader = new RunReader(path.join(fixtures, 'valid-baseline'), schemas);
+  const manifest = await reader.readManifest();
+  assert.equal((manifest.config.opd as { estimator?: unknown }).estimator, decoded.estimator);
+  const step = (await reader.findTrajectory(decoded.trajectory)).steps[decoded.step];
+  const arrays = step && RunReader.decodeStep(step);
+  assert.ok(arrays?.gate && arrays.gateBaseline);
+  assert.equal(arrays.count, decoded.count);
+  assert.deepEqual([...arrays.gate.slice(0, 6)], decoded.gate_head);
+  assert.deepEqual([...arrays.gateBaseline.slice(0, 6)], decoded.gate_baseline_head);
 });
 
 test('the valid fixture reads through the reader', async () => {

@@ -21,7 +21,9 @@ export const DASHBOARD_CHARTS: readonly ChartSpec[] = [
   { id: 'kl', title: 'KL to the reference (k3, nats/token)', metrics: ['loss/kl'] },
   { id: 'entropy', title: 'Entropy (nats/token)', metrics: ['loss/entropy'] },
   { id: 'opd', title: 'OPD loss (before λ)', metrics: ['loss/opd'] },
-  { id: 'gate', title: 'Gate mean g', metrics: ['gate/mean'], fraction: true },
+  // With an OPD estimator that subtracts a baseline (centred, baseline, expected) the update weighed tokens by g − b:
+  // the mean b (opd/gate_baseline_mean) is drawn beside the mean g, so their gap is the mean weight.
+  { id: 'gate', title: 'Gate mean g (and baseline b, when the estimator subtracts one)', metrics: ['gate/mean', 'opd/gate_baseline_mean'], fraction: true },
   { id: 'gate-half', title: 'Fraction g > 0.5', metrics: ['gate/frac_gt_half'], fraction: true },
   { id: 'delta', title: 'Δ mean (nats)', metrics: ['delta/mean'] },
   { id: 'parse', title: 'Skill parse rate', metrics: ['skill/parse_rate'], fraction: true },
@@ -82,8 +84,16 @@ export function metricPoints(row: MetricRow): MetricPoint[] {
   return points;
 }
 
+/** Series whose legend text is not the part of the metric name after its `/`. */
+const SERIES_LABELS: Readonly<Record<string, string>> = {
+  'gate/mean': 'mean g',
+  'opd/gate_baseline_mean': 'mean b (subtracted from g)',
+};
+
 /** The legend text of a series: `overall`, `pick_and_place`, `eval test_seen · overall`, `rollout`… */
 export function seriesLabel(series: string): string {
+  const named = SERIES_LABELS[series];
+  if (named) return named;
   const match = /^eval:([^:]+):(.+)$/.exec(series);
   const short = (metric: string): string => metric.slice(metric.indexOf('/') + 1);
   return match ? `eval ${match[1]} · ${short(match[2] ?? '')}` : short(series);
