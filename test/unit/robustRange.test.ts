@@ -40,18 +40,23 @@ test('a trend and a wide spread keep every point', () => {
   near(spread.max, 103.95);
 });
 
-test('at most 1 % of the points (at least one) go at each end, and only far-out ones', () => {
-  // 30 points, two spikes: only the larger one may go
+test('at most 5 % of the points (at least one) go at each end, and only far-out ones', () => {
+  // 30 points, two spikes: only the larger one may go (5 % of 30 is 1.5)
   const two = robustRange([...from(10, 37), 500, 1000]);
   assert.ok(two);
   near(two.max, 500 + 0.05 * 490);
   assert.equal(two.above, 1);
-  // 200 points: two may go at each end; one spike at each end does
+  // 200 points: ten may go at each end; the one spike at each end does
   const both = robustRange([-1e4, ...from(0, 197), 1e4]); // q1 48.75, q3 148.25: fences −249.75 and 446.75
   assert.ok(both);
   assert.deepEqual([both.below, both.above], [1, 1]);
   near(both.min, -9.85);
   near(both.max, 206.85);
+  // 0 on 80 points, 10 on 20 (quartiles 0 and 0: every 10 is "far out"): only 5 of them go, 10 stays in view
+  const structure = robustRange([...Array<number>(80).fill(0), ...Array<number>(20).fill(10)]);
+  assert.ok(structure);
+  assert.equal(structure.above, 5);
+  near(structure.max, 10.5);
 });
 
 test('non-finite values are ignored; nothing finite gives no range', () => {

@@ -2,7 +2,8 @@
 // zoom; and a redraw when the theme or the window size changes.
 import { markAllDirty } from './render';
 import { channel, hidden, model, saveState, state } from './state';
-import { axisSelect, logBox, perTaskBox, rawBox, resetZoom, runsSelect, smoothingSelect } from './toolbar';
+import { isUnsmoothed } from '../../src/dashboard/shared/charts';
+import { axisSelect, logBox, perTaskBox, rawBox, resetZoom, robustBox, runsSelect, smoothingSelect } from './toolbar';
 
 export function installControls(): void {
   runsSelect.addEventListener('change', () => {
@@ -15,7 +16,7 @@ export function installControls(): void {
     saveState();
     for (const data of model.runs.values()) {
       for (const [name, pair] of data.series) {
-        if (name.startsWith('eval:')) continue;
+        if (isUnsmoothed(name)) continue;
         pair.step.setSmoothing(state.smoothing);
         pair.time.setSmoothing(state.smoothing);
       }
@@ -35,6 +36,7 @@ export function installControls(): void {
     [perTaskBox, (on) => (state.perTaskType = on)],
     [rawBox, (on) => (state.showRaw = on)],
     [logBox, (on) => (state.logScale = on)],
+    [robustBox, (on) => (state.robustY = on)],
   ];
   for (const [box, set] of toggles) {
     box.addEventListener('change', () => {

@@ -1,5 +1,6 @@
 // What a chart draws: the series of the overlaid runs that belong to it, as chart.js datasets (smoothed line, faded
-// raw line, evaluation points with their Wilson intervals) decimated to the canvas width, its legend, and its CSV.
+// raw line, evaluation points with their Wilson intervals, a strip's median with its boxes) decimated to the canvas
+// width, its legend, and its CSV.
 import { chartOfSeries, isPerTaskType, seriesLabel } from '../../src/dashboard/shared/charts';
 import type { CsvSeries } from '../../src/dashboard/shared/csv';
 import { wilsonInterval, type Interval } from '../../src/dashboard/shared/evaluation';
@@ -7,6 +8,7 @@ import { pyramidDecimate, type Point, type SmoothedSeries } from '../../src/dash
 import { displayText, isolatedText } from '../../src/common/shared/inertText';
 import type { DashboardRun } from '../../src/dashboard/shared/protocol';
 import { cssVar, type ChartView, type LegendEntry, type SeriesDataset } from './chartView';
+import type { StripBox } from './quantileStrips';
 import { hidden, model, state } from './state';
 
 const DASH_PATTERNS: number[][] = [[], [6, 3], [2, 2], [10, 3, 2, 3], [1, 3]];
@@ -56,6 +58,13 @@ function seriesOf(view: ChartView): SeriesInView[] {
   return found;
 }
 
+/** The boxes of a run's strip in the visible x range (all of them: one per update, far fewer than a series' points). */
+function stripsOf(run: DashboardRun, family: string): StripBox[] {
+  const boxes = model.runs.get(run.key)?.strips.get(family)?.[state.xAxis] ?? [];
+  const range = model.xRange;
+  return range ? boxes.filter((b) => b.x >= range.min && b.x <= range.max) : boxes;
+}
+
 /** The Wilson interval of each point of an evaluation series (n from the run's latest report of that split). */
 function intervalsOf(run: DashboardRun, name: string, points: Point[]): Array<Interval | undefined> {
   const match = /^eval:([^:]+):success\/(.+)$/.exec(name);
@@ -64,22 +73,35 @@ function intervalsOf(run: DashboardRun, name: string, points: Point[]): Array<In
   return points.map((p) => (n ? wilsonInterval(Math.round(p.y * n), n) : undefined));
 }
 
-export function datasetsFor(view: ChartView, width: number): { datasets: SeriesDataset[]; legend: LegendEntry[] } {
+/** The datasets and legend of a chart, and with "Robust y" the values its y range is taken from: the raw points (a
+ * smoothed line only ever carries a spike's tail, and may leave the plot with it) and the strips' box ends. */
+export function datasetsFor(view: ChartView, width: number): { datasets: SeriesDataset[]; legend: LegendEntry[]; robustYs: number[] | undefined } {
   const colours = palette();
   const many = model.overlaid.length > 1;
   const datasets: SeriesDataset[] = [];
   const legend: LegendEntry[] = [];
   const range = model.xRange ? { xMin: model.xRange.min, xMax: model.xRange.max } : undefined;
+  const robustYs = state.robustY ? ([] as number[]) : undefined;
   for (const { run, runIndex, name, seriesIndex, series, key } of seriesOf(view)) {
     const isEval = name.startsWith('eval:');
     const perType = isPerTaskType(name);
     const colour = (many ? colours[runIndex % colours.length] : colours[seriesIndex % colours.length]) ?? '#888';
     const dash = many ? (DASH_PATTERNS[seriesIndex % DASH_PATTERNS.length] ?? []) : perType ? [4, 3] : [];
-    const label = many ? `${isolatedText(run.name)} · ${displayText(seriesLabel(name))}` : displayText(seriesLabel(name));
+    const family = view.spec.quantiles;
+    const short = family ? 'median, boxes 25–75 % and 5–95 %' : displayText(seriesLabel(name));
+    const label = many ? `${isolatedText(run.name)} · ${short}` : short;
     const off = hidden.has(key);
     legend.push({ key, label, colour, dash, hidden: off });
     if (off) continue;
-    const smoothed = pyramidDecimate(isEval ? series.raw : series.smoothed, width, range);
+    const unsmoothed = isEval || series.smoothing === 0;
+    const smoothed = pyramidDecimate(unsmoothed ? series.raw : series.smoothed, width, range);
+    const showRaw = state.showRaw && !unsmoothed && series.raw.length > 1;
+    const raw = unsmoothed ? smoothed : showRaw || robustYs ? pyramidDecimate(series.raw, width, range) : [];
+    const strips = family ? stripsOf(run, family) : undefined;
+    if (robustYs) {
+      for (const p of raw) robustYs.push(p.y);
+      for (const box of strips ?? []) robustYs.push(box.p05, box.p95);
+    }
     // A series of one point has no line to draw: it is drawn as a point (and evaluation series always are).
     const single = series.raw.length === 1;
     datasets.push({
@@ -96,11 +118,12 @@ export function datasetsFor(view: ChartView, width: number): { datasets: SeriesD
       normalized: true,
       spanGaps: true,
       ...(isEval ? { intervals: intervalsOf(run, name, smoothed) } : {}),
+      ...(strips ? { strips } : {}),
     } as SeriesDataset);
-    if (state.showRaw && !isEval && series.smoothing > 0 && series.raw.length > 1) {
+    if (showRaw) {
       datasets.push({
         label: `${label} (raw)`,
-        data: pyramidDecimate(series.raw, width, range),
+        data: raw,
         borderColor: faded(colour),
         backgroundColor: faded(colour),
         borderWidth: 1,
@@ -112,7 +135,7 @@ export function datasetsFor(view: ChartView, width: number): { datasets: SeriesD
       } as SeriesDataset);
     }
   }
-  return { datasets, legend };
+  return { datasets, legend, robustYs };
 }
 
 function seriesOrder(a: string, b: string): number {

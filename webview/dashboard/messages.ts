@@ -14,7 +14,7 @@ export function installMessages(): void {
       for (const run of model.overlaid) {
         const data = model.runs.get(run.key);
         if (data) data.run = run;
-        else model.runs.set(run.key, { run, series: new Map(), points: 0, origin: run.started ? Date.parse(run.started) : undefined, final: finalMetrics([]), evaluations: [], beforeAfter: [] });
+        else model.runs.set(run.key, { run, series: new Map(), strips: new Map(), points: 0, origin: run.started ? Date.parse(run.started) : undefined, final: finalMetrics([]), evaluations: [], beforeAfter: [] });
       }
       state.runs = model.overlaid.map((run) => run.key);
       saveState();

@@ -1,9 +1,10 @@
 // Metrics rows in, redraws out: each row is parsed into the runs' typed series (smoothing kept incrementally), and the
 // charts whose data changed are redrawn at most four times per second.
-import { chartOfSeries, metricPoints } from '../../src/dashboard/shared/charts';
+import { chartOfSeries, isUnsmoothed, metricPoints } from '../../src/dashboard/shared/charts';
 import { finalMetrics } from '../../src/dashboard/shared/runComparison';
 import { SmoothedSeries } from '../../src/dashboard/shared/series';
 import type { ToDashboard } from '../../src/dashboard/shared/protocol';
+import { QUANTILE_FAMILIES, quantileSummary } from '../../src/runs/shared/metricQuantiles';
 import type { MetricRow } from '../../src/runs/shared/types';
 import { beforeAfterPanel } from './beforeAfter';
 import { datasetsFor } from './datasets';
@@ -23,6 +24,7 @@ export function ingest(params: ToDashboard['metrics']): void {
   if (!data) return;
   if (params.reset) {
     data.series.clear();
+    data.strips.clear();
     data.points = 0;
     data.final = finalMetrics([]);
     data.origin = data.run.started ? Date.parse(data.run.started) : undefined;
@@ -47,7 +49,7 @@ function ingestRow(data: RunData, row: MetricRow): void {
   for (const point of metricPoints(row)) {
     let pair = data.series.get(point.series);
     if (!pair) {
-      const smoothing = point.split === undefined ? state.smoothing : 0;
+      const smoothing = isUnsmoothed(point.series) ? 0 : state.smoothing;
       pair = { step: new SmoothedSeries(smoothing), time: new SmoothedSeries(smoothing) };
       data.series.set(point.series, pair);
     }
@@ -55,6 +57,25 @@ function ingestRow(data: RunData, row: MetricRow): void {
     if (!Number.isNaN(minutes)) pair.time.push(minutes, point.y);
     data.points += 1;
     const view = model.charts.find((c) => c.spec.id === point.chart);
+    if (view) view.dirty = true;
+  }
+  if (row.kind === 'update') ingestStrips(data, row, minutes);
+}
+
+/** The row's boxes of each quantile family (drawn under the family's median, which metricPoints gave its series). */
+function ingestStrips(data: RunData, row: MetricRow, minutes: number): void {
+  for (const family of QUANTILE_FAMILIES) {
+    const summary = quantileSummary(row, family);
+    if (!summary) continue;
+    let pair = data.strips.get(family);
+    if (!pair) {
+      pair = { step: [], time: [] };
+      data.strips.set(family, pair);
+    }
+    const { p05, p25, p50, p75, p95 } = summary;
+    pair.step.push({ x: row.step, p05, p25, p50, p75, p95 });
+    if (!Number.isNaN(minutes)) pair.time.push({ x: minutes, p05, p25, p50, p75, p95 });
+    const view = model.charts.find((c) => c.spec.quantiles === family);
     if (view) view.dirty = true;
   }
 }
@@ -101,8 +122,8 @@ function render(): void {
     if (!hasData || !view.dirty) continue;
     view.dirty = false;
     const width = Math.max(50, Math.round(view.canvas.clientWidth || view.card.clientWidth || 400));
-    const { datasets, legend } = datasetsFor(view, width);
-    view.draw(datasets, legend, { xAxis: state.xAxis, logScale: state.logScale, xRange: model.xRange });
+    const { datasets, legend, robustYs } = datasetsFor(view, width);
+    view.draw(datasets, legend, { xAxis: state.xAxis, logScale: state.logScale, robustYs, xRange: model.xRange });
   }
   if (panelsDirty) renderPanels();
   emptyNote.hidden = any;

@@ -7,6 +7,7 @@ import type { SmoothedSeries } from '../../src/dashboard/shared/series';
 import { TO_DASHBOARD, type BeforeAfterView, type DashboardRun, type FromDashboard, type ToDashboard } from '../../src/dashboard/shared/protocol';
 import { HostChannel } from '../shared/hostApi';
 import type { ChartView } from './chartView';
+import type { StripBox } from './quantileStrips';
 
 export interface SavedState {
   smoothing: number;
@@ -18,6 +19,8 @@ export interface SavedState {
   xAxis: XAxis;
   showRaw: boolean;
   logScale: boolean;
+  /** y ranges from the bulk of the points drawn, leaving outliers out (robustRange.ts). */
+  robustY: boolean;
 }
 
 /** A metric's values against both x axes. */
@@ -26,9 +29,17 @@ export interface SeriesPair {
   time: SmoothedSeries;
 }
 
+/** A quantile family's boxes, one per update, against both x axes. */
+export interface StripPair {
+  step: StripBox[];
+  time: StripBox[];
+}
+
 export interface RunData {
   run: DashboardRun;
   series: Map<string, SeriesPair>;
+  /** Per quantile family (`gate`, `delta`): the boxes of its strip chart. */
+  strips: Map<string, StripPair>;
   points: number;
   /** Start of the run in ms (wall-time axis origin): run.json's start, else the first row's time. */
   origin: number | undefined;
@@ -48,6 +59,7 @@ export const state: SavedState = {
   xAxis: saved.xAxis ?? 'step',
   showRaw: saved.showRaw ?? true,
   logScale: saved.logScale ?? false,
+  robustY: saved.robustY ?? false,
 };
 export const hidden = new Set(state.hidden);
 

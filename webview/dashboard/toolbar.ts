@@ -42,6 +42,8 @@ export const axisSelect = select('x-axis', [['step', 'step'], ['time', 'wall tim
 export const perTaskBox = checkbox('per-task-type', 'Per task type', state.perTaskType);
 export const rawBox = checkbox('show-raw', 'Raw', state.showRaw);
 export const logBox = checkbox('log-scale', 'Log y', state.logScale);
+export const robustBox = checkbox('robust-y', 'Robust y', state.robustY);
+robustBox.title = 'y range from the bulk of the points drawn: up to 1 % of them at each end left out when far from the rest (3 interquartile ranges); fractions keep 0–1';
 export const resetZoom = element('button', 'reset-zoom', 'Reset zoom');
 resetZoom.hidden = true;
 const statusLine = element('span', 'status');
@@ -55,6 +57,7 @@ toolbar.append(
   perTaskBox,
   rawBox,
   logBox,
+  robustBox,
   resetZoom,
   statusLine,
 );

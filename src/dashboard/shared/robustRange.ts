@@ -1,9 +1,11 @@
-// The y range of a chart: from the data's extremes, or with "Robust y" from the bulk of the points drawn, so that a few
-// spikes (a loss blowing up at one update) do not squash every other value into a flat line. No DOM, no `vscode`.
+// The y range of a chart: from the data's extremes, or with "Robust y" from the bulk of the data, so that a few spikes (a
+// loss blowing up at one update) do not squash every other value into a flat line. No DOM, no `vscode`.
 import { flatYRange } from './axis';
 
-/** Of the points at each end, at most this share (and at least one) may be left out of a robust range. */
-const OUTLIER_SHARE = 0.01;
+/** Of the points at each end, at most this share (and at least one) may be left out of a robust range: TensorBoard's
+ * "ignore outliers" keeps the 5th–95th percentile; a structure of more points than that (a phase time that is 0 on most
+ * updates) stays in view. */
+const OUTLIER_SHARE = 0.05;
 /** Tukey's "far out": more than 3 interquartile ranges beyond the quartiles. */
 const FAR_OUT_IQR = 3;
 /** Space above and below the range kept, as a share of its span. */
@@ -32,10 +34,10 @@ export interface RobustRange {
 
 /**
  * The range of the finite `values` without their outliers, with a margin of 5 % of its span on each side. A point is
- * left out only when it is both among the most extreme 1 % at its end (at least one point, so short runs have their
+ * left out only when it is both among the most extreme 5 % at its end (at least one point, so short runs have their
  * spike left out too) and far out by Tukey's rule (more than 3 IQR beyond the quartiles): a trend or a wide spread
- * keeps all its points, and at most 1 % of them can ever go. Undefined without a finite value. O(n log n) in the
- * points given — the chart gives the points it draws (at most four per pixel column), not the whole series.
+ * keeps all its points. Undefined without a finite value. O(n log n) in the points given — the chart gives its raw
+ * points decimated to the canvas width (at most four per pixel column), not the whole series.
  */
 export function robustRange(values: readonly number[]): RobustRange | undefined {
   const sorted = Float64Array.from(values.filter((v) => Number.isFinite(v))).sort();
