@@ -81,7 +81,7 @@ export function datasetsFor(view: ChartView, width: number): { datasets: SeriesD
   const datasets: SeriesDataset[] = [];
   const legend: LegendEntry[] = [];
   const range = model.xRange ? { xMin: model.xRange.min, xMax: model.xRange.max } : undefined;
-  const robustYs = state.robustY ? ([] as number[]) : undefined;
+  const robustYs = state.robustY && !view.spec.fraction ? ([] as number[]) : undefined; // fractions keep [0, 1]
   for (const { run, runIndex, name, seriesIndex, series, key } of seriesOf(view)) {
     const isEval = name.startsWith('eval:');
     const perType = isPerTaskType(name);
