@@ -101,6 +101,18 @@ function button(text: string, title: string, action: string): HTMLButtonElement 
   return element;
 }
 
+/** The x range of a strip chart with half an update's slot beyond the first and the last box (their boxes would be
+ * cut in half by the plot's edges); undefined for other charts. */
+function stripPadding(datasets: readonly SeriesDataset[]): { min: number; max: number } | undefined {
+  const xs = datasets.flatMap((d) => (d.strips ?? []).map((b) => b.x));
+  const distinct = new Set(xs).size;
+  if (distinct < 2) return undefined;
+  const min = Math.min(...xs);
+  const max = Math.max(...xs);
+  const pad = (max - min) / (distinct - 1) / 2;
+  return { min: min - pad, max: max + pad };
+}
+
 /** A strip's tooltip line names its box (median, 25–75 %, 5–95 %); any other dataset's, its value. */
 function stripTooltip(item: TooltipItem<'line'>): string {
   const box = (item.dataset as SeriesDataset).strips?.find((b) => b.x === item.parsed.x);
@@ -190,7 +202,7 @@ export class ChartView {
     this.chart ??= this.create(wantLog);
     const x = this.chart.options.scales!.x!;
     const xs = datasets.flatMap((d) => d.data.map((p) => p.x));
-    const padded = paddedRange(Math.min(...xs), Math.max(...xs), options.xAxis);
+    const padded = paddedRange(Math.min(...xs), Math.max(...xs), options.xAxis) ?? stripPadding(datasets);
     const range = options.xRange ?? padded;
     x.min = range?.min;
     x.max = range?.max;
