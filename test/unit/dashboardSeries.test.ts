@@ -1,7 +1,7 @@
 // The dashboard's data path: metric rows → series, debiased smoothing, min-max decimation.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { DASHBOARD_CHARTS, chartOf, chartOfSeries, isPerTaskType, metricPoints, seriesLabel } from '../../src/dashboard/shared/charts';
+import { DASHBOARD_CHARTS, chartOf, chartOfSeries, isPerTaskType, isUnsmoothed, metricPoints, seriesLabel } from '../../src/dashboard/shared/charts';
 import { Series, SmoothedSeries, minMaxDecimate, pyramidDecimate } from '../../src/dashboard/shared/series';
 import type { MetricRow } from '../../src/runs/shared/types';
 
@@ -93,6 +93,12 @@ test('metric rows become points of the right charts; eval rows only where evalua
     assert.ok(chartOf(name), name);
   }
   assert.equal(new Set(DASHBOARD_CHARTS.map((c) => c.id)).size, DASHBOARD_CHARTS.length);
+  // Quantile strips: the median is the series (drawn as written), the other quantiles are the boxes, not lines.
+  assert.equal(chartOf('gate/p50')?.quantiles, 'gate');
+  assert.equal(chartOf('delta/p50')?.quantiles, 'delta');
+  assert.equal(chartOf('gate/p95'), undefined);
+  assert.equal(chartOf('delta/count'), undefined);
+  assert.deepEqual(['delta/p50', 'eval:test_seen:success/overall', 'loss/pg', 'gate/mean'].map(isUnsmoothed), [true, true, false, false]);
 });
 
 test('the gate chart shows the mean baseline b beside the mean g when the estimator subtracts one', () => {

@@ -21,6 +21,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import torch
+
+from seed_trainer.algo.quantiles import token_quantiles
 from seed_trainer.runlog import RunEnvironment, RunReader, RunWriter, SchemaSet, TokenArrays
 from seed_trainer.runlog.atomic import write_json_atomic
 from seed_trainer.runlog.jsonl import Appended
@@ -283,10 +286,21 @@ def write_valid(out: Path) -> dict[str, Any]:
     for update, plan in plans.items():
         writer.event("progress", f"update {update}: rollout", step=update, phase="rollout", done=0, total=len(plan))
         successes = 0
+        distilled: dict[str, list[float]] = {"gate": [], "delta": []}
         for task_index, success, group, sample, advantage, skill_valid in plan:
             record = episode(rng, update, "train", task_index, success, group, sample, advantage, True, skill_valid)
             writer.trajectory(record)
             successes += success
+            for step in record["steps"]:
+                if step["tokens"].gate is not None:
+                    distilled["gate"] += step["tokens"].gate
+                    distilled["delta"] += step["tokens"].delta
+        # the quantiles of the distilled tokens' g and Δ, from float32 values as the trainer holds (and writes) them
+        quantiles = {
+            key: value
+            for family, values in distilled.items()
+            for key, value in token_quantiles(torch.tensor(values, dtype=torch.float32), family).items()
+        }
         rate = successes / len(plan)
         writer.metrics(
             update,
@@ -313,6 +327,7 @@ def write_valid(out: Path) -> dict[str, Any]:
                 "time/analysis": 4.25,
                 "time/teacher": 1.5,
                 "time/update": 3.75,
+                **quantiles,
             },
         )
         writer.set_progress(update)
@@ -682,6 +697,32 @@ def write_broken(out: Path, valid: dict[str, Any]) -> dict[str, Any]:
         "errors": [{"kind": "schema", "file": "tags.json", "line": None, "field": "tags[1]"}],
         "warnings": [],
     }
+
+    # A gate quantile above 1 (g = σ(β·Δ) never is): the schema bounds the gate's quantiles to [0, 1].
+    rows = [json.loads(line) for line in _lines(src / "metrics.jsonl")]
+    rows[0]["gate/p95"] = 1.25
+    _write_metrics(new("quantile-out-of-range"), rows)
+    expected["quantile-out-of-range"] = {
+        "errors": [{"kind": "schema", "file": "metrics.jsonl", "line": 1, "field": "gate/p95"}],
+        "warnings": [],
+    }
+
+    # Quantiles of Δ that go down from p25 to p50: each is a valid number, together they cannot be quantiles.
+    rows = [json.loads(line) for line in _lines(src / "metrics.jsonl")]
+    rows[1]["delta/p25"] = rows[1]["delta/p75"]
+    _write_metrics(new("quantiles-out-of-order"), rows)
+    expected["quantiles-out-of-order"] = {
+        "errors": [
+            {
+                "kind": "consistency",
+                "file": "metrics.jsonl",
+                "line": 2,
+                "field": "delta/p50",
+                "message_includes": "is below delta/p25",
+            }
+        ],
+        "warnings": [],
+    }
     return expected
 
 
@@ -820,6 +861,10 @@ def baseline_expectations(out: Path) -> dict[str, Any]:
     }
 
 
+def _write_metrics(run: Path, rows: list[dict[str, Any]]) -> None:
+    (run / "metrics.jsonl").write_bytes(b"".join((json.dumps(r, separators=(",", ":")) + "\n").encode() for r in rows))
+
+
 def valid_expectations(out: Path) -> dict[str, Any]:
     reader = RunReader(out / "valid")
     index = reader.trajectory_index()
@@ -843,6 +888,7 @@ def valid_expectations(out: Path) -> dict[str, Any]:
         "manifest": {key: reader.manifest()[key] for key in ("id", "stage", "algorithm", "status", "format_version")},
         "review_states": [skill["review"]["state"] for skill in reader.skills()],
         "tags": reader.tags(),
+        "quantiles": distilled_quantiles(reader),
         "decoded": {
             "trajectory": entry["id"],
             "step": 1,
@@ -856,6 +902,27 @@ def valid_expectations(out: Path) -> dict[str, Any]:
             "beta": BETA,
         },
     }
+
+
+def distilled_quantiles(reader: RunReader) -> dict[str, list[dict[str, Any]]]:
+    """Per family and update, the quantiles of the g and Δ that the update's trajectories hold: what its metrics row
+    must say (both readers' tests compare)."""
+    values: dict[int, dict[str, list[float]]] = {}
+    for row in reader.trajectory_index():
+        if row["phase"] != "train":
+            continue
+        for step in reader.trajectory(row)["steps"]:
+            arrays = reader.tokens(step)
+            if arrays is not None and arrays.gate is not None:
+                update = values.setdefault(row["update"], {"gate": [], "delta": []})
+                update["gate"] += arrays.gate
+                update["delta"] += arrays.delta
+    out: dict[str, list[dict[str, Any]]] = {"gate": [], "delta": []}
+    for update, families in sorted(values.items()):
+        for family, found in families.items():
+            summary = token_quantiles(torch.tensor(found, dtype=torch.float64), family)
+            out[family].append({"step": update, **{k.split("/")[1]: v for k, v in summary.items()}})
+    return out
 
 
 def generate(out: Path) -> None:

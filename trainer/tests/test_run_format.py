@@ -104,6 +104,23 @@ def test_valid_fixture_reads_through_the_reader():
     assert reader.warnings == []
 
 
+def test_valid_fixture_quantiles_are_those_of_its_distilled_tokens():
+    """Each update row's quantiles of g and Δ are those of the gates and deltas its trajectories hold (the generator
+    computed expectations.json's from the trajectories); the TypeScript reader is held to the same numbers."""
+    reader = RunReader(FIXTURES / "valid", schemas=SCHEMAS)
+    for family, expected in EXPECTATIONS["valid"]["quantiles"].items():
+        got = reader.metric_quantiles(family)
+        assert [step for step, _ in got] == [row["step"] for row in expected] == [1, 2]
+        for (_, summary), want in zip(got, expected):
+            assert summary == {key: value for key, value in want.items() if key != "step"}
+        counts = [summary["count"] for _, summary in got]
+        teacher_tokens = [
+            sum(r["tokens"] for r in reader.trajectory_index() if r["update"] == step and r["teacher"])
+            for step in (1, 2)
+        ]
+        assert counts == teacher_tokens
+
+
 def test_unknown_format_version_is_refused_with_a_clear_message():
     with pytest.raises(RunFormatError) as info:
         RunReader(FIXTURES / "unknown-format-version", schemas=SCHEMAS).manifest()

@@ -11,6 +11,7 @@ from seed_trainer.runlog import layout
 from seed_trainer.runlog.errors import RunFormatError, TornLine, format_field_path
 from seed_trainer.runlog.jsonl import JsonlRead, iter_jsonl, parse_line, read_jsonl, read_line_at
 from seed_trainer.runlog.layout import RunPaths
+from seed_trainer.runlog.quantiles import quantile_summary
 from seed_trainer.runlog.schemas import SchemaSet
 from seed_trainer.runlog.tokens import BASELINE_FIELD, TokenArrays, gate_baseline_problem, token_array_problems
 
@@ -189,6 +190,11 @@ class RunReader:
 
     def metrics(self) -> list[dict[str, Any]]:
         return self.read("metrics").values
+
+    def metric_quantiles(self, family: str) -> list[tuple[int, dict[str, float]]]:
+        """(update, {min, p05, …, max, count}) of every update row holding quantiles of `family` (`gate`, `delta`)."""
+        rows = [(row["step"], quantile_summary(row, family)) for row in self.metrics() if row.get("kind") == "update"]
+        return [(step, summary) for step, summary in rows if summary is not None]
 
     def skills(self) -> list[dict[str, Any]]:
         return self.read("skills").values
