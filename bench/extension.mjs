@@ -17,7 +17,8 @@
 //               chart.update), median over the runs. Baseline in the same browser: chart.js given the same 1 000 000
 //               points without decimation (one update()); for reference also chart.js's own min-max decimation
 //               plugin. Then the same with 5 runs of 200 000 points overlaid (one row appended to one of them),
-//               against the plugin on the same five datasets. Goal ≤ 16 ms p95.
+//               against the plugin on the same five datasets. Goal ≤ 16 ms p95. Then `robust`: 1 000 000 points of a
+//               loss (a chart whose y range is not fixed), updates with "Robust y" off, then on in the same page.
 /* global window, document, Chart -- page functions run in Chromium */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, appendFileSync, statSync } from 'node:fs';
@@ -249,21 +250,22 @@ async function benchIndex(scratch) {
 
 // ---- dashboard --------------------------------------------------------------------------------------------------------
 
-/** One live update in the dashboard page: `runCount` runs overlaid with `pointsPerRun` points each of one series;
- * one metrics row appended to the first run, then one redraw. Returns the samples (ingest + redraw, ms). */
-async function dashboardUpdates(browser, server, runCount, pointsPerRun) {
+/** One live update in the dashboard page: `runCount` runs overlaid with `pointsPerRun` points each of one series
+ * (`metric`); one metrics row appended to the first run, then one redraw. Returns the samples (ingest + redraw, ms);
+ * with `robust` also those with "Robust y" turned on afterwards. */
+async function dashboardUpdates(browser, server, runCount, pointsPerRun, metric = 'success/overall', robust = false) {
   const { openWebview } = require('../out/test/webview/harness.js');
   const view = await openWebview(browser, server, 'dashboard', { width: 1400, height: 900 });
   const runs = Array.from({ length: runCount }, (_, r) => ({ key: `/runs/bench-${r}`, id: `bench-${r}`, name: `bench ${r}`, stage: 'train', algorithm: 'seed', status: 'running' }));
   await view.send('runs', { overlaid: runs, available: runs });
   for (const run of runs) {
     await view.page.evaluate(
-      ([key, n, r]) => {
+      ([key, n, r, name]) => {
         const rows = new Array(n);
-        for (let i = 0; i < n; i += 1) rows[i] = { step: i + 1, time: '', kind: 'update', 'success/overall': 0.5 + 0.4 * Math.sin(i / 5000 + r) * Math.random() };
+        for (let i = 0; i < n; i += 1) rows[i] = { step: i + 1, time: '', kind: 'update', [name]: 0.5 + 0.4 * Math.sin(i / 5000 + r) * Math.random() };
         window.postMessage({ type: 'metrics', params: { run: key, rows, reset: true } }, '*');
       },
-      [run.key, pointsPerRun, runs.indexOf(run)],
+      [run.key, pointsPerRun, runs.indexOf(run), metric],
     );
   }
   await view.page.waitForFunction(
@@ -273,25 +275,37 @@ async function dashboardUpdates(browser, server, runCount, pointsPerRun) {
   );
   // Let the four-per-second redraw limit pass, so each appended row is one redraw.
   await view.page.waitForTimeout(300);
-  const updates = [];
-  for (let i = 0; i < Math.max(RUNS, 15); i += 1) {
-    const sample = await view.page.evaluate(
-      ([key, step]) =>
-        new Promise((resolve) => {
-          const stats = window.__seedDashboard;
-          const before = stats.renders;
-          window.postMessage({ type: 'metrics', params: { run: key, rows: [{ step, time: '', kind: 'update', 'success/overall': 0.5 }], reset: false } }, '*');
-          const poll = () => (stats.renders > before ? resolve({ ingest: stats.ingestMs, render: stats.lastMs }) : setTimeout(poll, 5));
-          poll();
-        }),
-      [runs[0].key, pointsPerRun + i + 1],
-    );
-    updates.push(sample);
+  /** One row appended to the first run per sample (steps from `first` on), each followed by its redraw. */
+  const measure = async (first) => {
+    const updates = [];
+    for (let i = 0; i < Math.max(RUNS, 15); i += 1) {
+      const sample = await view.page.evaluate(
+        ([key, step, name]) =>
+          new Promise((resolve) => {
+            const stats = window.__seedDashboard;
+            const before = stats.renders;
+            window.postMessage({ type: 'metrics', params: { run: key, rows: [{ step, time: '', kind: 'update', [name]: 0.5 }], reset: false } }, '*');
+            const poll = () => (stats.renders > before ? resolve({ ingest: stats.ingestMs, render: stats.lastMs }) : setTimeout(poll, 5));
+            poll();
+          }),
+        [runs[0].key, first + i, metric],
+      );
+      updates.push(sample);
+    }
+    return updates;
+  };
+  const updates = await measure(pointsPerRun + 1);
+  // The same with "Robust y" on (a page without the toggle, an older build, has no such figure).
+  let robustTotals;
+  if (robust && (await view.page.locator('#robust-y').count())) {
+    await view.page.locator('#robust-y').click();
+    await view.page.waitForTimeout(300);
+    robustTotals = (await measure(pointsPerRun + updates.length + 1)).map((u) => u.ingest + u.render);
   }
   const violations = await view.violations();
   const errors = view.errors.length;
   await view.close();
-  return { totals: updates.map((u) => u.ingest + u.render), updates, violations: violations.length, errors };
+  return { totals: updates.map((u) => u.ingest + u.render), updates, robust: robustTotals, violations: violations.length, errors };
 }
 
 async function benchDashboard() {
@@ -303,6 +317,7 @@ async function benchDashboard() {
   try {
     const one = await dashboardUpdates(browser, server, 1, POINTS);
     const five = await dashboardUpdates(browser, server, OVERLAID, POINTS / OVERLAID);
+    const loss = await dashboardUpdates(browser, server, 1, POINTS, 'loss/pg', true);
 
     // Baselines: chart.js alone, same browser, the same points (one dataset of 1M; five of 200k).
     const context = await browser.newContext({ bypassCSP: true, viewport: { width: 1400, height: 900 } });
@@ -371,8 +386,21 @@ async function benchDashboard() {
         reference_chartjs_minmax_plugin_ms: round(median(pluginFive)),
         ratio_to_minmax_plugin: round(fiveMs / median(pluginFive), 3),
       },
-      csp_violations: one.violations + five.violations,
-      page_errors: one.errors + five.errors,
+      robust: {
+        metric: 'loss/pg',
+        points: POINTS,
+        update_ms: round(median(loss.totals)),
+        update_p95_ms: round(percentile(loss.totals, 95)),
+        ...(loss.robust
+          ? {
+              robust_update_ms: round(median(loss.robust)),
+              robust_update_p95_ms: round(percentile(loss.robust, 95)),
+              ratio_robust_to_plain: round(median(loss.robust) / median(loss.totals), 3),
+            }
+          : {}),
+      },
+      csp_violations: one.violations + five.violations + loss.violations,
+      page_errors: one.errors + five.errors + loss.errors,
       chromium: browser.version(),
       goal_ms: 16,
       meets_goal: percentile(one.totals, 95) <= 16 && percentile(five.totals, 95) <= 16,

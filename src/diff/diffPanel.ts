@@ -65,8 +65,8 @@ export class TrajectoryDiffPanel extends PanelBase<DiffToWebview, DiffToHost> {
     try {
       const [a, b] = await Promise.all([this.access.load(this.a), this.access.load(this.b)]);
       this.channel.post('show', {
-        a: { runDir: a.runDir, run: a.run, trajectory: a.trajectory },
-        b: { runDir: b.runDir, run: b.run, trajectory: b.trajectory },
+        a: { runDir: a.runDir, run: a.run, trajectory: a.trajectory, ...(a.estimator ? { estimator: a.estimator } : {}) },
+        b: { runDir: b.runDir, run: b.run, trajectory: b.trajectory, ...(b.estimator ? { estimator: b.estimator } : {}) },
       });
       if (a.trajectory.task.id !== b.trajectory.task.id) {
         void vscode.window.showWarningMessage(`SEED: ${a.id} and ${b.id} are different tasks (${a.trajectory.task.id}, ${b.trajectory.task.id}); the alignment compares their actions anyway.`);

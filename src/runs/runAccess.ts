@@ -5,6 +5,7 @@ import path from 'node:path';
 import * as vscode from 'vscode';
 import { RunReader, type RunSchemas, type Trajectory, type TrajectoryIndexRow } from './core';
 import { pickRun as pickRunOf, type RunsModel } from './runsModel';
+import { opdEstimatorOf, type OpdEstimator } from '../trajectory/shared/opdEstimator';
 
 /** A trajectory addressed by its run directory and its id (the arguments of the viewer's commands). */
 export interface TrajectoryRef {
@@ -16,6 +17,8 @@ export interface LoadedTrajectory extends TrajectoryRef {
   /** The run's id from run.json, else the directory name. */
   run: string;
   trajectory: Trajectory;
+  /** The run's OPD estimator (run.json config), when run.json can be read and names one this reader knows. */
+  estimator?: OpdEstimator;
 }
 
 function asPath(value: unknown): string | undefined {
@@ -63,16 +66,23 @@ export class RunAccess {
 
   /** The run's id from run.json, or the directory name when run.json cannot be read. */
   async runName(runDir: string): Promise<string> {
+    return (await this.runFacts(runDir)).run;
+  }
+
+  /** The run's name (as runName) and its OPD estimator, from one read of run.json. */
+  private async runFacts(runDir: string): Promise<{ run: string; estimator?: OpdEstimator }> {
     try {
-      return (await this.reader(runDir).readManifest()).id;
+      const manifest = await this.reader(runDir).readManifest();
+      const estimator = opdEstimatorOf(manifest.config);
+      return { run: manifest.id, ...(estimator ? { estimator } : {}) };
     } catch {
-      return path.basename(runDir);
+      return { run: path.basename(runDir) };
     }
   }
 
   async load(ref: TrajectoryRef): Promise<LoadedTrajectory> {
     const trajectory = await this.reader(ref.runDir).findTrajectory(ref.id);
-    return { ...ref, run: await this.runName(ref.runDir), trajectory };
+    return { ...ref, ...(await this.runFacts(ref.runDir)), trajectory };
   }
 
   async index(runDir: string): Promise<TrajectoryIndexRow[]> {

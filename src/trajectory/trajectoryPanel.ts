@@ -109,7 +109,7 @@ export class TrajectoryPanel extends PanelBase<ViewerToWebview, ViewerToHost> {
     try {
       const loaded = await this.access.load(this.ref);
       this.panel.title = `Trajectory ${loaded.trajectory.id}`;
-      this.channel.post('show', { runDir: loaded.runDir, run: loaded.run, trajectory: loaded.trajectory });
+      this.channel.post('show', { runDir: loaded.runDir, run: loaded.run, trajectory: loaded.trajectory, ...(loaded.estimator ? { estimator: loaded.estimator } : {}) });
       this.shown = true;
       if (this.pendingWhatIf !== undefined) this.startWhatIf(this.pendingWhatIf);
     } catch (error) {

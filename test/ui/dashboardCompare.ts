@@ -2,7 +2,8 @@
 // with a different group size, both with an evaluation) and a real household run of the shipped tiny policy (SDAR,
 // one update: real teacher log-probs and gates). The Runs tree tells the runs apart; both selected → Open Dashboard
 // overlays them with the comparison table and the evaluation panel; the household trajectory opens in the viewer with
-// the colour scale fitted to it, and "a" switches to the absolute scale.
+// the colour scale fitted to it, and "a" switches to the absolute scale. The dashboard draws the runs' quantile strips
+// of g and Δ and turns "Robust y" on; the household run's quantiles of g are those of its trajectories' gates.
 //
 //   npm run build && node out/test/ui/dashboardCompare.js
 //
@@ -12,7 +13,8 @@ import { execFileSync } from 'node:child_process';
 import { cpSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
-import { RunReader, RunSchemas, decodeTokenArrays, findSchemasDir, type TrajectoryIndexRow } from '../../src/runs/core';
+import { RunReader, RunSchemas, decodeTokenArrays, findSchemasDir, quantileSummary, type TrajectoryIndexRow } from '../../src/runs/core';
+import { quantileOfSorted } from '../../src/dashboard/shared/robustRange';
 import { CENTER_BIN, binOf, colorOf, fittedScale, heatScale } from '../../src/trajectory/shared/colorScale';
 import { type CodeServerSession, repoRoot, resultsDir, runCodeServerTest, runnerPrerequisites } from '../integration/codeServerSession';
 import { fail, runUiSteps, treeRow, webview } from './workbench';
@@ -176,7 +178,40 @@ async function dashboardOfTwoRuns(page: Page): Promise<string[]> {
   if (overall.length !== 2) fail(`success legend: ${legend.join(' | ')}`);
   await frame.locator('.card[data-chart="eval"]:not([hidden]) canvas').waitFor({ timeout: 15_000 });
   await page.screenshot({ path: path.join(resultsDir, 'ui-dashboard-compare.png') });
-  return [`comparison table: ${heads.slice(1).join(' vs ')}; rollout.group_size ${groupSize.join(' vs ')}`, `evaluation panel: ${split.join(' vs ')}`, `success legend: ${overall.join(', ')}`];
+  const strips = await quantileStripsAndRobustY(page);
+  return [`comparison table: ${heads.slice(1).join(' vs ')}; rollout.group_size ${groupSize.join(' vs ')}`, `evaluation panel: ${split.join(' vs ')}`, `success legend: ${overall.join(', ')}`, strips];
+}
+
+/** The fixture runs' quantiles of g and Δ (2 updates each) as strips: a box per update and run, before and after
+ * "Robust y" is turned on. */
+async function quantileStripsAndRobustY(page: Page): Promise<string> {
+  const frame = webview(page);
+  const drawn = async (chart: string): Promise<{ boxes: number; yMin: number; yMax: number }> =>
+    frame.locator(`.card[data-chart="${chart}"] canvas`).evaluate((canvas) => {
+      // runs in the page (this file is compiled without the DOM's types)
+      const registry = (globalThis as unknown as { __seedCharts: Map<unknown, { $seedStrips?: number; scales: { y: { min: number; max: number } } }> }).__seedCharts;
+      const chart = registry.get(canvas);
+      return { boxes: chart?.$seedStrips ?? 0, yMin: chart?.scales.y.min ?? NaN, yMax: chart?.scales.y.max ?? NaN };
+    });
+  const renders = async (): Promise<number> => frame.locator('body').evaluate(() => (globalThis as unknown as { __seedDashboard: { renders: number } }).__seedDashboard.renders);
+  const seen: string[] = [];
+  for (const chart of ['gate-quantiles', 'delta-quantiles']) {
+    await frame.locator(`.card[data-chart="${chart}"]:not([hidden]) canvas`).waitFor({ timeout: 15_000 });
+    const { boxes } = await drawn(chart);
+    if (boxes !== 4) fail(`${chart}: ${boxes} boxes drawn, expected one per update of each run (4)`);
+  }
+  const before = await drawn('delta-quantiles');
+  const count = await renders();
+  await frame.locator('#robust-y').click();
+  for (let i = 0; i < 40 && (await renders()) <= count; i += 1) await page.waitForTimeout(250);
+  if ((await renders()) <= count) fail('"Robust y" did not redraw the charts');
+  const after = await drawn('delta-quantiles');
+  if (after.boxes !== 4) fail(`delta-quantiles after "Robust y": ${after.boxes} boxes drawn`);
+  if ((await frame.locator('#robust-y').getAttribute('aria-checked')) === 'false') fail('"Robust y" is not checked after the click');
+  await frame.locator('.card[data-chart="delta-quantiles"]').scrollIntoViewIfNeeded();
+  await page.screenshot({ path: path.join(resultsDir, 'ui-dashboard-strips.png') });
+  seen.push(`strips: 4 boxes per chart; Δ axis ${before.yMin.toFixed(3)}…${before.yMax.toFixed(3)}, robust ${after.yMin.toFixed(3)}…${after.yMax.toFixed(3)}`);
+  return seen.join('; ');
 }
 
 async function fittedHeatmap(page: Page, runDir: string): Promise<string[]> {
@@ -187,10 +222,14 @@ async function fittedHeatmap(page: Page, runDir: string): Promise<string[]> {
   const gates = trajectory.steps.map((step) => (step.tokens ? decodeTokenArrays(step.tokens).gate : undefined));
   const scale = fittedScale('gate', gates);
   const first = decodeTokenArrays(trajectory.steps[0]!.tokens!);
+  const quantiles = await trainerQuantiles(reader, rows);
 
   await page.keyboard.press('Escape');
   // Only this run's rows may match "Update 1", "group 0 ·" and "#0 …": collapse what the first step expanded.
-  await page.locator('.pane-header .action-label[aria-label="Collapse All"]').first().click();
+  // The header's actions show on hover or while the view has focus (the dashboard step last clicked in the webview).
+  const collapse = page.locator('.pane-header .action-label[aria-label="Collapse All"]').first();
+  await collapse.locator('xpath=ancestor::div[contains(@class,"pane-header")]').hover();
+  await collapse.click();
   await page.locator('.monaco-list-row', { hasText: 'Update 1' }).first().waitFor({ state: 'hidden', timeout: 10_000 });
   await treeRow(page, 'heatmap-demo · sdar');
   await treeRow(page, 'Update 1');
@@ -218,7 +257,22 @@ async function fittedHeatmap(page: Page, runDir: string): Promise<string[]> {
   return [
     `${row.id}: ${all.length} tokens; blank under the absolute scale ${(100 * blank(heatScale('gate'))).toFixed(0)} %, under the fitted scale ${(100 * blank(scale)).toFixed(0)} % (domain g ∈ [${scale.low.toFixed(3)}, ${scale.high.toFixed(3)}])`,
     `turn 1: ${coloured} of ${seen.length} tokens coloured (fitted), ${absolute} (absolute)`,
+    quantiles,
   ];
+}
+
+/** The real trainer's metrics row of its one update: the quantiles of g are those of every gate its trajectories hold. */
+async function trainerQuantiles(reader: RunReader, rows: TrajectoryIndexRow[]): Promise<string> {
+  const row = (await reader.readMetrics()).records.map((r) => r.value).find((r) => r.kind === 'update') ?? fail('the household run wrote no update row');
+  const summary = quantileSummary(row, 'gate') ?? fail(`the household run's update row has no quantiles of g: ${Object.keys(row).join(', ')}`);
+  const gates: number[] = [];
+  for (const entry of rows.filter((r) => r.teacher)) {
+    for (const step of (await reader.findTrajectory(entry.id)).steps) gates.push(...(step.tokens ? (decodeTokenArrays(step.tokens).gate ?? []) : []));
+  }
+  const sorted = Float64Array.from(gates).sort();
+  if (summary.count !== sorted.length) fail(`gate/count ${summary.count}, but the trajectories hold ${sorted.length} gates`);
+  if (Math.abs(summary.p50 - quantileOfSorted(sorted, 0.5)) > 1e-6) fail(`gate/p50 ${summary.p50} is not the median of the trajectories' gates`);
+  return `trainer's quantiles of g over ${summary.count} tokens: p05 ${summary.p05.toFixed(3)}, p50 ${summary.p50.toFixed(3)}, p95 ${summary.p95.toFixed(3)}`;
 }
 
 function main(): void {

@@ -74,7 +74,7 @@ export function webview(page: Page): FrameLocator {
   return page.frameLocator('iframe.webview.ready >> visible=true').frameLocator('#active-frame');
 }
 
-export async function treeRow(page: Page, text: string, modifiers: Array<'Control'> = []): Promise<void> {
+export async function treeRow(page: Page, text: string | RegExp, modifiers: Array<'Control'> = []): Promise<void> {
   const row = page.locator('.monaco-list-row', { hasText: text }).first();
   await row.waitFor({ state: 'visible', timeout: 30_000 });
   await row.click({ modifiers });

@@ -1,7 +1,7 @@
 // The dashboard's data path: metric rows → series, debiased smoothing, min-max decimation.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { DASHBOARD_CHARTS, chartOf, chartOfSeries, isPerTaskType, metricPoints, seriesLabel } from '../../src/dashboard/shared/charts';
+import { DASHBOARD_CHARTS, chartOf, chartOfSeries, isPerTaskType, isUnsmoothed, metricPoints, seriesLabel } from '../../src/dashboard/shared/charts';
 import { Series, SmoothedSeries, minMaxDecimate, pyramidDecimate } from '../../src/dashboard/shared/series';
 import type { MetricRow } from '../../src/runs/shared/types';
 
@@ -93,6 +93,25 @@ test('metric rows become points of the right charts; eval rows only where evalua
     assert.ok(chartOf(name), name);
   }
   assert.equal(new Set(DASHBOARD_CHARTS.map((c) => c.id)).size, DASHBOARD_CHARTS.length);
+  // Quantile strips: the median is the series (drawn as written), the other quantiles are the boxes, not lines.
+  assert.equal(chartOf('gate/p50')?.quantiles, 'gate');
+  assert.equal(chartOf('delta/p50')?.quantiles, 'delta');
+  assert.equal(chartOf('gate/p95'), undefined);
+  assert.equal(chartOf('delta/count'), undefined);
+  assert.deepEqual(['delta/p50', 'eval:test_seen:success/overall', 'loss/pg', 'gate/mean'].map(isUnsmoothed), [true, true, false, false]);
+});
+
+test('the gate chart shows the mean baseline b beside the mean g when the estimator subtracts one', () => {
+  const row = { step: 2, time: 't', kind: 'update', 'gate/mean': 0.47, 'opd/gate_baseline_mean': 0.44, 'opd/tail_mass': 0.01 } as unknown as MetricRow;
+  assert.deepEqual(metricPoints(row).map((p) => [p.series, p.chart, p.y]), [
+    ['gate/mean', 'gate', 0.47],
+    ['opd/gate_baseline_mean', 'gate', 0.44],
+  ]);
+  assert.equal(chartOf('opd/gate_baseline_mean')?.fraction, true);
+  assert.deepEqual([seriesLabel('gate/mean'), seriesLabel('opd/gate_baseline_mean')], ['mean g', 'mean b (subtracted from g)']);
+  // `sample` runs write no baseline (and null before any valid skill): nothing is drawn for it.
+  const sample = { step: 2, time: 't', kind: 'update', 'gate/mean': 0.47, 'opd/gate_baseline_mean': null } as unknown as MetricRow;
+  assert.deepEqual(metricPoints(sample).map((p) => p.series), ['gate/mean']);
 });
 
 test('pyramid decimation keeps every pixel column\'s extremes, over ranges and while points are appended', () => {

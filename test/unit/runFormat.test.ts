@@ -13,6 +13,8 @@ import { FORMAT_VERSION, listRunDirs } from '../../src/runs/core/runFiles';
 import { RunReader } from '../../src/runs/core/runReader';
 import { RunSchemas, findSchemasDir } from '../../src/runs/core/schemas';
 import { applySkillReviews, writeSkillReviews } from '../../src/runs/core/skillReview';
+import { QUANTILE_KEYS, quantileSummary } from '../../src/runs/shared/metricQuantiles';
+import { quantileOfSorted } from '../../src/dashboard/shared/robustRange';
 import { repoRoot } from './repoPaths';
 
 const fixtures = path.join(repoRoot, 'test', 'fixtures', 'runs');
@@ -39,10 +41,13 @@ interface Expectation {
     teacher_logp_head: number[];
     delta_head: number[];
     gate_head: number[];
-    beta: number;
+    gate_baseline_head?: number[];
+    beta?: number;
+    estimator?: string;
   };
   review_states?: string[];
   tags?: string[];
+  quantiles?: Record<string, Array<{ step: number } & Record<string, number>>>;
   manifest?: Record<string, unknown>;
 }
 
@@ -93,9 +98,24 @@ test('the valid fixture decodes to the arrays the trainer wrote', async () => {
   assert.deepEqual([...arrays.teacherLogp.slice(0, 6)], decoded.teacher_logp_head);
   assert.deepEqual([...arrays.delta.slice(0, 6)], decoded.delta_head);
   assert.deepEqual([...arrays.gate.slice(0, 6)], decoded.gate_head);
+  const beta = decoded.beta ?? NaN;
   arrays.delta.forEach((delta, i) => {
-    assert.ok(Math.abs((arrays.gate?.[i] ?? NaN) - 1 / (1 + Math.exp(-decoded.beta * delta))) < 1e-6);
+    assert.ok(Math.abs((arrays.gate?.[i] ?? NaN) - 1 / (1 + Math.exp(-beta * delta))) < 1e-6);
   });
+});
+
+test('the baseline fixture decodes gate_baseline beside the gate, as the trainer wrote it', async () => {
+  const decoded = expectations['valid-baseline']?.decoded;
+  assert.ok(decoded?.gate_baseline_head);
+  const reader = new RunReader(path.join(fixtures, 'valid-baseline'), schemas);
+  const manifest = await reader.readManifest();
+  assert.equal((manifest.config.opd as { estimator?: unknown }).estimator, decoded.estimator);
+  const step = (await reader.findTrajectory(decoded.trajectory)).steps[decoded.step];
+  const arrays = step && RunReader.decodeStep(step);
+  assert.ok(arrays?.gate && arrays.gateBaseline);
+  assert.equal(arrays.count, decoded.count);
+  assert.deepEqual([...arrays.gate.slice(0, 6)], decoded.gate_head);
+  assert.deepEqual([...arrays.gateBaseline.slice(0, 6)], decoded.gate_baseline_head);
 });
 
 test('the valid fixture reads through the reader', async () => {
@@ -127,6 +147,37 @@ test('the valid fixture reads through the reader', async () => {
   assert.equal((await reader.readControl())?.request, 'stop');
   assert.deepEqual(await reader.readTags(), expected.tags);
   assert.deepEqual(reader.warnings, []);
+});
+
+test('the valid fixture’s quantiles of g and Δ are those of its distilled tokens', async () => {
+  const expected = expectations.valid?.quantiles;
+  assert.ok(expected);
+  const reader = new RunReader(path.join(fixtures, 'valid'), schemas);
+  const rows = (await reader.readMetrics()).records.map((r) => r.value).filter((row) => row.kind === 'update');
+  // The tokens each update distilled, decoded from its trajectories.
+  const distilled = new Map<number, { gate: number[]; delta: number[] }>();
+  for (const { value: row } of (await reader.readTrajectoryIndex()).records) {
+    if (row.phase !== 'train' || typeof row.update !== 'number') continue;
+    for (const step of (await reader.readTrajectory(row)).steps) {
+      const arrays = RunReader.decodeStep(step);
+      if (!arrays?.gate || !arrays.delta) continue;
+      const values = distilled.get(row.update) ?? { gate: [], delta: [] };
+      values.gate.push(...arrays.gate);
+      values.delta.push(...arrays.delta);
+      distilled.set(row.update, values);
+    }
+  }
+  for (const family of ['gate', 'delta'] as const) {
+    const summaries = rows.map((row) => ({ step: row.step, ...quantileSummary(row, family) }));
+    assert.deepEqual(summaries, expected[family]);
+    for (const summary of summaries) {
+      const sorted = Float64Array.from(distilled.get(summary.step)?.[family] ?? []).sort();
+      assert.equal(summary.count, sorted.length);
+      const levels = { min: 0, p05: 0.05, p25: 0.25, p50: 0.5, p75: 0.75, p95: 0.95, max: 1 };
+      for (const key of QUANTILE_KEYS) assert.ok(Math.abs((summary[key] ?? NaN) - quantileOfSorted(sorted, levels[key])) < 1e-12, `${family}/${key}`);
+    }
+  }
+  assert.equal(quantileSummary({ step: 1, time: '2026-03-01T12:00:00Z', kind: 'update', 'gate/count': 0 }, 'gate'), undefined);
 });
 
 test('an unknown format_version is refused with a message naming both versions', async () => {

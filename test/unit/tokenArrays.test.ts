@@ -11,6 +11,7 @@ import {
   encodeFloat32,
   encodeInt32,
   encodeTokenArrays,
+  gateBaselineProblem,
   tokenArrayProblems,
 } from '../../src/runs/shared/tokenArrays';
 
@@ -70,4 +71,32 @@ test('decodeTokenArrays returns typed arrays, teacher arrays together or not at 
   const plain = decodeTokenArrays(encodeTokenArrays({ count: 3, ids: arrays.ids, text: arrays.text }));
   assert.equal(plain.logp, undefined);
   assert.equal(plain.gate, undefined);
+});
+
+test('gate_baseline: decoded beside the gate, length-checked, finite, never without the gate', () => {
+  const arrays = {
+    count: 2,
+    ids: Int32Array.from([5, 6]),
+    text: ['a', 'b'],
+    logp: Float32Array.from([-0.5, -1]),
+    teacherLogp: Float32Array.from([-0.4, -1.25]),
+    delta: Float32Array.from([0.1, -0.25]),
+    gate: Float32Array.from([0.625, 0.25]),
+    gateBaseline: Float32Array.from([0.5, 0.375]),
+  };
+  const encoded = encodeTokenArrays(arrays);
+  assert.equal(encoded.gate_baseline, encodeFloat32([0.5, 0.375]));
+  assert.deepEqual(decodeTokenArrays(encoded), arrays);
+  assert.deepEqual(tokenArrayProblems({ ...encoded, gate_baseline: encodeFloat32([0.5]) }).map(([f]) => f), ['gate_baseline']);
+  const { teacher_logp: _t, delta: _d, gate: _g, ...withoutGate } = encoded;
+  assert.deepEqual(tokenArrayProblems(withoutGate), [['gate_baseline', 'present without gate: what was subtracted from g needs g']]);
+  assert.throws(() => decodeTokenArrays(withoutGate), /^Error: gate_baseline: present without gate/);
+  // Values: b is ½ or a mean of gates, so NaN and ±Infinity are refused, naming the item.
+  assert.equal(gateBaselineProblem(encoded), undefined);
+  assert.equal(gateBaselineProblem({ ...encoded, gate_baseline: encodeFloat32([0.5, Infinity]) }), 'item 1 is Infinity, not a finite number');
+  assert.throws(() => decodeTokenArrays({ ...encoded, gate_baseline: encodeFloat32([NaN, 0.5]) }), /^Error: gate_baseline: item 0 is NaN, not a finite number/);
+  // Right length, right alphabet, one padding character too many: 7 bytes.
+  assert.match(gateBaselineProblem({ ...encoded, gate_baseline: 'AAAAAAAAAA==' }) ?? '', /7 bytes is not a whole number of 4-byte items/);
+  assert.throws(() => decodeTokenArrays({ ...encoded, gate_baseline: 'AAAAAAAAAA==' }), /^Error: gate_baseline: 7 bytes/);
+  assert.equal(gateBaselineProblem({ count: 1, ids: 'AAAAAA==', text: ['a'] }), undefined);
 });

@@ -1,7 +1,8 @@
 // Webview tests of the dashboard (webview/dashboard) in Chromium: 21 success series keep the plot its height (the
 // legend scrolls and toggles series), evaluation has its own chart and panel with Wilson intervals, a run's first
 // update is drawn as a point, x ticks are whole steps, a failed run says why it has no charts, the comparison table
-// diffs configs, exports are posted, and a failing host handler is shown on the page.
+// diffs configs, exports are posted, a failing host handler is shown on the page, quantile strips of g and Δ draw and
+// "Robust y" leaves outliers out of the y range.
 import assert from 'node:assert/strict';
 import { wilsonInterval } from '../../src/dashboard/shared/evaluation';
 import type { DashboardRun } from '../../src/dashboard/shared/protocol';
@@ -76,7 +77,67 @@ async function xTickLabels(view: WebviewPage, chart: string): Promise<string[]> 
   return tickLabels(view, chart, 'x');
 }
 
+/** An update row with a policy-gradient loss and the quantiles of g and Δ (docs/run-format.md §6). */
+function quantileRow(step: number, pg: number): MetricRow {
+  const spread = (centre: number, width: number) => ({ min: centre - 2 * width, p05: centre - width, p25: centre - width / 3, p50: centre, p75: centre + width / 3, p95: centre + width, max: centre + 2 * width });
+  const row: Record<string, unknown> = { step, time: new Date(Date.parse('2026-11-30T10:00:00Z') + step * 60_000).toISOString(), kind: 'update', 'loss/pg': pg };
+  for (const [family, values] of [['gate', spread(0.5, 0.2)], ['delta', spread(-0.1 + step / 100, 0.4)]] as const) {
+    for (const [key, value] of Object.entries(values)) row[`${family}/${key}`] = value;
+    row[`${family}/count`] = 100 + step;
+  }
+  return row as unknown as MetricRow;
+}
+
+/** A chart's y axis bounds and the boxes its quantile strips painted in the last draw. */
+async function chartDrawn(view: WebviewPage, chart: string): Promise<{ yMin: number; yMax: number; boxes: number | undefined }> {
+  return view.page.evaluate((id) => {
+    const canvas = document.querySelector<HTMLCanvasElement>(`.card[data-chart="${id}"] canvas`)!;
+    const registry = (window as unknown as { __seedCharts: Map<HTMLCanvasElement, { scales: { y: { min: number; max: number } }; $seedStrips?: number }> }).__seedCharts;
+    const found = registry.get(canvas)!;
+    return { yMin: found.scales.y.min, yMax: found.scales.y.max, boxes: found.$seedStrips };
+  }, chart);
+}
+
 export const dashboardTests: TestCase[] = [
+  [
+    'dashboard: quantile strips of g and Δ draw a box per update; "Robust y" leaves a loss spike out and is saved',
+    async (context) => {
+      const view = await context.open('dashboard', { width: 900, height: 1400 });
+      const a = run('/runs/a');
+      const b = run('/runs/b', { name: 'second run' });
+      await view.send('runs', { overlaid: [a, b], available: [a, b] });
+      // 30 updates; update 7's loss spikes to 50 (the others lie between −0.3 and 0)
+      const rows = Array.from({ length: 30 }, (_, i) => quantileRow(i + 1, i === 6 ? 50 : -0.01 * (i + 1)));
+      await view.send('metrics', { run: a.key, rows, reset: true });
+      await view.send('metrics', { run: b.key, rows: rows.slice(0, 10), reset: true });
+      await rendered(view, 1);
+      for (const chart of ['gate-quantiles', 'delta-quantiles']) {
+        assert.equal((await chartState(view, chart)).hidden, false, chart);
+        assert.equal((await chartDrawn(view, chart)).boxes, 40, `${chart}: one box per update of each run`);
+        const medians = (await datasets(view, chart)).map((d) => d.points);
+        assert.deepEqual(medians, [30, 10], `${chart}: the medians, unsmoothed and undecimated`);
+      }
+      const gate = await chartDrawn(view, 'gate-quantiles');
+      assert.deepEqual([gate.yMin, gate.yMax], [0, 1], 'g is a fraction');
+      const delta = await chartDrawn(view, 'delta-quantiles');
+      // Δ's boxes reach from p05 = −0.49 (update 1) to p95 = 0.6 (update 30): the axis holds them, not only the medians
+      assert.ok(delta.yMin <= -0.49 && delta.yMax >= 0.6, JSON.stringify(delta));
+      const spiky = await chartDrawn(view, 'pg');
+      assert.ok(spiky.yMax >= 50, `without Robust y the spike sets the range: ${JSON.stringify(spiky)}`);
+      await context.screenshot(view, 'dashboard-strips');
+
+      const before = await renders(view);
+      await view.page.locator('#robust-y').click();
+      await rendered(view, before + 1);
+      const robust = await chartDrawn(view, 'pg');
+      assert.ok(robust.yMax < 1 && robust.yMin < -0.29, `Robust y: the bulk (−0.3 to 0) fills the plot: ${JSON.stringify(robust)}`);
+      assert.ok((await datasets(view, 'pg')).some((d) => d.points === 30), 'the spike is still drawn (off the plot), not dropped from the data');
+      assert.equal((await view.page.evaluate(() => (window as unknown as { __state: { robustY: boolean } }).__state)).robustY, true, 'saved with the webview state');
+      assert.deepEqual((await chartDrawn(view, 'gate-quantiles')).yMax, 1, 'fractions keep 0–1');
+      await context.screenshot(view, 'dashboard-robust-y');
+      assert.deepEqual(view.errors, []);
+    },
+  ],
   [
     'dashboard: 21 success series leave the plot its height; the legend scrolls and toggles a series; ticks are whole steps',
     async (context) => {

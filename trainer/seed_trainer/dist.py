@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import datetime
+import gc
 import os
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -103,9 +104,17 @@ def start(device: str = "auto") -> Ranks:
     return ranks
 
 
-def stop(ranks: Ranks) -> None:
+def stop(ranks: Ranks, *, clean: bool = False) -> None:
+    """Leaves the process group. After a clean end (`clean`: the stage returned on this rank) every rank first meets
+    at a barrier, so none tears its connections down while another still sends to it. The group is then destroyed and
+    what still refers to it collected while the interpreter is fully alive: gloo's worker threads left for the
+    interpreter's finalisation abort the process (SIGABRT, "terminate called without an active exception")."""
     if ranks.distributed and torch_dist.is_initialized():
+        if clean:
+            with contextlib.suppress(RuntimeError, ConnectionError):
+                torch_dist.barrier()
         torch_dist.destroy_process_group()
+        gc.collect()
 
 
 @contextlib.contextmanager

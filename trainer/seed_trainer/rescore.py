@@ -6,6 +6,10 @@ builder and scoring (`teacher.teacher_prompt_ids`, `Policy.encode_chat`, `Policy
 no second implementation of the teacher prompt here. The result is the record the extension saves
 (schemas/whatif.schema.json, `path: trainer`), validated before it is printed.
 
+What the run's OPD estimator subtracted from g is recomputed too, as the trainer recorded it (`gate_baseline`): ½ for
+`centred`; for `baseline` and `expected`, b(s) = Σ_v π_old(v|s)·g(v) from the full next-token distributions under the
+student and the teacher prompt, through the trainer's own teacher pass (`Policy.score_gate_targets`, keep `baseline`).
+
 Which weights: Stage-2 update k's gates were computed by π_old, the weights after update k − 1, so the default is
 checkpoint step-(k−1), and for update 1 the run's starting model; Stage-1 trajectories were sampled by the run's model.
 A pruned step-(k−1) is replaced by the latest kept checkpoint before it (else the starting model, else the nearest
@@ -61,6 +65,11 @@ class RunSettings:
     config: ExperimentConfig
     run_id: str
     beta: float
+
+    @property
+    def estimator(self) -> str:
+        """The run's `opd.estimator`: what its update subtracted from g, which the rescoring recomputes."""
+        return self.config.opd.estimator
 
     @classmethod
     def read(cls, reader: RunReader) -> RunSettings:
@@ -191,6 +200,38 @@ def _score_chunked(
     return out
 
 
+def _gate_targets_chunked(
+    policy: Policy,
+    student_prompts,
+    teacher_prompts,
+    responses,
+    *,
+    beta: float,
+    temperature: float,
+    micro: int,
+    max_tokens: int | None,
+    tick: Callable[[int], None],
+) -> list[tuple[Any, Any]]:
+    """(teacher log-probs, b(s)) per response: the trainer's teacher pass of the `baseline` estimator
+    (`Policy.score_gate_targets`, keep `baseline`), in chunks of `micro` rows for progress."""
+    out = []
+    for start in range(0, len(responses), micro):
+        at = slice(start, start + micro)
+        chunk = policy.score_gate_targets(
+            student_prompts[at],
+            teacher_prompts[at],
+            responses[at],
+            beta=beta,
+            keep="baseline",
+            temperature=temperature,
+            micro_batch_size=micro,
+            max_tokens=max_tokens,
+        )
+        out += [(targets.teacher_logp, targets.baseline) for targets in chunk]
+        tick(len(chunk))
+    return out
+
+
 def rescore(
     policy: Policy,
     steps: Sequence[StepInput],
@@ -202,9 +243,12 @@ def rescore(
     micro_batch_size: int = 8,
     max_tokens: int | None = None,
     progress: Progress | None = None,
+    estimator: str = "sample",
 ) -> list[dict[str, Any]]:
     """One result per skill: the student and teacher log-probs of every step's response tokens, Δ and g (the
-    `results[]` items of a what-if file, without `export`, `path`, `provider` and `seconds`)."""
+    `results[]` items of a what-if file, without `export`, `path`, `provider` and `seconds`), and with an `estimator`
+    that subtracts from g (centred, baseline, expected) what it subtracts, `gate_baseline`, as the trainer records it."""
+    from seed_trainer.algo.estimators import NEEDS_DISTRIBUTIONS, subtracted_gate
     from seed_trainer.algo.losses import opd_gate
     from seed_trainer.teacher import teacher_prompt_ids
 
@@ -219,25 +263,31 @@ def rescore(
             progress(done, total)
 
     score = dict(temperature=temperature, micro=micro_batch_size, max_tokens=max_tokens, tick=tick)
-    student = _score_chunked(
-        policy, [policy.encode_chat(s.prompt, max_prompt_tokens) for s in steps], responses, **score
-    )
+    student_prompts = [policy.encode_chat(s.prompt, max_prompt_tokens) for s in steps]
+    student = _score_chunked(policy, student_prompts, responses, **score)
     results = []
     for skill in skills:
         prompts = [teacher_prompt_ids(policy, s.prompt, skill, max_prompt_tokens) for s in steps]
-        teacher = _score_chunked(policy, prompts, responses, **score)
-        rows = []
-        for step, s_logp, t_logp in zip(steps, student, teacher):
-            delta, gate = opd_gate(t_logp, s_logp, beta)
-            rows.append(
-                {
-                    "t": step.t,
-                    "logp": _float32_list(s_logp),
-                    "teacher_logp": _float32_list(t_logp),
-                    "delta": _float32_list(delta),
-                    "gate": _float32_list(gate),
-                }
+        if estimator in NEEDS_DISTRIBUTIONS:
+            teacher, baselines = zip(
+                *_gate_targets_chunked(policy, student_prompts, prompts, responses, beta=beta, **score)
             )
+        else:
+            teacher, baselines = _score_chunked(policy, prompts, responses, **score), [None] * len(steps)
+        rows = []
+        for step, s_logp, t_logp, baseline in zip(steps, student, teacher, baselines):
+            delta, gate = opd_gate(t_logp, s_logp, beta)
+            row = {
+                "t": step.t,
+                "logp": _float32_list(s_logp),
+                "teacher_logp": _float32_list(t_logp),
+                "delta": _float32_list(delta),
+                "gate": _float32_list(gate),
+            }
+            subtracted = subtracted_gate(estimator, gate, baseline)
+            if subtracted is not None:
+                row["gate_baseline"] = _float32_list(subtracted)
+            rows.append(row)
         results.append({"skill": skill, "beta": beta, "temperature": temperature, "steps": rows})
     return results
 
@@ -284,6 +334,7 @@ def rescore_run_trajectory(
         micro_batch_size=rl.micro_batch_size,
         max_tokens=rl.micro_batch_tokens,
         progress=progress,
+        estimator=settings.estimator,
     )
     seconds = round(time.perf_counter() - started, 3)
     try:

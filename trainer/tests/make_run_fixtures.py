@@ -21,6 +21,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import torch
+
+from seed_trainer.algo.quantiles import token_quantiles
 from seed_trainer.runlog import RunEnvironment, RunReader, RunWriter, SchemaSet, TokenArrays
 from seed_trainer.runlog.atomic import write_json_atomic
 from seed_trainer.runlog.jsonl import Appended
@@ -95,7 +98,9 @@ def tokenize(text: str) -> tuple[list[int], list[str]]:
     return ids, pieces
 
 
-def token_arrays(rng: random.Random, text: str, teacher: bool) -> TokenArrays:
+def token_arrays(rng: random.Random, text: str, teacher: bool, baseline: bool = False) -> TokenArrays:
+    """`baseline`: also b(s) = Σ_v π_old(v|s)·g(v) (`opd.estimator: baseline`), as if the vocabulary were the sampled
+    token (probability exp(ℓ)) and one other token holding the rest of the mass with a gate drawn at random."""
     ids, pieces = tokenize(text)
     logp, teacher_logp = [], []
     for piece in pieces:
@@ -107,7 +112,18 @@ def token_arrays(rng: random.Random, text: str, teacher: bool) -> TokenArrays:
         return TokenArrays(ids=ids, text=pieces, logp=logp)
     delta = [t - s for t, s in zip(teacher_logp, logp)]
     gate = [1.0 / (1.0 + math.exp(-BETA * d)) for d in delta]
-    return TokenArrays(ids=ids, text=pieces, logp=logp, teacher_logp=teacher_logp, delta=delta, gate=gate)
+    gate_baseline = None
+    if baseline:
+        gate_baseline = [math.exp(lp) * g + (1 - math.exp(lp)) * rng.uniform(0.2, 0.8) for lp, g in zip(logp, gate)]
+    return TokenArrays(
+        ids=ids,
+        text=pieces,
+        logp=logp,
+        teacher_logp=teacher_logp,
+        delta=delta,
+        gate=gate,
+        gate_baseline=gate_baseline,
+    )
 
 
 TASKS = [
@@ -203,6 +219,7 @@ def episode(
     advantage: float | None,
     teacher: bool,
     skill_valid: bool | None,
+    baseline: bool = False,
 ) -> dict[str, Any]:
     steps = []
     for t, (observation, response, action) in enumerate(EPISODES[(task_index, success)]):
@@ -216,7 +233,7 @@ def episode(
         if advantage is not None:
             step["score"] = (10.0 if success else 0.0) - (0.1 if action is None else 0.0)
             step["advantage"] = round(advantage - (0.05 if action is None else 0.0), 4)
-        step["tokens"] = token_arrays(rng, response, teacher and skill_valid is True)
+        step["tokens"] = token_arrays(rng, response, teacher and skill_valid is True, baseline)
         steps.append(step)
     record: dict[str, Any] = {
         "phase": phase,
@@ -270,10 +287,21 @@ def write_valid(out: Path) -> dict[str, Any]:
     for update, plan in plans.items():
         writer.event("progress", f"update {update}: rollout", step=update, phase="rollout", done=0, total=len(plan))
         successes = 0
+        distilled: dict[str, list[float]] = {"gate": [], "delta": []}
         for task_index, success, group, sample, advantage, skill_valid in plan:
             record = episode(rng, update, "train", task_index, success, group, sample, advantage, True, skill_valid)
             writer.trajectory(record)
             successes += success
+            for step in record["steps"]:
+                if step["tokens"].gate is not None:
+                    distilled["gate"] += step["tokens"].gate
+                    distilled["delta"] += step["tokens"].delta
+        # the quantiles of the distilled tokens' g and Δ, from float32 values as the trainer holds (and writes) them
+        quantiles = {
+            key: value
+            for family, values in distilled.items()
+            for key, value in token_quantiles(torch.tensor(values, dtype=torch.float32), family).items()
+        }
         rate = successes / len(plan)
         writer.metrics(
             update,
@@ -300,6 +328,7 @@ def write_valid(out: Path) -> dict[str, Any]:
                 "time/analysis": 4.25,
                 "time/teacher": 1.5,
                 "time/update": 3.75,
+                **quantiles,
             },
         )
         writer.set_progress(update)
@@ -667,7 +696,172 @@ def write_broken(out: Path, valid: dict[str, Any]) -> dict[str, Any]:
         "errors": [{"kind": "schema", "file": "tags.json", "line": None, "field": "tags[1]"}],
         "warnings": [],
     }
+
+    # A gate quantile above 1 (g = σ(β·Δ) never is): the schema bounds the gate's quantiles to [0, 1].
+    rows = [json.loads(line) for line in _lines(src / "metrics.jsonl")]
+    rows[0]["gate/p95"] = 1.25
+    _write_metrics(new("quantile-out-of-range"), rows)
+    expected["quantile-out-of-range"] = {
+        "errors": [{"kind": "schema", "file": "metrics.jsonl", "line": 1, "field": "gate/p95"}],
+        "warnings": [],
+    }
+
+    # Quantiles of Δ that go down from p25 to p50: each is a valid number, together they cannot be quantiles.
+    rows = [json.loads(line) for line in _lines(src / "metrics.jsonl")]
+    rows[1]["delta/p25"] = rows[1]["delta/p75"]
+    _write_metrics(new("quantiles-out-of-order"), rows)
+    expected["quantiles-out-of-order"] = {
+        "errors": [
+            {
+                "kind": "consistency",
+                "file": "metrics.jsonl",
+                "line": 2,
+                "field": "delta/p50",
+                "message_includes": "is below delta/p25",
+            }
+        ],
+        "warnings": [],
+    }
     return expected
+
+
+BASELINE_CONFIG = {
+    **CONFIG,
+    "name": "household-seed-baseline",
+    "updates": 1,
+    "opd": {**CONFIG["opd"], "estimator": "baseline"},
+}
+
+
+def write_valid_baseline(out: Path) -> dict[str, Any]:
+    """A completed one-update run with `opd.estimator: baseline`: its teacher steps carry `gate_baseline` (b(s)) and
+    its metrics `opd/gate_baseline_mean`, as the trainer writes them."""
+    rng = random.Random(11)
+    writer = RunWriter.create(
+        out,
+        name="household-seed-baseline",
+        stage="train",
+        algorithm="seed",
+        config=BASELINE_CONFIG,
+        experiment_path=out.parent / "household-baseline.seed.yaml",
+        experiment_sha256="6" * 64,
+        run_id="valid-baseline",
+        environment=ENVIRONMENT,
+        progress_total=1,
+        progress_unit="update",
+        clock=FakeClock(),
+        schemas=SchemaSet(),
+        lock=False,
+    )
+    baselines: list[float] = []
+    for task_index, success, group, advantage, skill_valid in [(0, True, 0, 0.9, True), (0, False, 0, -0.9, False)]:
+        record = episode(rng, 1, "train", task_index, success, group, 0, advantage, True, skill_valid, baseline=True)
+        writer.trajectory(record)
+        for step in record["steps"]:
+            baselines += step["tokens"].gate_baseline or []
+    writer.metrics(
+        1,
+        "update",
+        {
+            "success/overall": 0.5,
+            "loss/opd": 0.0031,
+            "gate/mean": 0.47,
+            "opd/gate_baseline_mean": round(sum(baselines) / len(baselines), 6),
+            "opd/active_ratio": 0.43,
+        },
+    )
+    writer.set_progress(1)
+    writer.event("iteration", "update 1 of 1: success 0.50", step=1, total=1, success=0.5)
+    writer.finish("completed", "1 update")
+    return json.loads((out / "valid-baseline" / "run.json").read_text(encoding="utf-8"))
+
+
+def _bad_padding(text: str) -> str:
+    """The same number of characters and still the schema's alphabet, but a byte count that is not a multiple of 4:
+    one padding character more or fewer."""
+    if text.endswith("=="):
+        return text[:-2] + "A="
+    if text.endswith("="):
+        return text[:-2] + "=="
+    return text[:-1] + "="
+
+
+def write_broken_baseline(out: Path, valid: dict[str, Any]) -> dict[str, Any]:
+    """Runs whose `gate_baseline` is wrong in one way each; both readers must name steps[0].tokens.gate_baseline."""
+    src = out / "valid-baseline"
+    trajectories = _lines(src / "trajectories" / "it-000001.jsonl")
+    expected: dict[str, Any] = {}
+
+    def broken(name: str, change) -> None:
+        run = out / name
+        (run / "trajectories").mkdir(parents=True)
+        write_json_atomic(run / "run.json", _manifest(valid, name))
+        first = json.loads(trajectories[0])
+        change(first["steps"][0]["tokens"])
+        (run / "trajectories" / "it-000001.jsonl").write_bytes(
+            (json.dumps(first, ensure_ascii=False, separators=(",", ":")) + "\n").encode()
+        )
+
+    def located(kind: str, field: str, includes: str) -> dict[str, Any]:
+        error = {"kind": kind, "file": "trajectories/it-000001.jsonl", "line": 1, "field": field}
+        return {"errors": [{**error, "message_includes": includes}], "warnings": []}
+
+    def short(tokens: dict[str, Any]) -> None:
+        tokens["gate_baseline"] = encode_float32(TokenArrays.decode(tokens).gate_baseline[:-1])
+
+    broken("gate-baseline-length", short)
+    expected["gate-baseline-length"] = located("token_array", "steps[0].tokens.gate_baseline", "base64 characters")
+
+    def not_finite(tokens: dict[str, Any]) -> None:
+        values = TokenArrays.decode(tokens).gate_baseline
+        tokens["gate_baseline"] = encode_float32([*values[:2], math.nan, *values[3:]])
+
+    broken("gate-baseline-not-finite", not_finite)
+    expected["gate-baseline-not-finite"] = located(
+        "token_array", "steps[0].tokens.gate_baseline", "item 2 is NaN, not a finite number"
+    )
+
+    def bad_base64(tokens: dict[str, Any]) -> None:
+        tokens["gate_baseline"] = _bad_padding(tokens["gate_baseline"])
+
+    broken("gate-baseline-bad-base64", bad_base64)
+    expected["gate-baseline-bad-base64"] = located(
+        "token_array", "steps[0].tokens.gate_baseline", "not a whole number of 4-byte items"
+    )
+
+    def without_gate(tokens: dict[str, Any]) -> None:
+        for name in ("teacher_logp", "delta", "gate"):
+            del tokens[name]
+
+    broken("gate-baseline-without-gate", without_gate)
+    expected["gate-baseline-without-gate"] = located("schema", "steps[0].tokens.gate", "")
+    return expected
+
+
+def baseline_expectations(out: Path) -> dict[str, Any]:
+    reader = RunReader(out / "valid-baseline")
+    index = reader.trajectory_index()
+    entry = index[0]
+    arrays = reader.tokens(reader.trajectory(entry)["steps"][0])
+    assert arrays is not None and arrays.gate is not None and arrays.gate_baseline is not None
+    return {
+        "errors": [],
+        "warnings": [],
+        "counts": {"metrics": len(reader.metrics()), "trajectory_index": len(index)},
+        "manifest": {key: reader.manifest()[key] for key in ("id", "stage", "algorithm", "status", "format_version")},
+        "decoded": {
+            "trajectory": entry["id"],
+            "step": 0,
+            "count": arrays.count,
+            "gate_head": arrays.gate[:6],
+            "gate_baseline_head": arrays.gate_baseline[:6],
+            "estimator": reader.manifest()["config"]["opd"]["estimator"],
+        },
+    }
+
+
+def _write_metrics(run: Path, rows: list[dict[str, Any]]) -> None:
+    (run / "metrics.jsonl").write_bytes(b"".join((json.dumps(r, separators=(",", ":")) + "\n").encode() for r in rows))
 
 
 def valid_expectations(out: Path) -> dict[str, Any]:
@@ -693,6 +887,7 @@ def valid_expectations(out: Path) -> dict[str, Any]:
         "manifest": {key: reader.manifest()[key] for key in ("id", "stage", "algorithm", "status", "format_version")},
         "review_states": [skill["review"]["state"] for skill in reader.skills()],
         "tags": reader.tags(),
+        "quantiles": distilled_quantiles(reader),
         "decoded": {
             "trajectory": entry["id"],
             "step": 1,
@@ -708,6 +903,27 @@ def valid_expectations(out: Path) -> dict[str, Any]:
     }
 
 
+def distilled_quantiles(reader: RunReader) -> dict[str, list[dict[str, Any]]]:
+    """Per family and update, the quantiles of the g and Δ that the update's trajectories hold: what its metrics row
+    must say (both readers' tests compare)."""
+    values: dict[int, dict[str, list[float]]] = {}
+    for row in reader.trajectory_index():
+        if row["phase"] != "train":
+            continue
+        for step in reader.trajectory(row)["steps"]:
+            arrays = reader.tokens(step)
+            if arrays is not None and arrays.gate is not None:
+                update = values.setdefault(row["update"], {"gate": [], "delta": []})
+                update["gate"] += arrays.gate
+                update["delta"] += arrays.delta
+    out: dict[str, list[dict[str, Any]]] = {"gate": [], "delta": []}
+    for update, families in sorted(values.items()):
+        for family, found in families.items():
+            summary = token_quantiles(torch.tensor(found, dtype=torch.float64), family)
+            out[family].append({"step": update, **{k.split("/")[1]: v for k, v in summary.items()}})
+    return out
+
+
 def generate(out: Path) -> None:
     out.mkdir(parents=True, exist_ok=True)
     for child in out.iterdir():
@@ -716,11 +932,18 @@ def generate(out: Path) -> None:
     _PIECE_IDS.clear()
     valid = write_valid(out)
     broken = write_broken(out, valid)
+    valid_baseline = write_valid_baseline(out)
+    broken_baseline = write_broken_baseline(out, valid_baseline)
     expectations = {
         "$comment": "Written by trainer/tests/make_run_fixtures.py. For each run directory here: the errors "
         "(kind, file relative to the run, 1-based line or null, field path or null) and torn-line warnings a full "
         "check must report, and record counts. Read by trainer/tests/test_run_format.py and test/unit/runFormat.test.ts.",
-        "runs": {"valid": valid_expectations(out), **broken},
+        "runs": {
+            "valid": valid_expectations(out),
+            **broken,
+            "valid-baseline": baseline_expectations(out),
+            **broken_baseline,
+        },
     }
     (out / "expectations.json").write_text(
         json.dumps(expectations, indent=2, ensure_ascii=False) + "\n", encoding="utf-8"

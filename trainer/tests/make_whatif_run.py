@@ -20,13 +20,13 @@ from seed_trainer.export import export
 from seed_trainer.stages.train import train
 
 
-def make_run(out: Path, *, onnx: bool = True) -> tuple[Path, Path | None]:
+def make_run(out: Path, *, onnx: bool = True, estimator: str = "sample", updates: int = 2) -> tuple[Path, Path | None]:
     out.mkdir(parents=True, exist_ok=True)
     experiment = {
         "name": "whatif-tiny",
         "seed": 5,
         "algorithm": "seed",
-        "updates": 2,
+        "updates": updates,
         "runs_dir": str(out / "runs"),
         "model": {"path": str(ASSET), "device": "cpu", "dtype": "float32"},
         "environment": {"name": "household", "options": {"max_steps": 3}},
@@ -39,7 +39,7 @@ def make_run(out: Path, *, onnx: bool = True) -> tuple[Path, Path | None]:
             "max_response_tokens": 24,
             "temperature": 0.9,
         },
-        "opd": {"beta": 4.0, "skill_source": "oracle"},
+        "opd": {"beta": 4.0, "skill_source": "oracle", "estimator": estimator},
         "rl": {"mini_batch_size": 8, "micro_batch_size": 4, "lr": 1e-3},
         "checkpoint": {"every": 1, "keep_last": 2},
     }

@@ -236,3 +236,61 @@ def test_a_token_pi_old_cannot_sample_weighs_nothing():
     teacher = torch.tensor([-0.1, -math.inf])
     weights = vocabulary_gate_weights(old, teacher, BETA)
     assert weights[1] == 0.0 and torch.isfinite(weights).all()
+
+
+# -- what `expected` costs in memory (memory.py) ------------------------------------------------------------------
+
+
+def _memory_config(estimator="expected", top_k=None, micro_batch_tokens=None):
+    from seed_trainer.config import experiment_from_data
+
+    data = {
+        "name": "m",
+        "model": {"path": "m"},
+        "rollout": {"tasks_per_update": 16, "group_size": 8, "max_steps": 30, "max_response_tokens": 512},
+        "rl": {"micro_batch_size": 8, "micro_batch_tokens": micro_batch_tokens},
+        "opd": {"estimator": estimator, "expected_top_k": top_k},
+    }
+    return experiment_from_data(data, ".", "test")
+
+
+def test_expected_soft_targets_memory_by_hand():
+    from seed_trainer.memory import (
+        GIB,
+        expected_device_bytes,
+        expected_host_bytes,
+        expected_target_bytes_per_token,
+        update_response_tokens,
+    )
+
+    # whole vocabulary (≤ 8192): 4096 float32 weights, no ids; + b(s) and the tail
+    assert expected_target_bytes_per_token(4096, None) == 4096 * 4 + 8 == 16_392
+    # Qwen's 151 936 tokens: the default top 256, each an int32 id and a float32 weight
+    assert expected_target_bytes_per_token(151_936, None) == 256 * 8 + 8 == 2_056
+    assert expected_target_bytes_per_token(151_936, 64) == 64 * 8 + 8
+    assert expected_target_bytes_per_token(100, 500) == 100 * 4 + 8  # a top-k beyond the vocabulary keeps it whole
+    config = _memory_config()
+    # paper defaults: 16 tasks × 8 copies × 30 steps × 512 tokens
+    assert update_response_tokens(config) == 1_966_080
+    assert expected_host_bytes(config, 151_936) == 1_966_080 * 2_056
+    assert expected_host_bytes(config, 151_936) / GIB == pytest.approx(3.765, abs=1e-3)
+    assert expected_host_bytes(_memory_config("baseline"), 151_936) == 0
+    # device, one micro-batch of 8 × 512 positions: int64 id + float32 weight, log-prob and its gradient per kept token
+    assert expected_device_bytes(config, 151_936) == 8 * 512 * 256 * (8 + 12) == 20 * 2**20
+    assert expected_device_bytes(config, 4096) == 8 * 512 * 4096 * 12 == 192 * 2**20  # whole: ids are a free view
+    assert expected_device_bytes(_memory_config(micro_batch_tokens=1024), 4096) == 1024 * 4096 * 12
+    assert expected_device_bytes(_memory_config("centred"), 4096) == 0
+
+
+def test_expected_host_warning_names_the_settings():
+    from types import SimpleNamespace
+
+    from seed_trainer.memory import GIB, expected_host_warning
+
+    head = SimpleNamespace(weight=torch.empty(151_936, 0))
+    policy = SimpleNamespace(runner=SimpleNamespace(get_output_embeddings=lambda: head))
+    config = _memory_config()  # up to 3.77 GiB of targets
+    assert expected_host_warning(policy, config, total=8 * GIB) == []  # 47 % of 8 GiB: below half
+    (warning,) = expected_host_warning(policy, config, total=6 * GIB)
+    assert "up to 3.8 GiB of soft targets" in warning and "opd.expected_top_k" in warning
+    assert expected_host_warning(policy, _memory_config("sample"), total=GIB) == []

@@ -104,6 +104,23 @@ def test_valid_fixture_reads_through_the_reader():
     assert reader.warnings == []
 
 
+def test_valid_fixture_quantiles_are_those_of_its_distilled_tokens():
+    """Each update row's quantiles of g and Δ are those of the gates and deltas its trajectories hold (the generator
+    computed expectations.json's from the trajectories); the TypeScript reader is held to the same numbers."""
+    reader = RunReader(FIXTURES / "valid", schemas=SCHEMAS)
+    for family, expected in EXPECTATIONS["valid"]["quantiles"].items():
+        got = reader.metric_quantiles(family)
+        assert [step for step, _ in got] == [row["step"] for row in expected] == [1, 2]
+        for (_, summary), want in zip(got, expected):
+            assert summary == {key: value for key, value in want.items() if key != "step"}
+        counts = [summary["count"] for _, summary in got]
+        teacher_tokens = [
+            sum(r["tokens"] for r in reader.trajectory_index() if r["update"] == step and r["teacher"])
+            for step in (1, 2)
+        ]
+        assert counts == teacher_tokens
+
+
 def test_unknown_format_version_is_refused_with_a_clear_message():
     with pytest.raises(RunFormatError) as info:
         RunReader(FIXTURES / "unknown-format-version", schemas=SCHEMAS).manifest()
@@ -563,6 +580,48 @@ def test_gate_baseline_travels_beside_the_gate_and_is_length_checked():
     )
     assert not list(validator.iter_errors(encoded))
     assert [e.validator for e in validator.iter_errors(without_gate)] == ["dependentRequired"]
+
+
+def test_gate_baseline_values_must_be_finite_and_decode():
+    """b is ½ or a mean of gates: a NaN, an infinity or bad base64 in `gate_baseline` is an error naming it."""
+    from seed_trainer.runlog.tokens import gate_baseline_problem
+
+    good = TokenArrays(
+        ids=[5, 6],
+        text=["a", "b"],
+        logp=[-0.5, -1.0],
+        teacher_logp=[-0.4, -1.2],
+        delta=[0.1, -0.2],
+        gate=[0.62, 0.27],
+        gate_baseline=[0.5, 0.25],
+    ).encode()
+    assert gate_baseline_problem(good) is None
+    assert gate_baseline_problem({**good, "gate_baseline": encode_float32([0.5, math.inf])}) == (
+        "item 1 is Infinity, not a finite number"
+    )
+    with pytest.raises(ValueError, match="gate_baseline: item 0 is NaN, not a finite number"):
+        TokenArrays.decode({**good, "gate_baseline": encode_float32([math.nan, 0.5])})
+    assert "not a whole number of 4-byte items" in gate_baseline_problem({**good, "gate_baseline": "AAAAAAAAAA=="})
+
+
+def test_baseline_fixture_decodes_gate_baseline_beside_the_gate():
+    decoded = EXPECTATIONS["valid-baseline"]["decoded"]
+    reader = RunReader(FIXTURES / "valid-baseline", schemas=SCHEMAS)
+    assert reader.manifest()["config"]["opd"]["estimator"] == decoded["estimator"] == "baseline"
+    arrays = reader.tokens(reader.trajectory(decoded["trajectory"])["steps"][decoded["step"]])
+    assert arrays.count == decoded["count"]
+    assert arrays.gate[:6] == decoded["gate_head"] and arrays.gate_baseline[:6] == decoded["gate_baseline_head"]
+    # b(s) is a mean of gates under π_old: inside [0, 1], and the metric is the mean over the OPD-active tokens
+    assert all(0.0 <= b <= 1.0 for b in arrays.gate_baseline)
+    active = [
+        b
+        for t in reader.trajectory_index()
+        if t["teacher"]
+        for s in reader.trajectory(t)["steps"]
+        for b in reader.tokens(s).gate_baseline
+    ]
+    row = reader.metrics()[0]
+    assert row["opd/gate_baseline_mean"] == pytest.approx(sum(active) / len(active), abs=1e-6)
 
 
 def test_baseline_evals_link_a_train_run_to_its_base_evaluation(tmp_path: Path, capsys) -> None:

@@ -8,9 +8,11 @@ import subprocess
 import sys
 
 import pytest
+import torch
 import yaml
 from testenv import sigint_as_in_a_terminal, subprocess_env
 
+from seed_trainer.algo.quantiles import token_quantiles
 from seed_trainer.config import load_experiment
 from seed_trainer.runlog import RunReader, check_run
 from seed_trainer.stages.train import train
@@ -180,3 +182,11 @@ def test_distillation_from_valid_self_written_skills(tmp_path, tiny_policy_dir, 
     assert len(tokens.gate) == len(tokens.ids) == len(tokens.text) > 0
     for g, d in zip(tokens.gate, tokens.delta):
         assert g == pytest.approx(1 / (1 + math.exp(-beta * d)), abs=1e-6)
+    # the row's quantiles of g and Δ are those of every distilled token the update's trajectories hold
+    arrays = [
+        RunReader.tokens(s) for entry in reader.trajectory_index() for s in reader.trajectory(entry["id"])["steps"]
+    ]
+    for family in ("gate", "delta"):
+        written = [v for a in arrays if a is not None and a.gate is not None for v in getattr(a, family)]
+        want = token_quantiles(torch.tensor(written, dtype=torch.float64), family)
+        assert {key: row[key] for key in want} == pytest.approx(want, abs=1e-6)

@@ -1,6 +1,7 @@
 // One dashboard chart: a chart.js canvas of fixed height, an HTML legend under it whose entries toggle their series
 // (it scrolls instead of squeezing the plot, however many series there are), drag-to-zoom on x (double-click
-// resets), log-scale y, export as PNG or CSV, and whiskers for the Wilson intervals of evaluation points.
+// resets), log-scale y, an outlier-robust y range, export as PNG or CSV, whiskers for the Wilson intervals of evaluation
+// points, and the boxes of quantile strips (quantileStrips.ts).
 import {
   Chart,
   LinearScale,
@@ -12,11 +13,14 @@ import {
   Tooltip,
   type ChartDataset,
   type Plugin,
+  type TooltipItem,
 } from 'chart.js';
-import { cleanNumber, flatYRange, paddedRange, xTickLabel, type XAxis } from '../../src/dashboard/shared/axis';
+import { cleanNumber, paddedRange, xTickLabel, type XAxis } from '../../src/dashboard/shared/axis';
 import type { ChartSpec } from '../../src/dashboard/shared/charts';
 import type { Interval } from '../../src/dashboard/shared/evaluation';
+import { chartYRange } from '../../src/dashboard/shared/robustRange';
 import type { Point } from '../../src/dashboard/shared/series';
+import { quantileStrips, type StripBox } from './quantileStrips';
 
 Chart.register(LineController, ScatterController, LineElement, PointElement, LinearScale, LogarithmicScale, Tooltip);
 
@@ -28,11 +32,14 @@ export interface LegendEntry {
   hidden: boolean;
 }
 
-export type SeriesDataset = ChartDataset<'line', Point[]> & { intervals?: Array<Interval | undefined> };
+export type SeriesDataset = ChartDataset<'line', Point[]> & { intervals?: Array<Interval | undefined>; strips?: StripBox[] };
 
 export interface ChartOptions {
   xAxis: XAxis;
   logScale: boolean;
+  /** "Robust y": the values the y range is taken from, without their outliers (robustRange.ts): the raw points, drawn
+   * or not, and the strips' box ends. Undefined: the range holds every point drawn. */
+  robustYs: number[] | undefined;
   xRange: { min: number; max: number } | undefined;
 }
 
@@ -92,6 +99,27 @@ function button(text: string, title: string, action: string): HTMLButtonElement 
   element.title = title;
   element.dataset.action = action;
   return element;
+}
+
+/** The x range of a strip chart with half an update's slot beyond the first and the last box (their boxes would be
+ * cut in half by the plot's edges); undefined for other charts. */
+function stripPadding(datasets: readonly SeriesDataset[]): { min: number; max: number } | undefined {
+  const xs = datasets.flatMap((d) => (d.strips ?? []).map((b) => b.x));
+  const distinct = new Set(xs).size;
+  if (distinct < 2) return undefined;
+  const min = Math.min(...xs);
+  const max = Math.max(...xs);
+  const pad = (max - min) / (distinct - 1) / 2;
+  return { min: min - pad, max: max + pad };
+}
+
+/** A strip's tooltip line names its box (median, 25–75 %, 5–95 %); any other dataset's, its value. */
+function stripTooltip(item: TooltipItem<'line'>): string {
+  const box = (item.dataset as SeriesDataset).strips?.find((b) => b.x === item.parsed.x);
+  const label = item.dataset.label ?? '';
+  if (!box) return `${label}: ${item.formattedValue}`;
+  const n = cleanNumber;
+  return `${label}: ${n(box.p50)}; 25–75 % ${n(box.p25)} to ${n(box.p75)}; 5–95 % ${n(box.p05)} to ${n(box.p95)}`;
 }
 
 export class ChartView {
@@ -174,7 +202,7 @@ export class ChartView {
     this.chart ??= this.create(wantLog);
     const x = this.chart.options.scales!.x!;
     const xs = datasets.flatMap((d) => d.data.map((p) => p.x));
-    const padded = paddedRange(Math.min(...xs), Math.max(...xs), options.xAxis);
+    const padded = paddedRange(Math.min(...xs), Math.max(...xs), options.xAxis) ?? stripPadding(datasets);
     const range = options.xRange ?? padded;
     x.min = range?.min;
     x.max = range?.max;
@@ -182,13 +210,19 @@ export class ChartView {
     (x.ticks as { callback: (value: number | string) => string }).callback = (value) => xTickLabel(Number(value), options.xAxis);
     // y ticks without floating-point noise (a flat series at 3 was labelled 3.0000000000000004)
     (this.chart.options.scales!.y!.ticks as { callback: (value: number | string) => string }).callback = (value) => cleanNumber(Number(value));
-    // A (nearly) constant series keeps a minimum y span: flat, not a spike drawn from float noise.
-    if (!wantLog && !this.spec.fraction) {
-      const ys = datasets.flatMap((d) => d.data.map((p) => p.y)).filter((v) => Number.isFinite(v));
-      const flat = ys.length > 0 ? flatYRange(Math.min(...ys), Math.max(...ys)) : undefined;
+    // Fractions keep [0, 1]. Otherwise chart.js fits y to the lines unless the range is robust, or a (nearly) constant
+    // series needs a minimum span (flat, not a spike drawn from float noise); strips' boxes reach past their median.
+    if (!this.spec.fraction) {
+      const ys = options.robustYs ?? datasets.flatMap((d) => [...d.data.map((p) => p.y), ...(d.strips ?? []).flatMap((b) => [b.p05, b.p95])]);
+      const range = chartYRange(ys, { robust: options.robustYs !== undefined, log: wantLog });
       const y = this.chart.options.scales!.y!;
-      y.min = flat?.min;
-      y.max = flat?.max;
+      y.min = range?.min;
+      y.max = range?.max;
+      // A robust range's bounds are quantiles, not round numbers: ticks only at round values inside it.
+      (y.ticks as { includeBounds: boolean }).includeBounds = options.robustYs === undefined;
+      const boxes = datasets.flatMap((d) => d.strips ?? []);
+      y.suggestedMin = boxes.length > 0 ? Math.min(...boxes.map((b) => b.p05)) : undefined;
+      y.suggestedMax = boxes.length > 0 ? Math.max(...boxes.map((b) => b.p95)) : undefined;
     }
     this.chart.data.datasets = datasets;
     this.chart.update('none');
@@ -283,7 +317,7 @@ export class ChartView {
     return new Chart<'line', Point[]>(this.canvas, {
       type: 'line',
       data: { datasets: [] },
-      plugins: [intervalWhiskers],
+      plugins: [intervalWhiskers, quantileStrips],
       options: {
         animation: false,
         responsive: true,
@@ -298,7 +332,7 @@ export class ChartView {
             ? { type: 'logarithmic', ticks: { maxTicksLimit: 6 } }
             : { type: 'linear', ...(this.spec.fraction ? { min: 0, max: 1 } : {}), ticks: { maxTicksLimit: 6 } },
         },
-        plugins: { legend: { display: false }, tooltip: { enabled: true } },
+        plugins: { legend: { display: false }, tooltip: { enabled: true, callbacks: { label: stripTooltip } } },
       },
     });
   }

@@ -154,7 +154,7 @@ function focusRow(index: number): void {
 
 function show(params: DiffToWebview['show']): void {
   const started = performance.now();
-  const m = { a: buildModel(params.a.trajectory), b: buildModel(params.b.trajectory) };
+  const m = { a: buildModel(params.a.trajectory, params.a.estimator), b: buildModel(params.b.trajectory, params.b.estimator) };
   models = m;
   channel.state = { a: { runDir: params.a.runDir, id: params.a.trajectory.id }, b: { runDir: params.b.runDir, id: params.b.trajectory.id } };
   const diff = diffTrajectories(m.a.trajectory, m.b.trajectory, m.a.turns.map((t) => t.stats), m.b.turns.map((t) => t.stats));
@@ -187,7 +187,7 @@ function show(params: DiffToWebview['show']): void {
     const turn = Number(tokens?.dataset.turn);
     const arrays = models?.[side].turns[turn]?.arrays;
     const index = Number(span.getAttribute('data-i'));
-    return arrays && Number.isInteger(index) ? { arrays, index, where: `${side.toUpperCase()} · turn ${turn + 1}` } : undefined;
+    return arrays && Number.isInteger(index) ? { arrays, index, where: `${side.toUpperCase()} · turn ${turn + 1}`, estimator: models?.[side].estimator } : undefined;
   });
   if (diff.firstDivergence >= 0) {
     currentRow = diff.firstDivergence;

@@ -1,8 +1,10 @@
 // The token heatmap shared by the viewer and the diff: one span per generated token, coloured by the bin of its value
-// under the chosen mode; a legend; a hover card with Δ, g, ℓ^skill and ℓ^θ of the token under the pointer.
+// under the chosen mode; a legend; a hover card with Δ, g, ℓ^skill and ℓ^θ of the token under the pointer, and b and
+// g − b where the run's OPD estimator subtracted a baseline from g.
 import type { TokenArrays } from '../../src/runs/shared/tokenArrays';
 import { BINS, FIT_QUANTILE, binClass, binOf, binValue, paletteCss, type HeatMode, type HeatScale } from '../../src/trajectory/shared/colorScale';
 import { formatNumber } from '../../src/trajectory/shared/format';
+import { baselineWording, gateMinusBaseline, type OpdEstimator } from '../../src/trajectory/shared/opdEstimator';
 import { displayText } from '../../src/common/shared/inertText';
 import { adoptCss, el } from './dom';
 
@@ -11,6 +13,7 @@ export const MODE_LABELS: Record<HeatMode, string> = {
   delta: 'Δ',
   teacher: 'Teacher ℓ^skill',
   student: 'Student ℓ^θ',
+  weight: 'g − b',
 };
 
 export function modeValues(arrays: TokenArrays, mode: HeatMode): Float32Array | undefined {
@@ -23,6 +26,8 @@ export function modeValues(arrays: TokenArrays, mode: HeatMode): Float32Array | 
       return arrays.teacherLogp;
     case 'student':
       return arrays.logp;
+    case 'weight':
+      return gateMinusBaseline(arrays);
   }
 }
 
@@ -99,7 +104,8 @@ export function legend(scale: HeatScale): HTMLElement {
     const bin = scale.kind === 'diverging' ? k : BINS - 1 - k;
     bar.append(el('span', { class: `legend-bin ${binClass(scale.kind, bin)}`, title: formatNumber(binValue(scale, bin), 3) }));
   }
-  const digits = scale.fitted ? (mode === 'gate' ? 3 : 2) : mode === 'gate' ? 1 : 0;
+  const gateLike = mode === 'gate' || mode === 'weight';
+  const digits = scale.fitted ? (gateLike ? 3 : 2) : gateLike ? 1 : 0;
   const ticks = el(
     'div',
     { class: 'legend-ticks' },
@@ -115,6 +121,7 @@ export function legend(scale: HeatScale): HTMLElement {
     ticks,
     el('div', { class: 'legend-meaning' }, el('span', { class: 'legend-low', text: `◀ ${scale.lowMeaning}` }), el('span', { class: 'legend-high', text: `${scale.highMeaning} ▶` })),
     neutralCaption(scale),
+    scale.note ? el('div', { class: 'legend-caption legend-note', text: scale.note, attrs: { 'data-k': 'estimator-note' } }) : null,
   );
 }
 
@@ -124,14 +131,20 @@ export function legend(scale: HeatScale): HTMLElement {
  */
 export function neutralCaption(scale: HeatScale): HTMLElement | null {
   const coverage = scale.coverage;
-  if (!coverage || (scale.mode !== 'gate' && scale.mode !== 'delta')) return null;
+  if (!coverage || (scale.mode !== 'gate' && scale.mode !== 'delta' && scale.mode !== 'weight')) return null;
   const neutral = coverage.total - coverage.coloured;
   const floor = coverage.floor.toExponential(0);
-  const what = scale.mode === 'gate' ? `g \u2248 \u00BD (|g \u2212 \u00BD| < ${floor})` : `\u0394 \u2248 0 (|\u0394| < ${floor} nats)`;
+  const weight = scale.mode === 'weight';
+  const what = {
+    gate: `g \u2248 \u00BD (|g \u2212 \u00BD| < ${floor})`,
+    delta: `\u0394 \u2248 0 (|\u0394| < ${floor} nats)`,
+    weight: `g \u2248 b (|g \u2212 b| < ${floor})`,
+  }[scale.mode as 'gate' | 'delta' | 'weight'];
+  const unchanged = weight ? 'the update gave this token almost no push' : "the skill leaves this token's probability unchanged";
   const text =
     neutral === 0
-      ? `All ${coverage.total} tokens are coloured: the skill moves every token's probability.`
-      : `Uncoloured: ${neutral} of ${coverage.total} tokens, ${what}: the skill leaves this token's probability unchanged. Coloured: the ${coverage.coloured} it moves, strongest at the ends (the scale reaches the ${Math.round(FIT_QUANTILE * 100)}th percentile of the distance from neutral).`;
+      ? `All ${coverage.total} tokens are coloured: ${weight ? 'the update pushed every token' : "the skill moves every token's probability"}.`
+      : `Uncoloured: ${neutral} of ${coverage.total} tokens, ${what}: ${unchanged}. Coloured: the ${coverage.coloured} ${weight ? 'it pushed' : 'it moves'}, strongest at the ends (the scale reaches the ${Math.round(FIT_QUANTILE * 100)}th percentile of the distance from neutral).`;
   return el('div', { class: 'legend-caption', text, attrs: { 'data-k': 'neutral-caption', 'data-coloured': String(coverage.coloured), 'data-total': String(coverage.total) } });
 }
 
@@ -140,6 +153,8 @@ export interface TokenAt {
   index: number;
   /** e.g. "turn 3" or "A · turn 3". */
   where: string;
+  /** The run's OPD estimator: names b and g − b in the card (when the step recorded a gate baseline). */
+  estimator?: OpdEstimator | undefined;
 }
 
 /** The hover card: follows the token under the pointer inside `container`; `locate` maps a span to its arrays. */
@@ -187,6 +202,7 @@ export class TokenHoverCard {
     const row = (key: string, label: string, text: string) =>
       el('div', { class: 'card-row', attrs: { 'data-k': key } }, el('span', { class: 'card-label' }, mathLabel(label)), el('span', { class: 'card-value', text }));
     const piece = arrays.text[index] ?? '';
+    const wording = arrays.gateBaseline ? baselineWording(at.estimator) : undefined;
     this.element.replaceChildren(
       el('div', { class: 'card-token', text: piece === '' ? '(empty piece: completed by the next token)' : JSON.stringify(displayText(piece)) }),
       el('div', { class: 'card-where', text: `${at.where} · token ${index + 1} of ${arrays.count} · id ${arrays.ids[index] ?? '?'}` }),
@@ -194,6 +210,12 @@ export class TokenHoverCard {
       row('delta', 'Δ', value(arrays.delta)),
       row('teacher', 'ℓ^skill', value(arrays.teacherLogp)),
       row('student', 'ℓ^θ', value(arrays.logp)),
+      ...(wording
+        ? [
+            row('baseline', wording.baseline, value(arrays.gateBaseline)),
+            row('weight', `${wording.weight} (update weight${at.estimator === 'expected' ? ': its sign' : ''})`, value(gateMinusBaseline(arrays))),
+          ]
+        : []),
     );
     this.element.hidden = false;
     this.element.setAttribute('aria-hidden', 'false');

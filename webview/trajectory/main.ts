@@ -8,6 +8,7 @@ import { MODE_LABELS, TokenHoverCard, installHeatmapStyles, legend, mathLabel, r
 import { HEAT_MODES, heatScale, type HeatMode, type HeatScale } from '../../src/trajectory/shared/colorScale';
 import { formatNumber, formatPercent, formatScore } from '../../src/trajectory/shared/format';
 import { meanAdvantage } from '../../src/trajectory/shared/turnStats';
+import { baselineWording, describeScale, subtractsBaseline } from '../../src/trajectory/shared/opdEstimator';
 import { estimateTextHeight } from '../../src/trajectory/shared/virtualLayout';
 import { buildModel, type TrajectoryModel } from './model';
 import { TurnList } from './turnList';
@@ -37,7 +38,20 @@ const view: TurnViewState = { mode: undefined, scale: undefined, expanded: new S
 
 function scaleFor(mode: HeatMode | undefined): HeatScale | undefined {
   if (!mode) return undefined;
-  return saved().absolute ? heatScale(mode) : (model?.fitted[mode] ?? heatScale(mode));
+  const scale = saved().absolute ? heatScale(mode) : (model?.fitted[mode] ?? heatScale(mode));
+  return describeScale(scale, model?.estimator, model?.modes.includes('weight') ?? false);
+}
+
+/** The tooltip of a mode button (a disabled one says why). */
+function modeTitle(m: TrajectoryModel, mode: HeatMode, key: number): string {
+  const label = mode === 'weight' ? baselineWording(m.estimator).weight : MODE_LABELS[mode].replace('^', '');
+  if (m.modes.includes(mode)) {
+    const what = mode === 'weight' ? `: what the update weighed each sampled token by (opd.estimator: ${m.estimator ?? 'unknown'})` : '';
+    return `Colour tokens by ${label}${what} (${key})`;
+  }
+  if (mode !== 'weight') return 'Not recorded in this trajectory';
+  if (m.estimator && !subtractsBaseline(m.estimator)) return `This run's OPD estimator (${m.estimator}) subtracts nothing: the update weighed each sampled token by g itself`;
+  return 'No gate baseline (gate_baseline) was recorded in this trajectory';
 }
 
 function saved(): SavedState {
@@ -79,6 +93,7 @@ function header(payload: TrajectoryPayload, m: TrajectoryModel): HTMLElement {
       fact('tokens', String(m.total.tokens), 'tokens'),
       fact('mean g', formatNumber(m.total.meanGate), 'meanGate'),
       fact('g > 0.5', formatPercent(m.total.fracGateAboveHalf), 'fracAbove'),
+      m.estimator ? fact('OPD estimator', m.estimator, 'estimator') : null,
     ),
   );
 }
@@ -87,14 +102,15 @@ function toolbar(m: TrajectoryModel): HTMLElement {
   const modes = el('div', { class: 'modes', attrs: { role: 'radiogroup', 'aria-label': 'Colour tokens by' } });
   HEAT_MODES.forEach((mode, i) => {
     const available = m.modes.includes(mode);
+    const label = mode === 'weight' ? baselineWording(m.estimator).weight : MODE_LABELS[mode];
     const button = el(
       'button',
       {
         class: 'mode',
-        title: available ? `Colour tokens by ${MODE_LABELS[mode].replace('^', '')} (${i + 1})` : 'Not recorded in this trajectory',
+        title: modeTitle(m, mode, i + 1),
         attrs: { role: 'radio', 'aria-checked': String(view.mode === mode), 'data-mode': mode },
       },
-      mathLabel(MODE_LABELS[mode]),
+      mathLabel(label),
     );
     button.disabled = !available;
     button.addEventListener('click', () => setMode(mode));
@@ -211,7 +227,7 @@ function show(payload: TrajectoryPayload): void {
   const started = performance.now();
   const previous = saved();
   const trajectory = payload.trajectory;
-  const m = buildModel(trajectory);
+  const m = buildModel(trajectory, payload.estimator);
   model = m;
   const sameTrajectory = previous.id === trajectory.id && previous.runDir === payload.runDir;
   view.mode = sameTrajectory && previous.mode && m.modes.includes(previous.mode) ? previous.mode : m.modes[0];
@@ -234,7 +250,7 @@ function show(payload: TrajectoryPayload): void {
     whatIf.element,
     legendSlot(),
     el('main', { class: 'traj-main' }, scroller, aside),
-    el('div', { class: 'statusline' }, el('span', { attrs: { id: 'nav-status' }, text: `Turn 1 of ${m.turns.length}` }), el('span', { class: 'keys', text: 'j / k: next / previous turn · g / G: first / last · 1–4: colour mode · a: fitted / absolute scale · d / D: next / previous disagreement · w: what if… · c: copy' })),
+    el('div', { class: 'statusline' }, el('span', { attrs: { id: 'nav-status' }, text: `Turn 1 of ${m.turns.length}` }), el('span', { class: 'keys', text: 'j / k: next / previous turn · g / G: first / last · 1–5: colour mode · a: fitted / absolute scale · d / D: next / previous disagreement · w: what if… · c: copy' })),
   );
 
   const { charWidth, lineHeight } = measureText(scroller);
@@ -260,7 +276,7 @@ function show(payload: TrajectoryPayload): void {
     const index = Number(row?.dataset.turn);
     const arrays = m.turns[index]?.arrays;
     const tokenIndex = Number(span.getAttribute('data-i'));
-    return arrays && Number.isInteger(tokenIndex) ? { arrays, index: tokenIndex, where: `turn ${index + 1}` } : undefined;
+    return arrays && Number.isInteger(tokenIndex) ? { arrays, index: tokenIndex, where: `turn ${index + 1}`, estimator: m.estimator } : undefined;
   });
   scroller.addEventListener('focusin', (event) => {
     const row = (event.target as HTMLElement).closest<HTMLElement>('[data-turn]');
@@ -296,7 +312,7 @@ document.addEventListener('keydown', (event) => {
   else if (key === 'k' || key === 'p' || (onHead && key === 'ArrowUp')) setCurrent(current - 1, true);
   else if (key === 'g' || (onHead && key === 'Home')) setCurrent(0, true);
   else if (key === 'G' || (onHead && key === 'End')) setCurrent(list.count - 1, true);
-  else if (/^[1-4]$/.test(key)) setMode(HEAT_MODES[Number(key) - 1]!);
+  else if (/^[1-5]$/.test(key)) setMode(HEAT_MODES[Number(key) - 1]!);
   else if (key === 'c') channel.post('copyText', {});
   else if (key === 'a') toggleScale();
   else if (key === 'd' || key === 'D') jumpToDisagreement(key === 'd' ? 1 : -1);

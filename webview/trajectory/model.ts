@@ -2,6 +2,7 @@
 import type { TokenArrays } from '../../src/runs/shared/tokenArrays';
 import type { Trajectory, TrajectoryStep } from '../../src/runs/shared/types';
 import { fittedScale, type HeatMode, type HeatScale } from '../../src/trajectory/shared/colorScale';
+import { withCentredBaseline, type OpdEstimator } from '../../src/trajectory/shared/opdEstimator';
 import { strongestDisagreements, type TokenRef } from '../../src/trajectory/shared/disagreement';
 import { sharedRange } from '../../src/trajectory/shared/sparkline';
 import { modeValues } from '../shared/heatmap';
@@ -27,11 +28,13 @@ export interface TrajectoryModel {
   disagreements: TokenRef[];
   /** The largest |Δ| of the trajectory: the half-range every turn's sparkline shares. */
   deltaRange: number;
+  /** The run's OPD estimator (run.json config), when known: names what g − b is. */
+  estimator: OpdEstimator | undefined;
 }
 
-export function buildModel(trajectory: Trajectory): TrajectoryModel {
+export function buildModel(trajectory: Trajectory, estimator?: OpdEstimator): TrajectoryModel {
   const turns = trajectory.steps.map((step): TurnModel => {
-    const arrays = decodeStepTokens(step);
+    const arrays = withCentredBaseline(decodeStepTokens(step), estimator);
     let chars = 0;
     if (arrays) for (const piece of arrays.text) chars += piece.length;
     else chars = step.response.length;
@@ -41,9 +44,10 @@ export function buildModel(trajectory: Trajectory): TrajectoryModel {
   const modes: HeatMode[] = [];
   if (has((a) => a.gate)) modes.push('gate', 'delta', 'teacher');
   if (has((a) => a.logp)) modes.push('student');
+  if (has((a) => a.gateBaseline)) modes.push('weight');
   const fitted: Partial<Record<HeatMode, HeatScale>> = {};
   for (const mode of modes) fitted[mode] = fittedScale(mode, turns.map((turn) => (turn.arrays ? modeValues(turn.arrays, mode) : undefined)));
   const deltas = turns.map((turn) => turn.arrays?.delta);
   const disagreements = strongestDisagreements(deltas);
-  return { trajectory, turns, total: combineStats(turns.map((t) => t.stats)), modes, fitted, disagreements, deltaRange: sharedRange(deltas) };
+  return { trajectory, turns, total: combineStats(turns.map((t) => t.stats)), modes, fitted, disagreements, deltaRange: sharedRange(deltas), estimator };
 }

@@ -1,5 +1,6 @@
 // Which metrics the dashboard plots, and in which chart (docs/run-format.md §6 names them). Shared by the webview
 // bundle and the unit tests; no DOM, no Node, no `vscode`.
+import type { QuantileFamily } from '../../runs/shared/metricQuantiles';
 import type { MetricRow } from '../../runs/shared/types';
 
 export interface ChartSpec {
@@ -11,6 +12,9 @@ export interface ChartSpec {
   fraction?: boolean;
   /** Plots evaluation rows (as points with intervals) instead of training rows. */
   evaluation?: boolean;
+  /** A strip chart of the family's per-update quantiles: one box per update (p25–p75 in p05–p95), the median as the
+   * line (its metric, `<family>/p50`, unsmoothed). */
+  quantiles?: QuantileFamily;
 }
 
 export const DASHBOARD_CHARTS: readonly ChartSpec[] = [
@@ -21,9 +25,13 @@ export const DASHBOARD_CHARTS: readonly ChartSpec[] = [
   { id: 'kl', title: 'KL to the reference (k3, nats/token)', metrics: ['loss/kl'] },
   { id: 'entropy', title: 'Entropy (nats/token)', metrics: ['loss/entropy'] },
   { id: 'opd', title: 'OPD loss (before λ)', metrics: ['loss/opd'] },
-  { id: 'gate', title: 'Gate mean g', metrics: ['gate/mean'], fraction: true },
+  // With an OPD estimator that subtracts a baseline (centred, baseline, expected) the update weighed tokens by g − b:
+  // the mean b (opd/gate_baseline_mean) is drawn beside the mean g, so their gap is the mean weight.
+  { id: 'gate', title: 'Gate mean g (and baseline b, when the estimator subtracts one)', metrics: ['gate/mean', 'opd/gate_baseline_mean'], fraction: true },
   { id: 'gate-half', title: 'Fraction g > 0.5', metrics: ['gate/frac_gt_half'], fraction: true },
+  { id: 'gate-quantiles', title: 'Gate g per update: median, 25–75 %, 5–95 % of distilled tokens', metrics: ['gate/p50'], fraction: true, quantiles: 'gate' },
   { id: 'delta', title: 'Δ mean (nats)', metrics: ['delta/mean'] },
+  { id: 'delta-quantiles', title: 'Δ per update (nats): median, 25–75 %, 5–95 % of distilled tokens', metrics: ['delta/p50'], quantiles: 'delta' },
   { id: 'parse', title: 'Skill parse rate', metrics: ['skill/parse_rate'], fraction: true },
   { id: 'time', title: 'Phase times (s)', metrics: ['time/'] },
   { id: 'sft', title: 'Stage-1 SFT loss', metrics: ['loss/sft', 'loss/sft_val'] },
@@ -40,6 +48,12 @@ export function chartOf(metric: string, evaluation = false): ChartSpec | undefin
 export function chartOfSeries(series: string): ChartSpec | undefined {
   const match = /^eval:[^:]+:(.+)$/.exec(series);
   return match ? chartOf(match[1] ?? '', true) : chartOf(series);
+}
+
+/** A series drawn as written, whatever the smoothing: evaluation points and the medians of quantile strips (their
+ * boxes are the update's own numbers; a smoothed median would leave them). */
+export function isUnsmoothed(series: string): boolean {
+  return series.startsWith('eval:') || chartOfSeries(series)?.quantiles !== undefined;
 }
 
 /** A per-task-type series of a success chart (hidden with "Per task type" off). */
@@ -82,8 +96,16 @@ export function metricPoints(row: MetricRow): MetricPoint[] {
   return points;
 }
 
+/** Series whose legend text is not the part of the metric name after its `/`. */
+const SERIES_LABELS: Readonly<Record<string, string>> = {
+  'gate/mean': 'mean g',
+  'opd/gate_baseline_mean': 'mean b (subtracted from g)',
+};
+
 /** The legend text of a series: `overall`, `pick_and_place`, `eval test_seen · overall`, `rollout`… */
 export function seriesLabel(series: string): string {
+  const named = SERIES_LABELS[series];
+  if (named) return named;
   const match = /^eval:([^:]+):(.+)$/.exec(series);
   const short = (metric: string): string => metric.slice(metric.indexOf('/') + 1);
   return match ? `eval ${match[1]} · ${short(match[2] ?? '')}` : short(series);

@@ -26,6 +26,7 @@ export const FINAL_METRICS: ReadonlyArray<[metric: string, label: string]> = [
   ['loss/kl', 'KL'],
   ['loss/opd', 'OPD loss'],
   ['gate/mean', 'gate mean'],
+  ['opd/gate_baseline_mean', 'gate baseline b mean'],
   ['skill/parse_rate', 'skill parse rate'],
   ['loss/sft', 'SFT loss'],
 ];

@@ -4,7 +4,7 @@
 import { open, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { RunFormatError, type StaleFile, type TornLine } from './errors';
-import { checkpointErrors, indexErrors, metricSequenceError, staleFiles } from './runConsistency';
+import { checkpointErrors, indexErrors, metricSequenceError, quantileOrderError, staleFiles } from './runConsistency';
 import { RUN_FILES, trajectoryRelative } from './runFiles';
 import { RunReader } from './runReader';
 import type { RunSchemas } from './schemas';
@@ -95,6 +95,8 @@ export async function checkRun(runDir: string, schemas: RunSchemas): Promise<Run
         const rows = result.records as { line: number; value: MetricRow }[];
         const sequence = metricSequenceError(rows);
         if (sequence) report.errors.push(sequence);
+        const disorder = quantileOrderError(rows);
+        if (disorder) report.errors.push(disorder);
         // partial directories (fixtures, a copy) may lack metrics.jsonl: nothing to compare trajectories with
         if (await stat(reader.paths.metrics).then(() => true, () => false)) {
           metricUpdates = new Set(rows.filter((r) => r.value.kind === 'update').map((r) => r.value.step));

@@ -5,6 +5,7 @@ export * from './runFiles';
 export * from './jsonl';
 export * from './schemas';
 export * from '../shared/tokenArrays';
+export * from '../shared/metricQuantiles';
 export * from './runReader';
 export * from './checkRun';
 export * from './runConsistency';

@@ -1,12 +1,14 @@
 // Checks across records and files that break `resume` or mislead a reader although every record is valid on its own:
-// update numbers that repeat or skip, trajectories of updates the metrics lack, incomplete checkpoints, and temporary
-// files an interrupted write left behind. The same rules and words as seed_trainer/runlog/consistency.py.
+// update numbers that repeat or skip, quantiles out of order, trajectories of updates the metrics lack, incomplete
+// checkpoints, and temporary files an interrupted write left behind. The same rules and words as
+// seed_trainer/runlog/consistency.py and quantiles.py.
 import { readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { RunFormatError, staleFile, type StaleFile } from './errors';
 import { runOwnership } from './runOwner';
 import { RUN_FILES, checkpointStep } from './runFiles';
 import type { RunSchemas } from './schemas';
+import { quantileDisorder } from '../shared/metricQuantiles';
 import type { MetricRow, RunStatus, TrajectoryIndexRow } from '../shared/types';
 
 /** Metric kinds numbered 1, 2, 3 … one row each (sft rows may repeat a step; eval rows are per split). */
@@ -31,6 +33,21 @@ export function metricSequenceError(rows: readonly Line<MetricRow>[]): RunFormat
       return new RunFormatError('sequence', { file: RUN_FILES.metrics, line, field: 'step' }, `${value.kind} step ${value.step} ${what} (expected ${previous + 1})`);
     }
     last.set(value.kind, value.step);
+  }
+  return undefined;
+}
+
+/** The first metrics row whose quantiles of g or Δ decrease from min to max (docs/run-format.md §6). */
+export function quantileOrderError(rows: readonly Line<MetricRow>[]): RunFormatError | undefined {
+  for (const { line, value } of rows) {
+    const disorder = quantileDisorder(value);
+    if (!disorder) continue;
+    const number = (x: number): string => String(Number(x.toPrecision(6)));
+    return new RunFormatError(
+      'consistency',
+      { file: RUN_FILES.metrics, line, field: disorder.key },
+      `${number(disorder.value)} is below ${disorder.previousKey} ${number(disorder.previous)} (quantiles never decrease from min to max)`,
+    );
   }
   return undefined;
 }

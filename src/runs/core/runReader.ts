@@ -6,7 +6,7 @@ import { RunFormatError, formatFieldPath, type TornLine } from './errors';
 import { JsonlTail, parseJsonLine, readJsonlFile, type JsonlParse, type RecordValidator } from './jsonl';
 import { FORMAT_VERSION, RUN_FILES, checkpointStep, evalFile, runPaths, trajectoryRelative, type RunPaths } from './runFiles';
 import type { RecordKind, RunSchemas } from './schemas';
-import { decodeTokenArrays, tokenArrayProblems, type TokenArrays } from '../shared/tokenArrays';
+import { BASELINE_FIELD, decodeTokenArrays, gateBaselineProblem, tokenArrayProblems, type TokenArrays } from '../shared/tokenArrays';
 import type {
   ControlRequest,
   RunTags,
@@ -59,14 +59,17 @@ export async function readManifest(runDir: string, schemas: RunSchemas): Promise
   return schemas.validate<RunManifest>('run', value, { file: RUN_FILES.manifest, path: filePath });
 }
 
-/** Throws a `token_array` error for the first step whose arrays disagree with their `count`. */
+/**
+ * Throws a `token_array` error for the first step whose arrays disagree with their `count`, or whose `gate_baseline`
+ * does not decode to finite numbers (the one array whose values are checked here: the viewer subtracts it from g).
+ */
 export function checkTrajectoryTokens(record: Trajectory, where: { file: string; line?: number; path?: string }): void {
   record.steps.forEach((step, index) => {
     if (!step.tokens) return;
-    const problem = tokenArrayProblems(step.tokens)[0];
+    const [name, problem] = tokenArrayProblems(step.tokens)[0] ?? [BASELINE_FIELD, gateBaselineProblem(step.tokens)];
     if (problem) {
-      const field = formatFieldPath(['steps', index, 'tokens', problem[0]]);
-      throw new RunFormatError('token_array', { ...where, field }, problem[1]);
+      const field = formatFieldPath(['steps', index, 'tokens', name]);
+      throw new RunFormatError('token_array', { ...where, field }, problem);
     }
   });
 }

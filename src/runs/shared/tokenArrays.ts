@@ -1,11 +1,13 @@
 // Per-token arrays of a trajectory step: base64 (RFC 4648, padded) of little-endian int32 (ids) and float32 (logp,
-// teacher_logp, delta, gate); `text` is a plain list of each token's text. No Buffer and no vscode: this module also
-// runs in webviews.
+// teacher_logp, delta, gate, gate_baseline); `text` is a plain list of each token's text. No Buffer and no vscode:
+// this module also runs in webviews.
 import type { EncodedTokens } from './types';
 
-export const FLOAT_FIELDS = ['logp', 'teacher_logp', 'delta', 'gate'] as const;
+export const FLOAT_FIELDS = ['logp', 'teacher_logp', 'delta', 'gate', 'gate_baseline'] as const;
 export type FloatField = (typeof FLOAT_FIELDS)[number];
 const TEACHER_FIELDS = ['teacher_logp', 'delta', 'gate'] as const;
+/** What the run's OPD estimator subtracted from g (½ or b(s)); recorded only beside `gate`. */
+export const BASELINE_FIELD = 'gate_baseline';
 
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
 const LOOKUP = new Int16Array(128).fill(-1);
@@ -95,6 +97,8 @@ export interface TokenArrays {
   teacherLogp?: Float32Array;
   delta?: Float32Array;
   gate?: Float32Array;
+  /** b: what the update's OPD estimator subtracted from g at each token (½ or b(s)); only beside `gate`. */
+  gateBaseline?: Float32Array;
 }
 
 /** [field, problem] for every array whose length disagrees with `count` — from string lengths, without decoding. */
@@ -117,7 +121,32 @@ export function tokenArrayProblems(tokens: Partial<Record<keyof EncodedTokens, u
     const missing = TEACHER_FIELDS.find((name) => !(name in tokens));
     problems.push([missing ?? 'teacher_logp', `absent while ${present.join(', ')} present: teacher arrays come together`]);
   }
+  if (BASELINE_FIELD in tokens && !('gate' in tokens)) {
+    problems.push([BASELINE_FIELD, 'present without gate: what was subtracted from g needs g']);
+  }
   return problems;
+}
+
+/** The first non-finite value of a decoded array, as a problem; undefined when all are finite. */
+function nonFiniteProblem(values: Float32Array): string | undefined {
+  const index = values.findIndex((value) => !Number.isFinite(value));
+  return index < 0 ? undefined : `item ${index} is ${values[index]}, not a finite number`;
+}
+
+/**
+ * `gate_baseline` decoded (undefined when the step has none), or the problem that stops it: bad base64 or a non-finite
+ * value (b is ½ or a mean of gates, never NaN or infinite). The length is `tokenArrayProblems`' to check.
+ */
+export function gateBaselineProblem(tokens: Partial<Record<keyof EncodedTokens, unknown>>): string | undefined {
+  const text = tokens.gate_baseline;
+  if (typeof text !== 'string') return undefined;
+  let values: Float32Array;
+  try {
+    values = decodeFloat32(text);
+  } catch (error) {
+    return (error as Error).message;
+  }
+  return nonFiniteProblem(values);
 }
 
 /** Decodes `steps[i].tokens`; throws an Error naming the inconsistent array. */
@@ -137,6 +166,12 @@ export function decodeTokenArrays(tokens: EncodedTokens): TokenArrays {
     out.teacherLogp = decode('teacher_logp', decodeFloat32, tokens.teacher_logp);
     out.delta = decode('delta', decodeFloat32, tokens.delta);
     out.gate = decode('gate', decodeFloat32, tokens.gate);
+    if (tokens.gate_baseline !== undefined) {
+      const baseline = decode(BASELINE_FIELD, decodeFloat32, tokens.gate_baseline);
+      const problem = nonFiniteProblem(baseline);
+      if (problem) throw new Error(`${BASELINE_FIELD}: ${problem}`);
+      out.gateBaseline = baseline;
+    }
   }
   return out;
 }
@@ -149,6 +184,7 @@ export function encodeTokenArrays(arrays: TokenArrays): EncodedTokens {
     out.teacher_logp = encodeFloat32(arrays.teacherLogp);
     out.delta = encodeFloat32(arrays.delta);
     out.gate = encodeFloat32(arrays.gate);
+    if (arrays.gateBaseline) out.gate_baseline = encodeFloat32(arrays.gateBaseline);
   }
   return out;
 }

@@ -90,6 +90,8 @@ export interface EncodedTokens {
   teacher_logp?: string;
   delta?: string;
   gate?: string;
+  /** What the OPD estimator subtracted from g (opd.estimator centred, baseline, expected); only beside `gate`. */
+  gate_baseline?: string;
 }
 
 export interface TrajectoryStep {

@@ -2,14 +2,15 @@
 // common colour-vision deficiencies: the two ends differ in lightness and in the blue–yellow axis, not in red–green),
 // centred on the value that means "no preference" (g = 0.5, Δ = 0); the log-probs use a sequential purple scale from
 // 0 (certain) down. The absolute domains (g in [0, 1], Δ in ±2 nats, log-probs down to −8) compare across
-// trajectories and are what the diff uses; the viewer fits the domain to the trajectory's own range by default,
+// trajectories and are what the diff uses; g − b (the weight an OPD estimator that subtracts a baseline gave the
+// sampled token) is diverging around 0 over [−1, 1]; the viewer fits the domain to the trajectory's own range by default,
 // because in a real trajectory most gates sit within a few hundredths of 0.5 and would all be blank. Values are
 // quantized into BINS bins; the centre bin of a diverging scale is uncoloured. Each theme kind has its own palette
 // ends, chosen for at least 3:1 contrast against the theme's background (WCAG's non-text contrast).
 // No vscode and no Node APIs: the webviews import this module too.
 
-export type HeatMode = 'gate' | 'delta' | 'teacher' | 'student';
-export const HEAT_MODES: readonly HeatMode[] = ['gate', 'delta', 'teacher', 'student'];
+export type HeatMode = 'gate' | 'delta' | 'teacher' | 'student' | 'weight';
+export const HEAT_MODES: readonly HeatMode[] = ['gate', 'delta', 'teacher', 'student', 'weight'];
 
 /** Odd, so a diverging scale has an exact centre bin. */
 export const BINS = 21;
@@ -43,6 +44,8 @@ export interface HeatScale {
    * uncoloured. The viewer's legend says so, with the counts.
    */
   coverage?: { coloured: number; total: number; floor: number };
+  /** A sentence the legend shows under the scale (what the run's update did with these values). */
+  note?: string;
 }
 
 const SCALES: Record<HeatMode, HeatScale> = {
@@ -86,6 +89,16 @@ const SCALES: Record<HeatMode, HeatScale> = {
     lowMeaning: 'unlikely under the policy',
     highMeaning: 'certain',
   },
+  weight: {
+    mode: 'weight',
+    kind: 'diverging',
+    low: -1,
+    center: 0,
+    high: 1,
+    title: 'update weight g − b',
+    lowMeaning: 'the update pushed the sampled token down',
+    highMeaning: 'pushed it up',
+  },
 };
 
 export function heatScale(mode: HeatMode): HeatScale {
@@ -93,7 +106,9 @@ export function heatScale(mode: HeatMode): HeatScale {
 }
 
 /** The smallest half-width a fitted diverging scale gets (a trajectory of exactly neutral values stays blank). */
-const MIN_SPAN: Record<HeatMode, number> = { gate: 0.005, delta: 0.01, teacher: 0.05, student: 0.05 };
+const MIN_SPAN: Record<HeatMode, number> = { gate: 0.005, delta: 0.01, teacher: 0.05, student: 0.05, weight: 0.005 };
+/** The largest half-width of a fitted diverging scale: its absolute domain's (g lies in [0, 1], g − b in [−1, 1]). */
+const MAX_SPAN: Partial<Record<HeatMode, number>> = { gate: 0.5, weight: 1 };
 /** The share of values inside a fitted domain: the rest are clamped to its ends (a few outliers do not wash it out). */
 export const FIT_QUANTILE = 0.98;
 
@@ -125,7 +140,7 @@ export function fittedScale(mode: HeatMode, values: Iterable<ArrayLike<number> |
   const sorted = Float64Array.from(collected).sort();
   if (base.kind === 'diverging') {
     let span = Math.max(quantile(sorted, FIT_QUANTILE), MIN_SPAN[mode]);
-    if (mode === 'gate') span = Math.min(span, 0.5);
+    span = Math.min(span, MAX_SPAN[mode] ?? Infinity);
     const scale: HeatScale = { ...base, low: base.center - span, high: base.center + span, fitted: true, logDecades: FIT_DECADES };
     // The smallest distance from the neutral value that leaves the centre bin (binOf rounds |t|·CENTER_BIN).
     const floor = unspread(scale, 0.5 / CENTER_BIN) * span;

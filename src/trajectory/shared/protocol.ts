@@ -3,6 +3,7 @@
 // (Type aliases, not interfaces: a message map must be assignable to Record<string, unknown>.)
 import type { Trajectory } from '../../runs/shared/types';
 import type { WhatIfResultRecord } from '../../whatIf/shared/whatIfRecord';
+import type { OpdEstimator } from './opdEstimator';
 import { messageSet } from '../../webviewHost/shared/protocol';
 
 /** A trajectory as the host hands it to a webview: the record as stored (token arrays still base64) and its run. */
@@ -12,6 +13,8 @@ export interface TrajectoryPayload {
   /** A short name of the run: its id, or the directory name. */
   run: string;
   trajectory: Trajectory;
+  /** The run's OPD estimator (run.json config `opd.estimator`); absent when run.json does not say one this reader knows. */
+  estimator?: OpdEstimator;
 }
 
 /** What a webview reports once it has drawn (tests and the bench read it). */

@@ -6,6 +6,8 @@ export interface WhatIfStepRecord {
   teacher_logp: number[];
   delta: number[];
   gate: number[];
+  /** Trainer rescoring of a run whose OPD estimator subtracts from g: what it subtracts per token (½ or b(s)). */
+  gate_baseline?: number[];
 }
 
 export interface WhatIfResultRecord {

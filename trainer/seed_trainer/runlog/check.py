@@ -12,6 +12,7 @@ from seed_trainer.runlog import layout
 from seed_trainer.runlog.consistency import checkpoint_errors, index_errors, metric_sequence_error, stale_files
 from seed_trainer.runlog.errors import RunFormatError, StaleFile, TornLine
 from seed_trainer.runlog.jsonl import read_line_at
+from seed_trainer.runlog.quantiles import quantile_order_error
 from seed_trainer.runlog.reader import RunReader
 from seed_trainer.runlog.schemas import SchemaSet
 
@@ -74,6 +75,9 @@ def check_run(run_dir: str | Path, schemas: SchemaSet | None = None) -> RunCheck
             sequence = metric_sequence_error(result.records)
             if sequence is not None:
                 report.errors.append(sequence)
+            disorder = quantile_order_error(result.records)
+            if disorder is not None:
+                report.errors.append(disorder)
             if reader.paths.metrics.exists():  # partial directories (fixtures, a copy) may lack it: nothing to compare
                 metric_updates = {row["step"] for _, row in result.records if row.get("kind") == "update"}
     total = 0

@@ -11,8 +11,9 @@ from seed_trainer.runlog import layout
 from seed_trainer.runlog.errors import RunFormatError, TornLine, format_field_path
 from seed_trainer.runlog.jsonl import JsonlRead, iter_jsonl, parse_line, read_jsonl, read_line_at
 from seed_trainer.runlog.layout import RunPaths
+from seed_trainer.runlog.quantiles import quantile_summary
 from seed_trainer.runlog.schemas import SchemaSet
-from seed_trainer.runlog.tokens import TokenArrays, token_array_problems
+from seed_trainer.runlog.tokens import BASELINE_FIELD, TokenArrays, gate_baseline_problem, token_array_problems
 
 _JSONL_KINDS = {
     "events": (layout.EVENTS, "event"),
@@ -127,11 +128,14 @@ def read_tags(run_dir: str | Path, schemas: SchemaSet | None = None) -> list[str
 
 
 def check_trajectory_tokens(record: Mapping[str, Any], file: str, line: int | None, path: str = "") -> None:
-    """Raise a `token_array` error for the first step whose arrays disagree with their `count`."""
+    """Raise a `token_array` error for the first step whose arrays disagree with their `count`, or whose
+    `gate_baseline` does not decode to finite numbers (the one array whose values are checked: readers subtract it)."""
     for index, step in enumerate(record.get("steps", [])):
         tokens = step.get("tokens") if isinstance(step, Mapping) else None
         if isinstance(tokens, Mapping):
-            for name, problem in token_array_problems(tokens):
+            problems = token_array_problems(tokens)
+            name, problem = problems[0] if problems else (BASELINE_FIELD, gate_baseline_problem(tokens))
+            if problem:
                 field = format_field_path(["steps", index, "tokens", name])
                 raise RunFormatError("token_array", file, problem, line=line, field=field, path=path)
 
@@ -186,6 +190,11 @@ class RunReader:
 
     def metrics(self) -> list[dict[str, Any]]:
         return self.read("metrics").values
+
+    def metric_quantiles(self, family: str) -> list[tuple[int, dict[str, float]]]:
+        """(update, {min, p05, …, max, count}) of every update row holding quantiles of `family` (`gate`, `delta`)."""
+        rows = [(row["step"], quantile_summary(row, family)) for row in self.metrics() if row.get("kind") == "update"]
+        return [(step, summary) for step, summary in rows if summary is not None]
 
     def skills(self) -> list[dict[str, Any]]:
         return self.read("skills").values

@@ -102,6 +102,28 @@ def token_array_problems(tokens: Mapping[str, Any]) -> list[tuple[str, str]]:
     return problems
 
 
+def _non_finite_problem(values: Sequence[float]) -> str | None:
+    index = next((i for i, v in enumerate(values) if not math.isfinite(v)), None)
+    if index is None:
+        return None
+    value = values[index]
+    shown = "NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")  # as JavaScript writes them
+    return f"item {index} is {shown}, not a finite number"
+
+
+def gate_baseline_problem(tokens: Mapping[str, Any]) -> str | None:
+    """What stops `gate_baseline` from decoding to finite numbers (bad base64, a NaN or an infinity), else None.
+    Its length is `token_array_problems`' to check; b is ½ or a mean of gates, so a non-finite one is corrupt."""
+    text = tokens.get(BASELINE_FIELD)
+    if not isinstance(text, str):
+        return None
+    try:
+        values = decode_float32(text)
+    except ValueError as exc:
+        return str(exc)
+    return _non_finite_problem(values)
+
+
 @dataclass
 class TokenArrays:
     """The decoded per-token arrays of one step; `None` where the array was not recorded (no teacher pass)."""
@@ -131,6 +153,8 @@ class TokenArrays:
             raise ValueError("teacher_logp, delta and gate are recorded together or not at all")
         if self.gate_baseline is not None and self.gate is None:
             raise ValueError("gate_baseline is recorded only beside gate")
+        if self.gate_baseline is not None and (problem := _non_finite_problem(self.gate_baseline)):
+            raise ValueError(f"{BASELINE_FIELD}: {problem}")
 
     @property
     def count(self) -> int:

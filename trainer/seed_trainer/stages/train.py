@@ -87,10 +87,12 @@ def train(
     in run.json for a before/after. Failures end the run as `failed` and re-raise.
     Under torchrun every rank calls it; rank 0 creates and writes the run directory (dist.py)."""
     ranks = dist.start(config.model.device)
+    clean = False
     try:
         if not ranks.main:
             run_dir = dist.broadcast(ranks, None, "waiting for rank 0 to create the run directory")
             _run_quietly(lambda stop: _train_loop(config, dist.QuietWriter(), None, stop, False, ranks=ranks))
+            clean = True
             return Path(run_dir)
         runs_dir = runs_dir_for(config, runs_dir)
         writer = create_run(
@@ -111,9 +113,10 @@ def train(
             writer,
             lambda stop: _train_loop(config, writer, None, stop, progress, ranks=ranks, announce=str(writer.run_dir)),
         )
+        clean = True
         return writer.run_dir
     finally:
-        dist.stop(ranks)
+        dist.stop(ranks, clean=clean)
 
 
 def _run_quietly(body) -> None:
@@ -135,6 +138,7 @@ def resume(
     it keeps refuses the resume (ResumeError, nothing changed) unless `repair`, which sets such lines aside."""
     run_dir = Path(run_dir)
     ranks = dist.start(recorded_device(run_dir))
+    clean = False
     try:
         if ranks.main:
             _resume_main(run_dir, echo, progress, repair, ranks)
@@ -146,8 +150,9 @@ def resume(
                     config, dist.QuietWriter(), checkpoint and Path(checkpoint), stop, False, ranks=ranks
                 )
             )
+        clean = True
     finally:
-        dist.stop(ranks)
+        dist.stop(ranks, clean=clean)
     return run_dir
 
 

@@ -1,0 +1,128 @@
+// What a run's OPD estimator (run.json config `opd.estimator`, docs/trainer.md "OPD estimator") subtracted from the
+// gate g of each sampled token, and how the viewer names it. The update weighs the sampled token by g (`sample`, the
+// paper's), g − ½ (`centred`) or g − b(s) with b(s) = Σ_v π_old(v|s)·g(v) (`baseline`); `expected` weighs every
+// vocabulary token instead, and at ratio 1 its push on the sampled token's logit is π_old(y|s)·(g − b(s)), so g − b
+// gives that push's direction. No vscode, no DOM: the webviews and the unit tests import it.
+import type { TokenArrays } from '../../runs/shared/tokenArrays';
+import type { HeatScale } from './colorScale';
+
+export const OPD_ESTIMATORS = ['sample', 'centred', 'baseline', 'expected'] as const;
+export type OpdEstimator = (typeof OPD_ESTIMATORS)[number];
+
+/** g of a token whose log-prob the skill leaves unchanged (Δ = 0): what `centred` subtracts. */
+export const GATE_CENTRE = 0.5;
+
+/**
+ * The estimator of a run from its resolved config (run.json `config`): `opd.estimator`, `sample` when the config has
+ * none (the trainer's default, and every run written before the setting existed); undefined for a value this reader
+ * does not know or a config that is not an object.
+ */
+export function opdEstimatorOf(config: unknown): OpdEstimator | undefined {
+  if (!config || typeof config !== 'object') return undefined;
+  const opd = (config as { opd?: unknown }).opd;
+  const value = opd && typeof opd === 'object' ? (opd as { estimator?: unknown }).estimator : undefined;
+  if (value === undefined) return 'sample';
+  return (OPD_ESTIMATORS as readonly unknown[]).includes(value) ? (value as OpdEstimator) : undefined;
+}
+
+/** Whether the estimator's update subtracts something from g (the trajectory records carry it as gate_baseline). */
+export function subtractsBaseline(estimator: OpdEstimator | undefined): boolean {
+  return estimator === 'centred' || estimator === 'baseline' || estimator === 'expected';
+}
+
+/**
+ * Fills `gateBaseline` with ½ where a `centred` run's step has a gate but no recorded baseline (its value is fixed by
+ * the estimator); other estimators' b(s) cannot be rebuilt from the record, so nothing else is filled.
+ */
+export function withCentredBaseline(arrays: TokenArrays | undefined, estimator: OpdEstimator | undefined): TokenArrays | undefined {
+  if (!arrays?.gate || arrays.gateBaseline || estimator !== 'centred') return arrays;
+  return { ...arrays, gateBaseline: new Float32Array(arrays.count).fill(GATE_CENTRE) };
+}
+
+const weights = new WeakMap<TokenArrays, Float32Array>();
+
+/** g − b per token (cached per decoded step), or undefined when the step recorded no gate or no baseline. */
+export function gateMinusBaseline(arrays: TokenArrays): Float32Array | undefined {
+  const { gate, gateBaseline } = arrays;
+  if (!gate || !gateBaseline) return undefined;
+  let out = weights.get(arrays);
+  if (!out) {
+    out = new Float32Array(gate.length);
+    for (let i = 0; i < gate.length; i += 1) out[i] = gate[i]! - gateBaseline[i]!;
+    weights.set(arrays, out);
+  }
+  return out;
+}
+
+export interface BaselineWording {
+  /** The mode button and hover-card label of g − b: `g − ½` or `g − b(s)`. */
+  weight: string;
+  /** The hover-card label of b. */
+  baseline: string;
+  /** The legend title of the g − b scale (the note under it names the estimator). */
+  title: string;
+  lowMeaning: string;
+  highMeaning: string;
+  /** One sentence under the legend: what the update did with g − b under this estimator. */
+  note: string;
+}
+
+/** How the viewer names b and g − b for a run's estimator (undefined: a baseline recorded by an unknown estimator). */
+export function baselineWording(estimator: OpdEstimator | undefined): BaselineWording {
+  const push = { lowMeaning: 'the update pushed the sampled token down', highMeaning: 'pushed it up' };
+  switch (estimator) {
+    case 'centred':
+      return {
+        ...push,
+        weight: 'g − ½',
+        baseline: 'b = ½',
+        title: 'update weight g − ½',
+        note: 'opd.estimator: centred — the update weighed each sampled token by g − ½ (not g): a gate of ½ gives no push.',
+      };
+    case 'baseline':
+      return {
+        ...push,
+        weight: 'g − b(s)',
+        baseline: 'b(s)',
+        title: 'update weight g − b(s)',
+        note: 'opd.estimator: baseline — the update weighed each sampled token by g − b(s), b(s) = Σ_v π_old(v|s)·g(v), the gate the policy expected at that position.',
+      };
+    case 'expected':
+      return {
+        weight: 'g − b(s)',
+        baseline: 'b(s)',
+        title: 'g − b(s): direction of the push',
+        lowMeaning: "the update lowered the sampled token's logit",
+        highMeaning: 'raised it',
+        note: "opd.estimator: expected — the update weighed every vocabulary token v by π_old(v|s)·g(v), not only the sampled one; on the sampled token's logit that is π_old(y|s)·(g − b(s)) at ratio 1, so the colour is the push's direction (its size is scaled by π_old(y|s)).",
+      };
+    default:
+      return {
+        ...push,
+        weight: 'g − b',
+        baseline: 'b',
+        title: 'update weight g − b',
+        note: `b is the gate_baseline the trainer recorded; this run's opd.estimator (${estimator ?? 'unknown'}) does not say how it was computed.`,
+      };
+  }
+}
+
+/** The note under the gate legend of a run whose update did not weigh tokens by g itself (undefined for `sample`). */
+export function gateModeNote(estimator: OpdEstimator | undefined, hasBaseline: boolean): string | undefined {
+  if (!subtractsBaseline(estimator) || !hasBaseline) return undefined;
+  const wording = baselineWording(estimator);
+  return `This run's update (opd.estimator: ${estimator}) weighed the sampled tokens by ${wording.weight}, not by g: colour by ${wording.weight} (5) to see it.`;
+}
+
+/**
+ * A scale with the run's estimator in its words: the g − b scale gets the estimator's title, meanings and note; the
+ * gate scale of a run whose update subtracted a baseline says so (and where to see it). Other scales are unchanged.
+ */
+export function describeScale(scale: HeatScale, estimator: OpdEstimator | undefined, hasBaseline: boolean): HeatScale {
+  if (scale.mode === 'weight') {
+    const { title, lowMeaning, highMeaning, note } = baselineWording(estimator);
+    return { ...scale, title, lowMeaning, highMeaning, note };
+  }
+  const note = scale.mode === 'gate' ? gateModeNote(estimator, hasBaseline) : undefined;
+  return note ? { ...scale, note } : scale;
+}

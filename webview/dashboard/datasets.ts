@@ -1,0 +1,150 @@
+// What a chart draws: the series of the overlaid runs that belong to it, as chart.js datasets (smoothed line, faded
+// raw line, evaluation points with their Wilson intervals, a strip's median with its boxes) decimated to the canvas
+// width, its legend, and its CSV.
+import { chartOfSeries, isPerTaskType, seriesLabel } from '../../src/dashboard/shared/charts';
+import type { CsvSeries } from '../../src/dashboard/shared/csv';
+import { wilsonInterval, type Interval } from '../../src/dashboard/shared/evaluation';
+import { pyramidDecimate, type Point, type SmoothedSeries } from '../../src/dashboard/shared/series';
+import { displayText, isolatedText } from '../../src/common/shared/inertText';
+import type { DashboardRun } from '../../src/dashboard/shared/protocol';
+import { cssVar, type ChartView, type LegendEntry, type SeriesDataset } from './chartView';
+import type { StripBox } from './quantileStrips';
+import { hidden, model, state } from './state';
+
+const DASH_PATTERNS: number[][] = [[], [6, 3], [2, 2], [10, 3, 2, 3], [1, 3]];
+
+function palette(): string[] {
+  return [
+    cssVar('--vscode-charts-blue', '#3794ff'),
+    cssVar('--vscode-charts-orange', '#d18616'),
+    cssVar('--vscode-charts-green', '#89d185'),
+    cssVar('--vscode-charts-purple', '#b180d7'),
+    cssVar('--vscode-charts-red', '#f14c4c'),
+    cssVar('--vscode-charts-yellow', '#cca700'),
+  ];
+}
+
+/** `#rrggbb` / `rgb()` at a lower opacity (the raw line under the smoothed one). */
+function faded(colour: string): string {
+  const hex = /^#([0-9a-f]{6})$/i.exec(colour);
+  if (hex) return `#${hex[1]}40`;
+  return colour.replace(/^rgb\(([^)]+)\)$/, 'rgba($1, 0.25)');
+}
+
+interface SeriesInView {
+  run: DashboardRun;
+  runIndex: number;
+  name: string;
+  seriesIndex: number;
+  series: SmoothedSeries;
+  key: string;
+}
+
+/** The series of a chart in drawing order (hidden ones included: the legend lists them). */
+function seriesOf(view: ChartView): SeriesInView[] {
+  const found: SeriesInView[] = [];
+  model.overlaid.forEach((run, runIndex) => {
+    const data = model.runs.get(run.key);
+    if (!data) return;
+    const names = [...data.series.keys()].filter((name) => chartOfSeries(name)?.id === view.spec.id).sort(seriesOrder);
+    names.forEach((name, seriesIndex) => {
+      if (isPerTaskType(name) && !state.perTaskType) return;
+      const pair = data.series.get(name);
+      const series = pair?.[state.xAxis];
+      if (!series || series.raw.length === 0) return;
+      found.push({ run, runIndex, name, seriesIndex, series, key: `${run.key}|${name}` });
+    });
+  });
+  return found;
+}
+
+/** The boxes of a run's strip in the visible x range (all of them: one per update, far fewer than a series' points). */
+function stripsOf(run: DashboardRun, family: string): StripBox[] {
+  const boxes = model.runs.get(run.key)?.strips.get(family)?.[state.xAxis] ?? [];
+  const range = model.xRange;
+  return range ? boxes.filter((b) => b.x >= range.min && b.x <= range.max) : boxes;
+}
+
+/** The Wilson interval of each point of an evaluation series (n from the run's latest report of that split). */
+function intervalsOf(run: DashboardRun, name: string, points: Point[]): Array<Interval | undefined> {
+  const match = /^eval:([^:]+):success\/(.+)$/.exec(name);
+  const report = match ? model.runs.get(run.key)?.evaluations.find((e) => e.split === match[1]) : undefined;
+  const n = match && report ? (match[2] === 'overall' ? report.overall.n : report.byType[match[2] ?? '']?.n) : undefined;
+  return points.map((p) => (n ? wilsonInterval(Math.round(p.y * n), n) : undefined));
+}
+
+/** The datasets and legend of a chart, and with "Robust y" the values its y range is taken from: the raw points (a
+ * smoothed line only ever carries a spike's tail, and may leave the plot with it) and the strips' box ends. */
+export function datasetsFor(view: ChartView, width: number): { datasets: SeriesDataset[]; legend: LegendEntry[]; robustYs: number[] | undefined } {
+  const colours = palette();
+  const many = model.overlaid.length > 1;
+  const datasets: SeriesDataset[] = [];
+  const legend: LegendEntry[] = [];
+  const range = model.xRange ? { xMin: model.xRange.min, xMax: model.xRange.max } : undefined;
+  const robustYs = state.robustY && !view.spec.fraction ? ([] as number[]) : undefined; // fractions keep [0, 1]
+  for (const { run, runIndex, name, seriesIndex, series, key } of seriesOf(view)) {
+    const isEval = name.startsWith('eval:');
+    const perType = isPerTaskType(name);
+    const colour = (many ? colours[runIndex % colours.length] : colours[seriesIndex % colours.length]) ?? '#888';
+    const dash = many ? (DASH_PATTERNS[seriesIndex % DASH_PATTERNS.length] ?? []) : perType ? [4, 3] : [];
+    const family = view.spec.quantiles;
+    const short = family ? 'median, boxes 25–75 % and 5–95 %' : displayText(seriesLabel(name));
+    const label = many ? `${isolatedText(run.name)} · ${short}` : short;
+    const off = hidden.has(key);
+    legend.push({ key, label, colour, dash, hidden: off });
+    if (off) continue;
+    const unsmoothed = isEval || series.smoothing === 0;
+    const smoothed = pyramidDecimate(unsmoothed ? series.raw : series.smoothed, width, range);
+    const showRaw = state.showRaw && !unsmoothed && series.raw.length > 1;
+    const raw = unsmoothed ? smoothed : showRaw || robustYs ? pyramidDecimate(series.raw, width, range) : [];
+    const strips = family ? stripsOf(run, family) : undefined;
+    if (robustYs) {
+      for (const p of raw) robustYs.push(p.y);
+      for (const box of strips ?? []) robustYs.push(box.p05, box.p95);
+    }
+    // A series of one point has no line to draw: it is drawn as a point (and evaluation series always are).
+    const single = series.raw.length === 1;
+    datasets.push({
+      label,
+      data: smoothed,
+      borderColor: colour,
+      backgroundColor: colour,
+      borderWidth: perType ? 1 : 1.75,
+      borderDash: dash,
+      pointRadius: isEval || single ? 3 : 0,
+      pointHoverRadius: 3,
+      showLine: !isEval,
+      parsing: false,
+      normalized: true,
+      spanGaps: true,
+      ...(isEval ? { intervals: intervalsOf(run, name, smoothed) } : {}),
+      ...(strips ? { strips } : {}),
+    } as SeriesDataset);
+    if (showRaw) {
+      datasets.push({
+        label: `${label} (raw)`,
+        data: raw,
+        borderColor: faded(colour),
+        backgroundColor: faded(colour),
+        borderWidth: 1,
+        borderDash: dash,
+        pointRadius: 0,
+        parsing: false,
+        normalized: true,
+        spanGaps: true,
+      } as SeriesDataset);
+    }
+  }
+  return { datasets, legend, robustYs };
+}
+
+function seriesOrder(a: string, b: string): number {
+  const rank = (name: string): number => (name.endsWith('/overall') || name === 'time/total' ? 0 : 1);
+  return rank(a) - rank(b) || a.localeCompare(b);
+}
+
+export function csvSeries(view: ChartView): CsvSeries[] {
+  return seriesOf(view)
+    .filter((s) => !hidden.has(s.key))
+    .map((s) => ({ run: s.run.name, series: displayText(seriesLabel(s.name)), xs: s.series.raw.xs.subarray(0, s.series.raw.length), raw: s.series.raw.ys.subarray(0, s.series.raw.length), smoothed: s.series.smoothed.ys.subarray(0, s.series.smoothed.length) }));
+}
