@@ -23,14 +23,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "trainer"))
 
-from seed_trainer.envs.household import HouseholdSpec, world
+from seed_trainer.envs.household import HouseholdSpec, catalogue, world
 
 
 def target_of(task_id: str) -> tuple[str, str] | None:
     """(task type, target receptacle type) of a household task id `household-<split>-<seed>-<type>`; None for a
     task without a target (looking at an object in light) or an id of another environment."""
     parts = task_id.split("-")
-    if len(parts) != 4 or parts[0] != "household" or parts[1] not in world.SPLITS:
+    if len(parts) != 4 or parts[0] != "household" or parts[1] not in catalogue.SPLITS:
         return None
     instance = HouseholdSpec(parts[1], int(parts[2]), parts[3]).instance  # cached: a group plays each task often
     return (instance.task_type, instance.target) if instance.target else None

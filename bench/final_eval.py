@@ -30,7 +30,7 @@ import yaml
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import learning
 
-from seed_trainer.checkpoints import latest_checkpoint
+from seed_trainer.run_checkpoints import latest_checkpoint
 
 REPO = learning.REPO
 

@@ -30,7 +30,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "trainer"))
 from seed_trainer import sharding
 from seed_trainer.config import ModelConfig
 from seed_trainer.memory import MASTER_BYTES
-from seed_trainer.policy import Policy, pack, response_logprobs
+from seed_trainer.policy import Policy
+from seed_trainer.response_scoring import pack, response_logprobs
 
 
 def _model_dir(root: Path, layers: int, hidden: int) -> Path:

@@ -46,7 +46,8 @@ sys.path.insert(0, str(REPO / "trainer"))
 
 from seed_trainer.algo.estimators import resolved_top_k  # noqa: E402
 from seed_trainer.algo.losses import seed_loss  # noqa: E402
-from seed_trainer.policy import Policy, pack, response_logprobs, response_logprobs_with_targets  # noqa: E402
+from seed_trainer.policy import Policy  # noqa: E402
+from seed_trainer.response_scoring import pack, response_logprobs, response_logprobs_with_targets  # noqa: E402
 from seed_trainer.rollout import Step  # noqa: E402
 from seed_trainer.update import _padded, soft_targets  # noqa: E402
 

@@ -62,7 +62,8 @@ from seed_trainer.analyzers import ANALYSIS_PROMPT_TOKENS  # noqa: E402
 from seed_trainer.analyzers.oracle import OracleAnalyzer  # noqa: E402
 from seed_trainer.config import load_experiment  # noqa: E402
 from seed_trainer.envs import make_task_source  # noqa: E402
-from seed_trainer.policy import Policy, pack, response_logprobs, response_logprobs_with_targets  # noqa: E402
+from seed_trainer.policy import Policy  # noqa: E402
+from seed_trainer.response_scoring import pack, response_logprobs, response_logprobs_with_targets  # noqa: E402
 from seed_trainer.rollout import play_episodes  # noqa: E402
 from seed_trainer.stages.train import assign_advantages  # noqa: E402
 from seed_trainer.teacher import teacher_pass  # noqa: E402

@@ -16,7 +16,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "trainer"))
 
-from seed_trainer.bootstrap import BootstrapConfig, make_examples, tokenizer_corpus
+from seed_trainer.bootstrap import BootstrapConfig
+from seed_trainer.bootstrap_examples import make_examples
+from seed_trainer.bootstrap_training import tokenizer_corpus
 from seed_trainer.models.tiny import TOKENIZER_SPLITS, build_tokenizer
 
 

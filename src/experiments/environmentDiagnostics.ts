@@ -7,7 +7,7 @@ import * as vscode from 'vscode';
 import type { Services } from '../services';
 import type { SetUpTrainerArgs } from '../trainer/setUpTrainer';
 import { resolveTrainerPython } from '../trainer/pythonInterpreter';
-import { trainerEnv } from '../trainer/trainerHost';
+import { trainerEnv } from '../trainer/trainerSettings';
 import { defaultEnvironment } from './core/environmentCatalog';
 import { MISSING_MODEL, builtinModelProblems, convertedModelInFile, modelOfProblem } from './core/builtinModelProblems';
 import { MISSING_EXTRA, environmentProblems, extraOfProblem, namedEnvironment } from './core/environmentProblems';

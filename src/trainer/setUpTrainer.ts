@@ -7,7 +7,7 @@ import path from 'node:path';
 import * as vscode from 'vscode';
 import { resolveTrainerPython, selectInPythonExtension } from './pythonInterpreter';
 import { FACTS_SCRIPT, planSetup, type InterpreterFacts, type SetupStep } from './core/setupPlan';
-import { trainerEnv } from './trainerHost';
+import { trainerEnv } from './trainerSettings';
 import type { Services } from '../services';
 import { refuseWhenUntrusted } from '../common/trust';
 

@@ -9,7 +9,7 @@ import { problemLine, type ExperimentProblem } from '../experiments/core/experim
 import { loadYaml } from '../common/core/lazyRequire';
 import type { Services } from '../services';
 import { resolveTrainerPython } from './pythonInterpreter';
-import type { RunLifetime } from './trainerHost';
+import type { RunLifetime } from './core/runSession';
 import { STAGE_CHOICES, type StageChoice } from '../runs/core/trainerProcess';
 import { summarizeProbe } from './core/trainerProbe';
 import { experimentEstimate, gpuPickItems, gpusOf, launchWarning } from './core/gpuChoice';

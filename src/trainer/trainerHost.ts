@@ -2,15 +2,18 @@
 // follows every live run on this machine through the runs model (status bar, cancellable progress notification),
 // stops and resumes them, tells the user when a trainer dies (its last events, "Show Log"), and leaves no process
 // behind for runs whose lifetime the window owns. A reloaded window reattaches to whatever is still running.
-import type { ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import * as vscode from 'vscode';
 import { requestStop } from '../runs/core/control';
-import { failureActions, runEndMessage } from './core/runEndMessage';
-import { isEnded, isStaleReading, launchedSession, nextSession, reattachedSession, type SessionEvent, type SessionOutcome, type SessionState } from './core/sessionMachine';
-import type { RunEvent, Stage } from '../runs/shared/types';
+import { describeEvent, failureActions, lastLogLine, runEndMessage } from './core/runEndMessage';
+import { RunSession, type LaunchRequest, type RunLifetime } from './core/runSession';
+import { isStaleReading, launchedSession, reattachedSession, type SessionOutcome } from './core/sessionMachine';
+import { LaunchedRuns } from './launchedRuns';
+import { latestSuccess, progressFraction, progressMessage, showRunProgress } from './runProgress';
+import { configuredLifetime, trainerEnv } from './trainerSettings';
+import type { Stage } from '../runs/shared/types';
 import { isLive, type RunChangeEvent, type RunEntry, type RunsModel } from '../runs/runsModel';
 import {
   isProcessGroupAlive,
@@ -21,82 +24,8 @@ import {
   tailOfFile,
   trainerCommandLine,
   waitUntilGone,
-  type TrainerCommand,
 } from '../runs/core/trainerProcess';
 
-/** `detached`: the run outlives the window (reattached on reload). `window`: stopped when the window closes. */
-export type RunLifetime = 'detached' | 'window';
-
-export interface LaunchRequest {
-  command: Exclude<TrainerCommand, 'resume'>;
-  experiment: string;
-  /** The experiment's name and runs folder (resolved), for the run id and directory. */
-  name: string;
-  runsDir: string;
-  python: string;
-  gpus?: number[];
-  lifetime?: RunLifetime;
-  /** Stage options (`--split`, `--checkpoint`, `--data`). */
-  extraArgs?: string[];
-}
-
-/** One trainer this window follows: the state machine's state (sessionMachine.ts) and what the adapter holds. */
-export class RunSession {
-  state: SessionState;
-  child?: ChildProcess;
-  progress?: ProgressHandle;
-
-  constructor(
-    readonly dir: string,
-    readonly runId: string,
-    readonly logFile: string,
-    readonly lifetime: RunLifetime,
-    initial: SessionState,
-  ) {
-    this.state = initial;
-  }
-
-  /** Feeds one event; true when it ended the session. */
-  apply(event: SessionEvent): boolean {
-    const wasEnded = isEnded(this.state);
-    this.state = nextSession(this.state, event);
-    return !wasEnded && isEnded(this.state);
-  }
-
-  get pid(): number {
-    return this.state.pid;
-  }
-
-  /** Started by this window (not found running on activation). */
-  get launchedHere(): boolean {
-    return this.state.origin === 'launched';
-  }
-
-  get stopRequested(): boolean {
-    return this.state.stopRequested;
-  }
-
-  get ended(): boolean {
-    return isEnded(this.state);
-  }
-
-  get exit(): SessionState['exit'] {
-    return this.state.exit;
-  }
-}
-
-interface ProgressHandle {
-  report(message: string, fraction: number | undefined): void;
-  done(): void;
-}
-
-interface LaunchedRecord {
-  logFile: string;
-  lifetime: RunLifetime;
-  pid: number;
-}
-
-const LAUNCHED_KEY = 'seedStudio.launchedRuns';
 const MANIFEST_WAIT_MS = 180_000;
 const GROUP_GRACE_MS = 3_000;
 
@@ -108,12 +37,14 @@ export class TrainerHost implements vscode.Disposable {
   private readonly ended = new vscode.EventEmitter<{ session: RunSession; state: SessionOutcome }>();
   /** A session ended (completed, stopped, failed, interrupted, or the trainer never started). */
   readonly onDidEndSession = this.ended.event;
+  private readonly launchedRuns: LaunchedRuns;
 
   constructor(
     private readonly context: vscode.ExtensionContext,
     private readonly runs: RunsModel,
     private readonly log: vscode.LogOutputChannel,
   ) {
+    this.launchedRuns = new LaunchedRuns(context.workspaceState);
     this.statusBar = vscode.window.createStatusBarItem('seedStudio.run', vscode.StatusBarAlignment.Left, 20);
     this.statusBar.name = 'SEED run';
     this.disposables.push(this.statusBar, this.ended, runs.onDidChangeRun((event) => this.onRunChanged(event)));
@@ -124,26 +55,9 @@ export class TrainerHost implements vscode.Disposable {
     return path.join((this.context.storageUri ?? this.context.globalStorageUri).fsPath, 'trainer-logs');
   }
 
-  private launched(): Record<string, LaunchedRecord> {
-    return this.context.workspaceState.get<Record<string, LaunchedRecord>>(LAUNCHED_KEY) ?? {};
-  }
-
-  private async remember(session: RunSession): Promise<void> {
-    const records = this.launched();
-    records[session.dir] = { logFile: session.logFile, lifetime: session.lifetime, pid: session.pid };
-    await this.context.workspaceState.update(LAUNCHED_KEY, records);
-  }
-
-  private async forget(dir: string): Promise<void> {
-    const records = this.launched();
-    if (!(dir in records)) return;
-    delete records[dir];
-    await this.context.workspaceState.update(LAUNCHED_KEY, records);
-  }
-
   /** The trainer's log file of a run (this window's record, else where this window would have put it). */
   logFileOf(dir: string): string {
-    return this.sessions.get(dir)?.logFile ?? this.launched()[dir]?.logFile ?? path.join(this.logsDir, `${path.basename(dir)}.log`);
+    return this.sessions.get(dir)?.logFile ?? this.launchedRuns.all()[dir]?.logFile ?? path.join(this.logsDir, `${path.basename(dir)}.log`);
   }
 
   // ---- launch ------------------------------------------------------------------------------------------------------
@@ -188,7 +102,7 @@ export class TrainerHost implements vscode.Disposable {
     this.sessions.set(dir, session);
     this.focus = dir;
     child.once('exit', (code, signal) => this.onChildExit(session, code, signal));
-    await this.remember(session);
+    await this.launchedRuns.remember(session);
     this.showProgress(session, 'starting the trainer…');
     this.updateStatusBar();
     void this.waitForManifest(session);
@@ -237,7 +151,7 @@ export class TrainerHost implements vscode.Disposable {
   /** Attaches to every live run on this machine not yet followed (on activation: the reattach after a reload). */
   attachLiveRuns(): void {
     // Runs this workspace launched are followed even where the discovery rules do not look (another runs_dir).
-    for (const dir of Object.keys(this.launched())) {
+    for (const dir of Object.keys(this.launchedRuns.all())) {
       if (!this.runs.get(dir) && existsSync(path.join(dir, 'run.json'))) void this.runs.add(dir);
     }
     for (const entry of this.runs.runs()) this.attach(entry);
@@ -248,7 +162,7 @@ export class TrainerHost implements vscode.Disposable {
     if (!manifest || !isLive(entry.state) || manifest.host !== os.hostname()) return undefined;
     const existing = this.sessions.get(entry.dir);
     if (existing && !existing.ended) return existing;
-    const record = this.launched()[entry.dir];
+    const record = this.launchedRuns.all()[entry.dir];
     const logFile = record?.logFile ?? path.join(this.logsDir, `${manifest.id}.log`);
     const session = new RunSession(entry.dir, manifest.id, logFile, record?.lifetime ?? 'detached', reattachedSession(manifest.pid, manifest.status));
     this.sessions.set(entry.dir, session);
@@ -293,7 +207,7 @@ export class TrainerHost implements vscode.Disposable {
     session.progress = undefined;
     if (this.focus === session.dir) this.focus = undefined;
     this.updateStatusBar();
-    await this.forget(session.dir);
+    await this.launchedRuns.forget(session.dir);
     this.ended.fire({ session, state });
     this.notifyEnd(session, state, entry);
     void this.reapProcessGroup(session);
@@ -418,41 +332,7 @@ export class TrainerHost implements vscode.Disposable {
   // ---- progress and status bar -------------------------------------------------------------------------------------
 
   private showProgress(session: RunSession, initial: string): void {
-    if (session.progress) return;
-    let fractionSoFar = 0;
-    let finish: () => void = () => undefined;
-    let reporter: vscode.Progress<{ message?: string; increment?: number }> | undefined;
-    let pending: { message: string; fraction: number | undefined } | undefined = { message: initial, fraction: undefined };
-    const handle: ProgressHandle = {
-      report: (message, fraction) => {
-        if (!reporter) {
-          pending = { message, fraction };
-          return;
-        }
-        const increment = fraction === undefined ? 0 : Math.max(0, fraction * 100 - fractionSoFar);
-        fractionSoFar += increment;
-        reporter.report({ message, increment });
-      },
-      done: () => finish(),
-    };
-    session.progress = handle;
-    void vscode.window.withProgress(
-      // Untrusted workspace: runs are read-only, so the notification cannot stop the run.
-      { location: vscode.ProgressLocation.Notification, title: `SEED ${session.runId}`, cancellable: vscode.workspace.isTrusted },
-      (progress, token) =>
-        new Promise<void>((resolve) => {
-          finish = resolve;
-          reporter = progress;
-          if (pending) handle.report(pending.message, pending.fraction);
-          pending = undefined;
-          token.onCancellationRequested(() => {
-            // Cancel = stop the run (it checkpoints); the notification closes, the status bar keeps following it.
-            if (!session.ended) void this.stop(session.dir);
-            if (session.progress === handle) session.progress = undefined;
-            resolve();
-          });
-        }),
-    );
+    showRunProgress(session, initial, () => void this.stop(session.dir));
   }
 
   private updateStatusBar(): void {
@@ -502,60 +382,4 @@ function manifestPid(file: string): number | undefined {
   } catch {
     return undefined;
   }
-}
-
-/** The `seedStudio.trainer.env` setting (workspace levels only in a trusted workspace). */
-export function trainerEnv(): Record<string, string> {
-  const inspected = vscode.workspace.getConfiguration('seedStudio').inspect<Record<string, string>>('trainer.env');
-  const value = vscode.workspace.isTrusted
-    ? { ...(inspected?.globalValue ?? {}), ...(inspected?.workspaceValue ?? {}), ...(inspected?.workspaceFolderValue ?? {}) }
-    : (inspected?.globalValue ?? {});
-  const env: Record<string, string> = {};
-  for (const [key, raw] of Object.entries(value)) if (typeof raw === 'string') env[key] = raw;
-  return env;
-}
-
-function configuredLifetime(): RunLifetime {
-  return vscode.workspace.getConfiguration('seedStudio').get<boolean>('train.stopRunsWhenWindowCloses') ? 'window' : 'detached';
-}
-
-function latestSuccessValue(entry: RunEntry | undefined): number | undefined {
-  const rows = entry?.index.metrics ?? [];
-  for (let i = rows.length - 1; i >= 0; i -= 1) {
-    const value = rows[i]?.['success/overall'];
-    if (rows[i]?.kind !== 'eval' && typeof value === 'number') return value;
-  }
-  return undefined;
-}
-
-function latestSuccess(entry: RunEntry | undefined): string {
-  const value = latestSuccessValue(entry);
-  return value === undefined ? '' : ` · ${(value * 100).toFixed(0)}%`;
-}
-
-function progressFraction(entry: RunEntry): number | undefined {
-  const progress = entry.index.manifest?.progress;
-  return progress && progress.total ? Math.min(1, progress.step / progress.total) : undefined;
-}
-
-function progressMessage(entry: RunEntry): string {
-  const manifest = entry.index.manifest;
-  if (!manifest) return '';
-  const parts: string[] = [];
-  if (manifest.status === 'stopping') parts.push('stopping (checkpointing)');
-  if (manifest.progress) parts.push(`${manifest.progress.unit ?? 'step'} ${manifest.progress.step}/${manifest.progress.total ?? '?'}`);
-  const last = entry.index.lastEvent;
-  if (last?.type === 'progress' && last.phase) parts.push(`${last.phase} ${last.done ?? ''}${last.total ? `/${last.total}` : ''}`);
-  const success = latestSuccessValue(entry);
-  if (success !== undefined) parts.push(`success ${(success * 100).toFixed(0)}%`);
-  return parts.join(' · ');
-}
-
-function describeEvent(event: RunEvent): string {
-  return `${event.time} ${event.type}: ${event.message}`;
-}
-
-function lastLogLine(logTail: string): string {
-  const line = logTail.split('\n').filter((l) => l.trim()).pop();
-  return line ? ` Log: ${line.slice(0, 300)}` : '';
 }

@@ -8,7 +8,7 @@ import * as vscode from 'vscode';
 import { decodeInt32 } from '../runs/core';
 import type { WhatIfPayload, WhatIfQuestion } from '../trajectory/shared/protocol';
 import { resolveTrainerPython } from '../trainer/pythonInterpreter';
-import { trainerEnv } from '../trainer/trainerHost';
+import { trainerEnv } from '../trainer/trainerSettings';
 import type { RunAccess, TrajectoryRef } from '../runs/runAccess';
 import { WhatIfError } from './core/errors';
 import { exportCandidates } from './core/exportChoice';

@@ -7,7 +7,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
 import { ExperimentSchema, type ExperimentProblem, type JsonSchema } from '../../src/experiments/core/experimentSchema';
-import { EXPERIMENT_LIMITS, firstBadUtf8Byte } from '../../src/experiments/core/experimentYaml';
+import { EXPERIMENT_LIMITS, firstBadUtf8Byte } from '../../src/experiments/core/experimentText';
 import { repoRoot, trainerPython } from './repoPaths';
 
 const corpus = path.join(repoRoot, 'test', 'fixtures', 'experiments');

@@ -68,7 +68,8 @@ def learning_rate(config: AgentSftConfig, step: int) -> float:
 
 def training_examples(config: AgentSftConfig, tokenizer_policy) -> list[tuple[list[int], list[int]]]:
     """The bootstrap's examples through the base model's chat template: (prompt ids, reply ids + end of turn)."""
-    from seed_trainer.bootstrap import BootstrapConfig, make_examples
+    from seed_trainer.bootstrap import BootstrapConfig
+    from seed_trainer.bootstrap_examples import make_examples
     from seed_trainer.stages.sft import SftExample, tokenize
 
     data = BootstrapConfig(
@@ -102,7 +103,8 @@ def agent_sft(out_dir: str | Path, config: AgentSftConfig, *, echo=sys.stderr) -
     import torch
 
     from seed_trainer.config import ModelConfig, ensure_model_dir
-    from seed_trainer.policy import Policy, pack, response_logprobs
+    from seed_trainer.policy import Policy
+    from seed_trainer.response_scoring import pack, response_logprobs
     from seed_trainer.stages.sft import save_merged_model
 
     out_dir = Path(out_dir)

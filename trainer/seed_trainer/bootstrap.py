@@ -28,23 +28,20 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import os
 import random
 import shutil
 import sys
 import time
-from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from seed_trainer.algo.prompts import build_step_prompt
-from seed_trainer.algo.skills import AnalysisStep, build_analysis_prompt, insert_skill
+from seed_trainer.algo.skills import insert_skill
+from seed_trainer.analyzers.static_bank import SkillBank
+from seed_trainer.bootstrap_examples import make_examples
+from seed_trainer.bootstrap_training import encode_example, tokenizer_corpus, train_model
 from seed_trainer.envs.household import HouseholdTasks
-from seed_trainer.envs.household.analyzer import analysis_reply, replay, rule_kinds
-from seed_trainer.envs.household.oracle import MISTAKES, demonstrate
 from seed_trainer.envs.household.skill_bank import static_skill_text
-from seed_trainer.skill_bank import SkillBank
 
 RECIPE_VERSION = 1
 
@@ -93,167 +90,6 @@ class BootstrapConfig:
     eval_temperature: float = 0.4
     threads: int = 0  # torch threads (0: torch's default)
     recipe: int = field(default=RECIPE_VERSION)
-
-
-@dataclass
-class Example:
-    prompt: str  # the user turn
-    response: str  # the assistant turn (trained on)
-    kind: str  # step | analysis
-
-
-# --- data ----------------------------------------------------------------------------------------------------------
-
-
-def _noise_profile(rng: random.Random, config: BootstrapConfig, boost: float = 0.0) -> tuple[dict[str, float], float]:
-    rates = {
-        kind: rng.choice(config.transform_noise if kind == "skip_transform" else config.noise) + boost
-        for kind in MISTAKES
-    }
-    return rates, rng.choice(config.repeat_noise) + boost
-
-
-def _step_examples(task: str, steps, history: int, wrap=None, step_prompt=build_step_prompt) -> list[Example]:
-    examples, past = [], []
-    for observation, decision in steps:
-        prompt = step_prompt(
-            task=task,
-            observation=observation.text,
-            admissible_actions=observation.admissible_actions,
-            history=past,
-            history_length=history,
-        )
-        if wrap is not None:
-            prompt = wrap(prompt)
-        examples.append(Example(prompt, decision.response, "step"))
-        past.append((observation.text, decision.action))
-    return examples
-
-
-def _analysis_example(spec, task: str, steps, won: bool) -> Example:
-    analysis_steps = [AnalysisStep(obs.text, d.response, True) for obs, d in steps]
-    prompt = build_analysis_prompt(task, 1.0 if won else 0.0, analysis_steps)
-    reply = analysis_reply(spec.instance, [d.action for _, d in steps], [True] * len(steps), won)
-    return Example(prompt, reply, "analysis")
-
-
-def make_examples(config: BootstrapConfig, progress=None) -> list[Example]:
-    """Demonstration steps (plain, skill-conditioned, bank-conditioned) and analyses, deterministic in the seed."""
-    source = HouseholdTasks(max_steps=config.max_steps)
-    rng = random.Random(f"bootstrap|{config.seed}")
-    examples: list[Example] = []
-    specs = source.sample("train", config.episodes, seed=config.seed)
-    for n, spec in enumerate(specs):
-        task = source.make(spec).task.description
-        draw = rng.random()
-        rates, repeat = _noise_profile(rng, config)
-        wrap = None
-        if draw < config.skill_share:
-            # an earlier attempt at the same task, its oracle analysis, and a demo that heeds the skill
-            first_rates, first_repeat = _noise_profile(rng, config, boost=0.1)
-            first, first_won = demonstrate(source.make(spec), rng, first_rates, first_repeat)
-            reply = json.loads(
-                analysis_reply(spec.instance, [d.action for _, d in first], [True] * len(first), first_won)
-            )
-            skill = reply["episode_skill"]
-            heeded = rule_kinds(spec.instance, replay(spec.instance, [d.action for _, d in first], [True] * len(first)))
-            rates = {k: (0.0 if k in heeded else v / 2) for k, v in rates.items()}
-            repeat = 0.0 if "invalid" in heeded else repeat / 2
-            wrap = lambda prompt, skill=skill: insert_skill(prompt, skill)  # noqa: E731
-        elif draw < config.skill_share + config.bank_share:
-            bank_text = static_skill_text(spec.task_type)
-            rates = {k: 0.0 for k in rates}  # the bank covers every kind of mistake the demos make
-            repeat = 0.0
-            wrap = lambda prompt, text=bank_text: SkillBank.insert(prompt, text)  # noqa: E731
-        steps, _won = demonstrate(source.make(spec), rng, rates, repeat)
-        examples.extend(_step_examples(task, steps, config.history, wrap))
-        if rng.random() < config.analysis_share:
-            # analyses of episodes as a weak policy plays them: noisier, and often cut off unfinished
-            a_rates, a_repeat = _noise_profile(rng, config, boost=0.15)
-            cut = rng.choice((config.max_steps, 10, 14, 18))
-            a_steps, a_won = demonstrate(source.make(spec), rng, a_rates, a_repeat, max_steps=cut)
-            examples.append(_analysis_example(spec, task, a_steps, a_won))
-        if progress is not None and (n + 1) % 100 == 0:
-            progress(n + 1, len(specs))
-    return examples
-
-
-# --- tokenizer and model ----------------------------------------------------------------------------------------
-
-
-def tokenizer_corpus(examples: Sequence[Example], rng: random.Random, limit: int = 6000) -> list[str]:
-    chosen = examples if len(examples) <= limit else rng.sample(list(examples), limit)
-    return [text for example in chosen for text in (example.prompt, example.response)]
-
-
-def encode_example(tokenizer, example: Example, max_length: int) -> tuple[list[int], list[int]]:
-    """(prompt ids through the chat template, response ids ending with the end-of-turn token)."""
-    prompt = tokenizer.apply_chat_template(
-        [{"role": "user", "content": example.prompt}], add_generation_prompt=True, tokenize=True
-    )
-    if hasattr(prompt, "keys"):
-        prompt = prompt["input_ids"]
-    response = tokenizer.encode(example.response, add_special_tokens=False) + [
-        tokenizer.convert_tokens_to_ids("<|im_end|>")
-    ]
-    keep = max_length - len(response)
-    prompt = list(prompt)[-keep:] if len(prompt) > keep else list(prompt)
-    return prompt, response
-
-
-def _batches(lengths: Sequence[int], batch_size: int, rng: random.Random) -> list[list[int]]:
-    """Index batches of similar length (less padding), in random order."""
-    order = list(range(len(lengths)))
-    rng.shuffle(order)
-    batches = []
-    chunk = batch_size * 32
-    for start in range(0, len(order), chunk):
-        part = sorted(order[start : start + chunk], key=lambda i: lengths[i])
-        batches += [part[i : i + batch_size] for i in range(0, len(part), batch_size)]
-    rng.shuffle(batches)
-    return batches
-
-
-def train_model(model, tokenizer, encoded, config: BootstrapConfig, progress=None) -> list[float]:
-    """Next-token loss on the response tokens only, AdamW with warmup and cosine decay; returns the loss curve."""
-    import torch
-
-    from seed_trainer.policy import pack, response_logprobs
-
-    rng = random.Random(f"bootstrap-train|{config.seed}")
-    lengths = [len(p) + len(r) for p, r in encoded]
-    optimizer = torch.optim.AdamW(model.parameters(), lr=config.lr, weight_decay=config.weight_decay, betas=(0.9, 0.98))
-    schedule = []
-    for step in range(config.steps):
-        if step < config.warmup:
-            schedule.append(config.lr * (step + 1) / config.warmup)
-        else:
-            progress_frac = (step - config.warmup) / max(1, config.steps - config.warmup)
-            cosine = 0.5 * (1 + math.cos(math.pi * progress_frac))
-            schedule.append(config.lr * (config.min_lr_ratio + (1 - config.min_lr_ratio) * cosine))
-    model.train()
-    losses: list[float] = []
-    pad = tokenizer.pad_token_id
-    queue: list[list[int]] = []
-    started = time.perf_counter()
-    for step in range(config.steps):
-        if not queue:
-            queue = _batches(lengths, config.batch_size, rng)
-        batch_ids = queue.pop()
-        batch = pack([encoded[i][0] for i in batch_ids], [encoded[i][1] for i in batch_ids], pad, model.device)
-        logp, _ = response_logprobs(model, batch)
-        loss = -(logp * batch.response_mask).sum() / batch.response_mask.sum()
-        for group in optimizer.param_groups:
-            group["lr"] = schedule[step]
-        optimizer.zero_grad(set_to_none=True)
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-        optimizer.step()
-        losses.append(loss.item())
-        if progress is not None:
-            progress(step + 1, config.steps, sum(losses[-50:]) / len(losses[-50:]), time.perf_counter() - started)
-    model.eval()
-    return losses
 
 
 # --- evaluation -------------------------------------------------------------------------------------------------

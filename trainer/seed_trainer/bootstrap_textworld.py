@@ -25,7 +25,8 @@ from pathlib import Path
 from typing import Any
 
 from seed_trainer.algo.skills import AnalysisStep, build_analysis_prompt, insert_skill
-from seed_trainer.bootstrap import BootstrapConfig, Example, _step_examples, evaluation_summary
+from seed_trainer.bootstrap import BootstrapConfig, evaluation_summary
+from seed_trainer.bootstrap_examples import Example, _step_examples
 from seed_trainer.envs.textworld_oracle import MISTAKES, analysis_reply, demonstrate, replay, rule_kinds, walkthrough
 
 VARIANTS = {

@@ -12,7 +12,7 @@ A checkpoint directory (docs/run-format.md §10) holds:
   (the learning rate is constant; there is no scheduler state).
 
 The writer (`RunWriter.checkpoint`) saves into a temporary directory and renames it into place, so a directory named
-`step-NNNNNN` is always complete.
+`step-NNNNNN` is always complete. Which of a run's checkpoints `resume` continues from is `run_checkpoints.py`.
 """
 
 from __future__ import annotations
@@ -21,15 +21,20 @@ import json
 import random
 import shutil
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import torch
 
-from seed_trainer.config import ModelConfig
+from seed_trainer import dist
+from seed_trainer.builtin_models import BUILTIN_PREFIX, CONVERTED_MODELS
+from seed_trainer.config import ExperimentConfig, ModelConfig
 from seed_trainer.policy import Policy, resolve_device, resolve_dtype
+from seed_trainer.precision import NonFiniteError, check_finite_weights, first_non_finite_weight
 from seed_trainer.rollback import rollback_candidates
 from seed_trainer.runlog import layout
-from seed_trainer.runlog.checkpoint_manifest import checkpoint_problem
+
+if TYPE_CHECKING:
+    from seed_trainer.runlog import RunWriter
 
 STATE_FILE = "trainer_state.json"
 RNG_FILE = "rng_state.pt"
@@ -132,73 +137,6 @@ def read_state(directory: Path) -> dict[str, Any]:
     return json.loads(path.read_text(encoding="utf-8"))
 
 
-def checkpoint_dirs(run_dir: Path) -> list[Path]:
-    """`checkpoints/step-NNNNNN` directories, highest step first (temporary directories never count)."""
-    checkpoints = run_dir / layout.CHECKPOINTS_DIR
-    if not checkpoints.is_dir():
-        return []
-    found = [
-        (int(m.group(1)), child)
-        for child in checkpoints.iterdir()
-        if (m := layout.CHECKPOINT_NAME.match(child.name)) and child.is_dir()
-    ]
-    return [path for _, path in sorted(found, reverse=True)]
-
-
-def _legacy_complete(directory: Path) -> bool:
-    """A checkpoint written before manifests existed that holds every file resume loads (it cannot be size-checked)."""
-    weights = ("adapter_config.json", "adapter_model.safetensors") if is_adapter(directory) else ("config.json",)
-    has_model = (directory / "model.safetensors").exists() or (directory / "model.safetensors.index.json").exists()
-    required = (STATE_FILE, OPTIMIZER_FILE, RNG_FILE, *weights)
-    return all((directory / name).is_file() for name in required) and (is_adapter(directory) or has_model)
-
-
-def training_checkpoint_problem(directory: Path) -> str | None:
-    """Why `directory` cannot be resumed from: incomplete (its manifest), or no readable training state. A checkpoint
-    from before manifests is accepted when every file resume loads is there."""
-    problem = checkpoint_problem(directory)
-    if problem is not None and not (directory / layout.CHECKPOINT_MANIFEST).exists() and _legacy_complete(directory):
-        problem = None
-    if problem is None:
-        try:
-            state = read_state(directory)
-        except (OSError, ValueError) as exc:
-            return f"{STATE_FILE} is unreadable ({exc})"
-        if not isinstance(state.get("update"), int) or not isinstance(state.get("files"), dict):
-            return f"{STATE_FILE} has no `update` and `files`"
-    return problem
-
-
-def usable_checkpoint(run_dir: Path) -> tuple[Path | None, list[tuple[Path, str]]]:
-    """The highest complete checkpoint, and the broken ones above it with what is wrong with each."""
-    broken = []
-    for directory in checkpoint_dirs(run_dir):
-        problem = training_checkpoint_problem(directory)
-        if problem is None:
-            return directory, broken
-        broken.append((directory, problem))
-    return None, broken
-
-
-def checkpoint_update(directory: Path) -> int:
-    """The update a `step-NNNNNN` checkpoint holds, read from its name (its state file may be what is broken)."""
-    match = layout.CHECKPOINT_NAME.match(directory.name)
-    return int(match.group(1)) if match else 0
-
-
-def checkpoint_before(run_dir: Path, update: int) -> Path | None:
-    """The highest complete checkpoint of an update before `update` (what `resume --repair` redoes `update` from)."""
-    for directory in checkpoint_dirs(run_dir):
-        if checkpoint_update(directory) < update and training_checkpoint_problem(directory) is None:
-            return directory
-    return None
-
-
-def latest_checkpoint(run_dir: Path) -> Path | None:
-    """The highest complete checkpoint (see `usable_checkpoint`)."""
-    return usable_checkpoint(run_dir)[0]
-
-
 def _load_weights(model: torch.nn.Module, directory: Path) -> None:
     """Load the saved model weights of `directory` into `model` in place (values copied exactly)."""
     from safetensors.torch import load_file
@@ -294,25 +232,106 @@ def load_checkpoint_policy(directory: str | Path, *, device: str = "auto", dtype
     return Policy(model.eval(), tokenizer, torch_device, compute_dtype=resolve_dtype(dtype, torch_device))
 
 
-# -- resume ---------------------------------------------------------------------------------------------------------
+# -- during training ------------------------------------------------------------------------------------------------
 
 
-def remove_partial_checkpoints(run_dir: Path) -> list[str]:
-    """Delete temporary checkpoint directories (`.tmp-step-…`, `.old-step-…`) a crash left behind."""
-    checkpoints = run_dir / layout.CHECKPOINTS_DIR
-    removed = []
-    if checkpoints.is_dir():
-        for child in sorted(checkpoints.iterdir()):
-            if layout.STALE_CHECKPOINT_TEMP.match(child.name) and child.is_dir():
-                shutil.rmtree(child, ignore_errors=True)
-                removed.append(child.name)
-    return removed
+def base_model_name(config: ExperimentConfig) -> str:
+    """What a checkpoint names as its base model: a converted built-in by its `builtin:` name (its cache folder is
+    per user and machine, so a path would not survive copying the run), anything else by its resolved folder."""
+    if config.model.path.startswith(BUILTIN_PREFIX) and config.model.path[len(BUILTIN_PREFIX) :] in CONVERTED_MODELS:
+        return config.model.path
+    return str(config.resolved_model().path)
 
 
-def set_aside_broken(directory: Path, why: str = "broken") -> str:
-    """Rename a checkpoint resume must not use to `.<why>-step-NNNNNN` (kept for inspection, ignored by readers and by
-    resume): `broken`, or `superseded` when `resume --repair` trains its updates again from an earlier one."""
-    aside = directory.with_name(f".{why}-{directory.name}")
-    shutil.rmtree(aside, ignore_errors=True)
-    directory.rename(aside)
-    return aside.name
+class Checkpointer:
+    """The training loop's checkpoints, on every rank: `restore` before the first update, `save` at every
+    `checkpoint.every` updates and before a stop. Rank 0 writes the directory; with `sharded` (FSDP) every rank writes
+    its shards into it. `saved` is the last update whose checkpoint exists."""
+
+    def __init__(
+        self,
+        writer: RunWriter | dist.QuietWriter,
+        policy: Policy,
+        optimizer: torch.optim.Optimizer,
+        loop_rng: random.Random,
+        config: ExperimentConfig,
+        *,
+        ranks: dist.Ranks,
+        sharded: bool,
+    ) -> None:
+        self.writer, self.policy, self.optimizer, self.loop_rng = writer, policy, optimizer, loop_rng
+        self.config, self.ranks, self.sharded = config, ranks, sharded
+        self.saved = 0
+
+    def restore(self, checkpoint: Path | None) -> int:
+        """Weights, optimizer, RNG states and the update counter of `checkpoint`; returns its update (0: none)."""
+        if checkpoint is not None:
+            ranks = self.ranks
+            self.saved = load_training_state(
+                checkpoint,
+                self.policy,
+                self.optimizer,
+                self.loop_rng,
+                rank=ranks.rank,
+                world=ranks.world,
+                sharded=self.sharded,
+            )["update"]
+        return self.saved
+
+    def save(self, update: int) -> None:
+        rank_rng = dist.rank_rng_states(self.ranks)  # every rank takes part; rank 0 writes
+        self.saved = update
+        if self.sharded:  # every rank checks and writes its shards into rank 0's temporary checkpoint directory
+            self._save_sharded(update, rank_rng)
+            return
+        if not self.ranks.main:
+            return
+        check_finite_weights(self.policy.model, f"checkpoint of update {update}")
+        files = file_sizes(self.writer.run_dir)
+        with self.writer.checkpoint(update) as directory:
+            save_checkpoint(
+                directory,
+                self.policy,
+                self.optimizer,
+                update=update,
+                loop_rng=self.loop_rng,
+                base_model=base_model_name(self.config),
+                files=files,
+                rank_rng=rank_rng,
+            )
+        prune_checkpoints(self.writer.paths.checkpoints, self.config.checkpoint.keep_last)
+
+    def _save_sharded(self, update: int, rank_rng) -> None:
+        from seed_trainer.sharding import save_sharded
+
+        ranks, policy, optimizer = self.ranks, self.policy, self.optimizer
+        bad = [
+            name
+            for name in dist.all_gather(ranks, first_non_finite_weight(policy.model), "checking the weights")
+            if name is not None
+        ]
+        if bad:
+            raise NonFiniteError(f"checkpoint of update {update}: weight {bad[0]} is not finite; nothing saved")
+        if not ranks.main:
+            directory = dist.broadcast(ranks, None, f"opening the checkpoint of update {update}")
+            save_sharded(Path(directory), policy, optimizer, main=False)
+            dist.broadcast(ranks, None, f"finishing the checkpoint of update {update}")
+            return
+        files = file_sizes(self.writer.run_dir)
+        with self.writer.checkpoint(update) as directory:
+            dist.broadcast(ranks, str(directory), f"opening the checkpoint of update {update}")
+            save_sharded(directory, policy, optimizer, main=True)
+            save_checkpoint(
+                directory,
+                policy,
+                optimizer,
+                update=update,
+                loop_rng=self.loop_rng,
+                sharded=True,
+                base_model=base_model_name(self.config),
+                files=files,
+                rank_rng=rank_rng,
+            )
+        # the others wait until the checkpoint is in place: a rank that fails next must not find it half-written
+        dist.broadcast(ranks, None, f"finishing the checkpoint of update {update}")
+        prune_checkpoints(self.writer.paths.checkpoints, self.config.checkpoint.keep_last)

@@ -179,7 +179,8 @@ def _cmd_resume(args: argparse.Namespace) -> int:
     from seed_trainer.preflight import InputError
     from seed_trainer.runlog import RunFormatError
     from seed_trainer.runlog.ownership import RunNotWritableError, RunOwnedError
-    from seed_trainer.stages.train import ResumeError, resume
+    from seed_trainer.stages.reopen import ResumeError
+    from seed_trainer.stages.train import resume
 
     run_dir = Path(args.run_dir)
     if not (run_dir / "run.json").is_file():

@@ -12,118 +12,11 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator, model_validator
 
-# BUILTIN_MODELS and BUILTIN_PREFIX are re-exported: callers have always imported them from here.
-from seed_trainer.builtin_models import BUILTIN_MODELS, BUILTIN_PREFIX, CONVERTED_MODELS, builtin_dir, builtin_name
+from seed_trainer.builtin_models import CONVERTED_MODELS, builtin_dir, builtin_name
+from seed_trainer.config_rules import EXCLUSIVE_RULES, cross_field_schema, field_value, holds
 from seed_trainer.envs.catalog import schema_extension as environments_schema_extension
 
 SCHEMA_ID = "urn:seed-studio:schema:experiment"
-
-# Rules between fields: when the field (dotted path) holds the value, the listed fields must be non-empty strings.
-# They are exported into the JSON Schema (`allOf` of `if`/`then`), which both the trainer and the editor check; the
-# message is the rule's `description` after the field's path.
-CROSS_FIELD_RULES: list[tuple[str, str, list[str], str]] = [
-    ("algorithm", "sdar", ["sdar.skill_bank"], "`sdar` needs `sdar.skill_bank`: a folder of markdown skill files"),
-    (
-        "analyzer.kind",
-        "external",
-        ["analyzer.base_url", "analyzer.model"],
-        "`external` needs `analyzer.base_url` and `analyzer.model`",
-    ),
-]
-
-
-# Settings that cannot go together: when the field holds the value, `then` (a JSON Schema) must hold as well. Exported
-# into the same `allOf`, so the editor and the trainer report them at the field, with the description.
-EXCLUSIVE_RULES: list[tuple[str, str, dict[str, Any], str]] = [
-    (
-        "distributed.strategy",
-        "fsdp",
-        {"properties": {"model": {"properties": {"lora": {"type": "null"}}}}},
-        "`fsdp` shards a full fine-tune; LoRA trains with `replicate` (its adapters are small: every process keeps them)",
-    ),
-    (
-        "distributed.strategy",
-        "fsdp",
-        {"properties": {"rollout": {"properties": {"engine": {"const": "hf"}}}}},
-        "`fsdp` generates with `rollout.engine: hf`; the vLLM engine is not fed from sharded weights yet",
-    ),
-    (
-        "opd.estimator",
-        "expected",
-        {"properties": {"distributed": {"properties": {"strategy": {"const": "replicate"}}}}},
-        "`expected` needs `distributed.strategy: replicate`; the sharded forward does not return the logits its soft "
-        "targets are gathered from yet",
-    ),
-    (
-        "algorithm",
-        "grpo_opsd",
-        {"properties": {"opd": {"properties": {"estimator": {"const": "sample"}}}}},
-        "`grpo_opsd` has g = ½ on every token: every `opd.estimator` but `sample` subtracts all of it (zero gradient, "
-        "plain GRPO)",
-    ),
-]
-
-
-def _nested(path: str, leaf: dict[str, Any]) -> dict[str, Any]:
-    """`{"properties": {"a": {"properties": {"b": leaf}, "required": ["b"]}}, "required": ["a"]}` for `a.b`."""
-    schema = leaf
-    for part in reversed(path.split(".")):
-        schema = {"properties": {part: schema}, "required": [part]}
-    return schema
-
-
-def _merge(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
-    out = dict(a)
-    for key, value in b.items():
-        if key == "properties":
-            out[key] = {**out.get(key, {})}
-            for name, sub in value.items():
-                out[key][name] = _merge(out[key].get(name, {}), sub)
-        elif key == "required":
-            out[key] = sorted(set(out.get(key, [])) | set(value))
-        else:
-            out[key] = value
-    return out
-
-
-def _dotted(config: Any, field: str) -> Any:
-    for part in field.split("."):
-        config = getattr(config, part)
-    return config
-
-
-def _holds(config: Any, then: dict[str, Any]) -> bool:
-    """Whether the validated `config` satisfies an EXCLUSIVE_RULES `then` (its `null` / `const` leaves)."""
-    for name, sub in then.get("properties", {}).items():
-        value = getattr(config, name)
-        if "properties" in sub:
-            if not _holds(value, sub):
-                return False
-        elif sub.get("type") == "null" and value is not None:
-            return False
-        elif "const" in sub and value != sub["const"]:
-            return False
-    return True
-
-
-def _cross_field_schema(schema: dict[str, Any]) -> None:
-    rules = []
-    for field, value, needs, description in CROSS_FIELD_RULES:
-        then: dict[str, Any] = {}
-        for need in needs:
-            then = _merge(then, _nested(need, {"type": "string", "minLength": 1}))
-        rules.append({"description": description, "if": _nested(field, {"const": value}), "then": then})
-    for field, value, then, description in EXCLUSIVE_RULES:
-        rules.append({"description": description, "if": _nested(field, {"const": value}), "then": then})
-    builtins = [BUILTIN_PREFIX + name for name in BUILTIN_MODELS]
-    rules.append(
-        {
-            "description": f"unknown built-in model; the built-in ones are {', '.join(f'`{b}`' for b in builtins)}",
-            "if": _nested("model.path", {"type": "string", "pattern": f"^{BUILTIN_PREFIX}"}),
-            "then": _nested("model.path", {"enum": builtins}),
-        }
-    )
-    schema["allOf"] = rules
 
 
 class _Section(BaseModel):
@@ -503,7 +396,7 @@ class ExperimentConfig(_Section):
     """A SEED experiment: the policy, the environment and every hyper-parameter of Stage 1 and Stage 2."""
 
     model_config = ConfigDict(
-        extra="forbid", title="SEED experiment", populate_by_name=True, json_schema_extra=_cross_field_schema
+        extra="forbid", title="SEED experiment", populate_by_name=True, json_schema_extra=cross_field_schema
     )
 
     name: str = Field(description="Human-readable experiment name, shown in the runs tree.")
@@ -548,7 +441,7 @@ class ExperimentConfig(_Section):
     @model_validator(mode="after")
     def _exclusive_settings(self) -> ExperimentConfig:
         for field, value, then, description in EXCLUSIVE_RULES:
-            if _dotted(self, field) == value and not _holds(self, then):
+            if field_value(self, field) == value and not holds(self, then):
                 raise ValueError(f"{field}: {description}")
         return self
 

@@ -14,7 +14,8 @@ from typing import Any
 import jsonschema
 
 from seed_trainer.config import MAX_INTEGER, experiment_json_schema
-from seed_trainer.experiment_yaml import Located, Problem, ReadError, Span, Text, read_experiment_data
+from seed_trainer.experiment_text import Located, Problem, ReadError, Span, Text
+from seed_trainer.experiment_yaml import read_experiment_data
 
 # At most this many problems are reported (sorted by position): enough to work with, and bounded work per file.
 MAX_PROBLEMS = 100

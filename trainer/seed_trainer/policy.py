@@ -1,13 +1,9 @@
 """The policy: a Hugging Face causal LM with its tokenizer, the KL reference, batched generation and response log-probs.
 
-Layout of a scored batch: each row is its prompt and response, right-padded, with **no attention mask** — causal
-attention never looks to the right, so padding at the end changes nothing for the real tokens, and the attention runs
-its unmasked causal kernel (faster on CPU and GPU; and no query row is ever fully masked, the condition under which
-cuDNN's attention backward returns NaN). The decoder's hidden states at the positions that predict response tokens
-are gathered into a [B, R] response-aligned block, so the output layer only ever sees R positions per row — never the
-full-vocabulary logits of the whole sequence. Generation alone left-pads (batched decoding needs it). Scoring sorts
-the rows by length and packs them into micro-batches under a token budget (`batching.plan_micro_batches`), so short
-rows are not padded to the longest of the whole pass.
+A scored batch has the layout of `response_scoring.py` (right-padded prompt + response rows, no attention mask).
+Generation alone left-pads (batched decoding needs it). Scoring sorts the rows by length and packs them into
+micro-batches under a token budget (`batching.plan_micro_batches`), so short rows are not padded to the longest of the
+whole pass.
 
 Precision (docs/trainer.md, "Mixed precision"): `model.dtype` is the *compute* dtype. A policy that trains keeps its
 weights in fp32 (the master weights the optimizer steps on) and runs every forward under `torch.autocast` in the
@@ -36,11 +32,12 @@ from transformers import (
 )
 from transformers.generation import utils as generation_utils
 
-from seed_trainer.algo.estimators import GateTargets, gate_targets, soft_target_logp
-from seed_trainer.algo.logprobs import CHUNK_BYTES, entropy_from_logits, selective_log_softmax
+from seed_trainer.algo.estimators import GateTargets, gate_targets
+from seed_trainer.algo.logprobs import CHUNK_BYTES, selective_log_softmax
 from seed_trainer.batching import plan_micro_batches
 from seed_trainer.config import ModelConfig
 from seed_trainer.precision import NonFiniteError, autocast, configure_attention_kernels
+from seed_trainer.response_scoring import pack, response_hidden, response_logprobs
 
 # transformers renamed generate's `past_key_values` to `cache` (the old name warns on every call in newer releases).
 _CACHE_KWARG = "cache" if "cache" in getattr(generation_utils, "ALL_CACHE_NAMES", ()) else "past_key_values"
@@ -71,92 +68,6 @@ class Generation:
     text: str  # decoded response without special tokens
     finished: bool  # ended with an end-of-turn token (not cut by max_new_tokens)
     logp: torch.Tensor | None = None  # log-prob of each sampled token under the sampling distribution (CPU fp32)
-
-
-@dataclass
-class PackedBatch:
-    input_ids: torch.Tensor  # [B, T]: prompt + response, right-padded
-    response_starts: torch.Tensor  # [B]: the column of each row's first response token (= its prompt length)
-    responses: torch.Tensor  # [B, R] (pad where response_mask is 0)
-    response_mask: torch.Tensor  # [B, R] float
-
-    @property
-    def response_length(self) -> int:
-        return self.responses.shape[1]
-
-
-def pack(prompts: Sequence[Sequence[int]], responses: Sequence[Sequence[int]], pad_id: int, device) -> PackedBatch:
-    """Each row prompt + response, right-padded to the longest row; responses also as a right-padded [B, R] block."""
-    if any(len(p) == 0 for p in prompts):
-        raise ValueError("every scored row needs a non-empty prompt (its last token predicts the first response token)")
-    width = max(len(p) + len(r) for p, r in zip(prompts, responses))
-    response_len = max(1, max(len(r) for r in responses))
-    rows, resp_rows, resp_masks = [], [], []
-    for prompt, response in zip(prompts, responses):
-        rows.append(list(prompt) + list(response) + [pad_id] * (width - len(prompt) - len(response)))
-        right = response_len - len(response)
-        resp_rows.append(list(response) + [pad_id] * right)
-        resp_masks.append([1.0] * len(response) + [0.0] * right)
-    return PackedBatch(
-        input_ids=torch.tensor(rows, dtype=torch.long, device=device),
-        response_starts=torch.tensor([len(p) for p in prompts], dtype=torch.long, device=device),
-        responses=torch.tensor(resp_rows, dtype=torch.long, device=device),
-        response_mask=torch.tensor(resp_masks, dtype=torch.float32, device=device),
-    )
-
-
-def response_logits(model: PreTrainedModel, batch: PackedBatch, temperature: float = 1.0) -> torch.Tensor:
-    """Next-token logits [B, R, V] at the positions that predict the batch's response tokens, divided by the sampling
-    temperature. Not for a sharded model (its forward returns log-probs only)."""
-    hidden = response_hidden(model, batch)
-    logits = model.get_output_embeddings()(hidden)
-    return logits / temperature if temperature != 1.0 else logits
-
-
-def response_hidden(model: PreTrainedModel, batch: PackedBatch) -> torch.Tensor:
-    """The decoder's last hidden states [B, R, H] at the positions that predict the response tokens."""
-    hidden = model.get_decoder()(input_ids=batch.input_ids, use_cache=False).last_hidden_state  # [B, T, H]
-    # Position i predicts token i+1: response token j of a row is predicted at column start − 1 + j.
-    columns = batch.response_starts.unsqueeze(1) - 1 + torch.arange(batch.response_length, device=hidden.device)
-    columns = columns.clamp(max=hidden.shape[1] - 1)  # padding past a short row's end: masked out later
-    return hidden.gather(1, columns.unsqueeze(-1).expand(-1, -1, hidden.shape[-1]))  # [B, R, H]
-
-
-def response_logprobs(
-    model: PreTrainedModel, batch: PackedBatch, temperature: float = 1.0, with_entropy: bool = False
-) -> tuple[torch.Tensor, torch.Tensor | None]:
-    """Log-probs [B, R] of the batch's response tokens (and their entropies) under `model`.
-
-    Logits are divided by the sampling temperature, so the log-probs are those of the distribution that sampled.
-    A sharded model (sharding.ShardedPolicyModel) computes the same in its own forward, where FSDP's hooks wrap it.
-    """
-    from seed_trainer.sharding import is_sharded
-
-    if is_sharded(model):
-        return model(batch.input_ids, batch.response_starts, batch.responses, temperature, with_entropy)
-    logits = response_logits(model, batch, temperature)
-    logp = selective_log_softmax(logits, batch.responses)
-    entropy = entropy_from_logits(logits) if with_entropy else None
-    return logp, entropy
-
-
-def response_logprobs_with_targets(
-    model: PreTrainedModel,
-    batch: PackedBatch,
-    target_ids: torch.Tensor,
-    temperature: float = 1.0,
-    with_entropy: bool = False,
-) -> tuple[torch.Tensor, torch.Tensor | None, torch.Tensor]:
-    """`response_logprobs` and also log π_θ(v|s) [B, R, k] at `target_ids` [B, R, k] (the `expected` estimator's soft
-    targets), with gradient, from the same logits (algo/estimators.soft_target_logp)."""
-    from seed_trainer.sharding import is_sharded
-
-    if is_sharded(model):  # config.py refuses `opd.estimator: expected` with `distributed.strategy: fsdp`
-        raise ValueError("the `expected` OPD estimator is not available with FSDP sharding")
-    logits = response_logits(model, batch, temperature)
-    logp = selective_log_softmax(logits, batch.responses)
-    entropy = entropy_from_logits(logits) if with_entropy else None
-    return logp, entropy, soft_target_logp(logits, batch.responses, logp, target_ids)
 
 
 class FiniteLogitsCheck(LogitsProcessor):

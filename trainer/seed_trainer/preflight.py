@@ -7,7 +7,8 @@ import os
 import re
 from pathlib import Path
 
-from seed_trainer.config import BUILTIN_PREFIX, CONVERTED_MODELS, ExperimentConfig, builtin_model_dir
+from seed_trainer.builtin_models import BUILTIN_PREFIX, CONVERTED_MODELS
+from seed_trainer.config import ExperimentConfig, builtin_model_dir
 
 # What a Hugging Face hub id looks like: `name` or `org/name`. Anything else given as model.path is a local path.
 _HUB_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*(/[A-Za-z0-9][A-Za-z0-9._-]*)?$")

@@ -20,7 +20,7 @@ from seed_trainer.runlog import layout
 from seed_trainer.runlog.atomic import write_bytes_atomic
 from seed_trainer.runlog.errors import RunFormatError
 from seed_trainer.runlog.jsonl import Appended, dumps_line, parse_line
-from seed_trainer.runlog.writer import RunWriter
+from seed_trainer.runlog.trajectory_index import index_row
 
 ROLLBACK_FILES = (layout.METRICS,)  # plus every file in trajectories/
 
@@ -225,7 +225,7 @@ def _rebuild_index(run_dir: Path, index: Path, placed: dict, records: dict) -> l
                 rows.append(
                     {**row, "file": where[0], "line": where[1].line, "offset": where[1].offset, "size": where[1].size}
                 )
-    rebuilt = [RunWriter.index_row(records[id_], file, at) for id_, (file, at) in placed.items() if id_ not in seen]
+    rebuilt = [index_row(records[id_], file, at) for id_, (file, at) in placed.items() if id_ not in seen]
     data = b"".join(dumps_line(row) for row in rows + rebuilt)
     if index.exists() and index.read_bytes() == data:
         return []

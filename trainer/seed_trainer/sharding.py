@@ -46,7 +46,7 @@ class ShardedPolicyModel(nn.Module):
         return self.inner.config
 
     def forward(self, input_ids, response_starts, responses, temperature: float, with_entropy: bool):
-        from seed_trainer.policy import PackedBatch, response_logprobs
+        from seed_trainer.response_scoring import PackedBatch, response_logprobs
 
         mask = torch.ones_like(responses, dtype=torch.float32)  # not read: response_logprobs needs the shape only
         batch = PackedBatch(input_ids, response_starts, responses, mask)

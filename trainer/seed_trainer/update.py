@@ -16,8 +16,9 @@ from seed_trainer.algo.variants import VARIANTS, gate_beta
 from seed_trainer.batching import plan_micro_batches
 from seed_trainer.config import ExperimentConfig
 from seed_trainer.dist import SINGLE, Ranks, all_gather, sum_gradients, sum_values
-from seed_trainer.policy import Policy, pack, response_logprobs, response_logprobs_with_targets
+from seed_trainer.policy import Policy
 from seed_trainer.precision import NonFiniteGuard, grad_scaler, guarded_step, loss_terms_not_finite
+from seed_trainer.response_scoring import pack, response_logprobs, response_logprobs_with_targets
 from seed_trainer.rollout import Step
 from seed_trainer.sharding import is_sharded
 

@@ -28,6 +28,7 @@ from seed_trainer.runlog import RunEnvironment, RunReader, RunWriter, SchemaSet,
 from seed_trainer.runlog.atomic import write_json_atomic
 from seed_trainer.runlog.jsonl import Appended
 from seed_trainer.runlog.tokens import encode_float32
+from seed_trainer.runlog.trajectory_index import index_row
 
 REPO = Path(__file__).resolve().parents[2]
 DEFAULT_OUT = REPO / "test" / "fixtures" / "runs"
@@ -634,9 +635,7 @@ def write_broken(out: Path, valid: dict[str, Any]) -> dict[str, Any]:
     for number, line in enumerate(_lines(src / "trajectories" / "it-000002.jsonl"), start=1):
         record = {**json.loads(line), "id": f"it-000003-{number:04d}", "update": 3}
         data = (json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n").encode()
-        rows.append(
-            RunWriter.index_row(record, "it-000003.jsonl", Appended(line=number, offset=offset, size=len(data)))
-        )
+        rows.append(index_row(record, "it-000003.jsonl", Appended(line=number, offset=offset, size=len(data))))
         lines.append(data)
         offset += len(data)
     (run / "trajectories" / "it-000003.jsonl").write_bytes(b"".join(lines))

@@ -9,7 +9,8 @@ from transformers import AutoModelForCausalLM, AutoTokenizer
 from seed_trainer.algo.actions import parse_action
 from seed_trainer.algo.json_repair import parse_skill_reply
 from seed_trainer.algo.skills import SKILL_HEADER
-from seed_trainer.bootstrap import BootstrapConfig, bootstrap, make_examples, mistake_levels
+from seed_trainer.bootstrap import BootstrapConfig, bootstrap, mistake_levels
+from seed_trainer.bootstrap_examples import make_examples
 from seed_trainer.config import load_experiment
 from seed_trainer.runlog import RunReader, check_run
 from seed_trainer.stages.train import train

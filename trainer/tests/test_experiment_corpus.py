@@ -12,7 +12,7 @@ import pytest
 
 from seed_trainer.config import ExperimentError, load_experiment
 from seed_trainer.experiment_check import check_experiment_bytes, check_experiment_file
-from seed_trainer.experiment_yaml import MAX_BYTES
+from seed_trainer.experiment_text import MAX_BYTES
 
 REPO = Path(__file__).resolve().parents[2]
 CORPUS = REPO / "test" / "fixtures" / "experiments"

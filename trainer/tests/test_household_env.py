@@ -8,13 +8,13 @@ from pathlib import Path
 import pytest
 
 from seed_trainer.algo.json_repair import parse_skill_reply
+from seed_trainer.analyzers.static_bank import SkillBank
 from seed_trainer.envs import make_task_source
-from seed_trainer.envs.household import HouseholdTasks, demonstrate, plan, world
+from seed_trainer.envs.household import HouseholdTasks, catalogue, demonstrate, plan, world
 from seed_trainer.envs.household.analyzer import RULES, analyze
 from seed_trainer.envs.household.env import NOTHING
 from seed_trainer.envs.household.skill_bank import static_skills
 from seed_trainer.rollout import Episode, Step
-from seed_trainer.skill_bank import SkillBank
 
 REPO = Path(__file__).resolve().parents[2]
 SPLITS = ("train", "valid_seen", "valid_unseen", "dev")
@@ -115,7 +115,7 @@ def test_commands_observations_and_limits():
 @pytest.mark.parametrize("split", SPLITS)
 def test_the_oracle_solves_every_task_type(split):
     source = HouseholdTasks()
-    for task_type in world.TASK_TYPES:
+    for task_type in catalogue.TASK_TYPES:
         for spec in source.sample(split, 5, seed=11, task_types=[task_type]):
             commands = plan(spec.instance)
             trace = _trace(source, spec, commands)
@@ -131,9 +131,9 @@ def test_unseen_split_uses_layouts_and_combinations_never_in_train():
     unseen = [s.instance for s in source.sample("valid_unseen", 200, seed=0)]
     seen = [s.instance for s in source.sample("valid_seen", 200, seed=0)]
     train_layouts = {(i.layout.room, i.layout.index) for i in train}
-    train_combos = {(i.task_type, i.obj, i.target) for i in train if i.task_type != world.LOOK}
+    train_combos = {(i.task_type, i.obj, i.target) for i in train if i.task_type != catalogue.LOOK}
     assert not train_layouts & {(i.layout.room, i.layout.index) for i in unseen}
-    assert not train_combos & {(i.task_type, i.obj, i.target) for i in unseen if i.task_type != world.LOOK}
+    assert not train_combos & {(i.task_type, i.obj, i.target) for i in unseen if i.task_type != catalogue.LOOK}
     assert all(i.layout.seen for i in train + seen) and not any(i.layout.seen for i in unseen)
     assert not {i.task_id for i in train} & {i.task_id for i in seen}
 
@@ -177,7 +177,7 @@ def test_oracle_analysis_passes_format_verification_and_names_the_mistake():
     inst = spec.instance
     home = next(r for o, r in inst.placement if o.startswith(inst.obj + " "))
     target = sorted(r for r in inst.layout.receptacles if r.rsplit(" ", 1)[0] == inst.target)[0]
-    opens = lambda r: [f"open {r}"] if r.split()[0] in world.OPENABLE else []  # noqa: E731
+    opens = lambda r: [f"open {r}"] if r.split()[0] in catalogue.OPENABLE else []  # noqa: E731
     commands = [
         f"go to {home}",
         *opens(home),

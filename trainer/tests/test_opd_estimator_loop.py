@@ -11,7 +11,8 @@ from testenv import LOGP_ATOL
 
 from seed_trainer.algo.estimators import vocabulary_gate_weights
 from seed_trainer.config import ExperimentError, ModelConfig, load_experiment
-from seed_trainer.policy import Policy, pack
+from seed_trainer.policy import Policy
+from seed_trainer.response_scoring import pack
 from seed_trainer.rollout import play_episodes
 from seed_trainer.runlog import RunReader, check_run
 from seed_trainer.stages.train import train
@@ -109,7 +110,7 @@ def test_teacher_pass_top_k_keeps_the_largest_weights_and_their_tail(tiny_policy
 def _opd_gradient(policy, steps, estimator):
     """∇ of λ-free L_opd over `steps` as the update computes it (one micro-batch, fixed token count)."""
     from seed_trainer.algo.losses import opd_loss
-    from seed_trainer.policy import response_logprobs, response_logprobs_with_targets
+    from seed_trainer.response_scoring import response_logprobs, response_logprobs_with_targets
     from seed_trainer.update import _padded, soft_targets
 
     policy.model.zero_grad(set_to_none=True)
@@ -275,7 +276,7 @@ def test_unknown_estimator_is_a_located_error(tmp_path):
 def test_gate_statistics_report_what_each_estimator_subtracts():
     from types import SimpleNamespace
 
-    from seed_trainer.stages.train import gate_statistics
+    from seed_trainer.stages.train_records import gate_statistics
 
     # two scored steps of 2 and 1 tokens, Δ = 0 (g = ½); b = (.4, .6 | .5); tails (.1, .1 | .0)
     a = SimpleNamespace(

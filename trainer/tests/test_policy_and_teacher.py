@@ -5,7 +5,8 @@ from testenv import LOGP_ATOL
 
 from seed_trainer.algo.skills import insert_skill, skill_block
 from seed_trainer.config import LoraConfig, ModelConfig
-from seed_trainer.policy import Policy, pack, response_logprobs
+from seed_trainer.policy import Policy
+from seed_trainer.response_scoring import pack, response_logprobs
 from seed_trainer.rollout import play_episodes
 from seed_trainer.teacher import teacher_pass, teacher_prompt_ids
 

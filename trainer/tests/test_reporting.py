@@ -65,20 +65,11 @@ def _experiment(tmp_path, model_dir, **extra):
 @pytest.fixture
 def valid_skills(monkeypatch):
     """The analyzer's replies made valid, so the teacher pass runs and the trajectories carry per-token gates."""
-    import seed_trainer.stages.train as stage
+    import seed_trainer.analysis as analysis
     from seed_trainer.algo.json_repair import parse_skill_reply
 
-    real = stage.self_analyze
-
-    def analyze(policy, episodes, **kwargs):
-        replies = real(policy, episodes, **kwargs)
-        for episode in episodes:
-            episode.skill = parse_skill_reply(
-                '{"episode_summary": "s", "episode_skill": "add one, then <b>finish</b>"}'
-            )
-        return replies
-
-    monkeypatch.setattr(stage, "self_analyze", analyze)
+    valid = parse_skill_reply('{"episode_summary": "s", "episode_skill": "add one, then <b>finish</b>"}')
+    monkeypatch.setattr(analysis, "parse_skill_reply", lambda reply: valid)  # after the real greedy generation
 
 
 def _expected_scalars(rows):

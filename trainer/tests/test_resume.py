@@ -19,7 +19,8 @@ from seed_trainer.config import load_experiment
 from seed_trainer.runlog import RunReader, check_run
 from seed_trainer.runlog.ownership import RunLock, RunOwnedError
 from seed_trainer.runlog.writer import RunWriter
-from seed_trainer.stages.train import ResumeError, resume, train
+from seed_trainer.stages.reopen import ResumeError
+from seed_trainer.stages.train import resume, train
 
 TESTS = Path(__file__).parent
 UPDATES = 3
@@ -168,14 +169,13 @@ elif point == "append":  # half of the second trajectory line of update `at` is 
     jsonl.JsonlAppender.append = dying_append
 elif point == "checkpoint":  # the model of checkpoint `at` is saved, the optimizer and RNG states are not
     import seed_trainer.checkpoints as checkpoints
-    import seed_trainer.stages.train as stage
     save = checkpoints.save_checkpoint
     def dying_save(directory, policy, optimizer, **kwargs):
         if kwargs["update"] == at:
             checkpoints.save_model(directory, policy)
             die()
         return save(directory, policy, optimizer, **kwargs)
-    stage.save_checkpoint = dying_save
+    checkpoints.save_checkpoint = dying_save
 from seed_trainer.cli import main
 sys.exit(main(sys.argv[4:]))
 """

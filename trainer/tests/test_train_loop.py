@@ -155,18 +155,12 @@ def test_cli_rejects_a_bad_experiment_without_creating_a_run(tmp_path):
 @pytest.mark.parametrize("algorithm", ["seed", "grpo_opsd", "opsd"])
 def test_distillation_from_valid_self_written_skills(tmp_path, tiny_policy_dir, monkeypatch, algorithm):
     """With the analyzer's replies made valid, every token of every step is OPD-active and the gates are recorded."""
-    import seed_trainer.stages.train as stage
+    import seed_trainer.analysis as analysis
     from seed_trainer.algo.json_repair import parse_skill_reply
 
-    real = stage.self_analyze
-
-    def valid_analysis(policy, episodes, **kwargs):
-        replies = real(policy, episodes, **kwargs)  # the real greedy generation still runs
-        for episode in episodes:
-            episode.skill = parse_skill_reply('{"episode_summary": "s", "episode_skill": "add one, then finish"}')
-        return replies
-
-    monkeypatch.setattr(stage, "self_analyze", valid_analysis)
+    valid = parse_skill_reply('{"episode_summary": "s", "episode_skill": "add one, then finish"}')
+    # the real greedy generation still runs; its reply, whatever it is, parses as a valid skill
+    monkeypatch.setattr(analysis, "parse_skill_reply", lambda reply: valid)
     path = _experiment(tmp_path, tiny_policy_dir, algorithm)
     run_dir = train(load_experiment(path), path, echo=None)
     assert check_run(run_dir).ok

@@ -4,7 +4,8 @@
 // file is valid; the interpreter is not ready. No `vscode` import.
 import { loadYaml } from '../../common/core/lazyRequire';
 import type { DoctorReport } from './trainerDoctor';
-import { LineMap, type ExperimentProblem } from './experimentSchema';
+import type { ExperimentProblem } from './experimentSchema';
+import { LineMap } from './experimentText';
 import { convertedModel, installCommand, type ConvertedModel } from './modelPath';
 
 export const MISSING_MODEL = 'missing-builtin-model';

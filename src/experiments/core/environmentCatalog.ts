@@ -3,7 +3,8 @@
 // their options as schema fragments — for completion, hover and the environment diagnostics. There is no second list
 // here: a new environment or option in the trainer reaches the editor with the regenerated schema. No `vscode` import.
 import { loadYaml } from '../../common/core/lazyRequire';
-import { LineMap, type ExperimentSchema, type FieldInfo, type JsonSchema, type TextRange } from './experimentSchema';
+import type { ExperimentSchema, FieldInfo, JsonSchema } from './experimentSchema';
+import { LineMap, type TextRange } from './experimentText';
 
 export interface DataNeed {
   /** Environment variable naming the data folder, e.g. ALFWORLD_DATA. */

@@ -8,7 +8,9 @@ import os from 'node:os';
 import path from 'node:path';
 import type { DoctorReport } from './trainerDoctor';
 import { environmentInFile, type EnvironmentEntry } from './environmentCatalog';
-import { closest, type ExperimentProblem, type TextRange } from './experimentSchema';
+import type { ExperimentProblem } from './experimentSchema';
+import type { TextRange } from './experimentText';
+import { closest } from './schemaErrors';
 
 export const MISSING_EXTRA = 'missing-extra';
 

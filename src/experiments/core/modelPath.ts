@@ -6,7 +6,8 @@ import { existsSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { loadYaml } from '../../common/core/lazyRequire';
-import { LineMap, type ExperimentProblem } from './experimentSchema';
+import type { ExperimentProblem } from './experimentSchema';
+import { LineMap } from './experimentText';
 
 export const BUILTIN_PREFIX = 'builtin:';
 /** The tiny policies shipped in the trainer package (seed_trainer/builtin_models.py SHIPPED_MODELS). */

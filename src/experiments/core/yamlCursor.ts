@@ -1,7 +1,7 @@
 // Where the cursor is in a block-style YAML file, from indentation alone: the key path of the mapping that holds it
 // and whether a key or a value is being typed. Works on text that is mid-edit and therefore often not valid YAML,
 // which is when completion is asked for. Flow style (`{a: 1}`) is not followed.
-import type { Position } from './experimentSchema';
+import type { Position } from './experimentText';
 
 const KEY_LINE = /^(\s*)((?:-\s+)*)([A-Za-z_][\w-]*)\s*:(?:\s+|$)(.*)$/;
 

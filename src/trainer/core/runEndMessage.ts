@@ -1,7 +1,7 @@
-// What the notification says when a run this window follows ends well (completed or stopped). A stop asked for
-// during the last update cannot shorten it: the run then completes, and the message says so rather than looking as
-// if the Stop was ignored. No `vscode` import.
-import type { RunManifest } from '../../runs/shared/types';
+// What the notification says when a run this window follows ends well (completed or stopped), and the parts of the
+// message of one that failed. A stop asked for during the last update cannot shorten it: the run then completes, and
+// the message says so rather than looking as if the Stop was ignored. No `vscode` import.
+import type { RunEvent, RunManifest } from '../../runs/shared/types';
 
 export function progressText(manifest: Pick<RunManifest, 'progress'> | undefined): string {
   const progress = manifest?.progress;
@@ -19,4 +19,15 @@ export function runEndMessage(name: string, state: 'completed' | 'stopped', mani
  * trainer refused before writing anything has none, and the button did nothing). */
 export function failureActions(runFolderExists: boolean): string[] {
   return runFolderExists ? ['Show Log', 'Open Run Folder'] : ['Show Log'];
+}
+
+/** One event as the output channel lists it. */
+export function describeEvent(event: RunEvent): string {
+  return `${event.time} ${event.type}: ${event.message}`;
+}
+
+/** The last line of the trainer's log, for a failure message without events. */
+export function lastLogLine(logTail: string): string {
+  const line = logTail.split('\n').filter((l) => l.trim()).pop();
+  return line ? ` Log: ${line.slice(0, 300)}` : '';
 }

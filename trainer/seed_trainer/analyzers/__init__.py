@@ -3,7 +3,9 @@
 One interface (`Analyzer.analyze(episodes) -> [Analysis]`), three kinds, chosen by `analyzer.kind`:
 - `self` — the policy itself, greedy (`policy_analyzer.PolicyAnalyzer`; Stage 2 calls the same `self_analyze`);
 - `external` — any OpenAI-compatible chat-completions endpoint (`external.ExternalAnalyzer`), as the paper's Stage 1;
-- `oracle` — an environment that knows the ground truth (`TaskSource.oracle_analysis`).
+- `oracle` — an environment that knows the ground truth (`TaskSource.oracle_analysis`);
+- `static` — a static skill bank, the same text for every task of a type (`static_bank.StaticBankAnalyzer`; Stage 2
+  under `sdar`). `stage2_analyzer` picks Stage 2's analyzer from the algorithm.
 
 Every reply goes through the same format verification (`algo.json_repair.parse_skill_reply`). A request that got no
 usable reply is an invalid analysis with the reason; only a problem that makes every request fail (a refused key, an
@@ -14,6 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from seed_trainer.algo.variants import VARIANTS
 from seed_trainer.analyzers.base import Analysis, Analyzer, AnalyzerError
 from seed_trainer.config import ExperimentConfig
 
@@ -40,4 +43,32 @@ def make_analyzer(config: ExperimentConfig, *, policy: Any = None, task_source: 
     )
 
 
-__all__ = ["ANALYSIS_PROMPT_TOKENS", "Analysis", "Analyzer", "AnalyzerError", "make_analyzer"]
+def stage2_analyzer(
+    config: ExperimentConfig, *, policy: Any, task_source: Any, generator: Any = None
+) -> Analyzer | None:
+    """Who writes the skills of every Stage-2 update: the policy itself (SEED and its OPD baselines; `generator`: the
+    rollout engine, which generates instead of the policy), the static bank (SDAR), or the environment's oracle
+    (`opd.skill_source: oracle`, the upper-bound diagnostic). None: the algorithm uses no skills (GRPO)."""
+    skills = VARIANTS[config.algorithm].skills
+    if skills == "static":
+        from seed_trainer.analyzers.static_bank import SkillBank, StaticBankAnalyzer
+
+        return StaticBankAnalyzer(SkillBank.load(config.resolve_path(config.sdar.skill_bank)))
+    if skills == "self" and config.opd.skill_source == "oracle":
+        from seed_trainer.analyzers.oracle import OracleAnalyzer
+
+        return OracleAnalyzer(task_source)
+    if skills == "self":
+        from seed_trainer.analyzers.policy_analyzer import PolicyAnalyzer
+
+        return PolicyAnalyzer(
+            policy,
+            max_tokens=config.analyzer.max_tokens,
+            max_prompt_tokens=ANALYSIS_PROMPT_TOKENS,
+            batch_size=config.rollout.generation_batch_size,
+            generator=generator,
+        )
+    return None
+
+
+__all__ = ["ANALYSIS_PROMPT_TOKENS", "Analysis", "Analyzer", "AnalyzerError", "make_analyzer", "stage2_analyzer"]

@@ -40,7 +40,7 @@ class AnalyzerError(RuntimeError):
 
 
 class Analyzer(Protocol):
-    source: str  # `self` | `external` | `oracle`: the skill record's `source`
+    source: str  # `self` | `external` | `oracle` | `static`: the skill record's (and trajectory's) `source`
     model: str | None  # the skill record's `model`
 
     def analyze(self, episodes: Sequence[Episode]) -> list[Analysis]:

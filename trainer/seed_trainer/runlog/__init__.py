@@ -4,17 +4,19 @@
 
 Modules: `layout` (file names, format version), `errors` (located errors), `jsonl` (line files), `atomic`
 (temp + rename), `tokens` (base64 typed arrays), `schemas` (JSON Schema validation), `environment` (pid, host,
-versions, device), `writer`, `reader`, `check`.
+versions, device), `fields` (instants, ids, metric names), `writer` (with `reporters` and `trajectory_index`),
+`reader`, `check`.
 """
 
 from seed_trainer.runlog.check import RunCheck, check_run
 from seed_trainer.runlog.environment import RunEnvironment
 from seed_trainer.runlog.errors import RunFormatError, TornLine, format_field_path
+from seed_trainer.runlog.fields import metric_name
 from seed_trainer.runlog.layout import FORMAT_VERSION, RunPaths, trajectory_file_name
 from seed_trainer.runlog.reader import RunReader
 from seed_trainer.runlog.schemas import SchemaSet, find_schemas_dir
 from seed_trainer.runlog.tokens import TokenArrays, decode_float32, decode_int32, encode_float32, encode_int32
-from seed_trainer.runlog.writer import RunWriter, metric_name
+from seed_trainer.runlog.writer import RunWriter
 
 __all__ = [
     "FORMAT_VERSION",

@@ -9,6 +9,9 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -71,3 +74,35 @@ def checkpoint_problem(directory: str | Path, schemas: SchemaSet | None = None) 
         if found != size:
             return f"{name} has {found} bytes, the manifest says {size}"
     return None
+
+
+class CheckpointWriteError(RuntimeError):
+    """Saving a checkpoint failed; the message names its directory (the cause is chained)."""
+
+
+@contextmanager
+def checkpoint_in_place(final: Path, step: int, sync: Callable[[], None]) -> Iterator[Path]:
+    """Yield an empty temporary directory next to `final` to save into; on success write its manifest, `sync` (the
+    run's open files), and rename it to `final`, replacing an older one. On error it is removed and the error names
+    it (RunWriter.checkpoint)."""
+    tmp = final.with_name(f".tmp-{final.name}")
+    shutil.rmtree(tmp, ignore_errors=True)
+    tmp.mkdir(parents=True)
+    try:
+        yield tmp
+        write_checkpoint_manifest(tmp, step)  # last: the checkpoint is complete once this exists
+    except BaseException as exc:
+        shutil.rmtree(tmp, ignore_errors=True)
+        if isinstance(exc, OSError) and not exc.filename:
+            raise type(exc)(exc.errno, exc.strerror or str(exc), str(tmp)) from exc
+        if isinstance(exc, Exception) and not isinstance(exc, OSError):
+            # torch and safetensors report a full disk without the file (RuntimeError, SafetensorError)
+            raise CheckpointWriteError(f"could not write the checkpoint {tmp}: {type(exc).__name__}: {exc}") from exc
+        raise
+    sync()
+    old = final.with_name(f".old-{final.name}")
+    if final.exists():
+        shutil.rmtree(old, ignore_errors=True)
+        final.rename(old)
+    tmp.rename(final)
+    shutil.rmtree(old, ignore_errors=True)

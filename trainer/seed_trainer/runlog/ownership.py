@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from seed_trainer.runlog import layout
+from seed_trainer.runlog.fields import utc_now
 
 _WINDOWS_LOCK_OFFSET = 1 << 20  # the byte locked on Windows, past any content, so readers can still read the owner
 
@@ -146,8 +147,6 @@ class RunLock:
 
 
 def _now() -> str:
-    from seed_trainer.runlog.writer import utc_now  # the writer imports this module
-
     return utc_now()
 
 

@@ -3,89 +3,27 @@
 from __future__ import annotations
 
 import hashlib
-import math
-import os
-import re
 import shutil
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Protocol, TextIO
+from typing import Any, TextIO
 
 from seed_trainer.runlog import layout
 from seed_trainer.runlog.atomic import write_json_atomic
-from seed_trainer.runlog.checkpoint_manifest import write_checkpoint_manifest
+from seed_trainer.runlog.checkpoint_manifest import checkpoint_in_place
 from seed_trainer.runlog.environment import RunEnvironment
+from seed_trainer.runlog.fields import METRIC_NAME, Clock, finite_or_none, new_run_id, utc_now
 from seed_trainer.runlog.jsonl import JsonlAppender, dumps_line
 from seed_trainer.runlog.layout import RunPaths
+from seed_trainer.runlog.manifest import new_manifest, resumed_fields, unique_run_dir
 from seed_trainer.runlog.ownership import RunLock
 from seed_trainer.runlog.reader import read_manifest
+from seed_trainer.runlog.reporters import Reporter, Reporters
 from seed_trainer.runlog.schemas import SchemaSet
 from seed_trainer.runlog.tokens import TokenArrays
-
-Clock = Callable[[], str]
-METRIC_NAME = re.compile(r"^[A-Za-z0-9_.-]+(/[^/\s]+)+$")
-_SLUG = re.compile(r"[^a-z0-9]+")
-
-
-def utc_now() -> str:
-    """Now as the run format writes instants: 2026-03-01T12:00:00.123Z."""
-    return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
-
-
-def metric_name(*parts: str) -> str:
-    """`metric_name("success", "pick and place")` → `success/pick_and_place` (no slashes or spaces inside parts)."""
-    cleaned = [re.sub(r"[\s/]+", "_", str(part).strip()) for part in parts]
-    name = "/".join(cleaned)
-    if len(cleaned) < 2 or not METRIC_NAME.match(name):
-        raise ValueError(f"metric name {name!r} must be namespaced as group/name")
-    return name
-
-
-def new_run_id(name: str, stage: str, started: str) -> str:
-    """`20260301-120000-train-household-seed` from the start instant, the stage and the experiment name."""
-    stamp = re.sub(r"[^0-9]", "", started[:19])
-    slug = _SLUG.sub("-", name.lower()).strip("-")[:40].strip("-") or "run"
-    return f"{stamp[:8]}-{stamp[8:14]}-{stage}-{slug}"
-
-
-def _relative_path(target: Path, start: Path) -> str:
-    try:
-        return Path(os.path.relpath(target.resolve(), start.resolve())).as_posix()
-    except ValueError:  # another drive on Windows
-        return str(target.resolve())
-
-
-def _finite_or_none(name: str, value: Any) -> float | int | None:
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        if hasattr(value, "item"):  # 0-d tensors and numpy scalars
-            value = value.item()
-        else:
-            raise TypeError(f"metric {name} must be a number or None, got {type(value).__name__}")
-    return value if math.isfinite(value) else None
-
-
-class Reporter(Protocol):
-    """Another place the run's records also go (TensorBoard, W&B: seed_trainer/reporting). Called after each record is
-    in the run directory; an exception stops that reporter only (one `warning` event, code `report_failed`)."""
-
-    name: str
-
-    def metrics(self, row: Mapping[str, Any]) -> None: ...
-
-    def trajectory(self, record: Mapping[str, Any]) -> None: ...
-
-    def eval(self, report: Mapping[str, Any]) -> None: ...
-
-    def close(self, status: str) -> None: ...
-
-
-class CheckpointWriteError(RuntimeError):
-    """Saving a checkpoint failed; the message names its directory (the cause is chained)."""
+from seed_trainer.runlog.trajectory_index import index_row
 
 
 @dataclass
@@ -121,7 +59,7 @@ class RunWriter:
         self._echo = echo
         self._files = _Files()
         self._lock: RunLock | None = None
-        self._reporters: list[Reporter] = []
+        self._reporters = Reporters(lambda message: self.event("warning", message, code="report_failed"))
 
     # -- creation and manifest ---------------------------------------------------------------------------------
 
@@ -159,43 +97,22 @@ class RunWriter:
         started = clock()
         runs_dir = Path(runs_dir)
         runs_dir.mkdir(parents=True, exist_ok=True)
-        base = run_id or new_run_id(name, stage, started)
-        run_dir, suffix = runs_dir / base, 1
-        while True:
-            try:
-                run_dir.mkdir()
-                break
-            except FileExistsError:
-                if run_id is not None:
-                    raise
-                suffix += 1
-                run_dir = runs_dir / f"{base}-{suffix}"
-        manifest: dict[str, Any] = {
-            "format_version": layout.FORMAT_VERSION,
-            "id": run_dir.name,
-            "name": name,
-            "experiment": {"path": _relative_path(experiment_path, run_dir), "sha256": experiment_sha256},
-            "config": dict(config),
-            "stage": stage,
-            "algorithm": algorithm,
-            "status": "running",
-            "pid": environment.pid,
-            "host": environment.host,
-            "started": started,
-            "ended": None,
-            "heartbeat": started,
-            "progress": {"step": 0, "total": progress_total, **({"unit": progress_unit} if progress_unit else {})},
-            "git_commit": environment.git_commit,
-            "git_dirty": environment.git_dirty,
-            "parent": dict(parent) if parent else None,
-            **(
-                {"baseline_evals": {split: _relative_path(Path(d), run_dir) for split, d in baseline_evals.items()}}
-                if baseline_evals
-                else {}
-            ),
-            "versions": dict(environment.versions),
-            "device": dict(environment.device),
-        }
+        run_dir = unique_run_dir(runs_dir, run_id or new_run_id(name, stage, started), exact=run_id is not None)
+        manifest = new_manifest(
+            run_dir,
+            name=name,
+            stage=stage,
+            algorithm=algorithm,
+            config=config,
+            experiment_path=experiment_path,
+            experiment_sha256=experiment_sha256,
+            environment=environment,
+            started=started,
+            parent=parent,
+            baseline_evals=baseline_evals,
+            progress_total=progress_total,
+            progress_unit=progress_unit,
+        )
         writer = cls(run_dir, manifest, clock=clock, schemas=schemas, echo=echo)
         try:
             if lock:
@@ -238,16 +155,7 @@ class RunWriter:
             raise
         environment = environment or RunEnvironment.detect()
         now = clock()
-        manifest.update(
-            status="running",
-            pid=environment.pid,
-            host=environment.host,
-            ended=None,
-            error=None,
-            heartbeat=now,
-            versions=dict(environment.versions),
-            device=dict(environment.device),
-        )
+        manifest.update(resumed_fields(environment, now))
         writer = cls(run_dir, manifest, clock=clock, schemas=schemas, echo=echo)
         writer._lock = lock
         writer._write_manifest()
@@ -293,34 +201,7 @@ class RunWriter:
 
     def add_reporter(self, reporter: Reporter) -> None:
         """Send every metrics row, trajectory and evaluation also to `reporter` until the run ends."""
-        self._reporters.append(reporter)
-
-    def _report(self, method: str, *args: Any) -> None:
-        # A dashboard is a convenience: its failure must never cost the run (the record is already on disk).
-        for reporter in list(self._reporters):
-            try:
-                getattr(reporter, method)(*args)
-            except Exception as exc:
-                self._reporters.remove(reporter)
-                self.event(
-                    "warning",
-                    f"report_to {reporter.name}: {method} failed, no more reporting to it in this "
-                    f"run: {type(exc).__name__}: {exc}",
-                    code="report_failed",
-                )
-                self._close_reporters([reporter], "failed", quiet=True)
-
-    def _close_reporters(self, reporters: list[Reporter], status: str, *, quiet: bool = False) -> None:
-        for reporter in reporters:
-            try:
-                reporter.close(status)
-            except Exception as exc:
-                if not quiet:  # quiet: it already failed, or the run's files are closing
-                    self.event(
-                        "warning",
-                        f"report_to {reporter.name}: closing failed: {type(exc).__name__}: {exc}",
-                        code="report_failed",
-                    )
+        self._reporters.add(reporter)
 
     # -- appends -----------------------------------------------------------------------------------------------
 
@@ -369,9 +250,9 @@ class RunWriter:
         for name, value in values.items():
             if not METRIC_NAME.match(name):
                 raise ValueError(f"metric name {name!r} must be namespaced as group/name (see metric_name())")
-            record[name] = _finite_or_none(name, value)
+            record[name] = finite_or_none(name, value)
         self._append("metrics", self.paths.metrics, "metric", record)
-        self._report("metrics", record)
+        self._reporters.send("metrics", record)
         return record
 
     def _trajectory_appender(self, name: str) -> JsonlAppender:
@@ -403,38 +284,9 @@ class RunWriter:
         relative = f"{layout.TRAJECTORIES_DIR}/{file}"
         self._validate("trajectory", out, relative, appender.lines + 1)
         placed = appender.append(out)
-        row = self.index_row(out, file, placed)
+        row = index_row(out, file, placed)
         self._append("index", self.paths.trajectory_index, "trajectory-index", row)
-        self._report("trajectory", out)
-        return row
-
-    @staticmethod
-    def index_row(record: Mapping[str, Any], file: str, placed: Any) -> dict[str, Any]:
-        """The index row of a trajectory `record` whose line `placed` (line, offset, size) is in `file`."""
-        task = record["task"]
-        steps = record["steps"]
-        skill = record.get("skill")
-        row: dict[str, Any] = {
-            "id": record["id"],
-            "file": file,
-            "line": placed.line,
-            "offset": placed.offset,
-            "size": placed.size,
-            "phase": record["phase"],
-            "update": record["update"],
-            "task": {key: task[key] for key in ("id", "type", "split") if key in task},
-        }
-        for key in ("group", "sample"):
-            if key in record:
-                row[key] = record[key]
-        row.update(
-            success=record["success"],
-            reward=record["reward"],
-            length=record["length"],
-            tokens=sum(step.get("tokens", {}).get("count", 0) for step in steps),
-            teacher=any("teacher_logp" in step.get("tokens", {}) for step in steps),
-            skill={"valid": skill["valid"], "source": skill["source"]} if skill else None,
-        )
+        self._reporters.send("trajectory", out)
         return row
 
     def skill(self, record: Mapping[str, Any]) -> dict[str, Any]:
@@ -453,7 +305,7 @@ class RunWriter:
         self._validate("eval", out, self.paths.relative(path))
         path.parent.mkdir(exist_ok=True)
         write_json_atomic(path, out)
-        self._report("eval", out)
+        self._reporters.send("eval", out)
         return path
 
     # -- checkpoints and control -------------------------------------------------------------------------------
@@ -464,29 +316,8 @@ class RunWriter:
         file, runlog/checkpoint_manifest.py), it is renamed to checkpoints/step-NNNNNN (replacing an older one of the
         same step) and a `checkpoint` event is appended. On error it is removed and the error names it."""
         final = self.paths.checkpoint(step)
-        tmp = final.with_name(f".tmp-{final.name}")
-        shutil.rmtree(tmp, ignore_errors=True)
-        tmp.mkdir(parents=True)
-        try:
+        with checkpoint_in_place(final, step, self.sync) as tmp:
             yield tmp
-            write_checkpoint_manifest(tmp, step)  # last: the checkpoint is complete once this exists
-        except BaseException as exc:
-            shutil.rmtree(tmp, ignore_errors=True)
-            if isinstance(exc, OSError) and not exc.filename:
-                raise type(exc)(exc.errno, exc.strerror or str(exc), str(tmp)) from exc
-            if isinstance(exc, Exception) and not isinstance(exc, OSError):
-                # torch and safetensors report a full disk without the file (RuntimeError, SafetensorError)
-                raise CheckpointWriteError(
-                    f"could not write the checkpoint {tmp}: {type(exc).__name__}: {exc}"
-                ) from exc
-            raise
-        self.sync()
-        old = final.with_name(f".old-{final.name}")
-        if final.exists():
-            shutil.rmtree(old, ignore_errors=True)
-            final.rename(old)
-        tmp.rename(final)
-        shutil.rmtree(old, ignore_errors=True)
         relative = self.paths.relative(final)
         self.event("checkpoint", message or f"checkpoint {relative}", step=step, path=relative)
 
@@ -520,8 +351,7 @@ class RunWriter:
         if error is not None:
             fields["error"] = error
         self.update_manifest(**fields)
-        reporters, self._reporters = self._reporters, []
-        self._close_reporters(reporters, status)  # before `finished`, the last event of the process
+        self._reporters.close(status)  # before `finished`, the last event of the process
         self.event("finished", message or f"run {status}", status=status)
         self.close()
 
@@ -538,8 +368,8 @@ class RunWriter:
                 appender.sync()
 
     def close(self) -> None:
-        reporters, self._reporters = self._reporters, []  # still open when finish() could not run (a full disk)
-        self._close_reporters(reporters, str(self._manifest.get("status")), quiet=True)
+        # still open when finish() could not run (a full disk)
+        self._reporters.close(str(self._manifest.get("status")), quiet=True)
         for slot in ("events", "metrics", "skills", "index"):
             appender = getattr(self._files, slot)
             if appender is not None:

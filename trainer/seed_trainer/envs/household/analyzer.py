@@ -12,10 +12,11 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from seed_trainer.envs.household import world
+from seed_trainer.envs.household import catalogue, world
+from seed_trainer.envs.household.catalogue import CLEAN, COOL, HEAT, LOOK, PICK, TWO
 from seed_trainer.envs.household.env import NOTHING, HouseholdEnv, object_type
 from seed_trainer.envs.household.oracle import VERB, tool_receptacle
-from seed_trainer.envs.household.world import CLEAN, COOL, HEAT, LOOK, PICK, TWO, Instance, receptacle_type
+from seed_trainer.envs.household.world import Instance, receptacle_type
 
 
 @dataclass
@@ -53,7 +54,12 @@ def replay(instance: Instance, commands: Sequence[str], valid: Sequence[bool]) -
         holding_before = state.holding
         if command.startswith("go to ") and here is not None and holding_before is None:
             kind = receptacle_type(here)
-            if kind in world.OPENABLE and here not in state.opened and here not in checked and kind != instance.target:
+            if (
+                kind in catalogue.OPENABLE
+                and here not in state.opened
+                and here not in checked
+                and kind != instance.target
+            ):
                 findings.skipped_open += 1
                 if any(object_type(o) == instance.obj for o in state.contents[here]):
                     findings.skipped_open_with_goal = True
@@ -83,7 +89,7 @@ def replay(instance: Instance, commands: Sequence[str], valid: Sequence[bool]) -
             previous_invalid = None
         state = env.state
         if state.location is not None and (
-            receptacle_type(state.location) not in world.OPENABLE or state.location in state.opened
+            receptacle_type(state.location) not in catalogue.OPENABLE or state.location in state.opened
         ):
             checked.add(state.location)
         if state.holding is not None and state.holding != holding_before:
@@ -110,7 +116,7 @@ def replay(instance: Instance, commands: Sequence[str], valid: Sequence[bool]) -
 
 
 def _usual_places(obj: str) -> str:
-    places = list(world.FOUND_IN[obj][:3])
+    places = list(catalogue.FOUND_IN[obj][:3])
     return ", ".join(places[:-1]) + " or " + places[-1] if len(places) > 1 else places[0]
 
 
@@ -212,7 +218,7 @@ def rule_kinds(instance: Instance, f: Findings) -> set[str]:
     for kind, text in RULES.items():
         if text in rules:
             kinds.add("invalid" if kind == "malformed" else kind)
-    if instance.task_type in world.TOOL and _transform_rule(instance) in rules:
+    if instance.task_type in catalogue.TOOL and _transform_rule(instance) in rules:
         kinds.add("skip_transform")
     if workflow(instance) in rules:
         kinds |= WORKFLOW_KINDS

@@ -13,8 +13,9 @@ import re
 from dataclasses import dataclass, field
 
 from seed_trainer.envs.base import Observation, StepResult, Task
-from seed_trainer.envs.household import world
-from seed_trainer.envs.household.world import CLEAN, COOL, HEAT, LOOK, PICK, TWO, Instance, receptacle_type
+from seed_trainer.envs.household import catalogue, world
+from seed_trainer.envs.household.catalogue import CLEAN, COOL, HEAT, LOOK, PICK, TWO
+from seed_trainer.envs.household.world import Instance, receptacle_type
 
 NOTHING = "Nothing happens."
 DEFAULT_MAX_STEPS = 30
@@ -94,7 +95,7 @@ class HouseholdEnv:
     # --- what can be done here ------------------------------------------------------------------------------
 
     def visible_objects(self, receptacle: str) -> list[str]:
-        if receptacle_type(receptacle) in world.OPENABLE and receptacle not in self.state.opened:
+        if receptacle_type(receptacle) in catalogue.OPENABLE and receptacle not in self.state.opened:
             return []
         return list(self.state.contents[receptacle])
 
@@ -108,7 +109,7 @@ class HouseholdEnv:
         if here is not None:
             actions.append(f"examine {here}")
             kind = receptacle_type(here)
-            openable = kind in world.OPENABLE
+            openable = kind in catalogue.OPENABLE
             if openable:
                 actions.append(f"close {here}" if here in s.opened else f"open {here}")
             accessible = not openable or here in s.opened
@@ -133,7 +134,7 @@ class HouseholdEnv:
         kind = receptacle_type(receptacle)
         layout = self.instance.layout
         lamp = [layout.lamp] if layout.lamp is not None and layout.lamp_at == receptacle else []
-        if kind in world.OPENABLE:
+        if kind in catalogue.OPENABLE:
             if receptacle not in self.state.opened:
                 return f"The {receptacle} is closed."
             inside = self.state.contents[receptacle]

@@ -14,9 +14,10 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 
-from seed_trainer.envs.household import world
+from seed_trainer.envs.household import catalogue
+from seed_trainer.envs.household.catalogue import CLEAN, COOL, HEAT, LOOK, TWO
 from seed_trainer.envs.household.env import NOTHING, HouseholdEnv, object_type
-from seed_trainer.envs.household.world import CLEAN, COOL, HEAT, LOOK, TWO, Instance, receptacle_type
+from seed_trainer.envs.household.world import Instance, receptacle_type
 
 MISTAKES = ("invalid", "revisit", "skip_open", "skip_transform", "wrong_object")
 VERB = {CLEAN: "clean", HEAT: "heat", COOL: "cool"}
@@ -28,7 +29,7 @@ def target_receptacles(instance: Instance) -> list[str]:
 
 
 def tool_receptacle(instance: Instance) -> str | None:
-    tool = world.TOOL.get(instance.task_type)
+    tool = catalogue.TOOL.get(instance.task_type)
     if tool is None:
         return None
     return sorted(r for r in instance.layout.receptacles if receptacle_type(r) == tool)[0]
@@ -37,14 +38,14 @@ def tool_receptacle(instance: Instance) -> str | None:
 def search_order(instance: Instance) -> list[str]:
     """Where to look for the task's object: the receptacle types it is usually found in first, then the rest;
     never a receptacle of the target type (the object is not already in place)."""
-    usual = set(world.FOUND_IN[instance.obj])
+    usual = set(catalogue.FOUND_IN[instance.obj])
     names = sorted(r for r in instance.layout.receptacles if receptacle_type(r) != instance.target)
     return [r for r in names if receptacle_type(r) in usual] + [r for r in names if receptacle_type(r) not in usual]
 
 
 def lamp_search_order(instance: Instance) -> list[str]:
     names = sorted(instance.layout.receptacles)
-    hosts = world.LAMP_HOSTS if (instance.layout.lamp or "").startswith("desklamp") else ()
+    hosts = catalogue.LAMP_HOSTS if (instance.layout.lamp or "").startswith("desklamp") else ()
     return [r for r in names if receptacle_type(r) in hosts] + [r for r in names if receptacle_type(r) not in hosts]
 
 
@@ -61,7 +62,7 @@ def plan(instance: Instance) -> list[str]:
         if at[0] != receptacle:
             commands.append(f"go to {receptacle}")
             at[0] = receptacle
-        if receptacle_type(receptacle) in world.OPENABLE and receptacle not in opened:
+        if receptacle_type(receptacle) in catalogue.OPENABLE and receptacle not in opened:
             commands.append(f"open {receptacle}")
             opened.add(receptacle)
 
@@ -139,7 +140,7 @@ class Demonstrator:
         if here is None:
             return
         visible = self.env.visible_objects(here)
-        if receptacle_type(here) not in world.OPENABLE or here in self.env.state.opened:
+        if receptacle_type(here) not in catalogue.OPENABLE or here in self.env.state.opened:
             self.memory.checked.add(here)
             self.memory.seen[here] = visible
         self.memory.lamp_checked.add(here)
@@ -163,7 +164,7 @@ class Demonstrator:
     def correct(self) -> Decision:
         inst, s, m = self.instance, self.env.state, self.memory
         o, here = inst.obj, s.location
-        accessible = here is not None and (receptacle_type(here) not in world.OPENABLE or here in s.opened)
+        accessible = here is not None and (receptacle_type(here) not in catalogue.OPENABLE or here in s.opened)
         if s.holding is not None and object_type(s.holding) != o:
             if accessible:
                 return Decision(
@@ -210,7 +211,7 @@ class Demonstrator:
         prefix = "the second " if inst.task_type == TWO and self._placed_count() == 1 else "a "
         if (
             here is not None
-            and receptacle_type(here) in world.OPENABLE
+            and receptacle_type(here) in catalogue.OPENABLE
             and here not in s.opened
             and here not in m.checked
             and receptacle_type(here) != inst.target
@@ -237,7 +238,7 @@ class Demonstrator:
                 if receptacle not in m.lamp_checked and receptacle != here:
                     return Decision("search_lamp", f"Look for the {lamp} at {receptacle}.", f"go to {receptacle}")
             return Decision("look", "I have checked every place; look around again.", "look")
-        here_ok = here is not None and (receptacle_type(here) not in world.OPENABLE or here in s.opened)
+        here_ok = here is not None and (receptacle_type(here) not in catalogue.OPENABLE or here in s.opened)
         if here_ok:
             for obj in self.env.visible_objects(here):
                 if object_type(obj) == inst.obj:

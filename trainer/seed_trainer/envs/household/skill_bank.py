@@ -2,7 +2,7 @@
 "static offline skill library" ablation).
 
 Type-level rules only — the same text for every task of a type, no instance facts. `write_skill_bank(folder)` writes
-it as the markdown folder `seed_trainer.skill_bank.SkillBank` reads (`general.md` + `<task_type>.md`);
+it as the markdown folder `seed_trainer.analyzers.static_bank.SkillBank` reads (`general.md` + `<task_type>.md`);
 `examples/household-skills/` holds a copy (a test keeps the two the same).
 """
 
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from seed_trainer.envs.household.world import CLEAN, COOL, HEAT, LOOK, PICK, TWO
+from seed_trainer.envs.household.catalogue import CLEAN, COOL, HEAT, LOOK, PICK, TWO
 
 GENERAL = (
     'Choose only actions from the admissible list, and never repeat an action that answered "Nothing happens.". '
