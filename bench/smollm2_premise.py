@@ -206,6 +206,12 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
+def shown_path(text: str) -> str:
+    """`text` with the user's home directory written as `~`."""
+    home = str(Path.home())
+    return "~" + text[len(home) :] if text == home or text.startswith(home + "/") else text
+
+
 def main(argv=None) -> int:
     import torch
 
@@ -216,6 +222,7 @@ def main(argv=None) -> int:
     args = parser().parse_args(argv)
     out = Path(args.out)
     settings = {k: v for k, v in vars(args).items() if k not in ("out", "chunk")}
+    settings["model"] = shown_path(args.model)  # results are committed: no home directory in them
     recipe = Path(args.model) / "agent_sft.json"
     settings["agent_sft"] = json.loads(recipe.read_text())["recipe"] if recipe.exists() else None
     log = out.with_suffix(".tasks.jsonl")
@@ -243,7 +250,8 @@ def main(argv=None) -> int:
                 handle.write(json.dumps({"settings": settings, "record": record}) + "\n")
         records += made
         report = summary(records, settings, time.perf_counter() - started)
-        report["command"] = "python bench/smollm2_premise.py " + " ".join(argv if argv is not None else sys.argv[1:])
+        words = argv if argv is not None else sys.argv[1:]
+        report["command"] = "python bench/smollm2_premise.py " + " ".join(shown_path(w) for w in words)
         report["complete"] = len(records) >= len(specs)
         out.write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
         own = report["own"]["success"]
