@@ -1,5 +1,5 @@
-"""The commands the editor calls often (schema, validate, doctor, export-verl) and a stage refused for bad input never
-import torch: it costs seconds per call. They run in one fresh interpreter (this one has torch loaded already), each
+"""The commands the editor calls often (schema, validate, doctor, export-verl) and a stage or a what-if rescoring refused
+for bad input never import torch: it costs seconds per call. They run in one fresh interpreter (this one has torch loaded already), each
 through the CLI's own `main`, and the first command that loads torch is named."""
 
 from __future__ import annotations
@@ -40,6 +40,9 @@ def test_light_commands_do_not_import_torch(tmp_path):
         (["train", str(tmp_path / "missing.seed.yaml")], 2),
         (["resume", str(tmp_path)], 2),
         (["export", "--checkpoint", str(tmp_path), "--format", "hf"], 2),
+        # what-if rescoring refused for its input: a control character in the skill, a folder that is no run
+        (["rescore", str(tmp_path), "--trajectory", "x", "--skill", "look\u0007"], 2),
+        (["rescore", str(tmp_path), "--trajectory", "x", "--skill", "x"], 2),
     ]
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(TRAINER), os.environ.get("PYTHONPATH", "")])}
     out = subprocess.run(
@@ -55,5 +58,5 @@ def test_light_commands_do_not_import_torch(tmp_path):
     assert [r["argv"] for r in results] == [argv for argv, _ in commands], out.stderr
     for result, (argv, code) in zip(results, commands):
         assert result["code"] == code, f"{argv}: exit {result['code']}, expected {code}"
-        assert not result["torch"], f"`python -m seed_trainer {' '.join(argv)}` imported torch"
+        assert not result["torch"], f"python -m seed_trainer {argv}: imported torch"
     assert (tmp_path / "verl" / "overrides.txt").is_file()  # export-verl did its work, not an early exit
