@@ -8,7 +8,8 @@
 // same mean g. Last, the checkpoint that scored update 2 is pruned (as the demo's Stage-2 runs prune theirs): the
 // trainer rescores with the latest weights kept before it and the view says they are not the ones that scored it.
 //
-//   npm run build && node out/test/ui/whatIf.js       (SEED_UI_VSIX=file.vsix: that VSIX instead of packaging one)
+//   npm run build && node out/test/ui/whatIf.js       (SEED_UI_VSIX=file.vsix: that VSIX instead of packaging one;
+//   out/seed-studio-<platform>-<arch>.vsix is reused when it is newer than dist/)
 //
 // Writes test-results/ui-whatif.png, ui-whatif-question.png, ui-whatif-trainer.png and ui-whatif-pruned.png.
 import { execFileSync } from 'node:child_process';
@@ -119,12 +120,23 @@ async function whatIfFromTree(page: Page, session: CodeServerSession, runDir: st
   ];
 }
 
-/** This platform's VSIX (scripts/package-vsix.mjs), packaged again when dist/ is newer. */
+/** The newest modification time of the files under `dir`. */
+function newestMtime(dir: string): number {
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile())
+    .reduce((newest, entry) => Math.max(newest, statSync(path.join(entry.parentPath, entry.name)).mtimeMs), 0);
+}
+
+/** This platform's VSIX (scripts/package-vsix.mjs): the one npm test's `package (vsce)` step has just built when it is
+ * newer than everything in dist/, else packaged here. */
 function packagedVsix(): string {
   if (process.env.SEED_UI_VSIX) return path.resolve(process.env.SEED_UI_VSIX);
   const target = `${process.platform}-${process.arch}`;
   const vsix = path.join(repoRoot, 'out', `seed-studio-${target}.vsix`);
-  if (!existsSync(vsix) || statSync(vsix).mtimeMs < statSync(path.join(repoRoot, 'dist', 'extension.js')).mtimeMs) {
+  const reused = existsSync(vsix) && statSync(vsix).mtimeMs >= newestMtime(path.join(repoRoot, 'dist'));
+  if (reused) {
+    console.log(`${LABEL}: installing ${path.relative(repoRoot, vsix)} (newer than dist/)`);
+  } else {
     execFileSync(process.execPath, [path.join(repoRoot, 'scripts', 'package-vsix.mjs'), target], { cwd: repoRoot, stdio: ['ignore', 'ignore', 'inherit'] });
   }
   const listing = execFileSync('unzip', ['-l', vsix], { encoding: 'utf8' });

@@ -19,6 +19,7 @@ from pathlib import Path
 from seed_trainer import __version__
 from seed_trainer.config import ExperimentError, experiment_json_schema, load_experiment
 from seed_trainer.doctor import add_arguments as add_doctor_arguments
+from seed_trainer.ranks import DistributedSetupError, ranks_from_env  # torch-free: most commands never load torch
 
 
 def _cmd_schema(args: argparse.Namespace) -> int:
@@ -71,7 +72,6 @@ def _run_stage(run: Callable[[], object]) -> int:
 def _experiment(args: argparse.Namespace, *, model: bool = True, environment: bool = True):
     """The experiment of a stage command, its inputs checked before any run directory exists; None (after one line on
     stderr) when it cannot run."""
-    from seed_trainer.dist import ranks_from_env
     from seed_trainer.preflight import InputError, check_can_create, check_inputs, check_new_run_dir
 
     try:
@@ -176,16 +176,16 @@ def _cmd_eval(args: argparse.Namespace) -> int:
 
 
 def _cmd_resume(args: argparse.Namespace) -> int:
-    from seed_trainer.preflight import InputError
-    from seed_trainer.runlog import RunFormatError
-    from seed_trainer.runlog.ownership import RunNotWritableError, RunOwnedError
-    from seed_trainer.stages.reopen import ResumeError
-    from seed_trainer.stages.train import resume
-
     run_dir = Path(args.run_dir)
     if not (run_dir / "run.json").is_file():
         sys.stderr.write(f"error: {run_dir}: not a run directory (no run.json)\n")
         return 2
+    from seed_trainer.preflight import InputError
+    from seed_trainer.runlog import RunFormatError
+    from seed_trainer.runlog.ownership import RunNotWritableError, RunOwnedError
+    from seed_trainer.stages.reopen import ResumeError
+    from seed_trainer.stages.train import resume  # torch: only once there is a run to resume
+
     try:
         resume(run_dir, echo=sys.stdout, progress=sys.stderr.isatty(), repair=args.repair)
     except (ResumeError, RunFormatError, ExperimentError, InputError, RunOwnedError, RunNotWritableError) as exc:
@@ -388,8 +388,6 @@ def _main(argv: list[str] | None) -> int:
     if not getattr(args, "func", None):
         parser.print_help(sys.stderr)
         return 2
-    from seed_trainer.dist import DistributedSetupError, ranks_from_env
-
     try:
         ranks = ranks_from_env()
     except DistributedSetupError as exc:

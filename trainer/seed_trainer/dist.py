@@ -23,13 +23,16 @@ from __future__ import annotations
 import contextlib
 import datetime
 import gc
-import os
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterator
 from typing import Any, TypeVar
 
 import torch
 import torch.distributed as torch_dist
+
+# torch-free, in a module of their own (the CLI reads the ranks before it knows whether a command needs torch);
+# re-exported here for the code that already works with torch
+from seed_trainer.ranks import SINGLE as SINGLE
+from seed_trainer.ranks import DistributedSetupError, Ranks, ranks_from_env
 
 T = TypeVar("T")
 
@@ -39,52 +42,6 @@ COLLECTIVE_TIMEOUT = datetime.timedelta(minutes=60)
 
 class RankFailure(RuntimeError):
     """Another process of a torchrun job failed or vanished: this one cannot go on alone."""
-
-
-class DistributedSetupError(RuntimeError):
-    """torchrun's environment is incomplete or inconsistent."""
-
-
-@dataclass(frozen=True)
-class Ranks:
-    rank: int = 0
-    world: int = 1
-    local_rank: int = 0
-
-    @property
-    def main(self) -> bool:
-        return self.rank == 0
-
-    @property
-    def distributed(self) -> bool:
-        return self.world > 1
-
-    def share(self, items: Sequence[T]) -> tuple[int, list[T]]:
-        """This rank's contiguous share of `items` and the index of its first one (shares differ by at most one)."""
-        per, extra = divmod(len(items), self.world)
-        start = self.rank * per + min(self.rank, extra)
-        return start, list(items[start : start + per + (self.rank < extra)])
-
-
-SINGLE = Ranks()
-
-
-def ranks_from_env(environ: dict[str, str] | None = None) -> Ranks:
-    """RANK / WORLD_SIZE / LOCAL_RANK as torchrun sets them; one process when they are absent."""
-    environ = os.environ if environ is None else environ
-    names = ("RANK", "WORLD_SIZE", "LOCAL_RANK")
-    if not any(name in environ for name in names):
-        return SINGLE
-    try:
-        rank, world = int(environ["RANK"]), int(environ["WORLD_SIZE"])
-        local = int(environ.get("LOCAL_RANK", rank))
-    except (KeyError, ValueError) as exc:
-        raise DistributedSetupError(
-            f"RANK, WORLD_SIZE and LOCAL_RANK must be integers set together (as torchrun sets them): {exc}"
-        ) from exc
-    if world < 1 or not 0 <= rank < world or local < 0:
-        raise DistributedSetupError(f"RANK {rank} / WORLD_SIZE {world} / LOCAL_RANK {local} are inconsistent")
-    return Ranks(rank, world, local)
 
 
 def start(device: str = "auto") -> Ranks:

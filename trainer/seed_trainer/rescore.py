@@ -303,8 +303,6 @@ def rescore_run_trajectory(
 ) -> dict[str, Any]:
     """The what-if file content ({format, trajectory, results}) of `trajectory_id` under each skill, scored by the
     trainer with the weights that scored it (or `checkpoint`) on the run's device (or `device`)."""
-    from seed_trainer.checkpoints import load_checkpoint_policy
-
     for skill in skills:
         check_skill(skill)
     schemas = SchemaSet()
@@ -319,6 +317,9 @@ def rescore_run_trajectory(
     steps = trajectory_steps(trajectory)
     weights = Path(checkpoint) if checkpoint is not None else scoring_weights(reader, settings, trajectory)
     check_checkpoint(weights, reader.run_dir)
+    # torch loads only now: input refused above costs the editor no torch import (seconds)
+    from seed_trainer.checkpoints import load_checkpoint_policy
+
     model = settings.config.model
     started = time.perf_counter()
     policy = load_checkpoint_policy(weights, device=device or model.device, dtype=model.dtype)

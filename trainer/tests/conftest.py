@@ -85,8 +85,8 @@ def smollm2(tmp_path_factory):
 
 
 def pytest_collection_modifyitems(config, items):
-    # The heavy real-model suite runs on request (npm run test:smollm2 sets the variable); elsewhere it is skipped
-    # with its reason, which -ra prints, so the default run says what it left out.
+    # The heavy real-model suite runs on request (npm run test:smollm2 sets the variable; npm test deselects it by its
+    # marker); a plain pytest run skips it with its reason, which -ra prints, so that run says what it left out.
     if os.environ.get(HEAVY_VARIABLE) == "1":
         return
     skip = pytest.mark.skip(reason=HEAVY_REASON)

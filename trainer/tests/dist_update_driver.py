@@ -2,10 +2,12 @@
 stages/train.py, except that each task group is rolled out on its own with a seed of its own, so one process and
 several produce the same episodes and the updates can be compared number for number.
 
-usage: python dist_update_driver.py EXPERIMENT OUT_JSON [poison]
+usage: python dist_update_driver.py JOBS_JSON
+JOBS_JSON lists the updates to make, one after the other in the same processes (one interpreter start and one process
+group for all: starting them costs more than the updates): [{"experiment": FILE, "out": OUT_JSON, "poison": bool}].
 `poison`: the first sample's first π_old log-prob is NaN, so its micro-batch's loss is not finite (the step that
 holds it must be skipped on every rank).
-Rank 0 writes {metrics, weights: {name: flat list}, groups: [...], samples} to OUT_JSON.
+Rank 0 writes {metrics, weights: {name: flat list}, groups: [...], samples} to each OUT_JSON.
 """
 
 from __future__ import annotations
@@ -30,9 +32,8 @@ from seed_trainer.teacher import teacher_pass
 from seed_trainer.update import LossSettings, Sample, ppo_update
 
 
-def main(experiment: str, out: str, poison: bool = False) -> None:
+def update(ranks: dist.Ranks, experiment: str, out: str, poison: bool = False) -> None:
     config = load_experiment(experiment)
-    ranks = dist.start("cpu")
     rng = seed_everything(config.seed)
     source = make_task_source(config.environment.name, **config.environment.options)
     policy = Policy.load(config.resolved_model())
@@ -129,8 +130,14 @@ def main(experiment: str, out: str, poison: bool = False) -> None:
             torch.cat([p.detach().reshape(-1) for p in policy.model.parameters() if p.requires_grad]),
             "comparing weights",
         )
+
+
+def main(jobs_file: str) -> None:
+    ranks = dist.start("cpu")
+    for job in json.loads(Path(jobs_file).read_text(encoding="utf-8")):
+        update(ranks, job["experiment"], job["out"], poison=job.get("poison", False))
     dist.stop(ranks)
 
 
 if __name__ == "__main__":
-    main(sys.argv[1], sys.argv[2], poison=sys.argv[3:] == ["poison"])
+    main(sys.argv[1])

