@@ -58,6 +58,7 @@ const BUDGETS = {
   lint: 25,
   'python lint (ruff)': 5,
   'duplicated blocks (jscpd)': 5,
+  'commit subjects': 2,
   'package (vsce)': 10,
   'unit (node:test)': 15,
   'trainer (pytest)': 180,
@@ -148,6 +149,8 @@ async function main() {
     { label: 'python lint (ruff)', cmd: ['node', ['scripts/lintPython.mjs']] },
     // Duplicated blocks (.jscpd.json): fails above its threshold, a percentage of all lines.
     { label: 'duplicated blocks (jscpd)', cmd: npx('jscpd', []) },
+    // Commit subjects of at most 72 characters (scripts/commitSubjects.mjs).
+    { label: 'commit subjects', cmd: ['node', ['scripts/commitSubjects.mjs']] },
     // The VSIX must build: vsce refuses relative links in README.md without a repository URL, among other things.
     // This platform's (scripts/package-vsix.mjs: .vscodeignore plus its onnxruntime-node binary), which the what-if
     // suite below installs rather than packaging it again.
