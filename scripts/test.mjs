@@ -84,10 +84,12 @@ const DESELECTED_SUITES = [
 ];
 const DESELECT_EXPRESSION = DESELECTED_SUITES.map((s) => `not ${s.marker}`).join(' and ');
 
-/** The one line that says what the trainer suite left out and which command runs it. */
+/** The one line that says what the trainer suite left out and which command runs it (pytest counts the deselected
+ * tests only when it runs without xdist workers). */
 function deselectedLine(count) {
   const suites = DESELECTED_SUITES.map((s) => `${s.what} (${s.command})`).join(', ');
-  return `Not run by npm test (${count ?? '?'} trainer tests deselected; .ci/run runs them after it): ${suites}.`;
+  const tests = count ? `${count} trainer tests deselected` : `trainer tests deselected by marker: -m "${DESELECT_EXPRESSION}"`;
+  return `Not run by npm test (${tests}; .ci/run runs them after it): ${suites}.`;
 }
 
 /** pytest's arguments for the trainer suite: in parallel over the cores (pytest-xdist, one worker per core, at most

@@ -192,7 +192,10 @@ def test_logprob_agreement_reports_the_largest_and_mean_difference():
     assert logprob_agreement([torch.tensor([])], [torch.tensor([])]) == {}
 
 
-def test_train_without_vllm_installed_fails_with_a_clear_error(tmp_path, tiny_policy_dir):
+def test_train_without_vllm_installed_fails_with_a_clear_error(tmp_path, tiny_policy_dir, capsys):
+    """Through the command line's `main`, in this process (an interpreter start would only add the torch import)."""
+    from seed_trainer.cli import main
+
     if vllm_python() == sys.executable:
         pytest.skip("this interpreter has vLLM")
     experiment = tmp_path / "exp.seed.yaml"
@@ -202,15 +205,10 @@ def test_train_without_vllm_installed_fails_with_a_clear_error(tmp_path, tiny_po
         "environment: {name: 'counter_env:CounterTasks'}\n"
         "rollout: {engine: vllm, tasks_per_update: 1, group_size: 2, max_steps: 2, max_response_tokens: 4}\n"
     )
-    result = subprocess.run(
-        [sys.executable, "-m", "seed_trainer", "train", str(experiment)],
-        capture_output=True,
-        text=True,
-        cwd=TESTS,
-        env={**os.environ, "PYTHONPATH": str(TESTS)},
-    )
-    assert result.returncode != 0
-    assert "rollout.engine is 'vllm' but vLLM does not import" in result.stdout + result.stderr
+    code = main(["train", str(experiment)])
+    out, err = capsys.readouterr()
+    assert code != 0
+    assert "rollout.engine is 'vllm' but vLLM does not import" in out + err
     (run,) = (tmp_path / "runs").iterdir()
     manifest = json.loads((run / "run.json").read_text())
     assert manifest["status"] == "failed" and "set rollout.engine: hf" in manifest["error"]
