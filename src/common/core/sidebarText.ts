@@ -1,9 +1,13 @@
-// Text for a row of a sidebar tree. At VS Code's default sidebar width (about 300 px) a row shows some 36 characters of
-// its label before the workbench cuts it with an ellipsis, and the description after the label is cut first. Labels
-// are kept within that budget, shortened here where a label must fit. No `vscode` import.
+// Text for a row of a sidebar tree. At VS Code's default sidebar width (300 px) the workbench cuts a row's text with an
+// ellipsis, the description after the label first. Labels are kept within a budget of characters, shortened here
+// where they must fit. No `vscode` import.
 
-/** Characters (code points) of a tree label that the default sidebar width shows whole, icon and indent included. */
-export const SIDEBAR_LABEL_BUDGET = 36;
+/**
+ * Characters (code points) of a top-level tree label that the default sidebar width shows whole. Measured in
+ * code-server (test/ui/dashboardCompare.ts): 233 px of room for a run's label, whose characters take 7.2 px each on
+ * average (`household-seed · seed · stopped`: 31 characters in 224 px). Labels of digits and capitals are wider.
+ */
+export const SIDEBAR_LABEL_BUDGET = 31;
 
 /** Code points, which is what a label's width goes by (not UTF-16 units). */
 export function textLength(text: string): number {

@@ -1,4 +1,4 @@
-// The text of a run's row in the Runs tree. At VS Code's default sidebar width a row shows some 36 characters of its
+// The text of a run's row in the Runs tree. At VS Code's default sidebar width a row shows some 31 characters of its
 // label (common/core/sidebarText.ts), and the description after the label is what gets cut. So the label holds what
 // identifies the run: its experiment's name, its stage or algorithm, and its state unless it completed (the icon says
 // that one); the name is shortened in its middle when they do not fit. The numbers, dates and ids go to the
