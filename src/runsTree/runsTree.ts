@@ -12,6 +12,9 @@ import { groupComparePair } from './core/groupCompare';
 import { isLive, type RunEntry, type RunState, type RunsModel } from '../runs/runsModel';
 import type { BeforeAfter } from '../runs/core/beforeAfter';
 import { changeTexts } from '../runs/shared/pairedChange';
+import { factsOf } from '../runs/core/runsCore';
+import { runTitleParts } from '../runs/core/runLabel';
+import { runRow, type RunRowFacts } from './core/runRow';
 
 export type RunsNode =
   | { kind: 'run'; dir: string; runDir: string }
@@ -164,7 +167,9 @@ export class RunsTreeProvider implements vscode.TreeDataProvider<RunsNode>, vsco
     const entry = this.runs.get(element.dir);
     switch (element.kind) {
       case 'run':
-        return entry ? runItem(entry, this.runs.title(entry.dir), this.runs.core.success(entry)) : new vscode.TreeItem(isolatedText(path.basename(element.dir)));
+        return entry
+          ? runItem(entry, { ...runTitleParts(factsOf(entry)), extras: this.runs.core.titleExtras(entry.dir), success: this.runs.core.success(entry) })
+          : new vscode.TreeItem(isolatedText(path.basename(element.dir)));
       case 'change': {
         const change = this.changes.get(nodeId(element));
         return change ? changeItem(change, element) : new vscode.TreeItem(element.split);
@@ -226,10 +231,18 @@ function changeItem(change: BeforeAfter, node: Extract<RunsNode, { kind: 'change
   return item;
 }
 
-function runItem(entry: RunEntry, title: string, success: string | undefined): vscode.TreeItem {
+function runItem(entry: RunEntry, facts: Pick<RunRowFacts, 'name' | 'what' | 'extras' | 'success'>): vscode.TreeItem {
   const manifest = entry.index.manifest;
+  const row = runRow({
+    ...facts,
+    state: entry.state,
+    manifest,
+    dir: entry.dir,
+    lastEvent: entry.index.lastEvent?.message,
+    manifestError: entry.index.manifestError?.message,
+  });
   const item = new vscode.TreeItem(
-    isolatedText(title),
+    isolatedText(row.label),
     entry.index.batches.size > 0 || entry.index.problems.length > 0 || entry.index.manifestError || manifest?.baseline_evals
       ? vscode.TreeItemCollapsibleState.Collapsed
       : vscode.TreeItemCollapsibleState.None,
@@ -237,25 +250,10 @@ function runItem(entry: RunEntry, title: string, success: string | undefined): v
   item.id = entry.dir;
   const [iconName, colour] = STATE_ICONS[entry.state];
   item.iconPath = icon(iconName, colour);
-  const parts: string[] = [];
-  if (manifest?.progress && entry.state !== 'completed') parts.push(`${manifest.progress.step}/${manifest.progress.total ?? '?'}`);
-  if (success !== undefined) parts.push(success);
-  if (entry.state !== 'completed') parts.push(entry.state);
-  item.description = parts.join(' · ');
+  item.description = displayText(row.description);
   // A plain-text tooltip: run files are untrusted, and Markdown would turn a URL in an error or event message into a
   // link that opens without asking. Bidi controls are shown, not obeyed.
-  const tooltip: string[] = [manifest?.id ?? path.basename(entry.dir)];
-  if (manifest) {
-    tooltip.push(`${manifest.stage} · ${manifest.algorithm} · ${entry.state}`);
-    tooltip.push(`started ${manifest.started}${manifest.ended ? `, ended ${manifest.ended}` : ''}`);
-    tooltip.push(`${manifest.device.kind}${manifest.device.count ? ` ×${manifest.device.count}` : ''} ${manifest.device.name} · pid ${manifest.pid} on ${manifest.host}`);
-    if (manifest.error) tooltip.push(`error: ${manifest.error}`);
-  }
-  const last = entry.index.lastEvent;
-  if (last) tooltip.push(last.message);
-  if (entry.index.manifestError) tooltip.push(entry.index.manifestError.message);
-  tooltip.push(entry.dir);
-  item.tooltip = tooltip.map(displayText).join('\n');
+  item.tooltip = row.tooltip.map(displayText).join('\n');
   const flags = ['seedRun'];
   if (isLive(entry.state)) flags.push('live');
   if (entry.state === 'stopped' || entry.state === 'failed' || entry.state === 'interrupted') flags.push('resumable');

@@ -7,7 +7,7 @@ import type { Services } from '../services';
 import { resolveTrainerPython } from '../trainer/pythonInterpreter';
 import { runDirOf } from '../trainer/trainCommands';
 import { refuseWhenUntrusted } from '../common/trust';
-import { TENSORBOARD_REQUIREMENT, TensorBoardMissingError, TensorBoardServers, logdirFor, runEventsDir, tensorBoardRunName, type TensorBoardServer } from './core/tensorBoardServers';
+import { TENSORBOARD_REQUIREMENT, TensorBoardMissingError, TensorBoardServers, logdirFor, logdirSpec, runEventsDir, type TensorBoardServer } from './core/tensorBoardServers';
 
 /** What the command returns (for tests and other commands): the server and the address the browser was given. */
 export interface OpenedTensorBoard extends TensorBoardServer {
@@ -70,7 +70,7 @@ export function registerOpenTensorBoard(_context: vscode.ExtensionContext, servi
     try {
       const server = await vscode.window.withProgress(
         { location: vscode.ProgressLocation.Notification, title: `SEED: starting TensorBoard on ${vscode.workspace.asRelativePath(logdir)}…` },
-        () => servers.ensure(python, logdir, tensorBoardRunName(dirs)),
+        () => servers.ensure(python, logdir, logdirSpec(dirs)),
       );
       // In a remote or browser window the local port is reached through VS Code's port forwarding or proxy.
       const externalUrl = (await vscode.env.asExternalUri(vscode.Uri.parse(server.url))).toString(true);

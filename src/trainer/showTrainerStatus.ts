@@ -4,6 +4,7 @@
 import * as vscode from 'vscode';
 import { resolvePythonInterpreter } from './pythonInterpreter';
 import { describeProbe, probeInterpreter, summarizeProbe, type ProbeResult } from './core/trainerProbe';
+import { trainerStatusRow } from './core/trainerStatusRows';
 
 /** The TRAINER view: one row per line of the last probe's report. */
 export class TrainerStatusView implements vscode.TreeDataProvider<string> {
@@ -24,9 +25,9 @@ export class TrainerStatusView implements vscode.TreeDataProvider<string> {
   }
 
   getTreeItem(line: string): vscode.TreeItem {
-    const [label, ...rest] = line.split(': ');
-    const item = new vscode.TreeItem(rest.length > 0 ? `${label}:` : line, vscode.TreeItemCollapsibleState.None);
-    if (rest.length > 0) item.description = rest.join(': ');
+    const row = trainerStatusRow(line);
+    const item = new vscode.TreeItem(row.label, vscode.TreeItemCollapsibleState.None);
+    item.description = row.description;
     item.tooltip = line;
     const bad = /not importable|failed|none \(/.test(line);
     item.iconPath = new vscode.ThemeIcon(bad ? 'warning' : this.healthy ? 'pass' : 'info', bad ? new vscode.ThemeColor('list.warningForeground') : undefined);

@@ -7,8 +7,9 @@
 //
 //   npm run build && node out/test/ui/dashboardCompare.js
 //
-// Writes test-results/ui-dashboard-compare.png and test-results/ui-heatmap-fitted.png (and -absolute); a train run
-// linked to its base evaluation shows its before/after (ui-before-after-tree.png, ui-before-after-dashboard.png).
+// Writes test-results/ui-runs-tree-default-width.png (the Runs tree and the TRAINER view at the default sidebar width,
+// where no label may be cut), ui-dashboard-compare.png and ui-heatmap-fitted.png (and -absolute); a train run linked to
+// its base evaluation shows its before/after (ui-before-after-tree.png, ui-before-after-dashboard.png).
 import { execFileSync } from 'node:child_process';
 import { cpSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -17,7 +18,7 @@ import { RunReader, RunSchemas, decodeTokenArrays, findSchemasDir, quantileSumma
 import { quantileOfSorted } from '../../src/dashboard/shared/robustRange';
 import { CENTER_BIN, binOf, colorOf, fittedScale, heatScale } from '../../src/trajectory/shared/colorScale';
 import { type CodeServerSession, repoRoot, resultsDir, runCodeServerTest, runnerPrerequisites } from '../integration/codeServerSession';
-import { fail, runUiSteps, treeRow, webview } from './workbench';
+import { fail, inSeedSidebar, runUiSteps, treeRow, webview, wholeSidebarLabels } from './workbench';
 
 const LABEL = 'dashboard compare & fitted heatmap ui (code-server)';
 const fixtureRun = path.join(repoRoot, 'test', 'fixtures', 'runs', 'valid');
@@ -147,6 +148,21 @@ function trainHouseholdRun(session: CodeServerSession, python: string): string {
   const runs = readdirSync(path.join(session.workspace, 'runs')).filter((name) => name.includes('heatmap-demo'));
   if (runs.length !== 1) fail(`the household run did not leave one run folder: ${runs.join(', ')}`);
   return path.join(session.workspace, 'runs', runs[0]!);
+}
+
+/** The Runs tree and the TRAINER view at the default sidebar width: every run's label and every trainer line's label
+ * is drawn whole (issue 41: labels were cut); their descriptions may be cut. */
+async function labelsAtDefaultWidth(page: Page): Promise<string[]> {
+  return inSeedSidebar(page, async () => {
+    // All five runs listed (two of household-seed, the before/after pair, the household run), the trainer probed.
+    await page.locator('.monaco-list-row', { hasText: 'heatmap-demo' }).first().waitFor({ state: 'visible', timeout: 30_000 });
+    await page.locator('.monaco-list-row', { hasText: 'Trainer:' }).filter({ hasText: 'seed_trainer' }).first().waitFor({ state: 'visible', timeout: 60_000 });
+    const { notes, labels } = await wholeSidebarLabels(page, ['Runs', 'Trainer'], path.join(resultsDir, 'ui-runs-tree-default-width.png'));
+    for (const word of ['household-seed · seed · stopped', 'household-seed · grpo · stopped', 'heatmap-demo · sdar']) {
+      if (!labels.some((label) => label.includes(word))) fail(`no run labelled "${word}": ${labels.join(' | ')}`);
+    }
+    return notes;
+  });
 }
 
 async function dashboardOfTwoRuns(page: Page): Promise<string[]> {
@@ -288,6 +304,7 @@ function main(): void {
       await page.goto(session.workbenchUrl());
       await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
       return runUiSteps(page, LABEL, 'ui-dashboard-compare', [
+        ['the Runs tree and the TRAINER view at the default sidebar width: no label cut', () => labelsAtDefaultWidth(page)],
         ['two runs selected in the Runs tree → dashboard overlay, comparison table, evaluation panel', () => dashboardOfTwoRuns(page)],
         ['household trajectory → heatmap on the fitted scale, "absolute" one click away', () => fittedHeatmap(page, householdRun)],
         ['a train run linked to its base evaluation → before/after in the Runs tree and the dashboard', () => beforeAfter(page)],

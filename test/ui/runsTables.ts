@@ -6,14 +6,15 @@
 //
 //   npm run build && node out/test/ui/runsTables.js
 //
-// Writes test-results/ui-runs-table.png, ui-runs-table-baseline.png and ui-eval-samples.png.
+// Writes test-results/ui-runs-tree-benchmark.png (the Runs tree at the default sidebar width, where no run's label may
+// be cut), ui-runs-table.png, ui-runs-table-baseline.png and ui-eval-samples.png.
 import { cpSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { FrameLocator, Page } from 'playwright-core';
 import { wilsonInterval } from '../../src/dashboard/shared/evaluation';
 import { type CodeServerSession, repoRoot, resultsDir, runCodeServerTest, runnerPrerequisites } from '../integration/codeServerSession';
 import { writeBenchmarkRuns, type WrittenRun } from './benchmarkRuns';
-import { fail, palette, runUiSteps, webview } from './workbench';
+import { fail, inSeedSidebar, palette, runUiSteps, webview, wholeSidebarLabels } from './workbench';
 
 const LABEL = 'runs table & evaluation samples ui (code-server)';
 const FIXTURE_RUN = '20260301-120000-train-household-seed';
@@ -33,6 +34,16 @@ async function waitForCount(frame: FrameLocator, expected: number, what: string)
 async function fillField(frame: FrameLocator, id: string, text: string): Promise<void> {
   const input = frame.locator(`vscode-textfield#${id} input`);
   await input.fill(text);
+}
+
+/** The benchmark's runs in the Runs tree at the default sidebar width: every label drawn is whole (issue 41). */
+async function runsTreeLabels(page: Page): Promise<string[]> {
+  return inSeedSidebar(page, async () => {
+    await page.locator('.monaco-list-row', { hasText: 'bench-seed-oracle-s2' }).first().waitFor({ state: 'visible', timeout: 30_000 });
+    const { notes, labels } = await wholeSidebarLabels(page, ['Runs'], path.join(resultsDir, 'ui-runs-tree-benchmark.png'));
+    if (labels.length < 8 || !labels.some((label) => label.includes('bench-grpo-opsd-s1 · grpo_opsd'))) fail(`the Runs tree draws ${labels.join(' | ')}`);
+    return notes;
+  });
 }
 
 async function runsTable(page: Page, session: CodeServerSession, runs: WrittenRun[]): Promise<string[]> {
@@ -182,6 +193,7 @@ function main(): void {
       await page.goto(session.workbenchUrl());
       await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
       return runUiSteps(page, LABEL, 'ui-runs-tables', [
+        ['the Runs tree at the default sidebar width: every benchmark run\'s label whole', () => runsTreeLabels(page)],
         ['runs table: 19 benchmark runs, sort, filter, tag, pinned baseline with Δ', () => runsTable(page, session, runs)],
         ['runs table: CSV export', () => exportCsv(page, session, runs)],
         ['runs table: two selected runs open in the dashboard', () => openInDashboard(page, runs)],

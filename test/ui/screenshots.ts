@@ -11,21 +11,16 @@
 // A view that does not open is reported and the others are still taken; the exit code says whether all were.
 // Writes media/walkthrough/*.png (the file names package.json's walkthrough steps give) and media/guide/*.png.
 import { execFileSync } from 'node:child_process';
-import { cpSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Locator, Page } from 'playwright-core';
-import { readManifest, repoRoot, runCodeServerTest, runnerPrerequisites } from '../integration/codeServerSession';
+import { repoRoot, runCodeServerTest, runnerPrerequisites } from '../integration/codeServerSession';
+import { shoot, walkthroughImages } from './pictures';
 import { fail, palette, treeRow, webview } from './workbench';
 import { WALKTHROUGH_STEPS } from './walkthroughSteps';
 
 const LABEL = 'screenshots';
 const GUIDE_DIR = path.join(repoRoot, 'media', 'guide');
-
-/** Step id → image path (relative to the repository), from package.json's walkthrough. */
-function walkthroughImages(): Map<string, string> {
-  const manifest = readManifest() as unknown as { contributes: { walkthroughs: Array<{ steps: Array<{ id: string; media: { image: string } }> }> } };
-  return new Map(manifest.contributes.walkthroughs[0]!.steps.map((step) => [step.id, step.media.image]));
-}
 
 const COMMON = ['seed: 0', 'model:', '  path: builtin:household-tiny', '  device: cpu', 'environment:', '  name: household'];
 const ROLLOUT = ['rollout:', '  tasks_per_update: 2', '  group_size: 4', '  max_steps: 5', '  history: 2', '  max_prompt_tokens: 512', '  max_response_tokens: 32'];
@@ -50,13 +45,10 @@ function trainRuns(workspace: string, python: string): void {
   }
 }
 
-/** Screenshot of a region, then the palette reduction (Pillow, in the trainer's environment). */
-async function shoot(region: Locator, file: string, python: string): Promise<void> {
-  mkdirSync(path.dirname(file), { recursive: true });
-  await region.screenshot({ path: file, animations: 'disabled' });
-  const reduce = 'import sys; from PIL import Image; Image.open(sys.argv[1]).convert("RGB").quantize(colors=64, method=Image.Quantize.MEDIANCUT).save(sys.argv[1], optimize=True)';
-  execFileSync(python, ['-c', reduce, file]);
-  console.log(`${LABEL}: ${path.relative(repoRoot, file)} (${(statSync(file).size / 1024).toFixed(0)} KB)`);
+/** A picture of the region, reported with its size. */
+async function picture(region: Locator, file: string, python: string): Promise<void> {
+  const size = await shoot(region, file, python);
+  console.log(`${LABEL}: ${path.relative(repoRoot, file)} (${(size / 1024).toFixed(0)} KB)`);
 }
 
 async function runsView(page: Page): Promise<Locator> {
@@ -111,7 +103,7 @@ function main(): void {
       const failed: string[] = [];
       for (const [title, file, open] of shots) {
         try {
-          await shoot(await open(), file, python);
+          await picture(await open(), file, python);
         } catch (error) {
           failed.push(title);
           console.error(`${LABEL}: ✗ ${title}: ${error instanceof Error ? error.message : String(error)}`);

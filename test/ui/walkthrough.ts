@@ -3,16 +3,40 @@
 // heatmap, a comparison, the skill review, the template picker), and the walkthrough then marks the step done
 // (its completion event fired). The workspace holds the fixture run (trajectories with gates and a skills.jsonl).
 //
-//   npm run build && node out/test/ui/walkthrough.js      (npm run test:ui:walkthrough)
+// The demo step's view, the demo experiment open in the editor, is photographed as the walkthrough shows it.
 //
-// On failure: test-results/ui-walkthrough-failure-<step>-<try>.png.
+//   npm run build && node out/test/ui/walkthrough.js      (npm run test:ui:walkthrough)
+//   node out/test/ui/walkthrough.js --pictures           also replaces the walkthrough's picture of that step
+//
+// Writes test-results/ui-walkthrough-demo-experiment.png (with --pictures: the step's media/walkthrough/ image); on
+// failure, test-results/ui-walkthrough-failure-<step>-<try>.png.
 import { cpSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { repoRoot, resultsDir, runCodeServerTest, runnerPrerequisites } from '../integration/codeServerSession';
+import type { Locator, Page } from 'playwright-core';
 import { fail, firstLine } from './workbench';
+import { shoot, walkthroughImage } from './pictures';
 import { WALKTHROUGH_STEPS, stepIsComplete } from './walkthroughSteps';
 
 const LABEL = 'walkthrough ui (code-server)';
+/** The step whose view is photographed, and the most its picture may weigh (it ships in the extension). */
+const PICTURED_STEP = 'runDemo';
+const MAX_PICTURE_BYTES = 200 * 1024;
+
+/** The demo experiment in the editor, as the walkthrough's picture of its step: into test-results/, or with
+ * --pictures over the step's image in media/walkthrough/. */
+async function demoPicture(page: Page, region: Locator, python: string): Promise<string> {
+  const image = walkthroughImage(PICTURED_STEP);
+  const file = process.argv.includes('--pictures') ? path.join(repoRoot, image) : path.join(resultsDir, 'ui-walkthrough-demo-experiment.png');
+  // The earlier steps' notifications (the trainer status) off the picture, as a user closes them.
+  const clear = page.locator('.notifications-toasts .notification-toast .codicon-notifications-clear');
+  for (let left = 5; left > 0 && (await clear.count()) > 0; left -= 1) await clear.first().click({ timeout: 5_000 });
+  await page.mouse.move(0, 0); // no hover tooltip over the editor
+  await page.waitForTimeout(1_000); // the editor finishes drawing its CodeLens and highlighting
+  const size = await shoot(region, file, python);
+  if (size > MAX_PICTURE_BYTES) fail(`${path.relative(repoRoot, file)} weighs ${(size / 1024).toFixed(0)} KB, more than ${MAX_PICTURE_BYTES / 1024} KB`);
+  return `picture: ${path.relative(repoRoot, file)} (${(size / 1024).toFixed(0)} KB)`;
+}
 
 function main(): void {
   const python = runnerPrerequisites(LABEL, 'dist/webview/trajectory.js', 'dist/webview/review.js', 'dist/webview/dashboard.js', 'dist/webview/diff.js');
@@ -48,7 +72,8 @@ function main(): void {
         const errors: string[] = [];
         for (let attempt = 1; attempt <= 2; attempt += 1) {
           try {
-            const { notes } = await step.drive(page, { workspace: session.workspace, gated: 'household-seed', trajectory: 'it-000001-0001' });
+            const { notes, region } = await step.drive(page, { workspace: session.workspace, gated: 'household-seed', trajectory: 'it-000001-0001' });
+            if (step.id === PICTURED_STEP) notes.push(await demoPicture(page, region, python));
             await page.keyboard.press('Escape'); // a picker the step left open
             if (!(await stepIsComplete(page, step.id))) fail('the walkthrough did not mark the step done');
             passed += 1;

@@ -79,3 +79,73 @@ export async function treeRow(page: Page, text: string | RegExp, modifiers: Arra
   await row.waitFor({ state: 'visible', timeout: 30_000 });
   await row.click({ modifiers });
 }
+
+/** A tree row's label as drawn: its text, its width and the room its row gives it (px), and whether it is cut. */
+export interface DrawnLabel {
+  label: string;
+  description: string;
+  width: number;
+  room: number;
+  cut: boolean;
+}
+
+/**
+ * The top-level rows of the sidebar pane titled `pane`, as drawn. The row's label box clips label and description
+ * together (overflow hidden, an ellipsis where the text is cut): a label is whole when its text ends inside the box;
+ * a description cut after it gets its ellipsis after the label (`… · stopped…`, as the screenshots show).
+ */
+export async function drawnTreeLabels(page: Page, pane: string): Promise<DrawnLabel[]> {
+  const body = page.locator('.part.sidebar .pane', { has: page.locator('.pane-header .title', { hasText: new RegExp(`^${pane}$`, 'i') }) }).locator('.pane-body');
+  return body.locator('.monaco-list-row[aria-level="1"]').evaluateAll((rows) =>
+    rows.map((row) => {
+      const box = row.querySelector('.monaco-icon-label-container');
+      const name = row.querySelector('.label-name');
+      const description = row.querySelector('.label-description')?.textContent ?? '';
+      if (!box || !name) return { label: row.textContent ?? '', description, width: 0, room: 0, cut: true };
+      const boxRect = box.getBoundingClientRect();
+      const nameRect = name.getBoundingClientRect();
+      return { label: name.textContent ?? '', description, width: nameRect.width, room: boxRect.right - nameRect.left, cut: nameRect.right > boxRect.right };
+    }),
+  );
+}
+
+/** The sidebar's width in a fresh window: VS Code gives it Math.min(300, window width / 4) at first. */
+const DEFAULT_SIDEBAR_PX = { min: 250, max: 310 };
+
+/**
+ * SEED's view container opened in the sidebar, which must have its default width; `check` runs there, and the
+ * Explorer comes back after it (a later click on SEED's icon would otherwise close the sidebar).
+ */
+export async function inSeedSidebar<T>(page: Page, check: () => Promise<T>): Promise<T> {
+  await page.locator('.part.activitybar a.action-label[aria-label^="SEED"]').first().click();
+  try {
+    const width = (await page.locator('.part.sidebar').boundingBox())?.width ?? 0;
+    if (width < DEFAULT_SIDEBAR_PX.min || width > DEFAULT_SIDEBAR_PX.max) fail(`the sidebar is ${width} px wide, not the default width`);
+    return await check();
+  } finally {
+    await page.locator('.part.activitybar a.action-label[aria-label^="Explorer"]').first().click();
+  }
+}
+
+/** A drawn label for a message: its text without the bidi isolates, its characters, its width and room. */
+function drawnText(row: DrawnLabel): string {
+  const text = row.label.replace(/[\u2068\u2069]/g, '');
+  return `"${text}" (${Array.from(text).length} characters, ${row.width.toFixed(1)} of ${row.room.toFixed(1)} px)`;
+}
+
+/**
+ * The top-level labels of these sidebar panes, none hovered (a hovered row shows its inline actions over the label):
+ * a screenshot to `screenshot`, then a failure naming each label that is cut. Returns notes and the labels' texts.
+ */
+export async function wholeSidebarLabels(page: Page, panes: readonly string[], screenshot: string): Promise<{ notes: string[]; labels: string[] }> {
+  const sidebar = await page.locator('.part.sidebar').boundingBox();
+  await page.mouse.move((sidebar?.x ?? 0) + (sidebar?.width ?? 0) + 200, 400);
+  const drawn = new Map<string, DrawnLabel[]>();
+  for (const pane of panes) drawn.set(pane, await drawnTreeLabels(page, pane));
+  await page.screenshot({ path: screenshot });
+  const all = [...drawn.values()].flat();
+  const cut = all.filter((row) => row.cut);
+  if (cut.length > 0) fail(`labels cut at the default sidebar width (${sidebar?.width} px): ${cut.map(drawnText).join(', ')}`);
+  const notes = [...drawn].map(([pane, rows]) => `${pane} at ${sidebar?.width} px: ${rows.map(drawnText).join(', ')}`);
+  return { notes, labels: all.map((row) => row.label) };
+}

@@ -12,7 +12,7 @@ import {
   commonFolder,
   logdirFor,
   tensorBoardArgs,
-  tensorBoardRunName,
+  logdirSpec,
 } from '../../src/tensorboard/core/tensorBoardServers';
 import { isProcessAlive, waitUntilGone } from '../../src/runs/core/trainerProcess';
 import { repoRoot, trainerPython } from './repoPaths';
@@ -38,11 +38,21 @@ test('logdir: one run → its tensorboard/ folder; several → the folder holdin
   // A run that holds another run: the folder above both, so neither is hidden inside the other's series.
   assert.equal(commonFolder(['/w/runs/x', '/w/runs/x/nested']), '/w/runs');
   assert.deepEqual(tensorBoardArgs('/l', 6123).slice(0, 8), ['-m', 'tensorboard.main', '--logdir', '/l', '--host', '127.0.0.1', '--port', '6123']);
-  // One run is listed by its name, not "." (issue 41 item 6): --logdir_spec name:folder.
-  assert.deepEqual(tensorBoardArgs('/l', 6123, '20260303-120000-train-demo').slice(0, 4), ['-m', 'tensorboard.main', '--logdir_spec', '20260303-120000-train-demo:/l']);
-  assert.deepEqual(tensorBoardArgs('/l', 6123, 'a:b').slice(2, 4), ['--logdir', '/l']);
-  assert.equal(tensorBoardRunName([a]), path.basename(a));
-  assert.equal(tensorBoardRunName([a, b]), undefined);
+  assert.deepEqual(tensorBoardArgs('/l', 6123, 'x-1:/l/x').slice(0, 4), ['-m', 'tensorboard.main', '--logdir_spec', 'x-1:/l/x']);
+});
+
+test('logdir spec: each run named by its run id, one run or several; none where the spec cannot say it', () => {
+  const a = run('20260301-120000-train-a');
+  const b = run('20260302-120000-train-b');
+  // One run is listed by its id, not "." (issue 41 item 6), and so is each of several.
+  assert.equal(logdirSpec([a]), `20260301-120000-train-a:${path.join(a, 'tensorboard')}`);
+  assert.equal(logdirSpec([a, b]), `20260301-120000-train-a:${path.join(a, 'tensorboard')},20260302-120000-train-b:${path.join(b, 'tensorboard')}`);
+  // A comma in a path is the spec's separator, a colon in an id its name's end; one id twice would merge two runs.
+  assert.equal(logdirSpec([a, path.join(scratch, 'a,b', '20260303-120000-train-c')]), undefined);
+  assert.equal(logdirSpec([path.join(scratch, 'run:1')]), undefined);
+  assert.equal(logdirSpec([a, path.join(scratch, 'elsewhere', path.basename(a))]), undefined);
+  assert.equal(logdirSpec([path.join(scratch, 'x')]), undefined, 'one character and a colon would read as a Windows drive');
+  assert.equal(logdirSpec([]), undefined);
 });
 
 test('the requirement offered for installation is the trainer\'s tensorboard extra', () => {
@@ -68,6 +78,23 @@ test('a real TensorBoard: answers on 127.0.0.1 with our logdir, is reused for th
     servers.dispose();
     assert.ok(await waitUntilGone(() => isProcessAlive(first.pid), 10_000), 'dispose ends the process');
     await assert.rejects(fetch(first.url, { signal: AbortSignal.timeout(2_000) }));
+  } finally {
+    servers.dispose();
+  }
+});
+
+test('a real TensorBoard over two of three runs in one folder lists those two, each by its run id', async () => {
+  const [a, b, beside] = ['20260307-120000-train-a', '20260307-130000-train-b', '20260307-140000-train-c'].map((id) => run(id));
+  // An event file is what TensorBoard looks for in a folder; an empty one is enough to list its run.
+  for (const dir of [a!, b!, beside!]) writeFileSync(path.join(dir, 'tensorboard', 'events.out.tfevents.0.test'), '');
+  const servers = new TensorBoardServers();
+  try {
+    const server = await servers.ensure(trainerPython(), logdirFor([a!, b!]), logdirSpec([a!, b!]));
+    const listed = async (): Promise<string[]> => ((await (await fetch(`${server.url}data/runs`)).json()) as string[]).sort();
+    let runs = await listed();
+    for (const deadline = Date.now() + 60_000; runs.length < 2 && Date.now() < deadline; runs = await listed()) await new Promise((resolve) => setTimeout(resolve, 250));
+    // TensorBoard names the events directly in a named folder `<name>/.`.
+    assert.deepEqual(runs, ['20260307-120000-train-a/.', '20260307-130000-train-b/.']);
   } finally {
     servers.dispose();
   }

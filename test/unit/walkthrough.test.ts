@@ -104,4 +104,11 @@ test('"Run the demo" creates what npm run demo trains (smaller), evaluates the b
   // it does not learn visibly in minutes, and the step says so plainly
   assert.match(step.description, /Expect no visible learning/);
   assert.match(step.description, /inside the evaluation's noise/);
+  // how long on 2 CPU cores (no number of minutes: none is measured for this experiment) and what changes on screen
+  assert.match(step.description, /How long: each of the three takes minutes on 2 CPU cores/);
+  assert.doesNotMatch(step.description, /\d+(\.\d+)? ?(min|minutes)\b/);
+  assert.match(step.description, /What you see change: .*Runs view counts its updates .*before → after/s);
+  // the numbers it gives are the template's
+  assert.equal(/^updates: (\d+)$/m.exec(text)?.[1], /(\d+) updates\)/.exec(step.description)?.[1]);
+  assert.equal(/^ {2}tasks: (\d+)/m.exec(text)?.[1], /on (\d+) held-out tasks/.exec(step.description)?.[1]);
 });

@@ -25,16 +25,23 @@ function directoryName(dir: string): string {
   return dir.split(/[/\\]/).filter(Boolean).pop() ?? dir;
 }
 
-/** `household-demo · eval valid_seen`, `household-demo · seed`, `household-demo · sft`… */
-export function runTitle(facts: RunFacts): string {
+/** A run's title in two parts: its experiment's name and what tells its runs apart (`seed`, `sft`, `eval valid_seen`);
+ * `what` is empty for a run without a readable manifest, whose name is its directory's. */
+export function runTitleParts(facts: RunFacts): { name: string; what: string } {
   const manifest = facts.manifest;
-  if (!manifest) return directoryName(facts.dir);
+  if (!manifest) return { name: directoryName(facts.dir), what: '' };
   let what: string = manifest.stage === 'train' ? manifest.algorithm : manifest.stage;
   if (manifest.stage === 'eval') {
     const splits = evaluatedSplits(facts);
     if (splits.length > 0) what = `eval ${splits.join(', ')}`;
   }
-  return `${manifest.name} · ${what}`;
+  return { name: manifest.name, what };
+}
+
+/** `household-demo · eval valid_seen`, `household-demo · seed`, `household-demo · sft`… */
+export function runTitle(facts: RunFacts): string {
+  const { name, what } = runTitleParts(facts);
+  return what ? `${name} · ${what}` : name;
 }
 
 function percent(value: number): string {
@@ -75,18 +82,31 @@ function startedAt(manifest: RunManifest | undefined): string {
   return match ? `${match[1]} ${match[2]}${match[3] ?? ''}` : started;
 }
 
-/** A title per run that no other run of `all` shares: colliding titles get the start time, then the directory. */
-export function distinctTitles(all: readonly RunFacts[]): Map<string, string> {
+/**
+ * What each run's title needs after it so that no other run of `all` shares it: nothing, the start time when titles
+ * collide, then the directory's name when start times collide too.
+ */
+export function titleExtras(all: readonly RunFacts[]): Map<string, string[]> {
   const titles = new Map(all.map((facts) => [facts.dir, runTitle(facts)]));
+  const extras = new Map(all.map((facts) => [facts.dir, [] as string[]]));
   const disambiguate = (extra: (facts: RunFacts) => string): void => {
     const count = new Map<string, number>();
     for (const title of titles.values()) count.set(title, (count.get(title) ?? 0) + 1);
     for (const facts of all) {
       const title = titles.get(facts.dir) ?? '';
-      if ((count.get(title) ?? 0) > 1) titles.set(facts.dir, `${title} · ${extra(facts)}`);
+      if ((count.get(title) ?? 0) <= 1) continue;
+      const added = extra(facts);
+      titles.set(facts.dir, `${title} · ${added}`);
+      extras.get(facts.dir)?.push(added);
     }
   };
   disambiguate((facts) => startedAt(facts.manifest));
   disambiguate((facts) => directoryName(facts.dir));
-  return titles;
+  return extras;
+}
+
+/** A title per run that no other run of `all` shares: colliding titles get the start time, then the directory. */
+export function distinctTitles(all: readonly RunFacts[]): Map<string, string> {
+  const extras = titleExtras(all);
+  return new Map(all.map((facts) => [facts.dir, [runTitle(facts), ...(extras.get(facts.dir) ?? [])].join(' · ')]));
 }

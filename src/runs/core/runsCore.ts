@@ -7,7 +7,7 @@ import path from 'node:path';
 import { liveStatus, type LiveStatus } from './trainerProcess';
 import { runPaths } from './runFiles';
 import { hasChanges, mergeChanges, RunIndex, type RunIndexChange } from './runIndex';
-import { distinctTitles, runSuccess, type RunFacts } from './runLabel';
+import { runSuccess, runTitle, titleExtras, type RunFacts } from './runLabel';
 import { readBeforeAfter, type BeforeAfter } from './beforeAfter';
 import type { RunSchemas } from './schemas';
 import type { RunManifest } from '../shared/types';
@@ -85,8 +85,8 @@ export class RunsCore {
   private readonly runListeners = new Set<Listener<RunChangeEvent>>();
   private poll: ReturnType<typeof setInterval> | undefined;
   private disposed = false;
-  /** The titles of all runs, computed once per change (the tree asks for one per row). */
-  private titleCache: Map<string, string> | undefined;
+  /** What each run's title needs after it to be told apart, computed once per change (the tree asks once per row). */
+  private titleCache: Map<string, { title: string; extras: string[] }> | undefined;
 
   private readonly beforeAfterCache = new Map<string, { key: string; value: Promise<BeforeAfter[]> }>();
 
@@ -125,14 +125,28 @@ export class RunsCore {
     return this.get(key) ?? [...this.entries.values()].find((entry) => entry.index.manifest?.id === key || path.basename(entry.dir) === key);
   }
 
-  /** A title per run that tells it from every other run listed (runLabel.ts). */
-  titles(): Map<string, string> {
-    this.titleCache ??= distinctTitles([...this.entries.values()].map(factsOf));
+  private titleParts(): Map<string, { title: string; extras: string[] }> {
+    if (!this.titleCache) {
+      const all = [...this.entries.values()].map(factsOf);
+      const extras = titleExtras(all);
+      this.titleCache = new Map(all.map((facts) => [facts.dir, { title: runTitle(facts), extras: extras.get(facts.dir) ?? [] }]));
+    }
     return this.titleCache;
   }
 
+  /** A title per run that tells it from every other run listed (runLabel.ts). */
+  titles(): Map<string, string> {
+    return new Map([...this.titleParts()].map(([dir, { title, extras }]) => [dir, [title, ...extras].join(' · ')]));
+  }
+
+  /** What the run's title needs after it to be told from the other runs (start time, directory); empty when nothing. */
+  titleExtras(dir: string): string[] {
+    return this.titleParts().get(path.resolve(dir))?.extras ?? [];
+  }
+
   title(dir: string): string {
-    return this.titles().get(path.resolve(dir)) ?? path.basename(dir);
+    const parts = this.titleParts().get(path.resolve(dir));
+    return parts ? [parts.title, ...parts.extras].join(' · ') : path.basename(dir);
   }
 
   success(entry: RunEntry): string | undefined {

@@ -22,9 +22,9 @@ export class TensorBoardMissingError extends Error {
 }
 
 /**
- * The folder TensorBoard reads for these runs: one run → its `tensorboard/` folder; several → the folder that holds
- * them all, so each run shows as its own series (TensorBoard names them by their path below it). Throws, naming the
- * run, when a run has no event folder.
+ * The folder that holds these runs' events: one run → its `tensorboard/` folder; several → the folder that holds them
+ * all, which TensorBoard reads only where logdirSpec cannot name the runs (it then names each by its path below that
+ * folder, and shows the runs beside them too). Throws, naming the run, when a run has no event folder.
  */
 export function logdirFor(runDirs: readonly string[]): string {
   if (runDirs.length === 0) throw new Error('no run to show in TensorBoard.');
@@ -50,19 +50,29 @@ export function commonFolder(paths: readonly string[]): string {
   return paths.some((p) => path.resolve(p) === common) ? path.dirname(common) : common;
 }
 
+/** A run name TensorBoard's `--logdir_spec` keeps as it is: a run id's characters, two at least (one letter and a
+ * colon would read as a Windows drive). */
+const SPEC_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]+$/;
+
 /**
- * TensorBoard's command line. With `name` (one run: its id, [A-Za-z0-9._-] only) the events folder is given as
- * `--logdir_spec name:folder`, so TensorBoard lists the run by its name instead of "." (the folder itself).
+ * TensorBoard's `--logdir_spec` for these runs: `<run id>:<its tensorboard/ folder>` each, comma-separated, so that
+ * TensorBoard lists each run by its id (as `<id>/.`: its name for the events directly in the folder given) and reads
+ * only the runs asked for, not every run beside them in the folder that holds them. Undefined when the spec cannot
+ * say so: an id with other characters, two runs with one id, a comma in a folder's path (the spec's separator).
  */
-export function tensorBoardArgs(logdir: string, port: number, name?: string): string[] {
-  const where = name && /^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(name) ? ['--logdir_spec', `${name}:${logdir}`] : ['--logdir', logdir];
-  // --reload_interval: live runs append events; 5 s keeps a CPU-bound trainer's machine quiet.
-  return ['-m', 'tensorboard.main', ...where, '--host', '127.0.0.1', '--port', String(port), '--reload_interval', '5'];
+export function logdirSpec(runDirs: readonly string[]): string | undefined {
+  const runs = runDirs.map((dir) => ({ id: path.basename(path.resolve(dir)), events: runEventsDir(path.resolve(dir)) }));
+  const ids = new Set(runs.map((run) => run.id));
+  if (runs.length === 0 || ids.size !== runs.length) return undefined;
+  if (runs.some((run) => !SPEC_NAME.test(run.id) || run.events.includes(','))) return undefined;
+  return runs.map((run) => `${run.id}:${run.events}`).join(',');
 }
 
-/** The name TensorBoard shows for these runs: the run's id (its folder's name) when there is one run. */
-export function tensorBoardRunName(runDirs: readonly string[]): string | undefined {
-  return runDirs.length === 1 ? path.basename(path.resolve(runDirs[0]!)) : undefined;
+/** TensorBoard's command line: `--logdir_spec spec` when there is one, else `--logdir logdir` (runs named by path). */
+export function tensorBoardArgs(logdir: string, port: number, spec?: string): string[] {
+  const where = spec ? ['--logdir_spec', spec] : ['--logdir', logdir];
+  // --reload_interval: live runs append events; 5 s keeps a CPU-bound trainer's machine quiet.
+  return ['-m', 'tensorboard.main', ...where, '--host', '127.0.0.1', '--port', String(port), '--reload_interval', '5'];
 }
 
 export function freePort(): Promise<number> {
@@ -103,20 +113,20 @@ function isRunning(child: ChildProcess | undefined): boolean {
 
 const MISSING_MODULE = /No module named '?tensorboard/;
 
-/** One TensorBoard per (interpreter, log folder); dispose() ends them all. */
+/** One TensorBoard per (interpreter, log folder, spec); dispose() ends them all. */
 export class TensorBoardServers {
   private readonly servers = new Map<string, LiveServer>();
   private disposed = false;
 
   constructor(private readonly options: ServerOptions = {}) {}
 
-  /** The running (or starting) server for `logdir`, or a new one; resolves once it answers. */
-  ensure(python: string, logdir: string, name?: string): Promise<TensorBoardServer> {
-    const key = `${python}\0${path.resolve(logdir)}\0${name ?? ''}`;
+  /** The running (or starting) server for `logdir` (read as `spec` when given), or a new one; resolves once it answers. */
+  ensure(python: string, logdir: string, spec?: string): Promise<TensorBoardServer> {
+    const key = `${python}\0${path.resolve(logdir)}\0${spec ?? ''}`;
     const live = this.servers.get(key);
     if (live && (live.child === undefined || isRunning(live.child))) return live.ready;
     const server = {} as LiveServer;
-    server.ready = this.start(python, path.resolve(logdir), server, name);
+    server.ready = this.start(python, path.resolve(logdir), server, spec);
     this.servers.set(key, server);
     server.ready.catch(() => {
       if (this.servers.get(key) === server) this.servers.delete(key);
@@ -135,11 +145,11 @@ export class TensorBoardServers {
     this.servers.clear();
   }
 
-  private async start(python: string, logdir: string, server: LiveServer, name?: string): Promise<TensorBoardServer> {
+  private async start(python: string, logdir: string, server: LiveServer, spec?: string): Promise<TensorBoardServer> {
     const port = await freePort();
     // Disposed while the port was chosen (the window closed): start nothing that would outlive it.
     if (this.disposed) throw new Error('TensorBoard was not started: the window is closing.');
-    const child = spawn(python, tensorBoardArgs(logdir, port, name), { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, PYTHONUNBUFFERED: '1' } });
+    const child = spawn(python, tensorBoardArgs(logdir, port, spec), { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, PYTHONUNBUFFERED: '1' } });
     server.child = child;
     let output = '';
     const collect = (chunk: Buffer): void => {

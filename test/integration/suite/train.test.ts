@@ -56,7 +56,7 @@ suite('SEED: Train', () => {
     assert.ok(tree);
     const runNode = await waitFor('the run in the tree', () => tree.getChildren().find((node) => node.dir === result.runDir), 10_000);
     const runItem = tree.getTreeItem(runNode);
-    assert.equal(runItem.label, '\u2068tiny-grpo · grpo\u2069', 'the title names the algorithm and is bidi-isolated');
+    assert.equal(runItem.label, '\u2068tiny-grpo · grpo · running\u2069', 'the label names the algorithm and the state, bidi-isolated');
     assert.equal(typeof runItem.tooltip, 'string', 'a plain-text tooltip: no Markdown links from run files');
     assert.match(String(runItem.description), /^\d+\/100000/);
     assert.match(String(runItem.contextValue), /\blive\b/);
