@@ -30,6 +30,16 @@ export interface MetricRow {
    *
    * This interface was referenced by `MetricRow`'s JSON-Schema definition
    * via the `patternProperty` "^[A-Za-z0-9_.-]+(/[^/\s]+)+$".
+   *
+   * Quantiles of the gate g = σ(β·Δ) over the update's distilled tokens (docs/run-format.md §6): in [0, 1]; null when no token was distilled.
+   *
+   * This interface was referenced by `MetricRow`'s JSON-Schema definition
+   * via the `patternProperty` "^gate/(min|p05|p25|p50|p75|p95|max)$".
+   *
+   * The distilled tokens the quantiles of g and Δ summarize (0: none, the quantiles are null).
+   *
+   * This interface was referenced by `MetricRow`'s JSON-Schema definition
+   * via the `patternProperty` "^(gate|delta)/count$".
    */
   [metric: `${string}/${string}`]: number | null;
 }
