@@ -79,6 +79,16 @@ function valueItems(info: FieldInfo, replace: vscode.Range): vscode.CompletionIt
   });
 }
 
+/** `algorithm` values, each with the trainer's label and summary (algorithmCatalog.ts). */
+function algorithmItems(experiments: ExperimentService, info: FieldInfo, replace: vscode.Range): vscode.CompletionItem[] {
+  const byName = new Map(experiments.algorithms.map((entry) => [entry.name, entry]));
+  return valueItems(info, replace).map((item) => {
+    const entry = byName.get(String(item.label));
+    if (entry) item.detail = `${entry.label}: ${entry.summary}${info.default === entry.name ? ' · default' : ''}`;
+    return item;
+  });
+}
+
 function environmentItems(experiments: ExperimentService, replace: vscode.Range): vscode.CompletionItem[] {
   const fallback = defaultEnvironment(experiments.schema);
   return [...experiments.environments.values()].map((entry, index) => {
@@ -142,6 +152,7 @@ class ExperimentCompletions implements vscode.CompletionItemProvider {
       return info ? valueItems(info, replace) : [];
     }
     const info = schema.fieldInfo([...context.parentPath, context.key ?? '']);
+    if (info && parent === '' && context.key === 'algorithm') return algorithmItems(this.experiments, info, replace);
     return info ? valueItems(info, replace) : [];
   }
 }

@@ -10,7 +10,8 @@ import { loadYaml } from '../common/core/lazyRequire';
 import type { Services } from '../services';
 import { resolveTrainerPython } from './pythonInterpreter';
 import type { RunLifetime } from './core/runSession';
-import { STAGE_CHOICES, type StageChoice } from '../runs/core/trainerProcess';
+import { stageChoices, type StageChoice } from '../runs/core/trainerProcess';
+import { defaultAlgorithm } from '../experiments/core/algorithmCatalog';
 import { summarizeProbe } from './core/trainerProbe';
 import { experimentEstimate, gpuPickItems, gpusOf, launchWarning } from './core/gpuChoice';
 import type { MemoryEstimate } from './core/memoryEstimate';
@@ -21,7 +22,7 @@ import { baselineArgs, chooseBaselines, type EvalRunFacts } from './core/baselin
 
 export interface TrainArgs {
   experiment?: string | vscode.Uri;
-  /** A stage id of STAGE_CHOICES (`train:seed`, `collect`, …) or a CLI command (`train` = the file's algorithm). */
+  /** A stage id of stageChoices (`train:seed`, `collect`, …) or a CLI command (`train` = the file's algorithm). */
   stage?: string;
   gpus?: number[];
   lifetime?: RunLifetime;
@@ -70,14 +71,14 @@ async function pickExperiment(arg: TrainArgs['experiment']): Promise<vscode.Uri 
   return picked?.uri;
 }
 
-async function pickStage(requested: string | undefined, fileAlgorithm: string): Promise<StageChoice | undefined> {
+async function pickStage(choices: readonly StageChoice[], requested: string | undefined, fileAlgorithm: string): Promise<StageChoice | undefined> {
   if (requested) {
-    if (requested === 'train') return STAGE_CHOICES.find((c) => c.algorithm === fileAlgorithm);
-    const found = STAGE_CHOICES.find((c) => c.id === requested);
-    if (!found) throw new Error(`unknown stage ${JSON.stringify(requested)} (one of ${STAGE_CHOICES.map((c) => c.id).join(', ')})`);
+    if (requested === 'train') return choices.find((c) => c.algorithm === fileAlgorithm);
+    const found = choices.find((c) => c.id === requested);
+    if (!found) throw new Error(`unknown stage ${JSON.stringify(requested)} (one of ${choices.map((c) => c.id).join(', ')})`);
     return found;
   }
-  const items = STAGE_CHOICES.map((choice) => ({
+  const items = choices.map((choice) => ({
     label: choice.label,
     description: choice.algorithm === fileAlgorithm ? '(this file’s algorithm)' : choice.algorithm ? `sets algorithm: ${choice.algorithm}` : '',
     detail: choice.detail,
@@ -258,13 +259,14 @@ async function train(services: Services, extensionRoot: string, arg?: vscode.Uri
   if (document.isDirty) await document.save();
   if (refuseInvalid(document, await services.experiments.problemsOfFile(uri.fsPath))) return undefined;
   let facts = ExperimentService.facts(document.getText(), uri.fsPath);
-  const choice = await pickStage(args.stage, facts.algorithm ?? 'seed');
+  const fileAlgorithm = facts.algorithm ?? defaultAlgorithm(services.experiments.schema);
+  const choice = await pickStage(stageChoices(services.experiments.algorithms), args.stage, fileAlgorithm);
   if (!choice) return undefined;
-  if (choice.algorithm && choice.algorithm !== (facts.algorithm ?? 'seed')) {
+  if (choice.algorithm && choice.algorithm !== fileAlgorithm) {
     const confirmed =
       args.confirmAlgorithmChange ||
       (await vscode.window.showInformationMessage(
-        `SEED: ${path.basename(uri.fsPath)} trains with algorithm ${facts.algorithm ?? 'seed'}. Set \`algorithm: ${choice.algorithm}\` in the file and train?`,
+        `SEED: ${path.basename(uri.fsPath)} trains with algorithm ${fileAlgorithm}. Set \`algorithm: ${choice.algorithm}\` in the file and train?`,
         { modal: true, detail: 'The experiment file is the record of what a run did (its hash is in run.json), so the stage is written into it.' },
         'Set and Train',
       )) === 'Set and Train';

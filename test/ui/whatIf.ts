@@ -17,7 +17,6 @@ import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, statSync,
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { RunSchemas, findSchemasDir, type TrajectoryIndexRow } from '../../src/runs/core';
-import type { WhatIfFile } from '../../src/whatIf/shared/whatIfRecord';
 import { type CodeServerSession, repoRoot, resultsDir, runCodeServerTest, runnerPrerequisites } from '../integration/codeServerSession';
 import { fail, treeRow, webview } from './workbench';
 
@@ -61,7 +60,7 @@ async function whatIfFromTree(page: Page, session: CodeServerSession, runDir: st
   const file = path.join(runDir, 'whatif', `${row.id}.json`);
   for (let waited = 0; waited < 10_000 && !existsSync(file); waited += 200) await new Promise((resolve) => setTimeout(resolve, 200));
   if (!existsSync(file)) fail(`${file} was not written`);
-  const saved = RunSchemas.load(findSchemasDir({ extensionRoot: repoRoot })).validate<WhatIfFile>('whatif', JSON.parse(readFileSync(file, 'utf8')), { file: 'whatif' });
+  const saved = RunSchemas.load(findSchemasDir({ extensionRoot: repoRoot })).validate('whatif', JSON.parse(readFileSync(file, 'utf8')), { file: 'whatif' });
   if (saved.results[0]?.skill !== SKILL) fail('the saved file does not hold the typed skill');
 
   // When ONNX does not fit: a size limit below the export sends the same skill to the trainer, after asking.

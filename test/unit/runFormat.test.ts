@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { checkRun } from '../../src/runs/core/checkRun';
+import { gateOfDelta } from '../../src/runs/shared/gate';
 import { requestStop } from '../../src/runs/core/control';
 import { RunFormatError } from '../../src/runs/core/errors';
 import { FORMAT_VERSION, listRunDirs } from '../../src/runs/core/runFiles';
@@ -100,7 +101,7 @@ test('the valid fixture decodes to the arrays the trainer wrote', async () => {
   assert.deepEqual([...arrays.gate.slice(0, 6)], decoded.gate_head);
   const beta = decoded.beta ?? NaN;
   arrays.delta.forEach((delta, i) => {
-    assert.ok(Math.abs((arrays.gate?.[i] ?? NaN) - 1 / (1 + Math.exp(-beta * delta))) < 1e-6);
+    assert.ok(Math.abs((arrays.gate?.[i] ?? NaN) - gateOfDelta(delta, beta)) < 1e-6);
   });
 });
 

@@ -33,7 +33,7 @@ test('parseJsonl: blank lines skipped, torn last line reported, bad middle line 
 });
 
 test('parseJsonl validates each record and names the field', () => {
-  const validate = schemas.validator<MetricRow>('metric', { file: 'metrics.jsonl' });
+  const validate = schemas.validator('metric', { file: 'metrics.jsonl' });
   assert.throws(
     () => parseJsonl(row(1) + row(2, { 'loss/pg': '0.1' }), { file: 'metrics.jsonl' }, validate),
     (error: unknown) => error instanceof RunFormatError && error.line === 2 && error.field === 'loss/pg',

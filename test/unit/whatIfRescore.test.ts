@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
 import { WhatIfError, type WhatIfProblem } from '../../src/whatIf/core/errors';
-import { FLIP_MARGIN, gateFlips } from '../../src/whatIf/shared/gate';
+import { FLIP_MARGIN, gateFlips } from '../../src/whatIf/shared/gateFlips';
 import { loadOnnxExport, onnxModelBytes } from '../../src/whatIf/core/onnxExport';
 import { OnnxScorer } from '../../src/whatIf/core/onnxScorer';
 import { PromptEncoder } from '../../src/whatIf/core/promptTokens';

@@ -11,7 +11,7 @@ import { decodeFloat32, decodeInt32 } from '../../src/runs/shared/tokenArrays';
 import type { Trajectory } from '../../src/runs/shared/types';
 import { RunSchemas } from '../../src/runs/core/schemas';
 import { WhatIfError } from '../../src/whatIf/core/errors';
-import { gateFlips } from '../../src/whatIf/shared/gate';
+import { gateFlips } from '../../src/whatIf/shared/gateFlips';
 import { Rescorer } from '../../src/whatIf/core/rescore';
 import { rescoreWithTrainer } from '../../src/whatIf/core/trainerRescore';
 import { repoRoot, trainerPython } from './repoPaths';

@@ -3,6 +3,7 @@
 // the rest are uncoloured (a caption under the legend, with the counts).
 import assert from 'node:assert/strict';
 import { PALETTE } from '../../src/trajectory/shared/colorScale';
+import { gateOfDelta } from '../../src/runs/shared/gate';
 import { decodeTokenArrays, encodeFloat32 } from '../../src/runs/shared/tokenArrays';
 import type { Trajectory } from '../../src/runs/shared/types';
 import type { TestCase } from './run';
@@ -20,7 +21,7 @@ function peakedTrajectory(): { trajectory: Trajectory; informative: Set<number> 
   step.tokens = {
     ...step.tokens!,
     delta: encodeFloat32(delta),
-    gate: encodeFloat32(delta.map((d) => 1 / (1 + Math.exp(-5 * d)))),
+    gate: encodeFloat32(delta.map((d) => gateOfDelta(d, 5))),
     teacher_logp: encodeFloat32(logp.map((l, i) => l + delta[i]!)),
   };
   return { trajectory, informative };

@@ -1,5 +1,6 @@
 // Synthetic trajectories for the webview tests and the render bench: any number of turns and tokens, deterministic
 // (seeded), with every per-token array, in the stored form (base64) — what the host would send to a webview.
+import { gateOfDelta } from '../../src/runs/shared/gate';
 import { encodeFloat32, encodeInt32 } from '../../src/runs/shared/tokenArrays';
 import type { Trajectory, TrajectoryStep } from '../../src/runs/shared/types';
 
@@ -31,10 +32,6 @@ export interface SyntheticOptions {
   deltaWidth?: number;
 }
 
-function sigmoid(x: number): number {
-  return 1 / (1 + Math.exp(-x));
-}
-
 export function syntheticStep(t: number, count: number, rand: () => number, action: string | null, teacher: boolean, deltaWidth = 1.6): TrajectoryStep {
   const text: string[] = [];
   const ids: number[] = [];
@@ -52,7 +49,7 @@ export function syntheticStep(t: number, count: number, rand: () => number, acti
     logp.push(student);
     teacherLogp.push(student + d);
     delta.push(d);
-    gate.push(sigmoid(5 * d));
+    gate.push(gateOfDelta(d, 5));
   }
   const response = text.join('').replace('<act>', '');
   const tokens: TrajectoryStep['tokens'] = { count, ids: encodeInt32(ids), text, logp: encodeFloat32(logp) };

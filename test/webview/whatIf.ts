@@ -4,7 +4,8 @@
 import assert from 'node:assert/strict';
 import { decodeTokenArrays } from '../../src/runs/shared/tokenArrays';
 import { formatNumber } from '../../src/trajectory/shared/format';
-import { gateFlips, summarize } from '../../src/whatIf/shared/gate';
+import { summarizeGates } from '../../src/runs/shared/gate';
+import { gateFlips } from '../../src/whatIf/shared/gateFlips';
 import type { WhatIfResultRecord } from '../../src/whatIf/shared/whatIfRecord';
 import type { TestCase } from './run';
 import { syntheticTrajectory } from './synthetic';
@@ -55,7 +56,7 @@ export const whatIfTests: TestCase[] = [
       await view.send('whatIf', { results: [up] });
       await answer(view, 'whatIf', 1);
       const row = view.page.locator('.whatif-summary tr[data-result="0"]');
-      const expected = summarize(up.steps.map((s) => ({ gate: Float32Array.from(s.gate), delta: Float32Array.from(s.delta) })));
+      const expected = summarizeGates(up.steps.map((s) => ({ gate: Float32Array.from(s.gate), delta: Float32Array.from(s.delta) })));
       assert.equal(await row.locator('[data-k="meanGate"]').textContent(), formatNumber(expected.meanGate));
       assert.equal(await row.locator('.skill-cell').textContent(), asked.skill, 'the skill is shown as text');
       // Per turn: recorded and recomputed rows of every token; exactly the tokens whose gate crossed 0.5 are marked.

@@ -12,6 +12,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator, model_validator
 
+from seed_trainer.algo.variants import ALGORITHMS
+from seed_trainer.algo.variants import schema_description as algorithms_schema_description
+from seed_trainer.algo.variants import schema_extension as algorithms_schema_extension
 from seed_trainer.builtin_models import CONVERTED_MODELS, builtin_dir, builtin_name
 from seed_trainer.config_rules import EXCLUSIVE_RULES, cross_field_schema, field_value, holds
 from seed_trainer.envs.catalog import schema_extension as environments_schema_extension
@@ -404,13 +407,12 @@ class ExperimentConfig(_Section):
     runs_dir: str = Field(
         "runs", description="Directory (relative to the experiment file) where run directories are created."
     )
-    algorithm: Literal["seed", "grpo", "grpo_opsd", "opsd", "sdar"] = Field(
+    # The names, their description and the table the editor reads all come from algo/variants.py (`Literal` of a
+    # tuple is the Literal of its items).
+    algorithm: Literal[ALGORITHMS] = Field(
         "seed",
-        description=(
-            "Stage-2 algorithm. `seed`: GRPO + gated OPD from self-written skills; `grpo`: no analysis, no teacher; "
-            "`grpo_opsd`: β = 0 (g = 0.5); `opsd`: distillation only (no policy gradient); `sdar`: a static skill "
-            "bank retrieved by task type."
-        ),
+        description=algorithms_schema_description(),
+        json_schema_extra={"x-algorithms": algorithms_schema_extension()},
     )
     updates: int = Field(150, ge=1, description="Stage-2 updates (paper: 150).")
     model: ModelConfig

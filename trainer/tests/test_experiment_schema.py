@@ -1,13 +1,16 @@
 """The committed experiment schema is the one the trainer generates, and the example experiments satisfy it."""
 
+import json
 import subprocess
 import sys
+from dataclasses import asdict
 from pathlib import Path
 
 import jsonschema
 import pytest
 import yaml
 
+from seed_trainer.algo.variants import VARIANTS
 from seed_trainer.builtin_models import CONVERTED_MODELS, status
 from seed_trainer.config import ExperimentConfig, ExperimentError, experiment_json_schema, load_experiment
 from seed_trainer.preflight import InputError, check_model_path
@@ -37,6 +40,22 @@ def test_examples_validate_on_both_models(path):
     jsonschema.Draft202012Validator(experiment_json_schema()).validate(data)
     config = load_experiment(path)
     assert config.opd.lambda_ == data.get("opd", {}).get("lambda", 0.01)
+
+
+def test_the_algorithms_are_the_variants_table():
+    # The schema's names, their order and the table the editor reads (x-algorithms) are algo/variants.py's.
+    algorithm = experiment_json_schema()["properties"]["algorithm"]
+    assert algorithm["enum"] == list(VARIANTS)
+    assert [entry["name"] for entry in algorithm["x-algorithms"]] == list(VARIANTS)
+    for entry in algorithm["x-algorithms"]:
+        assert {key: value for key, value in entry.items() if key != "name"} == asdict(VARIANTS[entry["name"]])
+        assert f"`{entry['name']}` ({entry['summary']})" in algorithm["description"]
+
+
+def test_the_run_manifest_names_the_same_algorithms():
+    # run.schema.json is written by hand: its list of algorithms must stay the variants table's.
+    run_schema = json.loads((REPO / "schemas" / "run.schema.json").read_text(encoding="utf-8"))
+    assert run_schema["properties"]["algorithm"]["enum"] == list(VARIANTS)
 
 
 def test_examples_exist():

@@ -6,7 +6,8 @@ import type { WhatIfPayload, WhatIfQuestion } from '../../src/trajectory/shared/
 import type { TokenArrays } from '../../src/runs/shared/tokenArrays';
 import { fittedScale, type HeatScale } from '../../src/trajectory/shared/colorScale';
 import { formatNumber, formatPercent } from '../../src/trajectory/shared/format';
-import { gateFlips, summarize, type GateSummary } from '../../src/whatIf/shared/gate';
+import { summarizeGates, type GateSummary } from '../../src/runs/shared/gate';
+import { gateFlips } from '../../src/whatIf/shared/gateFlips';
 import type { WhatIfResultRecord } from '../../src/whatIf/shared/whatIfRecord';
 import { shortWeights, weightsNote } from '../../src/whatIf/shared/weights';
 import { adoptCss, clear, el } from '../shared/dom';
@@ -196,7 +197,7 @@ export class WhatIfView {
       }
       return { gate: Float32Array.from(step.gate), delta: Float32Array.from(step.delta) };
     });
-    return { record, summary: summarize(parts), flipsUp, flipsDown };
+    return { record, summary: summarizeGates(parts), flipsUp, flipsDown };
   }
 
   private renderSummary(): void {
@@ -256,8 +257,8 @@ export class WhatIfView {
       const arrays = turn?.arrays;
       if (!arrays) return;
       const after: TokenArrays = { count: arrays.count, ids: arrays.ids, text: arrays.text, gate: Float32Array.from(step.gate), delta: Float32Array.from(step.delta), teacherLogp: Float32Array.from(step.teacher_logp), logp: Float32Array.from(step.logp) };
-      const before = summarize(arrays.gate && arrays.delta ? [{ gate: arrays.gate, delta: arrays.delta }] : []);
-      const now = summarize([{ gate: after.gate!, delta: after.delta! }]);
+      const before = summarizeGates(arrays.gate && arrays.delta ? [{ gate: arrays.gate, delta: arrays.delta }] : []);
+      const now = summarizeGates([{ gate: after.gate!, delta: after.delta! }]);
       const recordedRow = renderTokens(arrays, arrays.gate ? scale : undefined).fragment;
       const whatIfRow = renderTokens(after, scale).fragment;
       const flips = arrays.gate ? gateFlips(arrays.gate, after.gate!) : new Int8Array(0);

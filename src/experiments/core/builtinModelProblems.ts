@@ -11,24 +11,11 @@ import { convertedModel, installCommand, type ConvertedModel } from './modelPath
 export const MISSING_MODEL = 'missing-builtin-model';
 
 /** A built-in model as the doctor reports it (schemas/doctor.schema.json `models`). */
-export interface DoctorModel {
-  name: string;
-  path: string;
-  title: string;
-  installed: boolean;
-  installed_version: string | null;
-  missing: string[];
-  cached: boolean;
-  cache_dir: string;
-  cache_problem: string | null;
-  install: string;
-  download_mb: number;
-  converted_mb: number;
-}
+export type DoctorModel = NonNullable<DoctorReport['models']>[number];
 
 /** The `models` of a doctor report (absent from the reports of trainers older than the converted built-ins). */
 export function doctorModels(report: DoctorReport | undefined): DoctorModel[] {
-  const models = (report as (DoctorReport & { models?: DoctorModel[] }) | undefined)?.models;
+  const models = report?.models;
   return Array.isArray(models) ? models : [];
 }
 

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type * as vscode from 'vscode';
 import { loadYaml } from '../../common/core/lazyRequire';
+import { algorithmCatalog, type AlgorithmEntry } from './algorithmCatalog';
 import { environmentCatalog, type EnvironmentEntry } from './environmentCatalog';
 import { ExperimentSchema, type ExperimentProblem, type JsonSchema } from './experimentSchema';
 import { modelPathProblems } from './modelPath';
@@ -45,6 +46,7 @@ export interface ExperimentFacts {
 export class ExperimentService {
   private schemaValue: ExperimentSchema | undefined;
   private environmentsValue: Map<string, EnvironmentEntry> | undefined;
+  private algorithmsValue: AlgorithmEntry[] | undefined;
   private readonly cache = new Map<string, { version: number; problems: ExperimentProblem[] }>();
   private worker: Worker | undefined;
   private nextId = 0;
@@ -67,6 +69,12 @@ export class ExperimentService {
   get environments(): Map<string, EnvironmentEntry> {
     this.environmentsValue ??= environmentCatalog(this.schema);
     return this.environmentsValue;
+  }
+
+  /** The Stage-2 algorithms the schema describes, in the trainer's order (algorithmCatalog.ts). */
+  get algorithms(): AlgorithmEntry[] {
+    this.algorithmsValue ??= algorithmCatalog(this.schema);
+    return this.algorithmsValue;
   }
 
   static isExperiment(uri: vscode.Uri): boolean {

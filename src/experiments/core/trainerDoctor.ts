@@ -9,29 +9,11 @@ import path from 'node:path';
 import type { ValidateFunction } from 'ajv/dist/2020';
 import { loadAjv2020 } from '../../common/core/lazyRequire';
 
-export interface DoctorExtra {
-  name: string;
-  purpose: string;
-  modules: string[];
-  installed: boolean;
-  missing: string[];
-  install: string;
-}
+import type { DoctorReport } from '../../runs/shared/generated/doctor';
 
-export interface DoctorEnvironment {
-  name: string;
-  extra: string | null;
-  installed: boolean;
-  install: string | null;
-  data?: { variable: string; path: string; found: boolean; marker: string; option: string; how: string };
-}
-
-export interface DoctorReport {
-  python: { executable: string; version: string };
-  trainer: { version: string };
-  extras: DoctorExtra[];
-  environments: DoctorEnvironment[];
-}
+export type { DoctorReport };
+export type DoctorExtra = DoctorReport['extras'][number];
+export type DoctorEnvironment = DoctorReport['environments'][number];
 
 export type DoctorResult = { ok: true; interpreter: string; report: DoctorReport } | { ok: false; interpreter: string; error: string };
 

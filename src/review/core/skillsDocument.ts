@@ -52,7 +52,7 @@ export function parseSkillsText(text: string, schemas: RunSchemas): ParsedSkills
     }
     let record: SkillRecord;
     try {
-      record = schemas.validate<SkillRecord>('skill', value, { file: FILE, line });
+      record = schemas.validate('skill', value, { file: FILE, line });
     } catch (error) {
       const field = error instanceof RunFormatError ? error.field : undefined;
       const message = (error as Error).message;

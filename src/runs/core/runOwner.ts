@@ -6,15 +6,13 @@
 import { readFileSync, statSync } from 'node:fs';
 import { RUN_FILES } from './runFiles';
 import path from 'node:path';
+import type { RunLock } from '../shared/generated/lock';
 
 export type Ownership = 'owned' | 'free' | 'unknown';
 
-export interface RunOwner {
-  pid?: number;
-  host?: string;
-  since?: string;
-  command?: string;
-}
+/** The lock file's content (schemas/lock.schema.json), every field optional: it is read without validation, for
+ *  display only (the lock itself says whether the owner lives). */
+export type RunOwner = Partial<RunLock>;
 
 /** `fe:00:2149253`: how /proc/locks names a file (hex major and minor of its device, decimal inode). */
 function lockTableKey(dev: number, ino: number): string {

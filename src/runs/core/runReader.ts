@@ -5,11 +5,10 @@ import path from 'node:path';
 import { RunFormatError, formatFieldPath, type TornLine } from './errors';
 import { JsonlTail, parseJsonLine, readJsonlFile, type JsonlParse, type RecordValidator } from './jsonl';
 import { FORMAT_VERSION, RUN_FILES, checkpointStep, evalFile, runPaths, trajectoryRelative, type RunPaths } from './runFiles';
-import type { RecordKind, RunSchemas } from './schemas';
+import type { RecordKind, RecordTypes, RunSchemas } from './schemas';
 import { BASELINE_FIELD, decodeTokenArrays, gateBaselineProblem, tokenArrayProblems, type TokenArrays } from '../shared/tokenArrays';
 import type {
   ControlRequest,
-  RunTags,
   EvalReport,
   MetricRow,
   RunEvent,
@@ -56,7 +55,7 @@ export async function readManifest(runDir: string, schemas: RunSchemas): Promise
   const filePath = runPaths(runDir).manifest;
   const value = await readJsonDocument(filePath, RUN_FILES.manifest);
   checkFormatVersion(value, filePath);
-  return schemas.validate<RunManifest>('run', value, { file: RUN_FILES.manifest, path: filePath });
+  return schemas.validate('run', value, { file: RUN_FILES.manifest, path: filePath });
 }
 
 /**
@@ -82,12 +81,8 @@ const JSONL = {
 } as const satisfies Record<string, readonly [string, RecordKind]>;
 
 export type JsonlFileName = keyof typeof JSONL;
-interface JsonlTypes {
-  events: RunEvent;
-  metrics: MetricRow;
-  skills: SkillRecord;
-  trajectoryIndex: TrajectoryIndexRow;
-}
+/** The record type of a JSONL file of the run: the one generated from its schema. */
+type JsonlFileRecord<K extends JsonlFileName> = RecordTypes[(typeof JSONL)[K][1]];
 
 export class RunReader {
   readonly paths: RunPaths;
@@ -109,13 +104,14 @@ export class RunReader {
     return readManifest(this.runDir, this.schemas);
   }
 
-  private validator<K extends JsonlFileName>(name: K): RecordValidator<JsonlTypes[K]> {
-    const [file, kind] = JSONL[name];
-    return this.schemas.validator<JsonlTypes[K]>(kind, { file, path: this.at(file) });
+  private validator<K extends JsonlFileName>(name: K): RecordValidator<JsonlFileRecord<K>> {
+    const file = JSONL[name][0];
+    const kind: (typeof JSONL)[K][1] = JSONL[name][1]; // typed by K (destructuring would widen it to every kind)
+    return this.schemas.validator(kind, { file, path: this.at(file) });
   }
 
   /** All complete records of one JSONL file of the run (missing file: none). */
-  async readJsonl<K extends JsonlFileName>(name: K): Promise<JsonlParse<JsonlTypes[K]>> {
+  async readJsonl<K extends JsonlFileName>(name: K): Promise<JsonlParse<JsonlFileRecord<K>>> {
     const file = JSONL[name][0];
     const result = await readJsonlFile(this.at(file), { file, path: this.at(file) }, this.validator(name));
     if (result.torn) this.warnings.push(result.torn);
@@ -139,7 +135,7 @@ export class RunReader {
   }
 
   /** A live follower of one JSONL file: each `read()` returns only the records appended since the last one. */
-  tail<K extends JsonlFileName>(name: K): JsonlTail<JsonlTypes[K]> {
+  tail<K extends JsonlFileName>(name: K): JsonlTail<JsonlFileRecord<K>> {
     const file = JSONL[name][0];
     return new JsonlTail(this.at(file), { file, path: this.at(file) }, this.validator(name));
   }
@@ -159,7 +155,7 @@ export class RunReader {
   async readTrajectoryFile(name: string): Promise<JsonlParse<Trajectory>> {
     const file = trajectoryRelative(name);
     const filePath = this.at(file);
-    const validate = this.schemas.validator<Trajectory>('trajectory', { file, path: filePath });
+    const validate = this.schemas.validator('trajectory', { file, path: filePath });
     const result = await readJsonlFile(filePath, { file, path: filePath }, (value, line) => {
       const record = validate(value, line);
       checkTrajectoryTokens(record, { file, line, path: filePath });
@@ -189,7 +185,7 @@ export class RunReader {
     if (read !== row.size || bytes[row.size - 1] !== 0x0a) {
       throw new RunFormatError('index', where, `the index points at bytes ${row.offset}+${row.size}, which are not a whole line`);
     }
-    const record = this.schemas.validate<Trajectory>('trajectory', parseJsonLine(bytes, where, row.line), where);
+    const record = this.schemas.validate('trajectory', parseJsonLine(bytes, where, row.line), where);
     if (record.id !== row.id) {
       throw new RunFormatError('index', { ...where, field: 'id' }, `holds trajectory ${JSON.stringify(record.id)}, the index says ${JSON.stringify(row.id)}`);
     }
@@ -224,7 +220,7 @@ export class RunReader {
   async readEval(split: string): Promise<EvalReport> {
     const filePath = evalFile(this.runDir, split);
     const file = `${RUN_FILES.evalDir}/${split}.json`;
-    return this.schemas.validate<EvalReport>('eval', await readJsonDocument(filePath, file), { file, path: filePath });
+    return this.schemas.validate('eval', await readJsonDocument(filePath, file), { file, path: filePath });
   }
 
   /** Complete checkpoints by step (temporary directories are not listed). */
@@ -253,7 +249,7 @@ export class RunReader {
       throw error;
     }
     const value = await readJsonDocument(this.paths.tags, RUN_FILES.tags);
-    return this.schemas.validate<RunTags>('tags', value, { file: RUN_FILES.tags, path: this.paths.tags }).tags;
+    return this.schemas.validate('tags', value, { file: RUN_FILES.tags, path: this.paths.tags }).tags;
   }
 
   /** The control request; undefined without a control file or when it is empty (an empty file still means stop). */
@@ -267,6 +263,6 @@ export class RunReader {
     }
     if (data.toString('utf8').trim() === '') return undefined;
     const value = await readJsonDocument(this.paths.control, RUN_FILES.control);
-    return this.schemas.validate<ControlRequest>('control', value, { file: RUN_FILES.control, path: this.paths.control });
+    return this.schemas.validate('control', value, { file: RUN_FILES.control, path: this.paths.control });
   }
 }

@@ -6,10 +6,40 @@ import type { ErrorObject, ValidateFunction } from 'ajv/dist/2020';
 import { loadAjv2020 } from '../../common/core/lazyRequire';
 import { RunFormatError, formatFieldPath, pointerToParts, type RunErrorLocation } from './errors';
 import type { RecordValidator } from './jsonl';
+import type { CheckpointManifest } from '../shared/generated/checkpointManifest';
+import type { ControlRequest } from '../shared/generated/control';
+import type { EvalReport } from '../shared/generated/eval';
+import type { RunEvent } from '../shared/generated/event';
+import type { RunLock } from '../shared/generated/lock';
+import type { MetricRow } from '../shared/generated/metric';
+import type { OnnxExportMeta } from '../shared/generated/onnxExport';
+import type { RunManifest } from '../shared/generated/run';
+import type { SkillRecord } from '../shared/generated/skill';
+import type { RunTags } from '../shared/generated/tags';
+import type { Trajectory } from '../shared/generated/trajectory';
+import type { TrajectoryIndexRow } from '../shared/generated/trajectoryIndex';
+import type { WhatIfFile } from '../shared/generated/whatif';
 
 export const SCHEMA_ID_PREFIX = 'urn:seed-studio:schema:';
 export const RECORD_SCHEMAS = ['run', 'event', 'metric', 'trajectory', 'trajectory-index', 'skill', 'eval', 'control', 'checkpoint-manifest', 'lock', 'onnx-export', 'whatif', 'tags'] as const;
 export type RecordKind = (typeof RECORD_SCHEMAS)[number];
+
+/** The type a valid record of each kind has: the one generated from the same schema. */
+export interface RecordTypes {
+  run: RunManifest;
+  event: RunEvent;
+  metric: MetricRow;
+  trajectory: Trajectory;
+  'trajectory-index': TrajectoryIndexRow;
+  skill: SkillRecord;
+  eval: EvalReport;
+  control: ControlRequest;
+  'checkpoint-manifest': CheckpointManifest;
+  lock: RunLock;
+  'onnx-export': OnnxExportMeta;
+  whatif: WhatIfFile;
+  tags: RunTags;
+}
 
 const MARKER = 'run.schema.json';
 
@@ -82,17 +112,17 @@ export class RunSchemas {
   }
 
   /** Returns `value` typed when valid; throws a `schema` RunFormatError (file, line, field) when not. */
-  validate<T>(kind: RecordKind, value: unknown, where: RunErrorLocation): T {
+  validate<K extends RecordKind>(kind: K, value: unknown, where: RunErrorLocation): RecordTypes[K] {
     const validate = this.validators.get(kind);
     if (!validate) throw new Error(`unknown record kind ${kind}`);
-    if (validate(value)) return value as T;
+    if (validate(value)) return value as RecordTypes[K];
     const error = validate.errors?.[0];
     if (!error) throw new RunFormatError('schema', where, `not a valid ${kind} record`);
     throw new RunFormatError('schema', { ...where, field: fieldOf(error, value) }, describe(error));
   }
 
   /** A JSONL line validator for `kind` records of one file. */
-  validator<T>(kind: RecordKind, where: { file: string; path?: string }): RecordValidator<T> {
-    return (value, line) => this.validate<T>(kind, value, { ...where, line });
+  validator<K extends RecordKind>(kind: K, where: { file: string; path?: string }): RecordValidator<RecordTypes[K]> {
+    return (value, line) => this.validate(kind, value, { ...where, line });
   }
 }

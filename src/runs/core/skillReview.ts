@@ -8,7 +8,7 @@ import { parseJsonLine } from './jsonl';
 import { RUN_FILES, runPaths } from './runFiles';
 import { readManifest } from './runReader';
 import type { RunSchemas } from './schemas';
-import type { ReviewState, SkillRecord, SkillReview } from '../shared/types';
+import type { ReviewState, SkillReview } from '../shared/types';
 
 export interface ReviewDecision {
   state: ReviewState;
@@ -39,7 +39,7 @@ export function applySkillReviews(
   const out = lines.map((raw, index) => {
     if (raw.trim() === '') return raw;
     const line = index + 1;
-    const record = schemas.validate<SkillRecord>('skill', parseJsonLine(new TextEncoder().encode(raw), where, line), { ...where, line });
+    const record = schemas.validate('skill', parseJsonLine(new TextEncoder().encode(raw), where, line), { ...where, line });
     const decision = pending.get(record.id);
     if (!decision) return raw;
     pending.delete(record.id);
@@ -47,7 +47,7 @@ export function applySkillReviews(
     if (decision.state === 'edited') review.text = decision.text ?? '';
     review.time = now.toISOString();
     if (decision.note) review.note = decision.note;
-    const updated = schemas.validate<SkillRecord>('skill', { ...record, review }, { ...where, line });
+    const updated = schemas.validate('skill', { ...record, review }, { ...where, line });
     return JSON.stringify(updated);
   });
   const unknown = [...pending.keys()];

@@ -17,19 +17,29 @@ export interface StageChoice {
   label: string;
   detail: string;
   /** Stage-2 choices: the algorithm the experiment must have. */
-  algorithm?: RunManifest['algorithm'];
+  algorithm?: string;
 }
 
-export const STAGE_CHOICES: readonly StageChoice[] = [
-  { id: 'collect', command: 'collect', label: 'Stage 1 · Collect', detail: 'Roll out the base policy and write a hindsight skill for each trajectory' },
-  { id: 'sft', command: 'sft', label: 'Stage 1 · SFT', detail: 'Hindsight-skill SFT on the collected (and reviewed) analyses' },
-  { id: 'train:seed', command: 'train', algorithm: 'seed', label: 'Stage 2 · SEED', detail: 'GRPO + gated on-policy distillation from self-written skills' },
-  { id: 'train:grpo', command: 'train', algorithm: 'grpo', label: 'Stage 2 · GRPO', detail: 'Baseline: no analysis, no teacher pass' },
-  { id: 'train:grpo_opsd', command: 'train', algorithm: 'grpo_opsd', label: 'Stage 2 · GRPO+OPSD', detail: 'Baseline: β = 0, every gate is 0.5' },
-  { id: 'train:opsd', command: 'train', algorithm: 'opsd', label: 'Stage 2 · OPSD', detail: 'Baseline: distillation only, no policy gradient' },
-  { id: 'train:sdar', command: 'train', algorithm: 'sdar', label: 'Stage 2 · SDAR', detail: 'Baseline: a static skill bank retrieved by task type' },
-  { id: 'eval', command: 'eval', label: 'Evaluate', detail: 'Evaluate the policy with the plain prompt (no skill)' },
-];
+/** What a Stage-2 choice needs of an algorithm (src/experiments/core/algorithmCatalog.ts reads them from the schema). */
+export interface StageAlgorithm {
+  name: string;
+  label: string;
+  summary: string;
+}
+
+/** What "SEED: Train" offers: Stage 1, one Stage-2 choice per algorithm (in the trainer's order), evaluation. */
+export function stageChoices(algorithms: readonly StageAlgorithm[]): StageChoice[] {
+  return [
+    { id: 'collect', command: 'collect', label: 'Stage 1 · Collect', detail: 'Roll out the base policy and write a hindsight skill for each trajectory' },
+    { id: 'sft', command: 'sft', label: 'Stage 1 · SFT', detail: 'Hindsight-skill SFT on the collected (and reviewed) analyses' },
+    ...algorithms.map((a): StageChoice => ({ id: `train:${a.name}`, command: 'train', algorithm: a.name, label: `Stage 2 · ${a.label}`, detail: capitalized(a.summary) })),
+    { id: 'eval', command: 'eval', label: 'Evaluate', detail: 'Evaluate the policy with the plain prompt (no skill)' },
+  ];
+}
+
+function capitalized(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
 
 export interface LaunchSpec {
   python: string;

@@ -88,7 +88,9 @@ export function encodeFloat32(values: ArrayLike<number>): string {
   return encodeBase64(new Uint8Array(view.buffer));
 }
 
-/** The decoded arrays of one step; the teacher arrays are all present or all undefined. */
+/** The decoded arrays of one step; the teacher arrays are all present or all undefined. Written by hand, unlike the
+ * record types: it is no record of the run directory but what the reader makes of `EncodedTokens` (typed arrays,
+ * camelCase). */
 export interface TokenArrays {
   count: number;
   ids: Int32Array;

@@ -8,6 +8,7 @@
 // quantized into BINS bins; the centre bin of a diverging scale is uncoloured. Each theme kind has its own palette
 // ends, chosen for at least 3:1 contrast against the theme's background (WCAG's non-text contrast).
 // No vscode and no Node APIs: the webviews import this module too.
+import { GATE_CENTRE } from '../../runs/shared/gate';
 
 export type HeatMode = 'gate' | 'delta' | 'teacher' | 'student' | 'weight';
 export const HEAT_MODES: readonly HeatMode[] = ['gate', 'delta', 'teacher', 'student', 'weight'];
@@ -53,7 +54,7 @@ const SCALES: Record<HeatMode, HeatScale> = {
     mode: 'gate',
     kind: 'diverging',
     low: 0,
-    center: 0.5,
+    center: GATE_CENTRE,
     high: 1,
     title: 'gate g = σ(β·Δ)',
     lowMeaning: 'hindsight teacher finds the token less likely',

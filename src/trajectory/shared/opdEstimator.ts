@@ -3,14 +3,13 @@
 // paper's), g − ½ (`centred`) or g − b(s) with b(s) = Σ_v π_old(v|s)·g(v) (`baseline`); `expected` weighs every
 // vocabulary token instead, and at ratio 1 its push on the sampled token's logit is π_old(y|s)·(g − b(s)), so g − b
 // gives that push's direction. No vscode, no DOM: the webviews and the unit tests import it.
+import { GATE_CENTRE } from '../../runs/shared/gate';
 import type { TokenArrays } from '../../runs/shared/tokenArrays';
 import type { HeatScale } from './colorScale';
 
 export const OPD_ESTIMATORS = ['sample', 'centred', 'baseline', 'expected'] as const;
 export type OpdEstimator = (typeof OPD_ESTIMATORS)[number];
 
-/** g of a token whose log-prob the skill leaves unchanged (Δ = 0): what `centred` subtracts. */
-export const GATE_CENTRE = 0.5;
 
 /**
  * The estimator of a run from its resolved config (run.json `config`): `opd.estimator`, `sample` when the config has
@@ -36,7 +35,7 @@ export function subtractsBaseline(estimator: OpdEstimator | undefined): boolean 
  */
 export function withCentredBaseline(arrays: TokenArrays | undefined, estimator: OpdEstimator | undefined): TokenArrays | undefined {
   if (!arrays?.gate || arrays.gateBaseline || estimator !== 'centred') return arrays;
-  return { ...arrays, gateBaseline: new Float32Array(arrays.count).fill(GATE_CENTRE) };
+  return { ...arrays, gateBaseline: new Float32Array(arrays.count).fill(GATE_CENTRE) }; // what `centred` subtracts
 }
 
 const weights = new WeakMap<TokenArrays, Float32Array>();

@@ -1,5 +1,6 @@
-// Per-turn and per-trajectory summaries of the per-token arrays: mean gate, fraction of tokens with g > 0.5, mean Δ,
+// Per-turn and per-trajectory summaries of the per-token arrays: mean gate, fraction of tokens with g > ½, mean Δ,
 // mean log-probs. No vscode, no Node APIs (webviews use it).
+import { summarizeGates } from '../../runs/shared/gate';
 import { decodeTokenArrays, type TokenArrays } from '../../runs/shared/tokenArrays';
 import type { Trajectory, TrajectoryStep } from '../../runs/shared/types';
 
@@ -27,15 +28,14 @@ export function statsOfArrays(arrays: TokenArrays | undefined): TurnStats {
   if (!arrays) {
     return { tokens: 0, teacher: false, meanGate: null, fracGateAboveHalf: null, meanDelta: null, meanTeacherLogp: null, meanLogp: null };
   }
-  let above = 0;
-  if (arrays.gate) for (let i = 0; i < arrays.gate.length; i += 1) if (arrays.gate[i]! > 0.5) above += 1;
-  const teacher = arrays.gate !== undefined;
+  // The teacher arrays come together (the reader checks it), so a step with a gate has its Δ.
+  const gates = arrays.gate && arrays.delta ? summarizeGates([{ gate: arrays.gate, delta: arrays.delta }]) : undefined;
   return {
     tokens: arrays.count,
-    teacher,
-    meanGate: mean(arrays.gate),
-    fracGateAboveHalf: teacher && arrays.count > 0 ? above / arrays.count : null,
-    meanDelta: mean(arrays.delta),
+    teacher: arrays.gate !== undefined,
+    meanGate: gates?.meanGate ?? null,
+    fracGateAboveHalf: gates?.fracAboveHalf ?? null,
+    meanDelta: gates?.meanDelta ?? null,
     meanTeacherLogp: mean(arrays.teacherLogp),
     meanLogp: mean(arrays.logp),
   };

@@ -3,31 +3,11 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { RunSchemas } from '../../runs/core/schemas';
+import type { OnnxExportMeta } from '../../runs/shared/generated/onnxExport';
 import { WhatIfError } from './errors';
-import type { SkillFormat } from './skillInsertion';
 
 /** export.json (schemas/onnx-export.schema.json). */
-export interface OnnxExportMeta {
-  format: 'onnx';
-  exported_by: string;
-  source: string;
-  opset: number;
-  dtype: 'float32';
-  pad_token_id: number;
-  stop_token_ids: number[];
-  vocab_size: number;
-  context_length: number | null;
-  run: { id: string; checkpoint: string } | null;
-  prompt: {
-    from: 'run' | 'defaults';
-    algorithm: string;
-    history: number;
-    max_prompt_tokens: number;
-    temperature: number;
-    beta: number;
-    skill: SkillFormat & { insertion: 'after_task_line' | 'prefix'; truncation: 'middle_after_skill_block' };
-  };
-}
+export type { OnnxExportMeta };
 
 export interface OnnxExport {
   dir: string;
@@ -63,7 +43,7 @@ export function loadOnnxExport(dir: string, schemas: RunSchemas = RunSchemas.loa
   }
   let meta: OnnxExportMeta;
   try {
-    meta = schemas.validate<OnnxExportMeta>('onnx-export', readJson(dir, 'export.json'), { file: 'export.json', path: path.join(dir, 'export.json') });
+    meta = schemas.validate('onnx-export', readJson(dir, 'export.json'), { file: 'export.json', path: path.join(dir, 'export.json') });
   } catch (error) {
     throw new WhatIfError('export', `${(error as Error).message} (an export from an older trainer: export the checkpoint again)`);
   }

@@ -3,7 +3,7 @@
 // Everything is checked before the first forward pass; the student log-probs do not depend on the skill and are
 // computed once per step however many skills are compared.
 import { WhatIfError } from './errors';
-import { gateOf, summarize, type GateArrays, type GateSummary } from '../shared/gate';
+import { gateOf, summarizeGates, type GateArrays, type GateSummary } from '../../runs/shared/gate';
 import { loadOnnxExport, type OnnxExport } from './onnxExport';
 import { OnnxScorer, type ExecutionProvider } from './onnxScorer';
 import { PromptEncoder } from './promptTokens';
@@ -111,7 +111,7 @@ export class Rescorer {
       out.push({ t: step.t, studentLogp, teacherLogp, teacherPromptTokens: teacherIds.length, ...gateOf(teacherLogp, studentLogp, beta) });
     }
     for (const step of out) this.studentCache.set(step.t, step.studentLogp);
-    return { skill, beta, temperature, steps: out, summary: summarize(out), provider: this.scorer.provider, millis: performance.now() - started };
+    return { skill, beta, temperature, steps: out, summary: summarizeGates(out), provider: this.scorer.provider, millis: performance.now() - started };
   }
 
   async close(): Promise<void> {

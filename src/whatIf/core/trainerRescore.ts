@@ -73,7 +73,7 @@ export async function rescoreWithTrainer(runDir: string, trajectoryId: string, s
     if (options.signal?.aborted) throw new WhatIfError('cancelled', 'Rescoring was cancelled.');
     if (code !== 0) throw new WhatIfError('trainer', `The trainer's rescoring ${code === 2 ? 'refused' : `failed (exit ${code})`}: ${trainerMessage(stderr)}`);
     if (file === undefined) throw new WhatIfError('trainer', 'The trainer finished without printing its result.');
-    const checked = schemas.validate<WhatIfFile>('whatif', file, { file: 'the trainer\'s rescore output' });
+    const checked = schemas.validate('whatif', file, { file: 'the trainer\'s rescore output' });
     if (checked.trajectory !== trajectoryId) throw new WhatIfError('trainer', `The trainer rescored trajectory ${checked.trajectory}, not ${trajectoryId}.`);
     const seconds = Number(((performance.now() - started) / 1000).toFixed(3));
     return { ...checked, results: checked.results.map((result) => ({ ...result, seconds })) };

@@ -51,7 +51,7 @@ export function readWhatIf(runDir: string, trajectoryId: string, schemas: RunSch
   } catch (error) {
     throw new Error(`${file}: not readable JSON (${(error as Error).message})`);
   }
-  const saved = schemas.validate<WhatIfFile>('whatif', value, where);
+  const saved = schemas.validate('whatif', value, where);
   if (saved.trajectory !== trajectoryId) throw new Error(`${file}: holds the results of trajectory ${saved.trajectory}, not ${trajectoryId}`);
   return saved;
 }

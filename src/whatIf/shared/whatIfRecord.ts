@@ -1,28 +1,7 @@
-// The records of a what-if file (schemas/whatif.schema.json), types only: the webviews import them too.
+// The records of a what-if file, types only (the webviews import them too): generated from schemas/whatif.schema.json,
+// named here by part.
+import type { WhatIfFile } from '../../runs/shared/generated/whatif';
 
-export interface WhatIfStepRecord {
-  t: number;
-  logp: number[];
-  teacher_logp: number[];
-  delta: number[];
-  gate: number[];
-  /** Trainer rescoring of a run whose OPD estimator subtracts from g: what it subtracts per token (½ or b(s)). */
-  gate_baseline?: number[];
-}
-
-export interface WhatIfResultRecord {
-  skill: string;
-  export: string;
-  path: 'onnxruntime-node' | 'trainer';
-  provider: string;
-  seconds: number;
-  beta: number;
-  temperature: number;
-  steps: WhatIfStepRecord[];
-}
-
-export interface WhatIfFile {
-  format: 1;
-  trajectory: string;
-  results: WhatIfResultRecord[];
-}
+export type { WhatIfFile };
+export type WhatIfResultRecord = WhatIfFile['results'][number];
+export type WhatIfStepRecord = WhatIfResultRecord['steps'][number];
