@@ -177,7 +177,9 @@ def shared_settings(args) -> dict:
             "mini_batch_size": args.mini_batch,
             "micro_batch_size": 16,
         },
-        "opd": {"lambda": args.opd_lambda, "beta": args.opd_beta},
+        # The estimator is written only when it is not the paper's `sample`, so earlier reports' settings still match
+        "opd": {"lambda": args.opd_lambda, "beta": args.opd_beta}
+        | ({"estimator": args.opd_estimator} if args.opd_estimator != "sample" else {}),
         # Stage 1 collects at the actor's temperature: the tiny analyzer learns to read only the kind of episode it
         # is shown, and in Stage 2 it reads the rollouts' temperature (the paper's 0.4 suits a pretrained LLM)
         "collect": {
@@ -928,6 +930,12 @@ def parser(env: str = "household") -> argparse.ArgumentParser:
     )
     parser.add_argument("--opd-lambda", type=float, default=0.01)
     parser.add_argument("--opd-beta", type=float, default=5.0)
+    parser.add_argument(
+        "--opd-estimator",
+        choices=("sample", "centred", "baseline", "expected"),
+        default="sample",
+        help="opd.estimator (docs/trainer.md, 'OPD estimator'); sample is the paper's",
+    )
     parser.add_argument(
         "--stage1",
         action="store_true",

@@ -475,3 +475,17 @@ def test_final_eval_an_unreadable_earlier_report_keeps_nothing_and_says_so(tmp_p
     assert f"{report}: not read" in capsys.readouterr().out
     report.write_text('{"weights": "w"}', encoding="utf-8")
     assert final_eval.earlier_report(report) == {"weights": "w"}
+
+
+def test_an_opd_estimator_other_than_the_papers_reaches_the_trainer_and_the_default_leaves_settings_as_they_were(
+    learning, tmp_path
+):
+    from seed_trainer.config import load_experiment
+
+    assert "estimator" not in learning.report_settings(_parsed(learning, tmp_path))["opd"]
+    args = _parsed(learning, tmp_path, "--algorithms", "seed_oracle", "--opd-estimator", "expected")
+    assert learning.report_settings(args)["opd"]["estimator"] == "expected"
+    config = load_experiment(
+        learning.write_experiment(tmp_path, "seed_oracle-s0", "seed_oracle", 0, tmp_path / "m", args)
+    )
+    assert config.opd.estimator == "expected" and config.opd.skill_source == "oracle"
