@@ -27,6 +27,8 @@ Needs matplotlib for the figure (bench/requirements-learning.txt).
     .venv/bin/python bench/learning.py --report-only     # rebuild the JSON and the figure from the runs
     .venv/bin/python bench/learning.py --env textworld   # generated TextWorld cooking games, their own tiny policy:
                                                          # bench/results/learning-textworld.json, runs-textworld/
+    python bench/learning.py --model AGENT --device cuda --dtype bfloat16 --engine vllm ...
+                                                         # a real model on a GPU (docs/trainer.md, "SmolLM2-135M")
 
 It takes about 1.5 hours on 2 CPU cores with the defaults; run it in the background: `nice -n 10 .venv/bin/python bench/learning.py &`.
 """
@@ -168,6 +170,8 @@ def shared_settings(args) -> dict:
             "max_prompt_tokens": 1024,
             "max_response_tokens": 48,
             "temperature": args.temperature,
+            # only when asked for: the reports made before the option compare equal
+            **({"engine": args.engine} if args.engine != "hf" else {}),
         },
         "analyzer": {"kind": "oracle", "max_tokens": 192},
         "rl": {
@@ -200,6 +204,12 @@ def shared_settings(args) -> dict:
     }
 
 
+def model_settings(args) -> dict:
+    """Where and in what precision the policy runs: the CPU and the model's own dtype unless --device / --dtype say
+    otherwise (a real model on a GPU: --device cuda --dtype bfloat16)."""
+    return {"device": args.device, **({"dtype": args.dtype} if args.dtype else {})}
+
+
 def environment(args) -> dict:
     """The experiment's environment: household (unchanged settings: reports compare them), or TextWorld games made
     with the variants and counts the TextWorld bootstrap used (so the games are the cached ones)."""
@@ -220,7 +230,7 @@ def write_experiment(folder: Path, name: str, algorithm: str, seed: int, model: 
         "seed": seed,
         "algorithm": algorithm,
         "runs_dir": ".",
-        "model": {"path": str(model), "device": "cpu"},
+        "model": {"path": str(model), **model_settings(args)},
         **shared_settings(args),
     }
     for section, values in overrides.items():
@@ -637,6 +647,7 @@ def report_settings(args) -> dict:
         "weights": weights_fingerprint(Path(args.model)),
         "stage1_for": sorted(a for a in args.algorithms if needs_stage1(a, args)),
         "splits": list(args.splits),
+        **({"model_settings": model_settings(args)} if model_settings(args) != {"device": "cpu"} else {}),
     }
 
 
@@ -920,6 +931,18 @@ def parser(env: str = "household") -> argparse.ArgumentParser:
     parser.add_argument("--max-steps", type=int, default=tw.get("max_steps", 20))
     parser.add_argument("--history", type=int, default=3)
     parser.add_argument("--lr", type=float, default=3e-4)
+    parser.add_argument("--device", default="cpu", help="model.device of every run (cuda: a GPU)")
+    parser.add_argument(
+        "--dtype",
+        choices=("float32", "bfloat16", "float16"),
+        help="model.dtype of every run (default: the trainer's own; bfloat16: autocast over fp32 master weights)",
+    )
+    parser.add_argument(
+        "--engine",
+        choices=("hf", "vllm"),
+        default="hf",
+        help="rollout.engine (vllm: the interpreter running this script needs vLLM)",
+    )
     parser.add_argument("--temperature", type=float, default=1.0, help="the actor's sampling temperature in rollouts")
     parser.add_argument("--entropy-coef", type=float, default=0.001)
     parser.add_argument(

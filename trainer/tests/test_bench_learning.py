@@ -489,3 +489,18 @@ def test_an_opd_estimator_other_than_the_papers_reaches_the_trainer_and_the_defa
         learning.write_experiment(tmp_path, "seed_oracle-s0", "seed_oracle", 0, tmp_path / "m", args)
     )
     assert config.opd.estimator == "expected" and config.opd.skill_source == "oracle"
+
+
+def test_a_gpu_run_names_its_device_dtype_and_engine_and_the_cpu_defaults_stay_as_before(learning, tmp_path):
+    from seed_trainer.config import load_experiment
+
+    default = _parsed(learning, tmp_path)
+    config = load_experiment(learning.write_experiment(tmp_path, "grpo-s0", "grpo", 0, tmp_path / "model", default))
+    assert (config.model.device, config.rollout.engine) == ("cpu", "hf")
+    assert "model_settings" not in learning.report_settings(default)  # earlier CPU reports still compare equal
+    assert "engine" not in learning.shared_settings(default)["rollout"]
+    gpu = _parsed(learning, tmp_path, "--device", "cuda", "--dtype", "bfloat16", "--engine", "vllm")
+    config = load_experiment(learning.write_experiment(tmp_path, "seed-s0", "seed", 0, tmp_path / "model", gpu))
+    assert (config.model.device, config.model.dtype, config.rollout.engine) == ("cuda", "bfloat16", "vllm")
+    assert learning.report_settings(gpu)["model_settings"] == {"device": "cuda", "dtype": "bfloat16"}
+    assert learning.report_settings(gpu)["rollout"]["engine"] == "vllm"
