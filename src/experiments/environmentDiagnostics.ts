@@ -52,7 +52,7 @@ export class InstallExtraActions implements vscode.CodeActionProvider {
   }
 }
 
-export const INSTALL_MODEL_COMMAND = 'seedStudio.installBuiltinModel';
+const INSTALL_MODEL_COMMAND = 'seedStudio.installBuiltinModel';
 
 export class InstallBuiltinModelActions implements vscode.CodeActionProvider {
   static readonly kinds = [vscode.CodeActionKind.QuickFix];

@@ -8,7 +8,7 @@ import { sharedRange } from '../../src/trajectory/shared/sparkline';
 import { modeValues } from '../shared/heatmap';
 import { combineStats, decodeStepTokens, statsOfArrays, type TurnStats } from '../../src/trajectory/shared/turnStats';
 
-export interface TurnModel {
+interface TurnModel {
   step: TrajectoryStep;
   arrays: TokenArrays | undefined;
   stats: TurnStats;

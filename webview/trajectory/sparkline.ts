@@ -7,8 +7,8 @@ import { formatNumber } from '../../src/trajectory/shared/format';
 import { sparkColumns, sparkSummary, tokenAt, yOf } from '../../src/trajectory/shared/sparkline';
 import { el } from '../shared/dom';
 
-export const SPARK_WIDTH = 240;
-export const SPARK_HEIGHT = 22;
+const SPARK_WIDTH = 240;
+const SPARK_HEIGHT = 22;
 
 function themeColor(name: string, fallback: string): string {
   return getComputedStyle(document.body).getPropertyValue(name).trim() || fallback;

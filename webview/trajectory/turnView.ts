@@ -10,7 +10,7 @@ import { renderTokens } from '../shared/heatmap';
 import type { TrajectoryModel } from './model';
 import { deltaSparkline } from './sparkline';
 
-export const MAX_FIELD_CHARS = 20_000;
+const MAX_FIELD_CHARS = 20_000;
 
 export interface TurnViewState {
   mode: HeatMode | undefined;
