@@ -13,7 +13,7 @@ import { describeRun } from '../../src/dashboard/core/runDescription';
 import { RunSchemas, findSchemasDir } from '../../src/runs/core/schemas';
 import type { MetricRow, RunManifest, TrajectoryIndexRow } from '../../src/runs/shared/types';
 import { groupComparePair } from '../../src/runsTree/core/groupCompare';
-import { runEndMessage } from '../../src/trainer/core/runEndMessage';
+import { runEndMessage } from '../../src/training/core/runEndMessage';
 import { repoRoot } from './repoPaths';
 
 const scratch = mkdtempSync(path.join(os.tmpdir(), 'seed-runs-layer-'));
