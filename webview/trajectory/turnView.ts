@@ -8,7 +8,7 @@ import { clip } from '../../src/common/shared/inertText';
 import { el } from '../shared/dom';
 import { renderTokens } from '../shared/heatmap';
 import type { TrajectoryModel } from './model';
-import { deltaSparkline } from './sparkline';
+import { deltaSparkline } from './sparklineCanvas';
 
 const MAX_FIELD_CHARS = 20_000;
 
