@@ -11,8 +11,8 @@ from seed_trainer.algo.json_repair import parse_skill_reply
 from seed_trainer.analyzers.static_bank import SkillBank
 from seed_trainer.envs import make_task_source
 from seed_trainer.envs.household import HouseholdTasks, catalogue, demonstrate, plan, world
-from seed_trainer.envs.household.analyzer import RULES, analyze
 from seed_trainer.envs.household.env import NOTHING
+from seed_trainer.envs.household.oracle_analysis import RULES, analyze
 from seed_trainer.envs.household.skill_bank import BY_TYPE, GENERAL
 from seed_trainer.rollout import Episode, Step
 
