@@ -1,19 +1,19 @@
 // Wiring only: create the shared services and register each feature. Features live in their own modules.
 import * as vscode from 'vscode';
-import { registerShowTrainerStatus } from './trainer/showTrainerStatus';
+import { registerShowTrainerStatus } from './training/showTrainerStatus';
 import { registerSkillReview } from './review/registerSkillReview';
 import { RunAccess } from './runs/runAccess';
 import { registerTrajectoryViewer } from './trajectory/registerTrajectoryViewer';
 import { registerTrajectoryTable } from './table/tablePanel';
-import { registerSetUpTrainer } from './trainer/setUpTrainer';
-import { registerTrainCommands } from './trainer/trainCommands';
+import { registerSetUpTrainer } from './training/setUpTrainer';
+import { registerTrainCommands } from './training/trainCommands';
 import { registerExperimentLanguage } from './experiments/experimentLanguage';
 import { ExperimentService } from './experiments/core/experimentService';
 import { DashboardPanel, registerDashboard } from './dashboard/dashboardPanel';
 import type { Services } from './services';
-import { ProbeCache } from './trainer/core/probeCache';
+import { ProbeCache } from './training/core/probeCache';
 import { doctorFor } from './experiments/core/trainerDoctor';
-import { TrainerHost } from './trainer/trainerHost';
+import { TrainerHost } from './training/trainerHost';
 import { RunsTreeProvider, registerRunsTree } from './runsTree/runsTree';
 import { RunsModel } from './runs/runsModel';
 import { registerOpenTensorBoard } from './tensorboard/openTensorBoard';

@@ -12,10 +12,10 @@ import { describeRun } from './core/runDescription';
 import type { RunEntry } from '../runs/runsModel';
 import { PanelBase, createPanel } from '../webviewHost/panelBase';
 
-export const DASHBOARD_VIEW_TYPE = 'seedStudio.dashboard';
+const DASHBOARD_VIEW_TYPE = 'seedStudio.dashboard';
 
 /** The latest report of every evaluated split of a run (unreadable reports are skipped: the run tree shows them). */
-export async function readEvaluations(entry: RunEntry): Promise<EvalSummary[]> {
+async function readEvaluations(entry: RunEntry): Promise<EvalSummary[]> {
   const reader = entry.index.reader;
   const splits = await reader.listEvalSplits().catch(() => []);
   const reports = await Promise.all(splits.map((split) => reader.readEval(split).then(summarizeEval, () => undefined)));

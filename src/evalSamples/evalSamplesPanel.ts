@@ -8,7 +8,7 @@ import type { Services } from '../services';
 import { pickRun } from '../runs/runsModel';
 import { PanelBase, createPanel } from '../webviewHost/panelBase';
 
-export const EVAL_SAMPLES_VIEW_TYPE = 'seedStudio.evalSamples';
+const EVAL_SAMPLES_VIEW_TYPE = 'seedStudio.evalSamples';
 
 class EvalSamplesPanel extends PanelBase<EvalSamplesToWebview, EvalSamplesToHost> {
   static readonly open = new Map<string, EvalSamplesPanel>();

@@ -5,9 +5,9 @@
 import { execFile } from 'node:child_process';
 import * as vscode from 'vscode';
 import type { Services } from '../services';
-import type { SetUpTrainerArgs } from '../trainer/setUpTrainer';
-import { resolveTrainerPython } from '../trainer/pythonInterpreter';
-import { trainerEnv } from '../trainer/trainerSettings';
+import type { SetUpTrainerArgs } from '../training/setUpTrainer';
+import { resolveTrainerPython } from '../training/pythonInterpreter';
+import { trainerEnv } from '../training/trainerSettings';
 import { defaultEnvironment } from './core/environmentCatalog';
 import { MISSING_MODEL, builtinModelProblems, convertedModelInFile, modelOfProblem } from './core/builtinModelProblems';
 import { MISSING_EXTRA, environmentProblems, extraOfProblem, namedEnvironment } from './core/environmentProblems';
@@ -52,7 +52,7 @@ export class InstallExtraActions implements vscode.CodeActionProvider {
   }
 }
 
-export const INSTALL_MODEL_COMMAND = 'seedStudio.installBuiltinModel';
+const INSTALL_MODEL_COMMAND = 'seedStudio.installBuiltinModel';
 
 export class InstallBuiltinModelActions implements vscode.CodeActionProvider {
   static readonly kinds = [vscode.CodeActionKind.QuickFix];

@@ -24,7 +24,7 @@ function toRange(range: TextRange): vscode.Range {
   return new vscode.Range(range.start.line, range.start.character, range.end.line, range.end.character);
 }
 
-export function toDiagnostic(problem: ExperimentProblem): vscode.Diagnostic {
+function toDiagnostic(problem: ExperimentProblem): vscode.Diagnostic {
   const diagnostic = new vscode.Diagnostic(
     toRange(problem.range),
     problem.message,
@@ -207,7 +207,7 @@ class ExperimentLenses implements vscode.CodeLensProvider {
   }
 }
 
-export interface NewExperimentArgs {
+interface NewExperimentArgs {
   template?: string;
   name?: string;
   /** Folder to create `<name>.seed.yaml` in (default: ask). */

@@ -6,7 +6,7 @@ import path from 'node:path';
 import * as vscode from 'vscode';
 import { readManifest, type ReviewDecision } from '../runs/core';
 import type { RunAccess } from '../runs/runAccess';
-import { decideInText, decideManyInText } from './core/skillsDocument';
+import { collectingRefusal, decideInText, decideManyInText } from './core/skillsDocument';
 
 export const SKILLS_FILE = 'skills.jsonl';
 
@@ -23,15 +23,11 @@ export async function reviewRefusal(access: RunAccess, skillsUri: vscode.Uri): P
   if (skillsUri.scheme !== 'file') return undefined;
   const runDir = path.dirname(skillsUri.fsPath);
   try {
-    const manifest = await readManifest(runDir, access.schemas());
-    if (manifest.stage === 'collect' && (manifest.status === 'running' || manifest.status === 'stopping')) {
-      return `run ${manifest.id} is still collecting: review its skills when the collect stage has finished`;
-    }
+    return collectingRefusal(await readManifest(runDir, access.schemas()));
   } catch (error) {
     if ((error as { kind?: string }).kind === 'missing_file') return undefined;
     return `the run's run.json cannot be read: ${(error as Error).message}`;
   }
-  return undefined;
 }
 
 /** Applies one decision to the document (not saved). Shows the reason and returns false when it cannot. */

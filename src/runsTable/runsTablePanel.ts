@@ -10,11 +10,11 @@ import { writeTags } from '../runs/core/tags';
 import { refuseWhenUntrusted } from '../common/trust';
 import { PanelBase, createPanel } from '../webviewHost/panelBase';
 
-export const RUNS_TABLE_VIEW_TYPE = 'seedStudio.runsTable';
+const RUNS_TABLE_VIEW_TYPE = 'seedStudio.runsTable';
 const BASELINE_KEY = 'seedStudio.runsTable.baseline';
 const COALESCE_MS = 250;
 
-export class RunsTablePanel extends PanelBase<RunsTableToWebview, RunsTableToHost> {
+class RunsTablePanel extends PanelBase<RunsTableToWebview, RunsTableToHost> {
   static current: RunsTablePanel | undefined;
   private readonly rows = new Map<string, RunsTableRow>();
   private stale = new Set<string>();

@@ -7,7 +7,7 @@ import type { RunsModel } from '../runs/runsModel';
 import { PanelBase, createPanel, type PanelContext } from '../webviewHost/panelBase';
 import { batchRows } from './core/batchTable';
 
-export const TABLE_VIEW_TYPE = 'seedStudio.trajectoryTable';
+const TABLE_VIEW_TYPE = 'seedStudio.trajectoryTable';
 
 /** `{dir, batch}` of a Runs tree node (a batch, or a run: its newest batch). */
 function target(runs: RunsModel, arg: unknown): { runDir: string; batch: string } | undefined {

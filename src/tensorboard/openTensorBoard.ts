@@ -4,8 +4,8 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import * as vscode from 'vscode';
 import type { Services } from '../services';
-import { resolveTrainerPython } from '../trainer/pythonInterpreter';
-import { runDirOf } from '../trainer/trainCommands';
+import { resolveTrainerPython } from '../training/pythonInterpreter';
+import { runDirOf } from '../training/trainCommands';
 import { refuseWhenUntrusted } from '../common/trust';
 import { TENSORBOARD_REQUIREMENT, TensorBoardMissingError, TensorBoardServers, logdirFor, logdirSpec, runEventsDir, type TensorBoardServer } from './core/tensorBoardServers';
 

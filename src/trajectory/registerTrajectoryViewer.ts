@@ -18,7 +18,7 @@ function viewOpened(key: WalkthroughViewKey): void {
   void vscode.commands.executeCommand('setContext', key, true);
 }
 
-export const TRAJECTORY_COMMANDS = {
+const TRAJECTORY_COMMANDS = {
   open: 'seedStudio.openTrajectory',
   compare: 'seedStudio.compareTrajectories',
   textDiff: 'seedStudio.openTrajectoryTextDiff',

@@ -5,8 +5,8 @@ import * as vscode from 'vscode';
 import { renderTrajectoryText, turnFoldingRanges } from './core/textRender';
 import type { RunAccess, TrajectoryRef } from '../runs/runAccess';
 
-export const TRAJECTORY_SCHEME = 'seed-trajectory';
-export const TRAJECTORY_LANGUAGE = 'seed-trajectory';
+const TRAJECTORY_SCHEME = 'seed-trajectory';
+const TRAJECTORY_LANGUAGE = 'seed-trajectory';
 
 /** `seed-trajectory:/<run dir name>/<id>.seedtraj?run=<run dir>&id=<id>` (the .seedtraj name gives the language). */
 export function trajectoryTextUri(ref: TrajectoryRef): vscode.Uri {
@@ -15,7 +15,7 @@ export function trajectoryTextUri(ref: TrajectoryRef): vscode.Uri {
   return vscode.Uri.from({ scheme: TRAJECTORY_SCHEME, path: `/${safe(path.basename(ref.runDir))}/${safe(ref.id)}.seedtraj`, query });
 }
 
-export function refOfTextUri(uri: vscode.Uri): TrajectoryRef | undefined {
+function refOfTextUri(uri: vscode.Uri): TrajectoryRef | undefined {
   const query = new URLSearchParams(uri.query);
   const runDir = query.get('run');
   const id = query.get('id');

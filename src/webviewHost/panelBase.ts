@@ -24,7 +24,7 @@ export interface PanelContext {
 }
 
 /** The options every panel is created with: scripts on, resources only from the built bundles and media. */
-export function panelOptions(extensionUri: vscode.Uri): vscode.WebviewPanelOptions & vscode.WebviewOptions {
+function panelOptions(extensionUri: vscode.Uri): vscode.WebviewPanelOptions & vscode.WebviewOptions {
   return { enableScripts: true, localResourceRoots: localResourceRoots(extensionUri) };
 }
 

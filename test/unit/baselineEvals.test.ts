@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { test } from 'node:test';
-import { baselineArgs, chooseBaselines, type EvalRunFacts } from '../../src/trainer/core/baselineEvals';
+import { baselineArgs, chooseBaselines, type EvalRunFacts } from '../../src/training/core/baselineEvals';
 import type { RunManifest } from '../../src/runs/shared/types';
 
 const root = path.resolve('/w');

@@ -2,7 +2,7 @@
 // missing values, and the CSS the webviews use.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { BINS, CENTER_BIN, PALETTE, PALETTES, binAlpha, binClass, binColor, binOf, binValue, colorOf, contrastOnBackground, cssColor, fittedScale, heatScale, paletteCss } from '../../src/trajectory/shared/colorScale';
+import { BINS, CENTER_BIN, PALETTE, PALETTES, binAlpha, binClass, binColor, binOf, binValue, colorOf, cssColor, fittedScale, heatScale, paletteCss } from '../../src/trajectory/shared/colorScale';
 
 test('gate: 0.5 is the uncoloured centre bin, 0 and 1 the two ends', () => {
   const gate = heatScale('gate');
@@ -117,6 +117,28 @@ test('fitted scale: gates within a few hundredths of 0.5 get visible colours; th
   assert.equal(fittedScale('gate', [undefined, Float32Array.from([Number.NaN])]), absolute);
   assert.equal(colorOf('gate', 0.52, fitted), cssColor(binColor('diverging', BINS - 1)));
 });
+
+type Rgb = { r: number; g: number; b: number };
+
+/** WCAG relative luminance of an sRGB colour. */
+function relativeLuminance(c: Rgb): number {
+  const channel = (v: number): number => {
+    const x = v / 255;
+    return x <= 0.03928 ? x / 12.92 : ((x + 0.055) / 1.055) ** 2.4;
+  };
+  return 0.2126 * channel(c.r) + 0.7152 * channel(c.g) + 0.0722 * channel(c.b);
+}
+
+/** WCAG contrast ratio of a translucent colour drawn over `background` against that background. */
+function contrastOnBackground(color: Rgb & { a: number }, background: Rgb): number {
+  const over = {
+    r: color.r * color.a + background.r * (1 - color.a),
+    g: color.g * color.a + background.g * (1 - color.a),
+    b: color.b * color.a + background.b * (1 - color.a),
+  };
+  const [a, b] = [relativeLuminance(over), relativeLuminance(background)];
+  return (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05);
+}
 
 test('contrast: the palette ends stand out at least 3:1 from both the light and the dark theme background', () => {
   const light = { r: 255, g: 255, b: 255 };

@@ -9,7 +9,7 @@ import { after, test } from 'node:test';
 import { defaultEnvironment, environmentCatalog, environmentInFile, environmentMarkdown, optionInfo } from '../../src/experiments/core/environmentCatalog';
 import { MISSING_EXTRA, environmentProblems, extraOfProblem } from '../../src/experiments/core/environmentProblems';
 import { ExperimentSchema, type JsonSchema } from '../../src/experiments/core/experimentSchema';
-import { planSetup } from '../../src/trainer/core/setupPlan';
+import { planSetup } from '../../src/training/core/setupPlan';
 import { DoctorCache, parseDoctorReport, runDoctor, type DoctorReport, type DoctorResult } from '../../src/experiments/core/trainerDoctor';
 import { repoRoot, trainerPython } from './repoPaths';
 

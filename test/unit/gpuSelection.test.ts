@@ -9,9 +9,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
 import { parse as parseYaml } from 'yaml';
-import { parseNvidiaSmi, queryGpus } from '../../src/trainer/core/gpuQuery';
-import { GIB, estimateTrainingMemory, fitWarnings, loraParameters, readModelShape, shardedStateBytes, trainingSettings } from '../../src/trainer/core/memoryEstimate';
-import { experimentEstimate, launchWarning } from '../../src/trainer/core/gpuChoice';
+import { parseNvidiaSmi, queryGpus } from '../../src/training/core/gpuQuery';
+import { GIB, estimateTrainingMemory, fitWarnings, loraParameters, readModelShape, shardedStateBytes, trainingSettings } from '../../src/training/core/memoryEstimate';
+import { experimentEstimate, launchWarning } from '../../src/training/core/gpuChoice';
 import { repoRoot } from './repoPaths';
 
 const fixtures = path.join(repoRoot, 'test', 'fixtures', 'nvidia-smi');

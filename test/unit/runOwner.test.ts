@@ -2,11 +2,11 @@
 // real Python process) shows as owned, and the run turns `interrupted` the moment that process is killed.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
-import { readRunOwner, runOwnership } from '../../src/runs/core/runOwner';
+import { runOwnership } from '../../src/runs/core/runOwner';
 import { RunSchemas } from '../../src/runs/core/schemas';
 import { liveStatus } from '../../src/runs/core/trainerProcess';
 import { repoRoot, trainerPython } from './repoPaths';
@@ -45,8 +45,9 @@ test('a run owned by a live trainer process is running; killed (-9), it is inter
     assert.equal(runOwnership(run), 'owned');
     // the pid in run.json is dead, yet the lock says the run lives (no pid guessing where the lock can be read)
     assert.equal(liveStatus({ ...manifest, host: 'here' }, { runDir: run, hostname: 'here', alive: () => false }), 'running');
-    const owner = readRunOwner(run);
-    assert.equal(owner?.pid, holder.pid);
+    // The lock file names its owner in the format of schemas/lock.schema.json.
+    const owner = JSON.parse(readFileSync(path.join(run, 'lock'), 'utf8')) as { pid?: number };
+    assert.equal(owner.pid, holder.pid);
     RunSchemas.load(path.join(repoRoot, 'schemas')).validate('lock', owner, { file: 'lock' });
   } finally {
     holder.kill('SIGKILL');

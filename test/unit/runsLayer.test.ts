@@ -7,13 +7,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
 import { DEFAULT_DISCOVERY, RunDiscovery, discoveryRules, joinGlobs } from '../../src/runs/core/discovery';
-import { distinctTitles, runSuccess, runTitle, type RunFacts } from '../../src/runs/core/runLabel';
+import { runSuccess, runTitle, titleExtras, type RunFacts } from '../../src/runs/core/runLabel';
 import { RunsCore, runDirOfFile, runState } from '../../src/runs/core/runsCore';
 import { describeRun } from '../../src/dashboard/core/runDescription';
 import { RunSchemas, findSchemasDir } from '../../src/runs/core/schemas';
 import type { MetricRow, RunManifest, TrajectoryIndexRow } from '../../src/runs/shared/types';
 import { groupComparePair } from '../../src/runsTree/core/groupCompare';
-import { runEndMessage } from '../../src/trainer/core/runEndMessage';
+import { runEndMessage } from '../../src/training/core/runEndMessage';
 import { repoRoot } from './repoPaths';
 
 const scratch = mkdtempSync(path.join(os.tmpdir(), 'seed-runs-layer-'));
@@ -80,11 +80,16 @@ test('titles: four runs of one experiment read apart; evaluations name their spl
   assert.equal(runTitle(runs[0]!), 'household-demo · collect');
   assert.equal(runTitle(runs[1]!), 'household-demo · eval valid_seen');
   assert.equal(runTitle(runs[3]!), 'household-demo · grpo');
-  const titles = distinctTitles(runs);
-  assert.equal(new Set(titles.values()).size, runs.length, [...titles.values()].join(' | '));
-  assert.equal(titles.get('/w/runs/b'), 'household-demo · eval valid_seen · 2026-11-30 14:05:09');
-  assert.equal(titles.get('/w/runs/e'), 'household-demo · eval valid_seen · 2026-11-30 15:00:00');
-  assert.equal(titles.get('/w/runs/c'), 'household-demo · eval valid_unseen');
+  // The tree, the pickers and the panels show the title followed by its extras (RunsCore.titles).
+  const titled = (all: RunFacts[]) => {
+    const extras = titleExtras(all);
+    return new Map(all.map((facts) => [facts.dir, [runTitle(facts), ...(extras.get(facts.dir) ?? [])]]));
+  };
+  const titles = titled(runs);
+  assert.equal(new Set([...titles.values()].map((parts) => parts.join(' · '))).size, runs.length);
+  assert.deepEqual(titles.get('/w/runs/b'), ['household-demo · eval valid_seen', '2026-11-30 14:05:09']);
+  assert.deepEqual(titles.get('/w/runs/e'), ['household-demo · eval valid_seen', '2026-11-30 15:00:00']);
+  assert.deepEqual(titles.get('/w/runs/c'), ['household-demo · eval valid_unseen']);
   assert.equal(runSuccess(runs[1]!), 'success 40%');
   assert.equal(runSuccess(runs[3]!), 'success 13%');
   assert.equal(runSuccess(runs[0]!), undefined);
@@ -95,8 +100,8 @@ test('titles: four runs of one experiment read apart; evaluations name their spl
   assert.equal(runSuccess({ ...runs[3]!, manifest: manifest({ stage: 'train', status: 'running' }), metrics: evaluated }), 'success 13%');
   assert.equal(runSuccess({ ...runs[1]!, metrics: [evalRow('valid_seen', 0.4), evalRow('valid_unseen', 0.3)] }), 'success valid_seen 40%, valid_unseen 30%');
   // Same start second too: the directory tells them apart.
-  const twins = distinctTitles([runs[1]!, { ...runs[1]!, dir: '/w/runs/b2' }]);
-  assert.equal(new Set(twins.values()).size, 2);
+  const twins = titled([runs[1]!, { ...runs[1]!, dir: '/w/runs/b2' }]);
+  assert.deepEqual([...twins.values()].map((parts) => parts.at(-1)), ['b', 'b2']);
 });
 
 test('state: a Stop shows "stopping" at once; the trainer-written status wins afterwards; a dead trainer is interrupted', () => {

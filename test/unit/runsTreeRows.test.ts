@@ -12,8 +12,8 @@ import { runTitleParts } from '../../src/runs/core/runLabel';
 import { RunsCore, factsOf } from '../../src/runs/core/runsCore';
 import { RunSchemas, findSchemasDir } from '../../src/runs/core/schemas';
 import { runRow, runRowLabel } from '../../src/runsTree/core/runRow';
-import { describeProbe, type TrainerProbeReport } from '../../src/trainer/core/trainerProbe';
-import { trainerStatusRow } from '../../src/trainer/core/trainerStatusRows';
+import { describeProbe, type TrainerProbeReport } from '../../src/training/core/trainerProbe';
+import { trainerStatusRow } from '../../src/training/core/trainerStatusRows';
 import { writeBenchmarkRuns } from '../ui/benchmarkRuns';
 import { repoRoot } from './repoPaths';
 

@@ -1,10 +1,10 @@
-// The trainer session state machine (src/trainer/core/sessionMachine.ts): every transition, from the process's events
+// The trainer session state machine (src/training/core/sessionMachine.ts): every transition, from the process's events
 // (spawned, spawn error, exit) and the run log's (run.json's state and pid, a Stop), including a stop that comes
 // during the last update, a failed start, and a resume whose run.json still names the previous trainer.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { RunState } from '../../src/runs/core/runsCore';
-import { failureActions, runEndMessage } from '../../src/trainer/core/runEndMessage';
+import { failureActions, runEndMessage } from '../../src/training/core/runEndMessage';
 import {
   isEnded,
   isStaleReading,
@@ -13,7 +13,7 @@ import {
   reattachedSession,
   type SessionEvent,
   type SessionState,
-} from '../../src/trainer/core/sessionMachine';
+} from '../../src/training/core/sessionMachine';
 
 function run(state: SessionState, ...events: SessionEvent[]): SessionState {
   return events.reduce(nextSession, state);

@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { RunSchemas, applySkillReviews, findSchemasDir } from '../../src/runs/core';
-import { NO_FILTER, decideInText, effectiveSkill, fieldRange, matchesFilter, parseSkillsText, reviewCounts, taskTypes } from '../../src/review/core/skillsDocument';
+import { NO_FILTER, collectingRefusal, decideInText, effectiveSkill, fieldRange, matchesFilter, parseSkillsText, reviewCounts, taskTypes } from '../../src/review/core/skillsDocument';
 import { repoRoot } from './repoPaths';
 
 const schemas = RunSchemas.load(findSchemasDir({ extensionRoot: repoRoot }));
@@ -79,4 +79,11 @@ test('filters by outcome, task type, state and text; the skill an SFT run would 
   assert.deepEqual(ids({ text: 'MICROWAVE' }), ['0001', '0004']);
   assert.deepEqual(ids({ text: 'Heat tasks: take' }), ['0004'], 'the edited text is searched too');
   assert.deepEqual(records.map(effectiveSkill), [records[0]!.skill, records[1]!.skill, null, 'Heat tasks: take the object, heat it in the microwave, then place it.']);
+});
+
+test('reviews are refused while the run\'s collect stage may still append, and allowed otherwise', () => {
+  assert.match(collectingRefusal({ id: 'c1', stage: 'collect', status: 'running' }) ?? '', /^run c1 is still collecting/);
+  assert.match(collectingRefusal({ id: 'c1', stage: 'collect', status: 'stopping' }) ?? '', /still collecting/);
+  assert.equal(collectingRefusal({ id: 'c1', stage: 'collect', status: 'completed' }), undefined);
+  assert.equal(collectingRefusal({ id: 't1', stage: 'train', status: 'running' }), undefined);
 });

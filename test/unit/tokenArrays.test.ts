@@ -1,19 +1,8 @@
 // Token-array encoding: base64 of little-endian int32 / float32, strict decoding, length checks without decoding.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import {
-  base64Length,
-  decodeBase64,
-  decodeFloat32,
-  decodeInt32,
-  decodeTokenArrays,
-  encodeBase64,
-  encodeFloat32,
-  encodeInt32,
-  encodeTokenArrays,
-  gateBaselineProblem,
-  tokenArrayProblems,
-} from '../../src/runs/shared/tokenArrays';
+import { base64Length, decodeBase64, decodeFloat32, decodeInt32, decodeTokenArrays, gateBaselineProblem, tokenArrayProblems } from '../../src/runs/shared/tokenArrays';
+import { encodeFloat32, encodeInt32, encodeTokenArrays } from './tokenEncoding';
 
 test('little-endian layout, the same bytes Python writes', () => {
   assert.equal(encodeInt32([1]), 'AQAAAA==');
@@ -32,11 +21,10 @@ test('int32 and float32 round trips', () => {
   assert.ok(Number.isNaN(decodeFloat32(encodeFloat32([NaN]))[0]));
 });
 
-test('base64 agrees with Node for every length and refuses malformed text', () => {
+test('base64 decodes as Node does for every length and refuses malformed text', () => {
   for (let n = 0; n < 40; n += 1) {
     const bytes = Uint8Array.from({ length: n }, (_, i) => (i * 73 + n * 11) & 0xff);
     const text = Buffer.from(bytes).toString('base64');
-    assert.equal(encodeBase64(bytes), text);
     assert.deepEqual(decodeBase64(text), bytes);
   }
   assert.throws(() => decodeBase64('AAA'), /multiple of 4/);

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { test } from 'node:test';
-import { describeProbe, parseProbeReport, probeInterpreter, summarizeProbe } from '../../src/trainer/core/trainerProbe';
+import { describeProbe, parseProbeReport, probeInterpreter, summarizeProbe } from '../../src/training/core/trainerProbe';
 import { repoRoot, trainerPython } from './repoPaths';
 
 const probeScript = path.join(repoRoot, 'resources', 'probe_environment.py');

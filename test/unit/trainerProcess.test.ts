@@ -4,7 +4,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
-import { planSetup, venvInterpreter } from '../../src/trainer/core/setupPlan';
+import { planSetup, venvInterpreter } from '../../src/training/core/setupPlan';
 import {
   isProcessAlive,
   isProcessGroupAlive,

@@ -1,7 +1,8 @@
 // Per-turn and per-trajectory summaries of the token arrays (mean g, fraction g > 0.5, mean Δ), checked by hand.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { encodeTokenArrays, type TokenArrays } from '../../src/runs/shared/tokenArrays';
+import type { TokenArrays } from '../../src/runs/shared/tokenArrays';
+import { encodeTokenArrays } from './tokenEncoding';
 import type { Trajectory } from '../../src/runs/shared/types';
 import { combineStats, meanAdvantage, statsOfArrays, stepStats, trajectoryStats } from '../../src/trajectory/shared/turnStats';
 

@@ -12,7 +12,7 @@ import { RunReader, RunSchemas, decodeTokenArrays, findSchemasDir, type TokenArr
 import { diffTrajectories } from '../../src/diff/shared/align';
 import { BINS, CENTER_BIN, binOf, colorOf, fittedScale, heatScale } from '../../src/trajectory/shared/colorScale';
 import { strongestDisagreements } from '../../src/trajectory/shared/disagreement';
-import { sharedRange, sparkColumns, sparkSummary, tokenAt, yOf } from '../../src/trajectory/shared/sparkline';
+import { sharedRange, sparkColumns, sparkSummary, tokenAt, yOf } from '../../src/trajectory/shared/sparklineData';
 import { formatNumber } from '../../src/trajectory/shared/format';
 import { displayText } from '../../src/common/shared/inertText';
 import { stepStats } from '../../src/trajectory/shared/turnStats';

@@ -1,7 +1,13 @@
-"""Self-analysis (DESIGN §2 Stage 2 step 3): the current policy writes one hindsight skill per trajectory.
+"""The analysis prompt and self-analysis (DESIGN §2 Stage 2 step 3): the current policy writes one hindsight skill per
+trajectory.
 
 Greedy decoding with the same analysis prompt as Stage 1; every reply goes through the same format verification
 (`json_repair.parse_skill_reply`). A trajectory whose reply is invalid keeps its RL signal but gets no distillation.
+
+What is where: this module builds the prompt (the `external` analyzer and Stage-1 SFT use it too) and runs the policy
+on it; `analyzers/` chooses who writes a trajectory's skill (`self` is this module behind the Analyzer interface);
+"oracle" means the environment's ground truth (`envs/household/oracle_analysis.py`, `envs/textworld_oracle.py`). The
+module keeps its path because bench/ scripts import it and patch its `parse_skill_reply`.
 """
 
 from __future__ import annotations

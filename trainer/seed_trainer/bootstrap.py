@@ -5,7 +5,7 @@ A real SEED run starts from a pretrained LLM that can already read a task, follo
 write a JSON analysis. The tiny model has none of that, so this recipe gives it the equivalent by supervised training
 on text the environment itself produces — this is its "pretraining", not part of SEED:
 
-1. **Demonstrations.** `envs.household.oracle.Demonstrator` plays train-split tasks from what it observes, with
+1. **Demonstrations.** `envs.household.demonstrator.Demonstrator` plays train-split tasks from what it observes, with
    *injected mistakes* (invalid commands and repeating them, revisiting checked places, leaving closed containers
    unopened, placing before heating / cooling / cleaning, taking the wrong object) and always recovers — so the
    demos include invalid-then-recover steps, and a model trained on them acts like a weak policy, not an expert.
@@ -118,7 +118,7 @@ def evaluate(
 
     import seed_trainer.rollout as rollout
     from seed_trainer.config import ModelConfig
-    from seed_trainer.envs.household.analyzer import workflow
+    from seed_trainer.envs.household.oracle_analysis import workflow
     from seed_trainer.policy import Policy
 
     torch.manual_seed(seed)

@@ -13,8 +13,8 @@ from seed_trainer.algo.prompts import build_step_prompt
 from seed_trainer.algo.skills import AnalysisStep, build_analysis_prompt, insert_skill
 from seed_trainer.analyzers.static_bank import SkillBank
 from seed_trainer.envs.household import HouseholdTasks
-from seed_trainer.envs.household.analyzer import analysis_reply, replay, rule_kinds
-from seed_trainer.envs.household.oracle import MISTAKES, demonstrate
+from seed_trainer.envs.household.demonstrator import MISTAKES, demonstrate
+from seed_trainer.envs.household.oracle_analysis import analysis_reply, replay, rule_kinds
 from seed_trainer.envs.household.skill_bank import static_skill_text
 
 if TYPE_CHECKING:

@@ -29,6 +29,8 @@ from seed_trainer.bootstrap import BootstrapConfig, evaluation_summary
 from seed_trainer.bootstrap_examples import Example, _step_examples
 from seed_trainer.envs.textworld_oracle import MISTAKES, analysis_reply, demonstrate, replay, rule_kinds, walkthrough
 
+# The cooking-game variants the bootstrap generates (tw-make recipe options), not the Stage-2 algorithms of
+# algo/variants.py; bench/learning.py imports this name for its TextWorld runs.
 VARIANTS = {
     "take": {"recipe": 1, "take": 1},
     "cook": {"recipe": 1, "take": 1, "cook": True},

@@ -6,6 +6,9 @@ as one JSON line on stdout; `resume` continues a run directory; `export` writes 
 owns (nothing written), 130 interrupted.
 `validate` checks experiment files under the rules the editor shares: exit 0 when every file is valid, 2 otherwise.
 `doctor` reports which optional extras and environments the interpreter can run.
+
+This module parses the arguments, dispatches, and holds the commands that write no run directory (schema, doctor,
+validate, export, rescore, export-verl); the stage commands are in stages/commands.py.
 """
 
 from __future__ import annotations
@@ -13,13 +16,13 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Callable
 from pathlib import Path
 
 from seed_trainer import __version__
 from seed_trainer.config import ExperimentError, experiment_json_schema, load_experiment
 from seed_trainer.doctor import add_arguments as add_doctor_arguments
 from seed_trainer.ranks import DistributedSetupError, ranks_from_env  # torch-free: most commands never load torch
+from seed_trainer.stages.commands import cmd_collect, cmd_eval, cmd_resume, cmd_sft, cmd_train
 
 
 def _cmd_schema(args: argparse.Namespace) -> int:
@@ -52,152 +55,6 @@ def _cmd_validate(args: argparse.Namespace) -> int:
             for problem in problems:
                 sys.stdout.write(problem_line(file, problem) + "\n")
     return 0 if all_valid else 2
-
-
-def _run_stage(run: Callable[[], object]) -> int:
-    """Runs a stage; the run directory already records a failure, so the terminal gets one line."""
-    try:
-        run()
-    except KeyboardInterrupt:
-        return 130
-    except Exception as exc:
-        from seed_trainer.analyzers import AnalyzerError
-
-        what = f"analyzer: {exc}" if isinstance(exc, AnalyzerError) else f"{type(exc).__name__}: {exc}"
-        sys.stderr.write(f"error: {what}\n")
-        return 1
-    return 0
-
-
-def _experiment(args: argparse.Namespace, *, model: bool = True, environment: bool = True):
-    """The experiment of a stage command, its inputs checked before any run directory exists; None (after one line on
-    stderr) when it cannot run."""
-    from seed_trainer.preflight import InputError, check_can_create, check_inputs, check_new_run_dir
-
-    try:
-        config = load_experiment(args.experiment)
-        if ranks_from_env().main:  # under torchrun rank 0 creates the run directory; the others must not race it
-            check_new_run_dir(args.run_dir)
-            if not args.run_dir:
-                check_can_create(config.resolve_path(config.runs_dir), "runs_dir")
-        check_inputs(config, model=model, environment=environment)
-    except (ExperimentError, InputError, OSError) as exc:
-        sys.stderr.write(f"error: {exc}\n")
-        return None
-    return config
-
-
-def _run_dir_args(args: argparse.Namespace) -> dict:
-    run_dir = Path(args.run_dir) if args.run_dir else None
-    return {"runs_dir": run_dir.parent if run_dir else None, "run_id": run_dir.name if run_dir else None}
-
-
-def _cmd_train(args: argparse.Namespace) -> int:
-    baselines: dict[str, Path] = {}
-    for directory in args.baseline_eval or []:
-        from seed_trainer.runlog.errors import RunFormatError
-        from seed_trainer.runlog.reader import baseline_splits
-
-        try:
-            for split in baseline_splits(directory):
-                baselines[split] = Path(directory)
-        except RunFormatError as exc:
-            sys.stderr.write(f"error: --baseline-eval {directory}: {exc}\n")
-            return 2
-    config = _experiment(args)
-    if config is None:
-        return 2
-    from seed_trainer.stages.train import train  # torch and transformers load only for commands that need them
-
-    return _run_stage(
-        lambda: train(
-            config,
-            args.experiment,
-            echo=sys.stdout,
-            progress=sys.stderr.isatty(),
-            baseline_evals=baselines or None,
-            **_run_dir_args(args),
-        )
-    )
-
-
-def _cmd_collect(args: argparse.Namespace) -> int:
-    config = _experiment(args)
-    if config is None:
-        return 2
-    from seed_trainer.stages.collect import collect
-
-    return _run_stage(
-        lambda: collect(config, args.experiment, echo=sys.stdout, progress=sys.stderr.isatty(), **_run_dir_args(args))
-    )
-
-
-def _cmd_sft(args: argparse.Namespace) -> int:
-    config = _experiment(args, environment=False)  # SFT trains on recorded analyses: no environment runs
-    if config is None:
-        return 2
-    data = Path(args.data) if args.data else (config.resolve_path(config.sft.data) if config.sft.data else None)
-    if data is None:
-        sys.stderr.write("error: sft: no data — set `sft.data` in the experiment or pass --data RUN_DIR\n")
-        return 2
-    from seed_trainer.stages.sft import sft, skills_source
-
-    try:
-        skills_source(data)
-    except FileNotFoundError as exc:
-        sys.stderr.write(f"error: {exc}\n")
-        return 2
-    return _run_stage(
-        lambda: sft(
-            config, args.experiment, data=data, echo=sys.stdout, progress=sys.stderr.isatty(), **_run_dir_args(args)
-        )
-    )
-
-
-def _cmd_eval(args: argparse.Namespace) -> int:
-    if args.checkpoint and not Path(args.checkpoint).is_dir():
-        sys.stderr.write(f"error: --checkpoint {args.checkpoint}: not a directory\n")
-        return 2
-    config = _experiment(args, model=not args.checkpoint)
-    if config is None:
-        return 2
-    from seed_trainer.stages.evaluate import evaluate_checkpoint
-
-    return _run_stage(
-        lambda: evaluate_checkpoint(
-            config,
-            args.experiment,
-            split=args.split,
-            checkpoint=args.checkpoint,
-            echo=sys.stdout,
-            **_run_dir_args(args),
-        )
-    )
-
-
-def _cmd_resume(args: argparse.Namespace) -> int:
-    run_dir = Path(args.run_dir)
-    if not (run_dir / "run.json").is_file():
-        sys.stderr.write(f"error: {run_dir}: not a run directory (no run.json)\n")
-        return 2
-    from seed_trainer.preflight import InputError
-    from seed_trainer.runlog import RunFormatError
-    from seed_trainer.runlog.ownership import RunNotWritableError, RunOwnedError
-    from seed_trainer.stages.reopen import ResumeError
-    from seed_trainer.stages.train import resume  # torch: only once there is a run to resume
-
-    try:
-        resume(run_dir, echo=sys.stdout, progress=sys.stderr.isatty(), repair=args.repair)
-    except (ResumeError, RunFormatError, ExperimentError, InputError, RunOwnedError, RunNotWritableError) as exc:
-        # refused before anything was written
-        sys.stderr.write(f"error: {exc}\n")
-        return 2
-    except KeyboardInterrupt:
-        return 130
-    except Exception as exc:
-        sys.stderr.write(f"error: {type(exc).__name__}: {exc}\n")
-        return 1
-    return 0
 
 
 def _cmd_export(args: argparse.Namespace) -> int:
@@ -312,10 +169,10 @@ def build_parser() -> argparse.ArgumentParser:
         sub.set_defaults(func=func)
         return sub
 
-    stage("collect", "Stage 1: roll out the base policy and analyze every trajectory (skills.jsonl)", _cmd_collect)
-    sft = stage("sft", "Stage 1: SFT on the analyses of a collect run; writes <run>/model", _cmd_sft)
+    stage("collect", "Stage 1: roll out the base policy and analyze every trajectory (skills.jsonl)", cmd_collect)
+    sft = stage("sft", "Stage 1: SFT on the analyses of a collect run; writes <run>/model", cmd_sft)
     sft.add_argument("--data", help="the collect run directory (or its skills.jsonl); default: sft.data")
-    train = stage("train", "Stage 2: SEED (or a baseline) from an experiment file", _cmd_train)
+    train = stage("train", "Stage 2: SEED (or a baseline) from an experiment file", cmd_train)
     train.add_argument(
         "--baseline-eval",
         action="append",
@@ -323,7 +180,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="an eval run of the starting policy, recorded in run.json `baseline_evals` for a "
         "before/after beside this run's own evaluation (repeat for each split)",
     )
-    evaluate = stage("eval", "evaluate a checkpoint on a split with the plain prompt", _cmd_eval)
+    evaluate = stage("eval", "evaluate a checkpoint on a split with the plain prompt", cmd_eval)
     evaluate.add_argument("--checkpoint", help="checkpoint or HF model directory (default: model.path)")
     evaluate.add_argument("--split", required=True, help="the split, e.g. valid_seen or valid_unseen")
 
@@ -337,7 +194,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="drop corrupt lines in what the checkpoint keeps (saved beside the file as <name>.corrupt) "
         "instead of refusing to resume",
     )
-    resume.set_defaults(func=_cmd_resume)
+    resume.set_defaults(func=cmd_resume)
 
     export = commands.add_parser("export", help="export a checkpoint as an HF model directory or ONNX")
     export.add_argument("--checkpoint", required=True, help="checkpoint, SFT output or HF model directory")
@@ -393,7 +250,7 @@ def _main(argv: list[str] | None) -> int:
     except DistributedSetupError as exc:
         sys.stderr.write(f"error: {exc}\n")
         return 2
-    if ranks.distributed and args.func not in (_cmd_train, _cmd_resume) and not ranks.main:
+    if ranks.distributed and args.func not in (cmd_train, cmd_resume) and not ranks.main:
         # only Stage 2 shares its work across processes; rank 0 runs the other commands alone
         sys.stderr.write(
             f"rank {ranks.rank}: `{args.command}` runs in one process (rank 0); this rank has nothing to do\n"

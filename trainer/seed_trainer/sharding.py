@@ -26,7 +26,6 @@ from typing import Any
 import torch
 from torch import nn
 
-STRATEGIES = ("replicate", "fsdp")
 DCP_DIR = "distributed"  # the checkpoint's sharded model + optimizer state (torch.distributed.checkpoint)
 
 

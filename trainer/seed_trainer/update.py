@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import torch
 
 from seed_trainer.algo.losses import seed_loss
-from seed_trainer.algo.variants import VARIANTS, gate_beta
+from seed_trainer.algo.variants import ALGORITHM_VARIANTS, gate_beta
 from seed_trainer.batching import plan_micro_batches
 from seed_trainer.config import ExperimentConfig
 from seed_trainer.dist import SINGLE, Ranks, all_gather, sum_gradients, sum_values
@@ -41,7 +41,7 @@ class LossSettings:
 
     @classmethod
     def for_algorithm(cls, config: ExperimentConfig) -> LossSettings:
-        variant = VARIANTS[config.algorithm]
+        variant = ALGORITHM_VARIANTS[config.algorithm]
         return cls(
             pg_coef=variant.pg_coef,
             opd_lambda=config.opd.lambda_ if variant.teacher else 0.0,

@@ -6,7 +6,6 @@ import pytest
 import torch
 
 from seed_trainer.algo.advantages import (
-    broadcast_to_tokens,
     group_mean_std,
     grpo_advantages,
     mean_norm,
@@ -93,12 +92,6 @@ def test_norm_helpers():
     scores = torch.tensor([1.0, 3.0])
     assert mean_std_norm(scores, torch.tensor(2.0), torch.tensor(2.0)).tolist() == pytest.approx([-0.5, 0.5], abs=1e-6)
     assert mean_norm(scores, torch.tensor(2.0)).tolist() == [-1.0, 1.0]
-
-
-def test_broadcast_to_tokens():
-    mask = torch.tensor([[1, 1, 0], [1, 0, 0]])
-    tokens = broadcast_to_tokens(torch.tensor([2.0, -1.0]), mask)
-    assert tokens.tolist() == [[2.0, 2.0, 0.0], [-1.0, 0.0, 0.0]]
 
 
 def test_mismatched_inputs_are_rejected():

@@ -12,7 +12,7 @@ import pytest
 from seed_trainer.config import experiment_json_schema
 from seed_trainer.doctor import EXTRAS
 from seed_trainer.envs import _REGISTRY, make_task_source
-from seed_trainer.envs.catalog import BY_NAME, ENVIRONMENTS
+from seed_trainer.envs.catalog import ENVIRONMENTS
 from seed_trainer.envs.env_server import DIALECT_OPTIONS, EnvServerTasks
 
 if sys.version_info >= (3, 11):
@@ -92,7 +92,9 @@ def test_the_experiment_schema_carries_the_catalog():
 
 
 def test_the_household_is_built_from_the_catalogs_source():
-    source = make_task_source("household", max_steps=BY_NAME["household"].options["max_steps"]["default"])
+    source = make_task_source(
+        "household", max_steps=next(e for e in ENVIRONMENTS if e.name == "household").options["max_steps"]["default"]
+    )
     assert type(source).__name__ == "HouseholdTasks"
     with pytest.raises(ValueError, match="unknown option"):
         make_task_source("household", max_step=3)

@@ -10,7 +10,7 @@ import jsonschema
 import pytest
 import yaml
 
-from seed_trainer.algo.variants import VARIANTS
+from seed_trainer.algo.variants import ALGORITHM_VARIANTS
 from seed_trainer.builtin_models import CONVERTED_MODELS, status
 from seed_trainer.config import ExperimentConfig, ExperimentError, experiment_json_schema, load_experiment
 from seed_trainer.preflight import InputError, check_model_path
@@ -45,17 +45,18 @@ def test_examples_validate_on_both_models(path):
 def test_the_algorithms_are_the_variants_table():
     # The schema's names, their order and the table the editor reads (x-algorithms) are algo/variants.py's.
     algorithm = experiment_json_schema()["properties"]["algorithm"]
-    assert algorithm["enum"] == list(VARIANTS)
-    assert [entry["name"] for entry in algorithm["x-algorithms"]] == list(VARIANTS)
+    assert algorithm["enum"] == list(ALGORITHM_VARIANTS)
+    assert [entry["name"] for entry in algorithm["x-algorithms"]] == list(ALGORITHM_VARIANTS)
     for entry in algorithm["x-algorithms"]:
-        assert {key: value for key, value in entry.items() if key != "name"} == asdict(VARIANTS[entry["name"]])
+        properties = {key: value for key, value in entry.items() if key != "name"}
+        assert properties == asdict(ALGORITHM_VARIANTS[entry["name"]])
         assert f"`{entry['name']}` ({entry['summary']})" in algorithm["description"]
 
 
 def test_the_run_manifest_names_the_same_algorithms():
     # run.schema.json is written by hand: its list of algorithms must stay the variants table's.
     run_schema = json.loads((REPO / "schemas" / "run.schema.json").read_text(encoding="utf-8"))
-    assert run_schema["properties"]["algorithm"]["enum"] == list(VARIANTS)
+    assert run_schema["properties"]["algorithm"]["enum"] == list(ALGORITHM_VARIANTS)
 
 
 def test_examples_exist():

@@ -11,9 +11,9 @@ from seed_trainer.algo.json_repair import parse_skill_reply
 from seed_trainer.analyzers.static_bank import SkillBank
 from seed_trainer.envs import make_task_source
 from seed_trainer.envs.household import HouseholdTasks, catalogue, demonstrate, plan, world
-from seed_trainer.envs.household.analyzer import RULES, analyze
 from seed_trainer.envs.household.env import NOTHING
-from seed_trainer.envs.household.skill_bank import static_skills
+from seed_trainer.envs.household.oracle_analysis import RULES, analyze
+from seed_trainer.envs.household.skill_bank import BY_TYPE, GENERAL
 from seed_trainer.rollout import Episode, Step
 
 REPO = Path(__file__).resolve().parents[2]
@@ -205,6 +205,5 @@ def test_oracle_analysis_passes_format_verification_and_names_the_mistake():
 def test_the_example_skill_bank_is_the_generated_one():
     folder = REPO / "examples" / "household-skills"
     bank = SkillBank.load(folder)
-    texts = static_skills()
-    assert bank.general == texts.pop("general")
-    assert bank.by_type == texts
+    assert bank.general == GENERAL
+    assert bank.by_type == BY_TYPE

@@ -24,13 +24,13 @@ export interface SavedState {
 }
 
 /** A metric's values against both x axes. */
-export interface SeriesPair {
+interface SeriesPair {
   step: SmoothedSeries;
   time: SmoothedSeries;
 }
 
 /** A quantile family's boxes, one per update, against both x axes. */
-export interface StripPair {
+interface StripPair {
   step: StripBox[];
   time: StripBox[];
 }

@@ -5,7 +5,7 @@ import { model, state } from './state';
 
 const SMOOTHING_CHOICES = ['0', '0.6', '0.8', '0.9', '0.95', '0.99'];
 
-export function element<K extends keyof HTMLElementTagNameMap>(tag: K, className?: string, text?: string): HTMLElementTagNameMap[K] {
+function element<K extends keyof HTMLElementTagNameMap>(tag: K, className?: string, text?: string): HTMLElementTagNameMap[K] {
   const node = document.createElement(tag);
   if (className) node.className = className;
   if (text !== undefined) node.textContent = text;

@@ -52,7 +52,7 @@ export function installHeatmapStyles(): void {
 }
 
 /** The CSS class of token `i` under a scale (`tok h-d13`, `tok h-none` when the value is missing). */
-export function tokenClass(arrays: TokenArrays, index: number, scale: HeatScale | undefined): string {
+function tokenClass(arrays: TokenArrays, index: number, scale: HeatScale | undefined): string {
   const values = scale ? modeValues(arrays, scale.mode) : undefined;
   const empty = (arrays.text[index] ?? '') === '' ? ' empty' : '';
   if (!scale || !values) return `tok h-none${empty}`;
@@ -129,7 +129,7 @@ export function legend(scale: HeatScale): HTMLElement {
  * Why most tokens are uncoloured (fitted gate and Δ scales): they are within the scale's floor of the neutral value —
  * the skill leaves their probability unchanged — with the counts, so a mostly blank heatmap reads as a finding.
  */
-export function neutralCaption(scale: HeatScale): HTMLElement | null {
+function neutralCaption(scale: HeatScale): HTMLElement | null {
   const coverage = scale.coverage;
   if (!coverage || (scale.mode !== 'gate' && scale.mode !== 'delta' && scale.mode !== 'weight')) return null;
   const neutral = coverage.total - coverage.coloured;

@@ -4,11 +4,11 @@ import type { Trajectory, TrajectoryStep } from '../../src/runs/shared/types';
 import { fittedScale, type HeatMode, type HeatScale } from '../../src/trajectory/shared/colorScale';
 import { withCentredBaseline, type OpdEstimator } from '../../src/trajectory/shared/opdEstimator';
 import { strongestDisagreements, type TokenRef } from '../../src/trajectory/shared/disagreement';
-import { sharedRange } from '../../src/trajectory/shared/sparkline';
+import { sharedRange } from '../../src/trajectory/shared/sparklineData';
 import { modeValues } from '../shared/heatmap';
 import { combineStats, decodeStepTokens, statsOfArrays, type TurnStats } from '../../src/trajectory/shared/turnStats';
 
-export interface TurnModel {
+interface TurnModel {
   step: TrajectoryStep;
   arrays: TokenArrays | undefined;
   stats: TurnStats;

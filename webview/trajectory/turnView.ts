@@ -8,9 +8,9 @@ import { clip } from '../../src/common/shared/inertText';
 import { el } from '../shared/dom';
 import { renderTokens } from '../shared/heatmap';
 import type { TrajectoryModel } from './model';
-import { deltaSparkline } from './sparkline';
+import { deltaSparkline } from './sparklineCanvas';
 
-export const MAX_FIELD_CHARS = 20_000;
+const MAX_FIELD_CHARS = 20_000;
 
 export interface TurnViewState {
   mode: HeatMode | undefined;

@@ -17,7 +17,7 @@ function hex(code: number): string {
 }
 
 /** The visible stand-in of one character that must not act: `⟦U+202E⟧`, or a control picture (␀, ␛, ␡). */
-export function markerFor(char: string): string {
+function markerFor(char: string): string {
   const code = char.charCodeAt(0);
   if (code <= 0x1f) return String.fromCharCode(0x2400 + code);
   if (code === 0x7f) return '\u2421';

@@ -60,7 +60,7 @@ export function actionKey(step: Pick<TrajectoryStep, 'action'>): string {
   return step.action.trim().replace(/\s+/g, ' ').toLowerCase();
 }
 
-export type DiffRowKind = 'same' | 'changed' | 'removed' | 'inserted';
+type DiffRowKind = 'same' | 'changed' | 'removed' | 'inserted';
 
 export interface DiffRow {
   kind: DiffRowKind;
@@ -115,7 +115,7 @@ function difference(a: number | null | undefined, b: number | null | undefined):
   return typeof a === 'number' && typeof b === 'number' ? b - a : null;
 }
 
-export function turnDelta(a: TrajectoryStep, b: TrajectoryStep, statsA: TurnStats, statsB: TurnStats): TurnDelta {
+function turnDelta(a: TrajectoryStep, b: TrajectoryStep, statsA: TurnStats, statsB: TurnStats): TurnDelta {
   return {
     score: difference(a.score, b.score),
     envReward: difference(a.env_reward, b.env_reward),

@@ -6,7 +6,7 @@ import { loadYaml } from '../../common/core/lazyRequire';
 import type { ExperimentSchema, FieldInfo, JsonSchema } from './experimentSchema';
 import { LineMap, type TextRange } from './experimentText';
 
-export interface DataNeed {
+interface DataNeed {
   /** Environment variable naming the data folder, e.g. ALFWORLD_DATA. */
   variable: string;
   default: string;
@@ -76,7 +76,7 @@ export function environmentMarkdown(entry: EnvironmentEntry): string {
   return parts.join('\n\n');
 }
 
-export interface LocatedValue {
+interface LocatedValue {
   value: unknown;
   /** The value's span (the key's when the value is empty). */
   range: TextRange;

@@ -18,7 +18,7 @@ import { readExperimentText } from './experimentYaml';
 import { closest, condenseErrors } from './schemaErrors';
 
 /** Problems reported per file, first by position. */
-export const MAX_PROBLEMS = 100;
+const MAX_PROBLEMS = 100;
 
 export interface ExperimentProblem {
   /** `rollout.group_size: must be >= 1`: the field path first, as the trainer spells its errors. */

@@ -12,8 +12,6 @@ import { loadAjv2020 } from '../../common/core/lazyRequire';
 import type { DoctorReport } from '../../runs/shared/generated/doctor';
 
 export type { DoctorReport };
-export type DoctorExtra = DoctorReport['extras'][number];
-export type DoctorEnvironment = DoctorReport['environments'][number];
 
 export type DoctorResult = { ok: true; interpreter: string; report: DoctorReport } | { ok: false; interpreter: string; error: string };
 

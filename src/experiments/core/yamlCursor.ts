@@ -50,7 +50,7 @@ function indentOf(line: string): number {
 }
 
 /** Key path of the mapping that a line indented by `indent` at `lineIndex` belongs to. */
-export function parentPathAt(lines: readonly string[], lineIndex: number, indent: number): string[] {
+function parentPathAt(lines: readonly string[], lineIndex: number, indent: number): string[] {
   const path: string[] = [];
   let threshold = indent;
   for (let i = lineIndex - 1; i >= 0 && threshold > 0; i -= 1) {

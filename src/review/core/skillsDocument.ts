@@ -4,12 +4,12 @@
 import { applySkillReviews, type ReviewDecision } from '../../runs/core/skillReview';
 import { RunFormatError } from '../../runs/core/errors';
 import type { RunSchemas } from '../../runs/core/schemas';
-import type { SkillRecord } from '../../runs/shared/types';
+import type { RunManifest, SkillRecord } from '../../runs/shared/types';
 import type { SkillProblem } from '../shared/skillFilters';
 
 export * from '../shared/skillFilters';
 
-export interface SkillLine {
+interface SkillLine {
   line: number;
   record?: SkillRecord;
   /** Why the line is not a record (parse or schema error). */
@@ -78,6 +78,14 @@ export function parseSkillsText(text: string, schemas: RunSchemas): ParsedSkills
     records.push(record);
   });
   return { lines, problems, records };
+}
+
+/** Why the skills of the run `manifest` describes may not be reviewed now: its collect stage may still append. */
+export function collectingRefusal(manifest: Pick<RunManifest, 'id' | 'stage' | 'status'>): string | undefined {
+  if (manifest.stage === 'collect' && (manifest.status === 'running' || manifest.status === 'stopping')) {
+    return `run ${manifest.id} is still collecting: review its skills when the collect stage has finished`;
+  }
+  return undefined;
 }
 
 /**

@@ -2,7 +2,7 @@
 // No vscode, no Node APIs.
 import type { ReviewState, SkillRecord } from '../../runs/shared/types';
 
-export type Severity = 'error' | 'warning' | 'information';
+type Severity = 'error' | 'warning' | 'information';
 
 export interface SkillProblem {
   /** 1-based line. */
@@ -33,7 +33,7 @@ export function reviewCounts(records: readonly SkillRecord[]): ReviewCounts {
 }
 
 /** Records with a decision, whatever it is: rejecting a record is reviewing it. */
-export function reviewedCount(counts: ReviewCounts): number {
+function reviewedCount(counts: ReviewCounts): number {
   return counts.total - counts.pending;
 }
 

@@ -13,4 +13,3 @@ export * from './runOwner';
 export * from './control';
 export * from './tags';
 export * from './skillReview';
-export { writeFileAtomic } from './atomicWrite';

@@ -3,7 +3,7 @@
 import { open, readFile } from 'node:fs/promises';
 import { RunFormatError, tornLine, type TornLine } from './errors';
 
-export interface JsonlRecord<T> {
+interface JsonlRecord<T> {
   line: number;
   value: T;
 }

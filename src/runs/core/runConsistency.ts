@@ -83,7 +83,7 @@ export function indexErrors(rows: readonly Line<TrajectoryIndexRow>[], metricUpd
 }
 
 /** Why a checkpoint directory is incomplete (naming the file), or undefined when its manifest holds. */
-export async function checkpointProblem(dir: string, schemas?: RunSchemas): Promise<string | undefined> {
+async function checkpointProblem(dir: string, schemas?: RunSchemas): Promise<string | undefined> {
   let manifest: unknown;
   try {
     manifest = JSON.parse(await readFile(path.join(dir, CHECKPOINT_MANIFEST), 'utf8'));

@@ -1,5 +1,4 @@
-// Names and places inside a run directory (docs/run-format.md). No I/O besides listing.
-import { readdir } from 'node:fs/promises';
+// Names and places inside a run directory (docs/run-format.md). No I/O.
 import path from 'node:path';
 
 /** The run-directory format version these readers understand (run.json `format_version`). */
@@ -55,18 +54,6 @@ export function runPaths(runDir: string): RunPaths {
   };
 }
 
-/** `it-000001.jsonl` (train update 1), `collect-000003.jsonl`, `eval-<split>.jsonl`. */
-export function trajectoryFileName(phase: 'train' | 'collect', number: number): string;
-export function trajectoryFileName(phase: 'eval', split: string): string;
-export function trajectoryFileName(phase: 'train' | 'collect' | 'eval', which: number | string): string {
-  if (phase === 'eval') {
-    if (!SPLIT_NAME.test(String(which))) throw new Error(`eval split name ${JSON.stringify(which)} is not allowed`);
-    return `eval-${which}.jsonl`;
-  }
-  const prefix = phase === 'train' ? 'it' : 'collect';
-  return `${prefix}-${String(which).padStart(6, '0')}.jsonl`;
-}
-
 /** `trajectories/<name>` relative to the run directory, as errors name it. */
 export function trajectoryRelative(name: string): string {
   return `${RUN_FILES.trajectoriesDir}/${name}`;
@@ -81,26 +68,4 @@ export function evalFile(runDir: string, split: string): string {
 export function checkpointStep(name: string): number | undefined {
   const match = CHECKPOINT_NAME.exec(name);
   return match?.[1] === undefined ? undefined : Number(match[1]);
-}
-
-/** Directories under `runsRoot` holding a run.json, sorted by name (run ids start with the start time). */
-export async function listRunDirs(runsRoot: string): Promise<string[]> {
-  let entries;
-  try {
-    entries = await readdir(runsRoot, { withFileTypes: true });
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
-    throw error;
-  }
-  const found: string[] = [];
-  for (const entry of entries) {
-    if (!entry.isDirectory()) continue;
-    try {
-      const names = await readdir(path.join(runsRoot, entry.name));
-      if (names.includes(RUN_FILES.manifest)) found.push(path.join(runsRoot, entry.name));
-    } catch {
-      // vanished or unreadable: not a run
-    }
-  }
-  return found.sort();
 }

@@ -46,7 +46,7 @@ export interface RunIndexChange {
 const RECENT_EVENTS = 200;
 const RECENT_PROBLEMS = 20;
 
-export function batchKey(row: Pick<TrajectoryIndexRow, 'phase' | 'update' | 'task' | 'file'>): string {
+function batchKey(row: Pick<TrajectoryIndexRow, 'phase' | 'update' | 'task' | 'file'>): string {
   if (row.phase === 'eval') return `eval:${row.task.split ?? row.file}`;
   return `${row.phase}:${row.update ?? row.file}`;
 }

@@ -14,7 +14,7 @@ export interface RunFacts {
 }
 
 /** The evaluation splits of a run, in the order first seen. */
-export function evaluatedSplits(facts: RunFacts): string[] {
+function evaluatedSplits(facts: RunFacts): string[] {
   const splits = new Set<string>();
   for (const row of facts.metrics) if (row.kind === 'eval' && row.split) splits.add(row.split);
   for (const split of facts.evalSplits ?? []) splits.add(split);
@@ -103,10 +103,4 @@ export function titleExtras(all: readonly RunFacts[]): Map<string, string[]> {
   disambiguate((facts) => startedAt(facts.manifest));
   disambiguate((facts) => directoryName(facts.dir));
   return extras;
-}
-
-/** A title per run that no other run of `all` shares: colliding titles get the start time, then the directory. */
-export function distinctTitles(all: readonly RunFacts[]): Map<string, string> {
-  const extras = titleExtras(all);
-  return new Map(all.map((facts) => [facts.dir, [runTitle(facts), ...(extras.get(facts.dir) ?? [])].join(' · ')]));
 }

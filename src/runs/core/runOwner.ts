@@ -6,13 +6,8 @@
 import { readFileSync, statSync } from 'node:fs';
 import { RUN_FILES } from './runFiles';
 import path from 'node:path';
-import type { RunLock } from '../shared/generated/lock';
 
 export type Ownership = 'owned' | 'free' | 'unknown';
-
-/** The lock file's content (schemas/lock.schema.json), every field optional: it is read without validation, for
- *  display only (the lock itself says whether the owner lives). */
-export type RunOwner = Partial<RunLock>;
 
 /** `fe:00:2149253`: how /proc/locks names a file (hex major and minor of its device, decimal inode). */
 function lockTableKey(dev: number, ino: number): string {
@@ -48,14 +43,4 @@ export function runOwnership(runDir: string, options: { procLocks?: string; plat
     return fields.includes('FLOCK') && fields.includes(key);
   });
   return held ? 'owned' : 'free';
-}
-
-/** Who the lock file names: the current owner while `runOwnership` says `owned`, else the last one. */
-export function readRunOwner(runDir: string): RunOwner | undefined {
-  try {
-    const value = JSON.parse(readFileSync(path.join(runDir, RUN_FILES.lock), 'utf8')) as unknown;
-    return value !== null && typeof value === 'object' ? (value as RunOwner) : undefined;
-  } catch {
-    return undefined;
-  }
 }

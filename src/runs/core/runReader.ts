@@ -20,7 +20,7 @@ import type {
 } from '../shared/types';
 
 /** Refuses a run.json whose integer format_version these readers do not know. */
-export function checkFormatVersion(manifest: unknown, filePath: string = RUN_FILES.manifest): void {
+function checkFormatVersion(manifest: unknown, filePath: string = RUN_FILES.manifest): void {
   if (manifest === null || typeof manifest !== 'object') return;
   const version = (manifest as { format_version?: unknown }).format_version;
   if (typeof version === 'number' && Number.isInteger(version) && version !== FORMAT_VERSION) {
@@ -62,7 +62,7 @@ export async function readManifest(runDir: string, schemas: RunSchemas): Promise
  * Throws a `token_array` error for the first step whose arrays disagree with their `count`, or whose `gate_baseline`
  * does not decode to finite numbers (the one array whose values are checked here: the viewer subtracts it from g).
  */
-export function checkTrajectoryTokens(record: Trajectory, where: { file: string; line?: number; path?: string }): void {
+function checkTrajectoryTokens(record: Trajectory, where: { file: string; line?: number; path?: string }): void {
   record.steps.forEach((step, index) => {
     if (!step.tokens) return;
     const [name, problem] = tokenArrayProblems(step.tokens)[0] ?? [BASELINE_FIELD, gateBaselineProblem(step.tokens)];

@@ -28,8 +28,8 @@ export interface RunChangeEvent {
   previousState: RunState;
 }
 
-export const DEBOUNCE_MS = 120;
-export const LIVE_POLL_MS = 1000;
+const DEBOUNCE_MS = 120;
+const LIVE_POLL_MS = 1000;
 
 export function isLive(state: RunState): boolean {
   return state === 'running' || state === 'stopping';

@@ -20,8 +20,8 @@ import type { Trajectory } from '../shared/generated/trajectory';
 import type { TrajectoryIndexRow } from '../shared/generated/trajectoryIndex';
 import type { WhatIfFile } from '../shared/generated/whatif';
 
-export const SCHEMA_ID_PREFIX = 'urn:seed-studio:schema:';
-export const RECORD_SCHEMAS = ['run', 'event', 'metric', 'trajectory', 'trajectory-index', 'skill', 'eval', 'control', 'checkpoint-manifest', 'lock', 'onnx-export', 'whatif', 'tags'] as const;
+const SCHEMA_ID_PREFIX = 'urn:seed-studio:schema:';
+const RECORD_SCHEMAS = ['run', 'event', 'metric', 'trajectory', 'trajectory-index', 'skill', 'eval', 'control', 'checkpoint-manifest', 'lock', 'onnx-export', 'whatif', 'tags'] as const;
 export type RecordKind = (typeof RECORD_SCHEMAS)[number];
 
 /** The type a valid record of each kind has: the one generated from the same schema. */

@@ -1,12 +1,9 @@
-// Review decisions go into skills.jsonl itself so they are git-diffable: the file is rewritten whole (temp + rename),
-// only the `review` object of the decided records changes, and every other line stays byte-identical. Refused while
-// a collect stage may still append to it (docs/run-format.md §skills.jsonl).
-import { readFile } from 'node:fs/promises';
-import { writeFileAtomic } from './atomicWrite';
+// Review decisions go into skills.jsonl itself so they are git-diffable: only the `review` object of the decided
+// records changes, and every other line stays byte-identical (docs/run-format.md §skills.jsonl). The skill review
+// applies them to the open document (src/review/reviewDecisions.ts), refused while a collect stage may still append.
 import { RunFormatError } from './errors';
 import { parseJsonLine } from './jsonl';
-import { RUN_FILES, runPaths } from './runFiles';
-import { readManifest } from './runReader';
+import { RUN_FILES } from './runFiles';
 import type { RunSchemas } from './schemas';
 import type { ReviewState, SkillReview } from '../shared/types';
 
@@ -55,20 +52,4 @@ export function applySkillReviews(
     throw new RunFormatError('schema', { ...where, field: 'id' }, `no record with id ${unknown.map((id) => JSON.stringify(id)).join(', ')}`);
   }
   return new TextEncoder().encode(out.map((line) => `${line}\n`).join(''));
-}
-
-/** Applies review decisions to `<runDir>/skills.jsonl` atomically; refuses while a collect stage is running. */
-export async function writeSkillReviews(
-  runDir: string,
-  decisions: ReadonlyMap<string, ReviewDecision>,
-  schemas: RunSchemas,
-  now: Date = new Date(),
-): Promise<void> {
-  const manifest = await readManifest(runDir, schemas);
-  if (manifest.stage === 'collect' && (manifest.status === 'running' || manifest.status === 'stopping')) {
-    throw new Error(`run ${manifest.id} is still collecting: review its skills when the collect stage has finished`);
-  }
-  const filePath = runPaths(runDir).skills;
-  const data = await readFile(filePath);
-  await writeFileAtomic(filePath, applySkillReviews(data, decisions, schemas, now, { file: RUN_FILES.skills, path: filePath }));
 }

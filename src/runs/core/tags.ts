@@ -4,11 +4,11 @@ import { writeFileAtomic } from './atomicWrite';
 import { runPaths } from './runFiles';
 import type { RunTags } from '../shared/types';
 
-export const MAX_TAGS = 64;
-export const MAX_TAG_LENGTH = 64;
+const MAX_TAGS = 64;
+const MAX_TAG_LENGTH = 64;
 
 /** A tag as stored: white space collapsed and trimmed; undefined when nothing (or too much) is left. */
-export function normalizeTag(text: string): string | undefined {
+function normalizeTag(text: string): string | undefined {
   const tag = text.replace(/\s+/g, ' ').trim();
   return tag.length > 0 && tag.length <= MAX_TAG_LENGTH ? tag : undefined;
 }

@@ -105,10 +105,6 @@ export function newRunId(stage: Stage, name: string, now: Date, taken: (id: stri
   for (let n = 2; ; n += 1) if (!taken(`${base}-${n}`)) return `${base}-${n}`;
 }
 
-export function stageOfCommand(command: Exclude<TrainerCommand, 'resume'>): Stage {
-  return command;
-}
-
 /**
  * Starts the trainer in its own process group, detached from the caller: stdout and stderr go to `logFile` (a pipe
  * would break, and kill the trainer, when the window that started it reloads). The caller may keep the returned

@@ -9,7 +9,7 @@ export type QuantileFamily = (typeof QUANTILE_FAMILIES)[number];
 
 /** The summary's keys from the lowest value to the highest. */
 export const QUANTILE_KEYS = ['min', 'p05', 'p25', 'p50', 'p75', 'p95', 'max'] as const;
-export type QuantileKey = (typeof QUANTILE_KEYS)[number];
+type QuantileKey = (typeof QUANTILE_KEYS)[number];
 
 export type QuantileSummary = Record<QuantileKey, number> & { count: number };
 

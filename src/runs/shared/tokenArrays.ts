@@ -1,10 +1,10 @@
 // Per-token arrays of a trajectory step: base64 (RFC 4648, padded) of little-endian int32 (ids) and float32 (logp,
-// teacher_logp, delta, gate, gate_baseline); `text` is a plain list of each token's text. No Buffer and no vscode:
-// this module also runs in webviews.
+// teacher_logp, delta, gate, gate_baseline); `text` is a plain list of each token's text. The trainer writes them and
+// the extension only reads them (the tests' writer is test/unit/tokenEncoding.ts). No Buffer and no vscode: this module
+// also runs in webviews.
 import type { EncodedTokens } from './types';
 
-export const FLOAT_FIELDS = ['logp', 'teacher_logp', 'delta', 'gate', 'gate_baseline'] as const;
-export type FloatField = (typeof FLOAT_FIELDS)[number];
+const FLOAT_FIELDS = ['logp', 'teacher_logp', 'delta', 'gate', 'gate_baseline'] as const;
 const TEACHER_FIELDS = ['teacher_logp', 'delta', 'gate'] as const;
 /** What the run's OPD estimator subtracted from g (½ or b(s)); recorded only beside `gate`. */
 export const BASELINE_FIELD = 'gate_baseline';
@@ -42,20 +42,6 @@ export function decodeBase64(text: string): Uint8Array {
   return out;
 }
 
-export function encodeBase64(bytes: Uint8Array): string {
-  let out = '';
-  for (let i = 0; i < bytes.length; i += 3) {
-    const a = bytes[i] ?? 0;
-    const b = bytes[i + 1] ?? 0;
-    const c = bytes[i + 2] ?? 0;
-    const chunk = (a << 16) | (b << 8) | c;
-    out += ALPHABET[(chunk >> 18) & 63]! + ALPHABET[(chunk >> 12) & 63]!;
-    out += i + 1 < bytes.length ? ALPHABET[(chunk >> 6) & 63]! : '=';
-    out += i + 2 < bytes.length ? ALPHABET[chunk & 63]! : '=';
-  }
-  return out;
-}
-
 function fourByteView(text: string): DataView {
   const bytes = decodeBase64(text);
   if (bytes.length % 4 !== 0) throw new Error(`${bytes.length} bytes is not a whole number of 4-byte items`);
@@ -74,18 +60,6 @@ export function decodeFloat32(text: string): Float32Array {
   const out = new Float32Array(view.byteLength / 4);
   for (let i = 0; i < out.length; i += 1) out[i] = view.getFloat32(i * 4, true);
   return out;
-}
-
-export function encodeInt32(values: ArrayLike<number>): string {
-  const view = new DataView(new ArrayBuffer(values.length * 4));
-  for (let i = 0; i < values.length; i += 1) view.setInt32(i * 4, values[i] ?? 0, true);
-  return encodeBase64(new Uint8Array(view.buffer));
-}
-
-export function encodeFloat32(values: ArrayLike<number>): string {
-  const view = new DataView(new ArrayBuffer(values.length * 4));
-  for (let i = 0; i < values.length; i += 1) view.setFloat32(i * 4, values[i] ?? 0, true);
-  return encodeBase64(new Uint8Array(view.buffer));
 }
 
 /** The decoded arrays of one step; the teacher arrays are all present or all undefined. Written by hand, unlike the
@@ -174,19 +148,6 @@ export function decodeTokenArrays(tokens: EncodedTokens): TokenArrays {
       if (problem) throw new Error(`${BASELINE_FIELD}: ${problem}`);
       out.gateBaseline = baseline;
     }
-  }
-  return out;
-}
-
-/** Encodes decoded arrays back to the stored form (tests, what-if tools). */
-export function encodeTokenArrays(arrays: TokenArrays): EncodedTokens {
-  const out: EncodedTokens = { count: arrays.count, ids: encodeInt32(arrays.ids), text: arrays.text };
-  if (arrays.logp) out.logp = encodeFloat32(arrays.logp);
-  if (arrays.teacherLogp && arrays.delta && arrays.gate) {
-    out.teacher_logp = encodeFloat32(arrays.teacherLogp);
-    out.delta = encodeFloat32(arrays.delta);
-    out.gate = encodeFloat32(arrays.gate);
-    if (arrays.gateBaseline) out.gate_baseline = encodeFloat32(arrays.gateBaseline);
   }
   return out;
 }

@@ -23,7 +23,7 @@ export interface RunsTableRow {
   evals: Record<string, EvalCell>;
 }
 
-export type ColumnKind = 'text' | 'number' | 'eval' | 'tags';
+type ColumnKind = 'text' | 'number' | 'eval' | 'tags';
 
 export interface Column {
   /** `run`, `tags`, `status`, `stage`, `algorithm`, `started`, `step`, `config:<key>`, `metric:<name>`, `eval:<split>`. */
@@ -98,7 +98,7 @@ export function columnOf(id: string): Column {
 }
 
 /** The value a cell sorts and compares by: a number where there is one, else text; undefined when empty. */
-export function cellValue(row: RunsTableRow, id: string): number | string | undefined {
+function cellValue(row: RunsTableRow, id: string): number | string | undefined {
   switch (id) {
     case 'run':
       return row.title;
@@ -125,7 +125,7 @@ export function cellValue(row: RunsTableRow, id: string): number | string | unde
   return undefined;
 }
 
-export function formatNumber(value: number): string {
+function formatNumber(value: number): string {
   if (Number.isInteger(value)) return String(value);
   const abs = Math.abs(value);
   if (abs !== 0 && (abs < 1e-3 || abs >= 1e5)) return value.toExponential(2);

@@ -57,7 +57,7 @@ export function runRowLabel(name: string, what: string, state: RunState): string
 
 /** The description after the label: what tells same-titled runs apart (the start time, or the directory when runs
  * started in the same second), then progress while unfinished, then success. */
-export function runRowDescription(facts: Pick<RunRowFacts, 'extras' | 'manifest' | 'state' | 'success'>): string {
+function runRowDescription(facts: Pick<RunRowFacts, 'extras' | 'manifest' | 'state' | 'success'>): string {
   const parts = facts.extras.slice(-1);
   const progress = facts.manifest?.progress;
   if (progress && facts.state !== 'completed') parts.push(`${progress.step}/${progress.total ?? '?'}`);
@@ -66,7 +66,7 @@ export function runRowDescription(facts: Pick<RunRowFacts, 'extras' | 'manifest'
 }
 
 /** Everything about the run, one fact a line: the whole title first (the label may be shortened). */
-export function runRowTooltip(facts: RunRowFacts): string[] {
+function runRowTooltip(facts: RunRowFacts): string[] {
   const { manifest } = facts;
   const title = [facts.name, facts.what, ...facts.extras].filter(Boolean).join(SEPARATOR);
   const lines = [title, manifest?.id ?? facts.dir.split(/[/\\]/).filter(Boolean).pop() ?? facts.dir];

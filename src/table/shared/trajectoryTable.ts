@@ -19,7 +19,6 @@ export interface TableRow {
 }
 
 export type SortKey = 'id' | 'task' | 'type' | 'success' | 'length' | 'tokens' | 'skill' | 'meanGate';
-export const SORT_KEYS: readonly SortKey[] = ['id', 'task', 'type', 'success', 'length', 'tokens', 'skill', 'meanGate'];
 
 export function tableRow(row: TrajectoryIndexRow, meanGate: number | null): TableRow {
   return {

@@ -174,7 +174,7 @@ export class TensorBoardServers {
 }
 
 /** Polls `url` until it answers 200 (true), the time is up or `giveUp()` says so (the string 'timeout'). */
-export async function waitForHttp(url: string, timeoutMs: number, giveUp: () => boolean = () => false): Promise<true | 'timeout'> {
+async function waitForHttp(url: string, timeoutMs: number, giveUp: () => boolean = () => false): Promise<true | 'timeout'> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline && !giveUp()) {
     try {

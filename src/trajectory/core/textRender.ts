@@ -30,7 +30,7 @@ function inline(text: string): string {
   return displayText(text).replace(/\n/g, ' \u23CE ');
 }
 
-export function turnHeader(step: TrajectoryStep, index: number, stats: TurnStats | undefined): string {
+function turnHeader(step: TrajectoryStep, index: number, stats: TurnStats | undefined): string {
   const parts = [`turn ${index + 1}`, `t=${step.t}`, step.valid ? 'valid' : 'invalid'];
   if (typeof step.score === 'number') parts.push(`score ${formatScore(step.score)}`);
   if (typeof step.env_reward === 'number') parts.push(`env reward ${formatScore(step.env_reward)}`);

@@ -119,7 +119,7 @@ function quantile(sorted: Float64Array, q: number): number {
 }
 
 /** Decades a fitted scale covers below the end of its domain. */
-export const FIT_DECADES = 3;
+const FIT_DECADES = 3;
 
 /**
  * The scale of `mode` with its domain fitted to `values` (e.g. every turn's array of the trajectory): a diverging
@@ -247,25 +247,6 @@ export function binColor(kind: HeatScale['kind'], bin: number, theme: ThemeKind 
     return { ...end, a: binAlpha(Math.abs(t)) };
   }
   return { ...palette.sequential, a: binAlpha(bin / (BINS - 1)) };
-}
-
-function luminance(c: Rgb): number {
-  const channel = (v: number): number => {
-    const x = v / 255;
-    return x <= 0.03928 ? x / 12.92 : ((x + 0.055) / 1.055) ** 2.4;
-  };
-  return 0.2126 * channel(c.r) + 0.7152 * channel(c.g) + 0.0722 * channel(c.b);
-}
-
-/** WCAG contrast ratio of a translucent colour drawn over `background` against that background. */
-export function contrastOnBackground(color: Rgba, background: Rgb): number {
-  const over = {
-    r: color.r * color.a + background.r * (1 - color.a),
-    g: color.g * color.a + background.g * (1 - color.a),
-    b: color.b * color.a + background.b * (1 - color.a),
-  };
-  const [a, b] = [luminance(over), luminance(background)];
-  return (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05);
 }
 
 /** `rgba(r, g, b, a)` exactly as Chromium reports a computed background colour (a = 0 → `rgba(0, 0, 0, 0)`). */

@@ -7,7 +7,7 @@ import { GATE_CENTRE } from '../../runs/shared/gate';
 import type { TokenArrays } from '../../runs/shared/tokenArrays';
 import type { HeatScale } from './colorScale';
 
-export const OPD_ESTIMATORS = ['sample', 'centred', 'baseline', 'expected'] as const;
+const OPD_ESTIMATORS = ['sample', 'centred', 'baseline', 'expected'] as const;
 export type OpdEstimator = (typeof OPD_ESTIMATORS)[number];
 
 
@@ -107,7 +107,7 @@ export function baselineWording(estimator: OpdEstimator | undefined): BaselineWo
 }
 
 /** The note under the gate legend of a run whose update did not weigh tokens by g itself (undefined for `sample`). */
-export function gateModeNote(estimator: OpdEstimator | undefined, hasBaseline: boolean): string | undefined {
+function gateModeNote(estimator: OpdEstimator | undefined, hasBaseline: boolean): string | undefined {
   if (!subtractsBaseline(estimator) || !hasBaseline) return undefined;
   const wording = baselineWording(estimator);
   return `This run's update (opd.estimator: ${estimator}) weighed the sampled tokens by ${wording.weight}, not by g: colour by ${wording.weight} (5) to see it.`;

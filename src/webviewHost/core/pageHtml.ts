@@ -3,7 +3,7 @@
 // same page from a local server, so the tests load exactly what the extension does.
 import { randomBytes } from 'node:crypto';
 
-export function newNonce(): string {
+function newNonce(): string {
   return randomBytes(18).toString('base64');
 }
 

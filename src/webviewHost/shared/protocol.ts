@@ -24,8 +24,6 @@ export function messageSet<M extends MessageMap>(names: { readonly [K in keyof M
   return { types: Object.keys(names) as Array<keyof M & string> };
 }
 
-export type MapOf<S> = S extends MessageSet<infer M> ? M : never;
-
 export const HOST_REPLY = 'hostReply';
 
 /** host → webview: the outcome of the webview message numbered `seq`. */

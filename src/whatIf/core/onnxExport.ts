@@ -6,9 +6,6 @@ import { RunSchemas } from '../../runs/core/schemas';
 import type { OnnxExportMeta } from '../../runs/shared/generated/onnxExport';
 import { WhatIfError } from './errors';
 
-/** export.json (schemas/onnx-export.schema.json). */
-export type { OnnxExportMeta };
-
 export interface OnnxExport {
   dir: string;
   meta: OnnxExportMeta;
@@ -78,7 +75,7 @@ export function onnxModelBytes(dir: string): number {
 }
 
 /** The largest token id the tokenizer can produce, plus one (vocabulary and added tokens). */
-export function tokenizerVocabSize(tokenizerJson: Record<string, unknown>): number {
+function tokenizerVocabSize(tokenizerJson: Record<string, unknown>): number {
   let top = -1;
   const model = tokenizerJson.model as { vocab?: Record<string, number> | [string, number][] } | undefined;
   const vocab = model?.vocab;

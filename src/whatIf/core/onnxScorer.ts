@@ -81,7 +81,7 @@ export class OnnxScorer {
 }
 
 /** log softmax(row / T)[picked] in float64 over one row of `vocab` logits starting at `offset`. */
-export function pickedLogSoftmax(data: Float32Array, offset: number, vocab: number, picked: number, temperature: number): number {
+function pickedLogSoftmax(data: Float32Array, offset: number, vocab: number, picked: number, temperature: number): number {
   const row = data.subarray(offset, offset + vocab);
   let max = -Infinity;
   for (const value of row) max = Math.max(max, value);

@@ -8,7 +8,7 @@
 // better path there.
 
 export const DEFAULT_MAX_ONNX_MB = 4096;
-export const MAX_ONNX_SETTING = 'seedStudio.whatIf.maxOnnxSizeMB';
+const MAX_ONNX_SETTING = 'seedStudio.whatIf.maxOnnxSizeMB';
 
 export type ScorerChoice = { path: 'onnxruntime-node'; exportDir: string } | { path: 'trainer'; reason: string };
 

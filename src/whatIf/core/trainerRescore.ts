@@ -21,7 +21,7 @@ export interface TrainerRescoreOptions {
 
 type TrainerLine = { type: 'progress'; done: number; total: number } | { type: 'whatif'; file: unknown };
 
-export function trainerRescoreArgs(runDir: string, trajectoryId: string, skills: readonly string[], checkpoint?: string): string[] {
+function trainerRescoreArgs(runDir: string, trajectoryId: string, skills: readonly string[], checkpoint?: string): string[] {
   return ['-m', 'seed_trainer', 'rescore', runDir, '--trajectory', trajectoryId, ...skills.flatMap((skill) => ['--skill', skill]), ...(checkpoint ? ['--checkpoint', checkpoint] : [])];
 }
 

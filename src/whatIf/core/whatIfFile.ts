@@ -7,7 +7,7 @@ import type { RunSchemas } from '../../runs/core/schemas';
 import type { RescoreResult } from './rescore';
 import type { WhatIfFile, WhatIfResultRecord } from '../shared/whatIfRecord';
 
-export type { WhatIfFile, WhatIfResultRecord, WhatIfStepRecord } from '../shared/whatIfRecord';
+export type { WhatIfFile, WhatIfResultRecord } from '../shared/whatIfRecord';
 
 /** float32 values with the digits that tell them apart (7 significant), so the file reads and diffs well. */
 function float32List(values: ArrayLike<number>): number[] {

@@ -2,7 +2,7 @@
 // ↑ and ↓ flips. The gate itself and its summaries are src/runs/shared/gate.ts.
 import { GATE_CENTRE } from '../../runs/shared/gate';
 
-export type Flip = -1 | 0 | 1;
+type Flip = -1 | 0 | 1;
 
 /** Within this distance of 0.5 a gate's side is numerical noise: PyTorch and onnxruntime agree to ~1e-5 in log-prob,
  * and a peaked policy gives many tokens Δ ≈ 0 exactly (both log-probs ≈ 0), whose g lands either side of 0.5 by 1e-7

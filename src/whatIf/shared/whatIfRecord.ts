@@ -4,4 +4,3 @@ import type { WhatIfFile } from '../../runs/shared/generated/whatif';
 
 export type { WhatIfFile };
 export type WhatIfResultRecord = WhatIfFile['results'][number];
-export type WhatIfStepRecord = WhatIfResultRecord['steps'][number];

@@ -4,7 +4,7 @@ import * as assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { TrainResult } from '../../../src/trainer/trainCommands';
+import type { TrainResult } from '../../../src/training/trainCommands';
 import { configureTrainerEnv, seedApi, tinyPolicy, waitFor, workspaceDir, writeExperiment } from '../trainFixture';
 
 const STATE_FILE = '.seed-reattach-test.json';

@@ -4,7 +4,7 @@ import * as assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { TrainResult } from '../../../src/trainer/trainCommands';
+import type { TrainResult } from '../../../src/training/trainCommands';
 import { isProcessGroupAlive, isTrainerAlive } from '../../../src/runs/core/trainerProcess';
 import { seedApi, waitFor, workspaceDir } from '../trainFixture';
 

@@ -4,7 +4,7 @@ import * as assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { ProbeResult } from '../../../src/trainer/core/trainerProbe';
+import type { ProbeResult } from '../../../src/training/core/trainerProbe';
 
 interface Manifest {
   publisher: string;

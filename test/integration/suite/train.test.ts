@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { SeedStudioApi } from '../../../src/extension';
-import type { TrainResult } from '../../../src/trainer/trainCommands';
+import type { TrainResult } from '../../../src/training/trainCommands';
 import { isProcessGroupAlive, isTrainerAlive } from '../../../src/runs/core/trainerProcess';
 import { configureTrainerEnv, killTrainer, repoRoot, seedApi, tinyPolicy, trainerPython, waitFor, workspaceDir, writeExperiment } from '../trainFixture';
 

@@ -108,8 +108,3 @@ def grpo_advantages(
         else:
             advantages[idx] = mean_norm(group_scores, mean)
     return advantages
-
-
-def broadcast_to_tokens(advantages: torch.Tensor, response_mask: torch.Tensor) -> torch.Tensor:
-    """[B] step advantages → [B, L] token advantages, zero on padding."""
-    return advantages.unsqueeze(-1) * response_mask.to(advantages.dtype)

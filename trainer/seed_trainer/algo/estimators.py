@@ -28,10 +28,7 @@ from typing import Literal
 
 import torch
 
-Estimator = Literal["sample", "centred", "baseline", "expected"]
 ESTIMATORS: tuple[str, ...] = ("sample", "centred", "baseline", "expected")
-#: Estimators that subtract something from g (the trajectory records carry what was subtracted: `gate_baseline`).
-SUBTRACTS_BASELINE = frozenset({"centred", "baseline", "expected"})
 #: Estimators whose teacher pass needs the full next-token distributions (a student forward beside the teacher's).
 NEEDS_DISTRIBUTIONS = frozenset({"baseline", "expected"})
 

@@ -21,7 +21,7 @@ class Variant:
     skills: SkillSource | None  # who writes the teacher's skill: the policy itself, the static bank, or nobody
 
 
-VARIANTS: dict[str, Variant] = {
+ALGORITHM_VARIANTS: dict[str, Variant] = {
     "seed": Variant(
         label="SEED",
         summary="GRPO + gated on-policy distillation from self-written skills",
@@ -65,20 +65,20 @@ VARIANTS: dict[str, Variant] = {
 }
 
 # The names an experiment's `algorithm` accepts, in the table's order (the schema's enum).
-ALGORITHMS: tuple[str, ...] = tuple(VARIANTS)
+ALGORITHMS: tuple[str, ...] = tuple(ALGORITHM_VARIANTS)
 
 
 def gate_beta(algorithm: str, beta: float) -> float:
     """The β the gate uses under `algorithm` (0 for the ungated baseline)."""
-    return beta if VARIANTS[algorithm].gated else 0.0
+    return beta if ALGORITHM_VARIANTS[algorithm].gated else 0.0
 
 
 def schema_extension() -> list[dict[str, Any]]:
     """The table as the experiment schema carries it (`x-algorithms` of `algorithm`): a list, since the schema export
     sorts the keys of mappings and the order is the one the editor offers."""
-    return [{"name": name, **asdict(variant)} for name, variant in VARIANTS.items()]
+    return [{"name": name, **asdict(variant)} for name, variant in ALGORITHM_VARIANTS.items()]
 
 
 def schema_description() -> str:
     """The description of `algorithm` in the experiment schema: each name with its summary."""
-    return "Stage-2 algorithm: " + "; ".join(f"`{name}` ({v.summary})" for name, v in VARIANTS.items()) + "."
+    return "Stage-2 algorithm: " + "; ".join(f"`{name}` ({v.summary})" for name, v in ALGORITHM_VARIANTS.items()) + "."

@@ -1,9 +1,11 @@
 """Analyzers: who writes the hindsight skill of a finished trajectory (DESIGN §2, Stage 1).
 
-One interface (`Analyzer.analyze(episodes) -> [Analysis]`), three kinds, chosen by `analyzer.kind`:
-- `self` — the policy itself, greedy (`policy_analyzer.PolicyAnalyzer`; Stage 2 calls the same `self_analyze`);
+One interface (`Analyzer.analyze(episodes) -> [Analysis]`), four kinds, chosen by `analyzer.kind`:
+- `self` — the policy itself, greedy (`policy_analyzer.PolicyAnalyzer` over `seed_trainer.analysis.self_analyze`, the
+  analysis prompt and greedy generation, which Stage 2 calls too);
 - `external` — any OpenAI-compatible chat-completions endpoint (`external.ExternalAnalyzer`), as the paper's Stage 1;
-- `oracle` — an environment that knows the ground truth (`TaskSource.oracle_analysis`);
+- `oracle` — an environment that knows the ground truth (`TaskSource.oracle_analysis`: the household's is
+  `envs/household/oracle_analysis.py`, TextWorld's `envs/textworld_oracle.py`);
 - `static` — a static skill bank, the same text for every task of a type (`static_bank.StaticBankAnalyzer`; Stage 2
   under `sdar`). `stage2_analyzer` picks Stage 2's analyzer from the algorithm.
 
@@ -16,7 +18,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from seed_trainer.algo.variants import VARIANTS
+from seed_trainer.algo.variants import ALGORITHM_VARIANTS
 from seed_trainer.analyzers.base import Analysis, Analyzer, AnalyzerError
 from seed_trainer.config import ExperimentConfig
 
@@ -49,7 +51,7 @@ def stage2_analyzer(
     """Who writes the skills of every Stage-2 update: the policy itself (SEED and its OPD baselines; `generator`: the
     rollout engine, which generates instead of the policy), the static bank (SDAR), or the environment's oracle
     (`opd.skill_source: oracle`, the upper-bound diagnostic). None: the algorithm uses no skills (GRPO)."""
-    skills = VARIANTS[config.algorithm].skills
+    skills = ALGORITHM_VARIANTS[config.algorithm].skills
     if skills == "static":
         from seed_trainer.analyzers.static_bank import SkillBank, StaticBankAnalyzer
 

@@ -208,8 +208,6 @@ ENVIRONMENTS: tuple[EnvironmentEntry, ...] = (
     ),
 )
 
-BY_NAME = {entry.name: entry for entry in ENVIRONMENTS}
-
 
 def schema_extension() -> list[dict[str, Any]]:
     """The catalog as the experiment schema carries it (`x-environments` of `environment.name`): a list, since the

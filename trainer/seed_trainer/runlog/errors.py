@@ -60,9 +60,6 @@ class RunFormatError(ValueError):
         field = f" {self.field}:" if self.field else ""
         return f"{where}:{field} {self.detail}"
 
-    def as_dict(self) -> dict[str, object]:
-        return {"kind": self.kind, "file": self.file, "line": self.line, "field": self.field, "message": str(self)}
-
 
 @dataclass(frozen=True)
 class TornLine:
@@ -81,9 +78,6 @@ class TornLine:
     def message(self) -> str:
         return f"{self.path or self.file}:{self.line}: torn last line ({self.size} bytes without a newline) ignored"
 
-    def as_dict(self) -> dict[str, object]:
-        return {"kind": "torn_line", "file": self.file, "line": self.line, "message": self.message}
-
 
 @dataclass(frozen=True)
 class StaleFile:
@@ -97,6 +91,3 @@ class StaleFile:
     @property
     def message(self) -> str:
         return f"{self.file}: left behind by an interrupted write (the next resume removes it)"
-
-    def as_dict(self) -> dict[str, object]:
-        return {"kind": self.kind, "file": self.file, "line": None, "message": self.message}

@@ -128,10 +128,3 @@ class SchemaSet:
         raise RunFormatError(
             "schema", file, _short(best.message), line=line, field=_error_field(best) or None, path=path
         )
-
-    def check_schemas(self) -> None:
-        """Raise if a schema file is not itself a valid draft 2020-12 schema."""
-        import jsonschema
-
-        for validator in self._validators.values():
-            jsonschema.Draft202012Validator.check_schema(validator.schema)

@@ -17,10 +17,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from seed_trainer.envs.household import world
-from seed_trainer.envs.household.analyzer import analysis_reply
 from seed_trainer.envs.household.catalogue import SPLITS, TASK_TYPES
+from seed_trainer.envs.household.demonstrator import Demonstrator, demonstrate, plan
 from seed_trainer.envs.household.env import DEFAULT_MAX_STEPS, HouseholdEnv
-from seed_trainer.envs.household.oracle import Demonstrator, demonstrate, plan
+from seed_trainer.envs.household.oracle_analysis import analysis_reply
 from seed_trainer.envs.household.world import Instance
 
 

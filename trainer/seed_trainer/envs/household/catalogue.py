@@ -19,7 +19,6 @@ SPLITS = ("train", "valid_seen", "valid_unseen", "dev")
 # --- receptacles -------------------------------------------------------------------------------------------------
 
 OPENABLE = frozenset({"cabinet", "drawer", "fridge", "microwave", "safe"})
-LAMPS = ("desklamp", "floorlamp")
 
 # Per room kind: receptacle type -> (min count, max count). Tools the task types need are always present.
 ROOMS: dict[str, dict[str, tuple[int, int]]] = {

@@ -1,14 +1,12 @@
 """The static skill library of the household environment, by task type (the SDAR baseline's teacher context and the
 "static offline skill library" ablation).
 
-Type-level rules only — the same text for every task of a type, no instance facts. `write_skill_bank(folder)` writes
-it as the markdown folder `seed_trainer.analyzers.static_bank.SkillBank` reads (`general.md` + `<task_type>.md`);
-`examples/household-skills/` holds a copy (a test keeps the two the same).
+Type-level rules only — the same text for every task of a type, no instance facts. `examples/household-skills/` holds
+it as the markdown folder `seed_trainer.analyzers.static_bank.SkillBank` reads (`general.md` + `<task_type>.md`); a
+test keeps the two the same.
 """
 
 from __future__ import annotations
-
-from pathlib import Path
 
 from seed_trainer.envs.household.catalogue import CLEAN, COOL, HEAT, LOOK, PICK, TWO
 
@@ -33,19 +31,6 @@ BY_TYPE = {
 }
 
 
-def static_skills() -> dict[str, str]:
-    """{"general": …, <task_type>: …} — the files of the bank without their `.md`."""
-    return {"general": GENERAL, **BY_TYPE}
-
-
 def static_skill_text(task_type: str) -> str:
     """What the bank gives a task of `task_type` (general part, then the type's part), as SkillBank.for_task_type."""
     return "\n\n".join(part for part in (GENERAL, BY_TYPE.get(task_type, "")) if part)
-
-
-def write_skill_bank(folder: str | Path) -> Path:
-    folder = Path(folder)
-    folder.mkdir(parents=True, exist_ok=True)
-    for name, text in static_skills().items():
-        (folder / f"{name}.md").write_text(text + "\n", encoding="utf-8")
-    return folder

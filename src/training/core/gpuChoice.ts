@@ -13,7 +13,7 @@ import { estimateTrainingMemory, fitWarnings, readModelShape, trainingSettings, 
 export type ExperimentEstimate = { ok: true; estimate: MemoryEstimate; forProcesses: (n: number) => MemoryEstimate } | { ok: false; reason: string };
 
 /** The folder of the experiment's policy: a built-in (shipped with the trainer) or a local folder; a hub id has none. */
-export function policyFolder(modelPath: string, experimentDir: string, builtinRoot: string): string | undefined {
+function policyFolder(modelPath: string, experimentDir: string, builtinRoot: string): string | undefined {
   if (modelPath.startsWith(BUILTIN_PREFIX)) return path.join(builtinRoot, modelPath.slice(BUILTIN_PREFIX.length));
   if (!looksLocal(modelPath, experimentDir)) return undefined;
   const expanded = modelPath === '~' || modelPath.startsWith('~/') ? path.join(os.homedir(), modelPath.slice(1)) : modelPath;

@@ -13,7 +13,7 @@ export interface CudaDevice {
 }
 
 /** `NVIDIA H200 (139.8 GiB, 139.1 GiB free)` */
-export function describeDevice(device: CudaDevice): string {
+function describeDevice(device: CudaDevice): string {
   const free = device.free_memory_bytes === undefined ? '' : `, ${formatBytes(device.free_memory_bytes)} free`;
   return `${device.name} (${formatBytes(device.total_memory_bytes)}${free})`;
 }

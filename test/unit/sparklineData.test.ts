@@ -1,8 +1,8 @@
-// The per-turn Δ sparkline's numbers (src/trajectory/shared/sparkline.ts): columns keep every spike of a long turn, the
+// The per-turn Δ sparkline's numbers (src/trajectory/shared/sparklineData.ts): columns keep every spike of a long turn, the
 // range is shared by the turns, non-finite values are skipped, a click maps back to its token.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { sharedRange, sparkColumns, sparkSummary, tokenAt, yOf } from '../../src/trajectory/shared/sparkline';
+import { sharedRange, sparkColumns, sparkSummary, tokenAt, yOf } from '../../src/trajectory/shared/sparklineData';
 
 test('columns: one per token for a short turn; min/max per column for a long one, so a single spike survives', () => {
   const short = Float32Array.from([0.5, -1, 0]);

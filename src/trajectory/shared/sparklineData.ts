@@ -1,7 +1,8 @@
 // The per-turn sparkline of Δ (teacher minus student log-prob per token): each pixel column of the strip shows the
 // lowest and highest Δ of the tokens it covers, on a range symmetric around 0 and shared by every turn of the
 // trajectory, so turns compare at a glance and no spike is lost however long the response. Only numbers go in:
-// nothing of the model's text reaches the strip. No DOM, no `vscode`.
+// nothing of the model's text reaches the strip. The numbers only: webview/trajectory/sparklineCanvas.ts draws them.
+// No DOM, no `vscode`.
 
 export interface SparkColumn {
   /** The first token the column covers. */

@@ -18,7 +18,7 @@ export interface SetUpTrainerArgs {
   extras?: string[];
 }
 
-export interface SetUpTrainerResult {
+interface SetUpTrainerResult {
   python: string;
   ok: boolean;
   error?: string;

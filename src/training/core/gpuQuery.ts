@@ -3,7 +3,7 @@
 // quotes the line, never a silently wrong list. No `vscode` import (unit-tested on captured outputs).
 import { execFile } from 'node:child_process';
 
-export const NVIDIA_SMI_ARGS = ['--query-gpu=index,name,memory.total,memory.used,memory.free', '--format=csv,noheader,nounits'] as const;
+const NVIDIA_SMI_ARGS = ['--query-gpu=index,name,memory.total,memory.used,memory.free', '--format=csv,noheader,nounits'] as const;
 
 export interface GpuInfo {
   index: number;

@@ -1,14 +1,14 @@
-// The per-turn Δ sparkline as a canvas (src/trajectory/shared/sparkline.ts computes what it shows): bars above the middle
+// The per-turn Δ sparkline as a canvas (src/trajectory/shared/sparklineData.ts computes what it shows): bars above the middle
 // line where the skill-conditioned teacher finds the token more likely than the student (Δ > 0), below where less,
 // in the heatmap's palette ends (blue high, orange low; the dark theme's lighter ends). Drawn from numbers only, so
 // hostile text cannot reach it; a click jumps to the token under the pointer.
 import { PALETTES, cssColor } from '../../src/trajectory/shared/colorScale';
 import { formatNumber } from '../../src/trajectory/shared/format';
-import { sparkColumns, sparkSummary, tokenAt, yOf } from '../../src/trajectory/shared/sparkline';
+import { sparkColumns, sparkSummary, tokenAt, yOf } from '../../src/trajectory/shared/sparklineData';
 import { el } from '../shared/dom';
 
-export const SPARK_WIDTH = 240;
-export const SPARK_HEIGHT = 22;
+const SPARK_WIDTH = 240;
+const SPARK_HEIGHT = 22;
 
 function themeColor(name: string, fallback: string): string {
   return getComputedStyle(document.body).getPropertyValue(name).trim() || fallback;

@@ -12,7 +12,7 @@ import path from 'node:path';
 
 export const GIB = 2 ** 30;
 /** fp32 weight + fp32 gradient + AdamW's two fp32 moments (seed_trainer/memory.py MASTER_BYTES). */
-export const MASTER_BYTES = 16;
+const MASTER_BYTES = 16;
 /** Per layer and token, activations kept for the backward pass in a 16-bit dtype with fused attention. */
 const ACTIVATION_BYTES_PER_HIDDEN = 34;
 

@@ -1,4 +1,5 @@
-"""The oracle analyzer: writes the Stage-1 skill JSON for a finished household episode from the ground truth plus
+"""The household's oracle analysis (what `HouseholdTasks.oracle_analysis` returns to the `oracle` analyzer of
+`seed_trainer.analyzers`): writes the Stage-1 skill JSON for a finished household episode from the ground truth plus
 the trajectory — the offline stand-in for the paper's external LLM analyzer.
 
 Like the paper's skills, the skill is a policy-facing *rule*, not a fact about this instance: for a success, the
@@ -14,8 +15,8 @@ from dataclasses import dataclass, field
 
 from seed_trainer.envs.household import catalogue, world
 from seed_trainer.envs.household.catalogue import CLEAN, COOL, HEAT, LOOK, PICK, TWO
+from seed_trainer.envs.household.demonstrator import VERB, tool_receptacle
 from seed_trainer.envs.household.env import NOTHING, HouseholdEnv, object_type
-from seed_trainer.envs.household.oracle import VERB, tool_receptacle
 from seed_trainer.envs.household.world import Instance, receptacle_type
 
 

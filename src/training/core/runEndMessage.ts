@@ -3,7 +3,7 @@
 // the message says so rather than looking as if the Stop was ignored. No `vscode` import.
 import type { RunEvent, RunManifest } from '../../runs/shared/types';
 
-export function progressText(manifest: Pick<RunManifest, 'progress'> | undefined): string {
+function progressText(manifest: Pick<RunManifest, 'progress'> | undefined): string {
   const progress = manifest?.progress;
   return progress ? ` at ${progress.unit ?? 'step'} ${progress.step}${progress.total ? `/${progress.total}` : ''}` : '';
 }

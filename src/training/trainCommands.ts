@@ -20,7 +20,7 @@ import { isLive, pickRun as pickRunOf, type RunEntry } from '../runs/runsModel';
 import { refuseWhenUntrusted } from '../common/trust';
 import { baselineArgs, chooseBaselines, type EvalRunFacts } from './core/baselineEvals';
 
-export interface TrainArgs {
+interface TrainArgs {
   experiment?: string | vscode.Uri;
   /** A stage id of stageChoices (`train:seed`, `collect`, …) or a CLI command (`train` = the file's algorithm). */
   stage?: string;

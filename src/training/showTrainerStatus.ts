@@ -7,7 +7,7 @@ import { describeProbe, probeInterpreter, summarizeProbe, type ProbeResult } fro
 import { trainerStatusRow } from './core/trainerStatusRows';
 
 /** The TRAINER view: one row per line of the last probe's report. */
-export class TrainerStatusView implements vscode.TreeDataProvider<string> {
+class TrainerStatusView implements vscode.TreeDataProvider<string> {
   static current: TrainerStatusView | undefined;
   private readonly changed = new vscode.EventEmitter<undefined>();
   readonly onDidChangeTreeData = this.changed.event;

@@ -1,4 +1,5 @@
-"""Who knows how to do the tasks: a ground-truth planner and a demonstrator that acts only on what it has seen.
+"""Who knows how to do the tasks: a ground-truth planner and a demonstrator that acts only on what it has seen (the
+skill that hindsight writes from the ground truth is `oracle_analysis.py`).
 
 - `plan(instance)` is the oracle solver: it knows where every object lies and returns a shortest command sequence.
 - `Demonstrator` plays an episode the way a careful agent would, from what it has observed so far (it searches the

@@ -9,7 +9,7 @@ import type { RunState } from '../../runs/core/runsCore';
  * idle: nothing spawned yet · starting: the process runs, run.json is not written yet (or still the previous
  * trainer's, on resume) · running / stopping: the run log says the trainer is live · ended: see `outcome`.
  */
-export type SessionPhase = 'idle' | 'starting' | 'running' | 'stopping' | 'ended';
+type SessionPhase = 'idle' | 'starting' | 'running' | 'stopping' | 'ended';
 
 /** How a session ended: the run's final state, or `not-started` when the trainer never wrote its run directory. */
 export type SessionOutcome = 'completed' | 'stopped' | 'failed' | 'interrupted' | 'broken' | 'not-started';

@@ -43,7 +43,7 @@ export function showRunProgress(session: RunSession, initial: string, stop: () =
     );
   }
 
-export function latestSuccessValue(entry: RunEntry | undefined): number | undefined {
+function latestSuccessValue(entry: RunEntry | undefined): number | undefined {
   const rows = entry?.index.metrics ?? [];
   for (let i = rows.length - 1; i >= 0; i -= 1) {
     const value = rows[i]?.['success/overall'];
