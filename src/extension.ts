@@ -8,7 +8,8 @@ import type { Services } from './services';
 import { TrainerHost } from './trainer/trainerHost';
 import { RunsTreeProvider, registerRunsTree } from './runsTree/runsTree';
 import { RunsModel } from './runs/runsModel';
-import { FeatureStandIns } from './lazyFeatures/featureStandIns';
+import { FeatureStandIns, requireFeatureBundle } from './lazyFeatures/featureStandIns';
+import type * as FeatureBundle from './features';
 
 /** What activate() returns, for the integration tests: the shared services (reading them loads the features). */
 export interface SeedStudioApi {
@@ -25,7 +26,7 @@ export function activate(context: vscode.ExtensionContext): SeedStudioApi {
   const runs = new RunsModel(context.extensionPath, log);
   trainer = new TrainerHost(context, runs, log);
   const core = { log, runs, trainer };
-  const features = new FeatureStandIns(context, core);
+  const features = new FeatureStandIns(log, () => (requireFeatureBundle() as typeof FeatureBundle).activateFeatures(context, core));
   context.subscriptions.push(runs, trainer, registerRunsTree(context, core), features);
   // The first scan of the workspace's runs, and the reattach to live trainers, happen after activation returns.
   setTimeout(() => void runs.start().then(() => trainer?.attachLiveRuns()), 0);

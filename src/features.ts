@@ -3,7 +3,6 @@
 // feature; the features live in their own modules.
 import * as vscode from 'vscode';
 import type { CoreServices, Services } from './services';
-import type { LoadedFeatures } from './lazyFeatures/featureStandIns';
 import { RunAccess } from './runs/runAccess';
 import { registerSkillReview } from './review/registerSkillReview';
 import { registerTrajectoryViewer } from './trajectory/registerTrajectoryViewer';
@@ -19,6 +18,13 @@ import { registerOpenTensorBoard } from './tensorboard/openTensorBoard';
 import { registerWalkthrough } from './walkthrough/registerWalkthrough';
 import { registerRunsTable } from './runsTable/runsTablePanel';
 import { registerEvalSamples } from './evalSamples/evalSamplesPanel';
+
+/** What the bundle gives the extension once loaded. */
+export interface LoadedFeatures {
+  services: Services;
+  dashboard(): DashboardPanel | undefined;
+  disposable: vscode.Disposable;
+}
 
 export function activateFeatures(context: vscode.ExtensionContext, core: CoreServices): LoadedFeatures {
   const { log, runs } = core;

@@ -6,8 +6,6 @@
 // the bundle registers.
 import path from 'node:path';
 import * as vscode from 'vscode';
-import type { CoreServices, Services } from '../services';
-import type { DashboardPanel } from '../dashboard/dashboardPanel';
 
 /** The commands the feature bundle registers (the core's own: seedStudio.showTrainerStatus, seedStudio.runs.compare). */
 export const FEATURE_COMMANDS: readonly string[] = [
@@ -89,38 +87,29 @@ export function unprovided(): string[] {
   ];
 }
 
-/** What src/features.ts returns once loaded. */
-export interface LoadedFeatures {
-  services: Services;
-  dashboard(): DashboardPanel | undefined;
-  disposable: vscode.Disposable;
-}
-
-export type FeatureModule = { activateFeatures(context: vscode.ExtensionContext, core: CoreServices): LoadedFeatures };
-
-/** A require esbuild leaves alone (the name is not a literal): dist/features.js beside dist/extension.js, which
- * holds this module; in the tests' file-by-file build, out/src/features.js. */
-function requireFeatures(): FeatureModule {
+/** The feature bundle's module, required where esbuild cannot see it (the name is not a literal): dist/features.js
+ * beside dist/extension.js, which holds this module; in the tests' file-by-file build, out/src/features.js. */
+export function requireFeatureBundle(): unknown {
   const file = path.basename(__dirname) === 'dist' ? path.join(__dirname, 'features.js') : path.join(__dirname, '..', 'features.js');
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- deliberate lazy load (see above)
-  return require(file) as FeatureModule;
+  return require(file);
 }
 
 function missing(kind: string, key: string): Error {
   return new Error(`SEED Studio: the feature bundle provides no ${kind} for ${key}`);
 }
 
-export class FeatureStandIns implements vscode.Disposable {
-  private loaded: LoadedFeatures | undefined;
+/** The stand-ins, and the features once `load` (which requires and activates the bundle) has run. */
+export class FeatureStandIns<Features extends { disposable: vscode.Disposable }> implements vscode.Disposable {
+  private loaded: Features | undefined;
   private readonly commands: vscode.Disposable[];
   private readonly others: vscode.Disposable[];
   private readonly triggers: vscode.Disposable[];
   private failure: unknown;
 
   constructor(
-    private readonly context: vscode.ExtensionContext,
-    private readonly core: CoreServices,
-    private readonly load: () => FeatureModule = requireFeatures,
+    private readonly log: vscode.LogOutputChannel,
+    private readonly load: () => Features,
   ) {
     // A command's stand-in gives way to the real command, then runs it.
     this.commands = FEATURE_COMMANDS.map((id) =>
@@ -178,27 +167,27 @@ export class FeatureStandIns implements vscode.Disposable {
   }
 
   /** The feature bundle, required and activated on the first call. */
-  features(): LoadedFeatures {
+  features(): Features {
     if (this.loaded) return this.loaded;
     if (this.failure !== undefined) throw this.failure;
     for (const disposable of [...this.commands.splice(0), ...this.triggers.splice(0)]) disposable.dispose();
     const started = performance.now();
     try {
-      this.loaded = this.load().activateFeatures(this.context, this.core);
+      this.loaded = this.load();
     } catch (error) {
       // Not retried: the bundle may have registered part of itself before it failed.
       this.failure = error;
-      this.core.log.error(`SEED Studio's features failed to load: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+      this.log.error(`SEED Studio's features failed to load: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
       throw error;
     }
-    this.core.log.info(`features loaded in ${Math.round(performance.now() - started)} ms`);
+    this.log.info(`features loaded in ${Math.round(performance.now() - started)} ms`);
     const orphans = unprovided();
-    if (orphans.length > 0) this.core.log.warn(`stand-ins without an implementation in the feature bundle: ${orphans.join(', ')}`);
+    if (orphans.length > 0) this.log.warn(`stand-ins without an implementation in the feature bundle: ${orphans.join(', ')}`);
     return this.loaded;
   }
 
   /** The features if loaded, without loading them. */
-  get current(): LoadedFeatures | undefined {
+  get current(): Features | undefined {
     return this.loaded;
   }
 
