@@ -11,6 +11,7 @@ import { defaultDashboardRuns, restoredDashboardRuns } from './core/dashboardRun
 import { describeRun } from './core/runDescription';
 import type { RunEntry } from '../runs/runsModel';
 import { PanelBase, createPanel } from '../webviewHost/panelBase';
+import { providePanelSerializer } from '../lazyFeatures/featureStandIns';
 
 const DASHBOARD_VIEW_TYPE = 'seedStudio.dashboard';
 
@@ -223,7 +224,8 @@ export function registerDashboard(context: vscode.ExtensionContext, services: Se
       }
       return DashboardPanel.show(dirs, services, context.extensionUri);
     }),
-    vscode.window.registerWebviewPanelSerializer(DASHBOARD_VIEW_TYPE, {
+    // VS Code holds its stand-in from activation on (featureStandIns.ts).
+    providePanelSerializer(DASHBOARD_VIEW_TYPE, {
       deserializeWebviewPanel: async (panel, state: unknown) => {
         await services.runs.ready;
         if (DashboardPanel.current) {

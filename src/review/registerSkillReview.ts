@@ -8,6 +8,7 @@ import path from 'node:path';
 import { existsSync } from 'node:fs';
 import * as vscode from 'vscode';
 import type { RunAccess } from '../runs/runAccess';
+import { provideCustomEditor } from '../lazyFeatures/featureStandIns';
 import { SKILLS_FILE, decideCommand, type DecisionArgs } from './reviewDecisions';
 import { REVIEW_VIEW_TYPE, SkillReviewEditorProvider } from './skillReviewEditor';
 import { REVIEW_COMMAND, SkillsParses, registerReviewStatusBar, registerSkillCodeLenses, registerSkillDiagnostics } from './skillReviewText';
@@ -32,7 +33,8 @@ export function registerSkillReview(context: vscode.ExtensionContext, log: vscod
   const provider = new SkillReviewEditorProvider(context.extensionUri, access, log);
   const parses = new SkillsParses(access);
   return vscode.Disposable.from(
-    vscode.window.registerCustomEditorProvider(REVIEW_VIEW_TYPE, provider, { supportsMultipleEditorsPerDocument: true, webviewOptions: { retainContextWhenHidden: false } }),
+    // VS Code holds its stand-in, with the editor's options, from activation on (featureStandIns.ts).
+    provideCustomEditor(REVIEW_VIEW_TYPE, provider),
     registerSkillDiagnostics(parses),
     registerSkillCodeLenses(parses),
     registerReviewStatusBar(parses),

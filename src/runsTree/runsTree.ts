@@ -4,7 +4,7 @@
 // at most four times a second.
 import path from 'node:path';
 import * as vscode from 'vscode';
-import type { Services } from '../services';
+import type { CoreServices } from '../services';
 import type { TaskGroup, TrajectoryBatch } from '../runs/core/runIndex';
 import type { TrajectoryIndexRow } from '../runs/shared/types';
 import { displayText, isolatedText } from '../common/shared/inertText';
@@ -295,7 +295,7 @@ function trajectoryItem(row: TrajectoryIndexRow, node: RunsNode): vscode.TreeIte
 }
 
 /** "Compare" from the tree: the two selected trajectories, or a failure and a success (with gates) of a task group. */
-function comparePair(services: Services, clicked: RunsNode | undefined, selected: readonly RunsNode[] | undefined): [RunsNode, RunsNode] | { refusal: string } | undefined {
+function comparePair(services: CoreServices, clicked: RunsNode | undefined, selected: readonly RunsNode[] | undefined): [RunsNode, RunsNode] | { refusal: string } | undefined {
   const picks = (selected && selected.length > 0 ? selected : clicked ? [clicked] : []).filter((n) => n.kind === 'trajectory');
   if (picks.length === 2 && picks[0] && picks[1]) return [picks[0], picks[1]];
   if (clicked?.kind === 'group') {
@@ -309,7 +309,7 @@ function comparePair(services: Services, clicked: RunsNode | undefined, selected
   return undefined;
 }
 
-export function registerRunsTree(_context: vscode.ExtensionContext, services: Services): vscode.Disposable {
+export function registerRunsTree(_context: vscode.ExtensionContext, services: CoreServices): vscode.Disposable {
   const provider = new RunsTreeProvider(services.runs);
   RunsTreeProvider.current = provider;
   const view = vscode.window.createTreeView('seedStudio.runs', { treeDataProvider: provider, canSelectMany: true, showCollapseAll: true });

@@ -12,6 +12,7 @@ import { type RunAccess, completeRef, pickRun, pickTrajectory, refFromArgs, toTr
 import { TRAJECTORY_VIEW_TYPE, TrajectoryPanel } from './trajectoryPanel';
 import { openTextDiff, registerTrajectoryDocuments, trajectoryTextUri } from './trajectoryDocuments';
 import type { WalkthroughViewKey } from '../walkthrough/core/walkthroughContext';
+import { providePanelSerializer } from '../lazyFeatures/featureStandIns';
 
 /** Ticks the walkthrough step of a view once it opened (see walkthroughContext.ts). */
 function viewOpened(key: WalkthroughViewKey): void {
@@ -89,15 +90,16 @@ export function registerTrajectoryViewer(context: vscode.ExtensionContext, log: 
       const ref = await completeRef(access, refFromArgs(args), 'Open Trajectory as Text');
       return ref ? vscode.window.showTextDocument(trajectoryTextUri(ref), { preview: false }) : undefined;
     }),
-    // Panels come back after a window reload: the webviews keep their trajectory refs in their state.
-    vscode.window.registerWebviewPanelSerializer(TRAJECTORY_VIEW_TYPE, {
+    // Panels come back after a window reload: the webviews keep their trajectory refs in their state. (VS Code holds
+    // the serializers' stand-ins from activation on: featureStandIns.ts.)
+    providePanelSerializer(TRAJECTORY_VIEW_TYPE, {
       deserializeWebviewPanel: async (panel, state: unknown) => {
         const ref = toTrajectoryRef(state);
         if (ref) openViewer(ref, panel);
         else panel.dispose();
       },
     }),
-    vscode.window.registerWebviewPanelSerializer(DIFF_VIEW_TYPE, {
+    providePanelSerializer(DIFF_VIEW_TYPE, {
       deserializeWebviewPanel: async (panel, state: unknown) => {
         const refs = state && typeof state === 'object' ? [toTrajectoryRef((state as { a?: unknown }).a), toTrajectoryRef((state as { b?: unknown }).b)] : [];
         if (refs[0] && refs[1]) TrajectoryDiffPanel.show(refs[0], refs[1], access, diffHooks, log, extensionUri, panel);

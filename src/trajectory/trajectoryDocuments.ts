@@ -4,6 +4,7 @@ import path from 'node:path';
 import * as vscode from 'vscode';
 import { renderTrajectoryText, turnFoldingRanges } from './core/textRender';
 import type { RunAccess, TrajectoryRef } from '../runs/runAccess';
+import { provideTextContent } from '../lazyFeatures/featureStandIns';
 
 const TRAJECTORY_SCHEME = 'seed-trajectory';
 const TRAJECTORY_LANGUAGE = 'seed-trajectory';
@@ -39,7 +40,8 @@ class TrajectoryTextProvider implements vscode.TextDocumentContentProvider {
 
 export function registerTrajectoryDocuments(access: RunAccess): vscode.Disposable {
   return vscode.Disposable.from(
-    vscode.workspace.registerTextDocumentContentProvider(TRAJECTORY_SCHEME, new TrajectoryTextProvider(access)),
+    // VS Code holds the scheme's stand-in from activation on (featureStandIns.ts).
+    provideTextContent(TRAJECTORY_SCHEME, new TrajectoryTextProvider(access)),
     vscode.languages.registerFoldingRangeProvider(
       { language: TRAJECTORY_LANGUAGE },
       {

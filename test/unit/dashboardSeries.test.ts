@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { DASHBOARD_CHARTS, chartOf, chartOfSeries, isPerTaskType, isUnsmoothed, metricPoints, seriesLabel } from '../../src/dashboard/shared/charts';
-import { Series, SmoothedSeries, minMaxDecimate, pyramidDecimate } from '../../src/dashboard/shared/series';
+import { Series, SmoothedSeries, liveColumnWidth, liveDecimate, minMaxDecimate } from '../../src/dashboard/shared/series';
 import type { MetricRow } from '../../src/runs/shared/types';
 
 function series(ys: number[], xs = ys.map((_, i) => i)): Series {
@@ -114,44 +114,67 @@ test('the gate chart shows the mean baseline b beside the mean g when the estima
   assert.deepEqual(metricPoints(sample).map((p) => p.series), ['gate/mean']);
 });
 
-test('pyramid decimation keeps every pixel column\'s extremes, over ranges and while points are appended', () => {
-  const S = Series;
-  const perColumn = minMaxDecimate;
+/** The reference for liveDecimate: every point of [xMin, xMax] read once, grouped by grid column floor(x / width). */
+function gridDecimate(series: Series, width: number, xMin: number, xMax: number): Array<{ x: number; y: number }> {
+  const byColumn = new Map<number, number[]>();
+  for (let i = 0; i < series.length; i += 1) {
+    const x = series.xs[i]!;
+    const y = series.ys[i]!;
+    if (x < xMin || x > xMax || Number.isNaN(y)) continue;
+    const c = Math.floor(x / width);
+    const [first, lo, hi] = byColumn.get(c) ?? [i, i, i];
+    byColumn.set(c, [first!, y < series.ys[lo!]! ? i : lo!, y > series.ys[hi!]! ? i : hi!, i]);
+  }
+  const out: Array<{ x: number; y: number }> = [];
+  for (const indices of byColumn.values()) {
+    for (const i of [...new Set(indices)].sort((a, b) => a - b)) out.push({ x: series.xs[i]!, y: series.ys[i]! });
+  }
+  return out;
+}
+
+test('live decimation keeps each column\'s first, extremes and last, over ranges and while points are appended one by one', () => {
   let seed = 7;
   const random = (): number => {
     seed = (seed * 1103515245 + 12345) % 2 ** 31;
     return seed / 2 ** 31;
   };
-  const series = new S();
-  const width = 300;
+  const series = new Series();
+  const buckets = 300;
   const check = (range?: { xMin: number; xMax: number }): void => {
-    const out = pyramidDecimate(series, width, range);
+    const out = liveDecimate(series, buckets, range);
     const xMin = range?.xMin ?? series.xs[0]!;
     const xMax = range?.xMax ?? series.xs[series.length - 1]!;
+    const width = liveColumnWidth(xMax - xMin, buckets);
+    assert.ok(width <= (xMax - xMin) / buckets && width > (xMax - xMin) / buckets / 1.2, 'a column is at most a pixel column wide, and there are at most a fifth more');
     for (let i = 1; i < out.length; i += 1) assert.ok(out[i]!.x > out[i - 1]!.x, 'x order, each point once');
-    assert.ok(out.length <= 8 * width + 8, `${out.length} points for ${width} columns`);
-    // Per pixel column: the same lowest and highest value as per-column decimation (and as the raw points).
-    const columns = (points: ReadonlyArray<{ x: number; y: number }>) => {
-      const byColumn = new Map<number, [number, number]>();
-      for (const p of points) {
-        if (p.x < xMin || p.x > xMax) continue;
-        const c = Math.min(width - 1, Math.floor(((p.x - xMin) * width) / (xMax - xMin)));
-        const [lo, hi] = byColumn.get(c) ?? [Infinity, -Infinity];
-        byColumn.set(c, [Math.min(lo, p.y), Math.max(hi, p.y)]);
-      }
-      return byColumn;
-    };
-    assert.deepEqual(columns(out), columns(perColumn(series, width, range)));
-    assert.deepEqual(out, perColumn(series, width, range), 'the very points per-column decimation picks');
+    assert.ok(out.length <= 4 * (1.2 * buckets + 2), `${out.length} points for ${buckets} buckets`);
+    assert.deepEqual(out, gridDecimate(series, width, xMin, xMax), 'the very points a pass over every point picks');
   };
   for (let i = 0; i < 50_000; i += 1) series.push(i + 1, random() < 0.001 ? NaN : Math.sin(i / 500) + random());
   check();
   check({ xMin: 1234.5, xMax: 40_321 });
-  for (let i = 50_000; i < 50_777; i += 1) series.push(i + 1, random() * 3);
   check();
-  assert.equal(series.pyramid?.covered, 50_777, 'the pyramid followed the appended points');
+  // Live: one point at a time (the columns kept since the last call are reused), then a burst.
+  for (let i = 50_000; i < 50_300; i += 1) {
+    series.push(i + 1, random() < 0.01 ? NaN : random() * 3);
+    check();
+  }
+  const width = series.columns?.width;
+  for (let i = 50_300; i < 70_000; i += 1) series.push(i + 1, random() * 3);
+  check();
+  assert.notEqual(series.columns?.width, width, 'a range grown by more than a fifth has wider columns');
+  assert.equal(series.pyramid?.covered, 70_000, 'the pyramid followed the appended points');
+  // Zoomed while points arrive beyond the range: the range's columns do not change.
+  check({ xMin: 10_000, xMax: 20_000 });
+  series.push(70_001, 99);
+  check({ xMin: 10_000, xMax: 20_000 });
+  // Wall-time axes have fractional x.
+  const minutes = new Series();
+  for (let i = 0; i < 20_000; i += 1) minutes.push(i / 7, random());
+  assert.deepEqual(liveDecimate(minutes, buckets), gridDecimate(minutes, liveColumnWidth(minutes.xs[19_999]!, buckets), 0, minutes.xs[19_999]!));
   series.clear();
   assert.equal(series.pyramid, undefined);
+  assert.equal(series.columns, undefined);
   for (let i = 0; i < 100; i += 1) series.push(i, i);
-  assert.equal(pyramidDecimate(series, width).length, 100, 'short series come back whole');
+  assert.equal(liveDecimate(series, buckets).length, 100, 'short series come back whole');
 });

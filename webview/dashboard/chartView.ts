@@ -122,6 +122,16 @@ function stripTooltip(item: TooltipItem<'line'>): string {
   return `${label}: ${n(box.p50)}; 25–75 % ${n(box.p25)} to ${n(box.p75)}; 5–95 % ${n(box.p05)} to ${n(box.p95)}`;
 }
 
+function sameLegend(a: readonly LegendEntry[], b: readonly LegendEntry[]): boolean {
+  return (
+    a.length === b.length &&
+    a.every((entry, i) => {
+      const other = b[i]!;
+      return entry.key === other.key && entry.label === other.label && entry.colour === other.colour && entry.hidden === other.hidden && entry.dash.join() === other.dash.join();
+    })
+  );
+}
+
 export class ChartView {
   readonly card: HTMLElement;
   readonly canvas: HTMLCanvasElement;
@@ -201,8 +211,16 @@ export class ChartView {
     }
     this.chart ??= this.create(wantLog);
     const x = this.chart.options.scales!.x!;
-    const xs = datasets.flatMap((d) => d.data.map((p) => p.x));
-    const padded = paddedRange(Math.min(...xs), Math.max(...xs), options.xAxis) ?? stripPadding(datasets);
+    // One pass over the points drawn, without copying them (this runs on every live update).
+    let xMin = Infinity;
+    let xMax = -Infinity;
+    for (const dataset of datasets) {
+      for (const point of dataset.data) {
+        if (point.x < xMin) xMin = point.x;
+        if (point.x > xMax) xMax = point.x;
+      }
+    }
+    const padded = paddedRange(xMin, xMax, options.xAxis) ?? stripPadding(datasets);
     const range = options.xRange ?? padded;
     x.min = range?.min;
     x.max = range?.max;
@@ -213,7 +231,14 @@ export class ChartView {
     // Fractions keep [0, 1]. Otherwise chart.js fits y to the lines unless the range is robust, or a (nearly) constant
     // series needs a minimum span (flat, not a spike drawn from float noise); strips' boxes reach past their median.
     if (!this.spec.fraction) {
-      const ys = options.robustYs ?? datasets.flatMap((d) => [...d.data.map((p) => p.y), ...(d.strips ?? []).flatMap((b) => [b.p05, b.p95])]);
+      let ys = options.robustYs;
+      if (!ys) {
+        ys = [];
+        for (const dataset of datasets) {
+          for (const point of dataset.data) ys.push(point.y);
+          for (const box of dataset.strips ?? []) ys.push(box.p05, box.p95);
+        }
+      }
       const range = chartYRange(ys, { robust: options.robustYs !== undefined, log: wantLog });
       const y = this.chart.options.scales!.y!;
       y.min = range?.min;
@@ -226,7 +251,8 @@ export class ChartView {
     }
     this.chart.data.datasets = datasets;
     this.chart.update('none');
-    this.drawLegend(legend);
+    // The legend's buttons are made again only when an entry changed (a live update leaves them as they are).
+    if (!sameLegend(legend, this.lastLegend)) this.drawLegend(legend);
     this.lastLegend = legend;
   }
 

@@ -4,7 +4,7 @@
 import { chartOfSeries, isPerTaskType, seriesLabel } from '../../src/dashboard/shared/charts';
 import type { CsvSeries } from '../../src/dashboard/shared/csv';
 import { wilsonInterval, type Interval } from '../../src/dashboard/shared/evaluation';
-import { pyramidDecimate, type Point, type SmoothedSeries } from '../../src/dashboard/shared/series';
+import { liveDecimate, type Point, type SmoothedSeries } from '../../src/dashboard/shared/series';
 import { displayText, isolatedText } from '../../src/common/shared/inertText';
 import type { DashboardRun } from '../../src/dashboard/shared/protocol';
 import { cssVar, type ChartView, type LegendEntry, type SeriesDataset } from './chartView';
@@ -94,9 +94,9 @@ export function datasetsFor(view: ChartView, width: number): { datasets: SeriesD
     legend.push({ key, label, colour, dash, hidden: off });
     if (off) continue;
     const unsmoothed = isEval || series.smoothing === 0;
-    const smoothed = pyramidDecimate(unsmoothed ? series.raw : series.smoothed, width, range);
+    const smoothed = liveDecimate(unsmoothed ? series.raw : series.smoothed, width, range);
     const showRaw = state.showRaw && !unsmoothed && series.raw.length > 1;
-    const raw = unsmoothed ? smoothed : showRaw || robustYs ? pyramidDecimate(series.raw, width, range) : [];
+    const raw = unsmoothed ? smoothed : showRaw || robustYs ? liveDecimate(series.raw, width, range) : [];
     const strips = family ? stripsOf(run, family) : undefined;
     if (robustYs) {
       for (const p of raw) robustYs.push(p.y);

@@ -38,7 +38,7 @@ const view: TurnViewState = { mode: undefined, scale: undefined, expanded: new S
 
 function scaleFor(mode: HeatMode | undefined): HeatScale | undefined {
   if (!mode) return undefined;
-  const scale = saved().absolute ? heatScale(mode) : (model?.fitted[mode] ?? heatScale(mode));
+  const scale = saved().absolute ? heatScale(mode) : (model?.fitted(mode) ?? heatScale(mode));
   return describeScale(scale, model?.estimator, model?.modes.includes('weight') ?? false);
 }
 
@@ -123,7 +123,7 @@ function toolbar(m: TrajectoryModel): HTMLElement {
   };
   const scaleButton = action(saved().absolute ? 'Scale: absolute' : 'Scale: fitted', 'scale', 'Switch between the colour scale fitted to this trajectory and the absolute one (a)', () => toggleScale());
   const next = action('Next disagreement', 'next-disagreement', 'Jump to the token where teacher and student disagree most, then the next (d; D goes back)', () => jumpToDisagreement(1));
-  next.disabled = m.disagreements.length === 0;
+  next.disabled = !m.hasDisagreements;
   return el(
     'div',
     { class: 'toolbar' },
@@ -194,15 +194,21 @@ function goToToken(turn: number, token: number): void {
   if (span) hoverCard?.show(span);
 }
 
-/** Pixel metrics for the height estimates: a monospace character's width and the line height. */
-function measureText(scroller: HTMLElement): { charWidth: number; lineHeight: number } {
+/** Pixel metrics for the height estimates: a monospace character's width and the line height (undefined while the
+ * page is not laid out, e.g. hidden). */
+function measureText(parent: HTMLElement): { charWidth: number; lineHeight: number } | undefined {
   const probe = el('div', { class: 'tokens measure', text: 'x'.repeat(64) });
-  scroller.append(probe);
+  parent.append(probe);
   const rect = probe.getBoundingClientRect();
-  const lineHeight = parseFloat(getComputedStyle(probe).lineHeight) || 18;
+  const lineHeight = parseFloat(getComputedStyle(probe).lineHeight);
   probe.remove();
-  return { charWidth: rect.width / 64 || 7.5, lineHeight };
+  return rect.width > 0 && lineHeight > 0 ? { charWidth: rect.width / 64, lineHeight } : undefined;
 }
+
+// Measured while the page loads, before any trajectory arrives: the first layout of text in a new page (fonts, the
+// stylesheets) then happens while the host is still reading the trajectory, not between its arrival and the first
+// frame. Measured again in show() if the page could not be laid out yet.
+let textMetrics = measureText(root);
 
 function setCurrent(index: number, focus: boolean): void {
   if (!model || !list) return;
@@ -253,7 +259,8 @@ function show(payload: TrajectoryPayload): void {
     el('div', { class: 'statusline' }, el('span', { attrs: { id: 'nav-status' }, text: `Turn 1 of ${m.turns.length}` }), el('span', { class: 'keys', text: 'j / k: next / previous turn · g / G: first / last · 1–5: colour mode · a: fitted / absolute scale · d / D: next / previous disagreement · w: what if… · c: copy' })),
   );
 
-  const { charWidth, lineHeight } = measureText(scroller);
+  textMetrics ??= measureText(scroller);
+  const { charWidth, lineHeight } = textMetrics ?? { charWidth: 7.5, lineHeight: 18 };
   const rowCount = m.turns.length + (trajectory.final_observation !== undefined ? 1 : 0);
   const estimate = (index: number): number => {
     const width = Math.max(200, scroller.clientWidth - 40);
@@ -285,7 +292,7 @@ function show(payload: TrajectoryPayload): void {
       markCurrent();
     }
   });
-  list.update();
+  list.firstDraw();
   markCurrent();
   const ms = performance.now() - started;
   let tokensInDom = 0;

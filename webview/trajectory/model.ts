@@ -22,10 +22,13 @@ export interface TrajectoryModel {
   total: TurnStats;
   /** Modes that have data in at least one turn. */
   modes: HeatMode[];
-  /** Each mode's scale fitted to this trajectory's values. */
-  fitted: Partial<Record<HeatMode, HeatScale>>;
+  /** A mode's scale fitted to this trajectory's values (undefined for a mode without data). Computed on first use, as
+   * the disagreements: sorting every value is work the first frame need not wait for beyond its own mode. */
+  fitted(mode: HeatMode): HeatScale | undefined;
   /** Tokens by |Δ|, strongest first (empty without a teacher pass). */
-  disagreements: TokenRef[];
+  readonly disagreements: TokenRef[];
+  /** Whether some token has a Δ to disagree on (disagreements is not empty), known without sorting them. */
+  hasDisagreements: boolean;
   /** The largest |Δ| of the trajectory: the half-range every turn's sparkline shares. */
   deltaRange: number;
   /** The run's OPD estimator (run.json config), when known: names what g − b is. */
@@ -45,9 +48,29 @@ export function buildModel(trajectory: Trajectory, estimator?: OpdEstimator): Tr
   if (has((a) => a.gate)) modes.push('gate', 'delta', 'teacher');
   if (has((a) => a.logp)) modes.push('student');
   if (has((a) => a.gateBaseline)) modes.push('weight');
-  const fitted: Partial<Record<HeatMode, HeatScale>> = {};
-  for (const mode of modes) fitted[mode] = fittedScale(mode, turns.map((turn) => (turn.arrays ? modeValues(turn.arrays, mode) : undefined)));
+  const fitted = new Map<HeatMode, HeatScale>();
   const deltas = turns.map((turn) => turn.arrays?.delta);
-  const disagreements = strongestDisagreements(deltas);
-  return { trajectory, turns, total: combineStats(turns.map((t) => t.stats)), modes, fitted, disagreements, deltaRange: sharedRange(deltas), estimator };
+  let disagreements: TokenRef[] | undefined;
+  return {
+    trajectory,
+    turns,
+    total: combineStats(turns.map((t) => t.stats)),
+    modes,
+    fitted(mode) {
+      if (!modes.includes(mode)) return undefined;
+      let scale = fitted.get(mode);
+      if (!scale) {
+        scale = fittedScale(mode, turns.map((turn) => (turn.arrays ? modeValues(turn.arrays, mode) : undefined)));
+        fitted.set(mode, scale);
+      }
+      return scale;
+    },
+    get disagreements() {
+      disagreements ??= strongestDisagreements(deltas);
+      return disagreements;
+    },
+    hasDisagreements: deltas.some((values) => values?.some((delta) => Number.isFinite(delta) && delta !== 0) ?? false),
+    deltaRange: sharedRange(deltas),
+    estimator,
+  };
 }

@@ -80,11 +80,21 @@ export class TurnList {
     this.update();
   }
 
-  /** Draws the rows in view, measures new ones, keeps the anchor row in place. */
-  update(anchor?: { index: number; delta: number }): void {
+  /** The first draw: only the rows in view, so the first frame waits for nothing else; the rows around them (the
+   * overscan, drawn for smooth scrolling) follow once that frame is painted. */
+  firstDraw(): void {
+    this.update(undefined, 0);
+    requestAnimationFrame(() =>
+      setTimeout(() => {
+        if (this.scroller.isConnected) this.update();
+      }, 0),
+    );
+  }
+
+  /** Draws the rows in view (and `overscan` pixels around it), measures new ones, keeps the anchor row in place. */
+  update(anchor?: { index: number; delta: number }, overscan = this.options.overscan ?? 600): void {
     const scroller = this.scroller;
     const keep = anchor ?? { index: this.firstVisible(), delta: scroller.scrollTop - this.layout.offsetOf(this.firstVisible()) };
-    const overscan = this.options.overscan ?? 600;
     for (let pass = 0; pass < 4; pass += 1) {
       const { start, end } = this.layout.visibleRange(scroller.scrollTop, scroller.clientHeight || 800, overscan);
       for (const [index, row] of this.rows) {

@@ -1,7 +1,8 @@
 // Metric series for the dashboard, shared by the webview bundle and the unit tests (no DOM, no Node, no `vscode`):
 // growable typed arrays, debiased exponential smoothing kept up to date incrementally, and min-max decimation that
-// reduces a series to at most four points per pixel column (first, min, max, last) while keeping every extreme —
-// what a line chart of N ≫ width points can show anyway.
+// reduces a series to at most four points per column no wider than a pixel (first, min, max, last) while keeping
+// every extreme — what a line chart of N ≫ width points can show anyway — and that, after a point is appended, redoes
+// only the last column (liveDecimate).
 
 /** An append-only (x, y) series in typed arrays; x is expected to be non-decreasing (steps or seconds). */
 export class Series {
@@ -32,10 +33,13 @@ export class Series {
   clear(): void {
     this.length = 0;
     this.pyramid = undefined;
+    this.columns = undefined;
   }
 
-  /** The min-max pyramid of this series (built on first use, extended as points are appended; minMaxDecimate). */
+  /** The min-max pyramid of this series (built on first use, extended as points are appended; liveDecimate). */
   pyramid: MinMaxPyramid | undefined;
+  /** The columns of its last live decimation, kept to redo only the last one after an append (liveDecimate). */
+  columns: LiveColumns | undefined;
 
   get lastX(): number | undefined {
     return this.length > 0 ? this.xs[this.length - 1] : undefined;
@@ -230,13 +234,38 @@ function bound(xs: Float64Array, n: number, x: number, after = false): number {
 }
 
 /**
- * Min-max decimation through the series' pyramid, equal to minMaxDecimate's columns: per pixel column (the same
- * equal-width x columns over [xMin, xMax]) its first, lowest, highest and last point, in x order, each once. A
- * column's index range is found by binary search, and its lowest and highest point are read from the pyramid's aligned
- * blocks (O(log n) blocks per column, at most 15 single points at each end), so a redraw costs O(columns · log n)
- * instead of O(n). Series with fewer than 16 points per column go through minMaxDecimate. x must be non-decreasing.
+ * The x width of live decimation columns for `buckets` columns over `span`: the largest 2^(j/4) (j an integer) no
+ * wider than span / buckets. A column is thus never wider than a pixel column, and there are at most 19 % more
+ * columns than pixels; the width stays the same while the span grows by less than that, so the column boundaries
+ * (multiples of the width) do not move when points are appended.
  */
-export function pyramidDecimate(series: Series, buckets: number, range?: { xMin: number; xMax: number }): Point[] {
+export function liveColumnWidth(span: number, buckets: number): number {
+  return 2 ** (Math.floor(4 * Math.log2(span / buckets)) / 4);
+}
+
+/** A series' live decimation: its columns' points so far, and where each column starts. */
+export interface LiveColumns {
+  width: number;
+  /** The x range it was made for (xMax undefined: up to the last point, growing as points are appended). */
+  xMin: number;
+  xMax: number | undefined;
+  points: Point[];
+  /** Per column: the position of its first point in `points`, and its first index in the series. */
+  pointStart: number[];
+  indexStart: number[];
+}
+
+/**
+ * Min-max decimation of a live series to columns of a fixed grid: column c holds the points with
+ * floor(x / width) = c (width: liveColumnWidth of the x range, at least `buckets` columns); per column its first,
+ * lowest, highest and last point, in x order, each once; points outside [xMin, xMax] are dropped and NaN values
+ * skipped. The extremes are read from the series' pyramid (O(log n) blocks per column, at most 15 single points at
+ * each end) and the columns are kept on the series: when points were appended since the last call, only the last
+ * column and the new ones are done again, so a live update costs O(log n) and a copy of the points. A new column
+ * width (the range grew by a fifth, or a zoom) or a cleared series starts over: O(columns · log n). Series with fewer
+ * than 16 points per bucket go through minMaxDecimate. x must be non-decreasing.
+ */
+export function liveDecimate(series: Series, buckets: number, range?: { xMin: number; xMax: number }): Point[] {
   const n = series.length;
   const { xs, ys } = series;
   if (n === 0) return [];
@@ -244,25 +273,39 @@ export function pyramidDecimate(series: Series, buckets: number, range?: { xMin:
   const xMax = range?.xMax ?? (xs[n - 1] ?? 0);
   const columns = Math.max(1, Math.floor(buckets));
   const start = bound(xs, n, xMin);
-  const end = bound(xs, n, xMax, true);
-  if (end - start < columns * 16 || xMax <= xMin) return minMaxDecimate(series, buckets, range);
+  const end = range ? bound(xs, n, xMax, true) : n;
+  if (end - start < columns * 16 || !(xMax > xMin)) {
+    series.columns = undefined;
+    return minMaxDecimate(series, buckets, range);
+  }
+  const width = liveColumnWidth(xMax - xMin, columns);
+  let state = series.columns;
+  if (!state || state.width !== width || state.xMin !== xMin || state.xMax !== range?.xMax) {
+    state = { width, xMin, xMax: range?.xMax, points: [], pointStart: [], indexStart: [] };
+    series.columns = state;
+  }
   series.pyramid ??= new MinMaxPyramid();
   const pyramid = series.pyramid;
   pyramid.extend(series);
-  const scale = columns / (xMax - xMin);
-  const columnOf = (i: number): number => Math.min(columns - 1, Math.floor(((xs[i] ?? 0) - xMin) * scale));
-  /** The first index in [from, end) whose column is ≥ c (columns are non-decreasing in the index). */
-  const columnStart = (from: number, c: number): number => {
+  const column = (i: number): number => Math.floor((xs[i] ?? 0) / width);
+  /** The first index in [from, end) of a column after c (columns are non-decreasing in the index). */
+  const columnEnd = (from: number, c: number): number => {
     let lo = from;
     let hi = end;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
-      if (columnOf(mid) < c) lo = mid + 1;
+      if (column(mid) <= c) lo = mid + 1;
       else hi = mid;
     }
     return lo;
   };
-  const out: Point[] = [];
+  const out = state.points;
+  // The last column done may have grown since: it is done again, with the new ones.
+  let from = start;
+  if (state.indexStart.length > 0) {
+    from = state.indexStart.pop() ?? start;
+    out.length = state.pointStart.pop() ?? 0;
+  }
   let lo = -1;
   let hi = -1;
   const take = (i: number): void => {
@@ -276,10 +319,10 @@ export function pyramidDecimate(series: Series, buckets: number, range?: { xMin:
     if (blockHi >= 0 && (hi < 0 || (ys[blockHi] ?? 0) > (ys[hi] ?? 0))) hi = blockHi;
   };
   const base = 1 << PYRAMID_BASE_LEVEL;
-  let from = start;
   while (from < end) {
-    const c = columnOf(from);
-    const to = c + 1 >= columns ? end : columnStart(from, c + 1);
+    const to = columnEnd(from, column(from));
+    state.pointStart.push(out.length);
+    state.indexStart.push(from);
     lo = -1;
     hi = -1;
     let i = from;
@@ -309,5 +352,6 @@ export function pyramidDecimate(series: Series, buckets: number, range?: { xMin:
     }
     from = to;
   }
-  return out;
+  // A copy: chart.js hooks the arrays it is given, and these points are extended in place next time.
+  return out.slice();
 }

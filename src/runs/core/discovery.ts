@@ -32,17 +32,19 @@ export function joinGlobs(globs: readonly string[]): string | undefined {
 
 /** Decides for a path relative to a workspace folder (`/`-separated) whether it is a run.json to list. */
 export class RunDiscovery {
-  private readonly included: (file: string) => boolean;
-  private readonly excluded: (file: string) => boolean;
+  // Compiled on first use: compiling the globs takes milliseconds, and the model is made at activation, the scan after.
+  private matchers: { included: (file: string) => boolean; excluded: (file: string) => boolean } | undefined;
 
-  constructor(readonly rules: DiscoveryRules = DEFAULT_DISCOVERY) {
-    const options = { dot: true };
-    this.included = rules.include.length > 0 ? picomatch([...rules.include], options) : () => false;
-    this.excluded = rules.exclude.length > 0 ? picomatch([...rules.exclude], options) : () => false;
-  }
+  constructor(readonly rules: DiscoveryRules = DEFAULT_DISCOVERY) {}
 
   matches(relativePath: string): boolean {
+    const options = { dot: true };
+    const { include, exclude } = this.rules;
+    this.matchers ??= {
+      included: include.length > 0 ? picomatch([...include], options) : () => false,
+      excluded: exclude.length > 0 ? picomatch([...exclude], options) : () => false,
+    };
     const file = relativePath.replace(/\\/g, '/').replace(/^\.\//, '');
-    return this.included(file) && !this.excluded(file);
+    return this.matchers.included(file) && !this.matchers.excluded(file);
   }
 }
