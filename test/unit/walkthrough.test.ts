@@ -96,6 +96,9 @@ test('"Run the demo" creates what npm run demo trains (smaller), evaluates the b
   for (const key of ['updates: 30', '  temperature: 0.4', '  tasks_per_update: 4', '  group_size: 8', '  max_steps: 20', '  lr: 1.0e-4', '  every: 30', '  lambda: 0.01']) {
     assert.ok(text.includes(key) && demo.includes(key), key);
   }
+  // It writes TensorBoard logs as npm run demo's Stage 2 does (tensorBoardServers.test.ts), so SEED: Open in
+  // TensorBoard has something to show after the walkthrough's run (issue 41 item 6).
+  assert.match(text, /^report_to: \[tensorboard\]/m, 'the template does not report to TensorBoard');
   assert.match(text, /path: builtin:household-tiny/);
   // evaluate the base on the split the run evaluates at its end (a paired before/after), then train
   const evaluate = /\[Evaluate the Base Policy\]\(command:seedStudio\.train\?([^)]+)\)/.exec(step.description)?.[1];
