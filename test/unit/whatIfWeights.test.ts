@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
 import { exportCandidates } from '../../src/whatIf/core/exportChoice';
-import { nearestKept, scoringStep, shortWeights, stepOfWeights, weightsNote } from '../../src/whatIf/shared/weights';
+import { nearestKept, scoringStep, shortWeights, stepOfWeights, trainerWeightsText, weightsNote } from '../../src/whatIf/shared/weights';
 
 test('the latest kept step at or before the wanted one, else the nearest after', () => {
   assert.equal(scoringStep('train', 30), 29);
@@ -68,4 +68,12 @@ test('an evaluation is rescored with the weights it played: step-k at update k, 
   );
   assert.equal(weightsNote('/somewhere/household-tiny', 'eval', null), 'the weights that played this evaluation');
   assert.equal(weightsNote('/somewhere/household-tiny', 'collect', null), 'the weights that scored this trajectory (the run’s model)');
+});
+
+test('the question that offers the trainer names what it loads; no "step-000000" for a starting model', () => {
+  assert.equal(trainerWeightsText('train', 30), 'step-000029 when kept, else the latest kept checkpoint before it');
+  assert.equal(trainerWeightsText('eval', 30), 'step-000030 when kept, else the latest kept checkpoint before it');
+  assert.equal(trainerWeightsText('train', 1), 'the run’s starting model');
+  assert.equal(trainerWeightsText('collect', null), 'the run’s starting model');
+  assert.equal(trainerWeightsText('eval', null), 'the weights this evaluation played');
 });

@@ -68,3 +68,11 @@ export function shortWeights(weights: string): string {
   const parts = weights.split(/[/\\]+/).filter(Boolean);
   return `…/${parts[parts.length - 1] ?? weights}`;
 }
+
+/** What the trainer loads, for the question that offers it ("It loads …"): a checkpoint by name, or — for update 1,
+ * Stage 1 and an `eval` run of the model — no checkpoint at all. */
+export function trainerWeightsText(phase: string, update: number | null | undefined): string {
+  const wanted = scoringStep(phase, update);
+  if (wanted > 0) return `${checkpointName(wanted)} when kept, else the latest kept checkpoint before it`;
+  return phase === 'eval' ? 'the weights this evaluation played' : 'the run\u2019s starting model';
+}
