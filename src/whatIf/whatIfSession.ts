@@ -18,6 +18,7 @@ import { checkSkillText } from './core/skillInsertion';
 import { rescoreWithTrainer } from './core/trainerRescore';
 import type { Rescorer, RescoreStep } from './core/rescore';
 import { readWhatIf, resultRecord, whatIfPath, writeWhatIf, type WhatIfResultRecord } from './core/whatIfFile';
+import { scoringStep, trainerWeightsText } from './shared/weights';
 
 export class WhatIfSession implements vscode.Disposable {
   private results: WhatIfResultRecord[] = [];
@@ -91,11 +92,13 @@ export class WhatIfSession implements vscode.Disposable {
     const choice = chooseScorer(exportDir, exportDir ? onnxModelBytes(exportDir) : undefined, maxMegabytes, exportDir && path.relative(this.ref.runDir, exportDir));
     if (choice.path === 'onnxruntime-node') return choice;
     const exportHint = `python -m seed_trainer export --checkpoint ${path.join('checkpoints', candidates.wanted)} --format onnx`;
+    // No checkpoint to name or export when the run's starting model (or an evaluated model) scored the trajectory.
+    const checkpointScored = scoringStep(phase, update) > 0;
     return {
       question: {
-        text: `${choice.reason} Score through the trainer on the run's device instead? It loads ${candidates.wanted} when kept, else the latest kept checkpoint before it.`,
+        text: `${choice.reason} Score through the trainer on the run's device instead? It loads ${trainerWeightsText(phase, update)}.`,
         accept: 'Score with the trainer',
-        ...(exportDir ? {} : { hint: `Or export the checkpoint that scored this trajectory: ${exportHint}` }),
+        ...(exportDir || !checkpointScored ? {} : { hint: `Or export the checkpoint that scored this trajectory: ${exportHint}` }),
       },
     };
   }

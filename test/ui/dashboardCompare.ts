@@ -109,8 +109,26 @@ async function beforeAfter(page: Page): Promise<string[]> {
     fail(`before/after panel row: ${cells.join(' | ')}`);
   }
   await frame.locator('.card[data-chart="eval"]:not([hidden]) canvas').waitFor({ timeout: 15_000 });
+  // The evaluation chart starts at update 0 with the base evaluation, then the run's own (issue 41 item 3): the
+  // host sends the base as update 0 (src/dashboard/dashboardPanel.ts), which only this drawn chart shows.
+  const series = await frame.locator('.card[data-chart="eval"] canvas').evaluate((canvas) => {
+    // runs in the page (this file is compiled without the DOM's types)
+    const registry = (globalThis as unknown as { __seedCharts: Map<unknown, { data: { datasets: Array<{ label: string; data: Array<{ x: number; y: number }> }> } }> }).__seedCharts;
+    return (registry.get(canvas)?.data.datasets ?? []).map((d) => ({ label: d.label, points: d.data.map((p) => [p.x, p.y]) }));
+  });
+  const overall = series.find((d) => d.label.includes('eval test_seen · overall'));
+  const points = overall?.points ?? [];
+  const near = (a: number | undefined, b: number): boolean => a !== undefined && Math.abs(a - b) < 1e-9;
+  if (!near(points[0]?.[0], 0) || !near(points[0]?.[1], 0.4) || !points.some(([x, y]) => (x ?? 0) > 0 && near(y, 0.6))) {
+    fail(`the evaluation chart does not start at update 0 with the base 40 %: ${JSON.stringify(series.map((d) => `${d.label}: ${JSON.stringify(d.points)}`))}`);
+  }
   await page.screenshot({ path: path.join(resultsDir, 'ui-before-after-dashboard.png') });
-  return [`tree: ${description}; test_seen 40% → 60%: ${changeText}`, `TRAINER view: ${trainerText}`, `dashboard: ${cells.join(' | ')}`];
+  return [
+    `tree: ${description}; test_seen 40% → 60%: ${changeText}`,
+    `TRAINER view: ${trainerText}`,
+    `dashboard: ${cells.join(' | ')}`,
+    `evaluation chart: ${overall?.label}: ${JSON.stringify(points)}`,
+  ];
 }
 
 /** One SDAR update of the shipped tiny policy on the household environment (real teacher pass, ~20 s on a CPU). */

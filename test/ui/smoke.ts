@@ -7,10 +7,12 @@
 //
 // Environment: SEED_PYTHON (trainer interpreter; default: the repository's .venv), CHROMIUM_PATH (default
 // /usr/bin/chromium), SEED_CODE_SERVER_DIR, SEED_TEST_TIMEOUT_S (default 150), SEED_KEEP_TEMP.
-// Writes test-results/ui-smoke-trainer-status.png, ui-smoke-train-refused.png and ui-smoke-new-experiment-name.png.
+// Last, a launch the trainer itself refuses (exit 2 before it writes anything) offers Show Log only.
+// Writes test-results/ui-smoke-trainer-status.png, ui-smoke-train-refused.png, ui-smoke-new-experiment-name.png and
+// ui-smoke-trainer-refused-launch.png.
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import type { Page } from 'playwright-core';
 import { type CodeServerSession, readManifest, resultsDir, runCodeServerTest, runnerPrerequisites } from '../integration/codeServerSession';
 import { palette } from './workbench';
@@ -135,17 +137,54 @@ async function newExperimentWithSpaces(session: CodeServerSession, page: Page): 
   console.log(`${LABEL}: New Experiment: "my first run" → ${path.basename(target)}`);
 }
 
+// Valid for the editor (a missing local model.path is a warning there), refused by the trainer's preflight: exit 2
+// before it creates the run folder.
+const REFUSED_NAME = 'refused-ui.seed.yaml';
+const REFUSED_TEXT = 'name: refused-ui\nalgorithm: grpo\nupdates: 1\nmodel:\n  path: ./no-such-model\n  device: cpu\nenvironment:\n  name: household\n';
+
+/** A launch the trainer refuses (issue 41 item 6): the error says nothing was written and offers Show Log only, not an
+ * "Open Run Folder" that did nothing (there is no folder). */
+async function trainerRefusesLaunch(session: CodeServerSession, page: Page): Promise<void> {
+  await page.keyboard.press('Escape');
+  await page.keyboard.press('Control+P');
+  const quickOpen = page.locator('.quick-input-widget .quick-input-box input');
+  await quickOpen.waitFor({ state: 'visible', timeout: 15_000 });
+  await quickOpen.fill(REFUSED_NAME);
+  await page.locator('.quick-input-widget .monaco-list-row', { hasText: REFUSED_NAME }).first().waitFor({ timeout: 15_000 });
+  await page.keyboard.press('Enter');
+  await page.locator('.tabs-container .tab.active', { hasText: REFUSED_NAME }).waitFor({ state: 'visible', timeout: 30_000 });
+  await page.locator('.monaco-editor .view-lines').first().click();
+  // SEED: Train takes the experiment in the editor, then asks for the stage: the file's algorithm comes first.
+  await palette(page, 'SEED: Train', (message) => console.log(`${LABEL}: ${message}`));
+  const stage = page.locator('.quick-input-widget .quick-input-list .monaco-list-row:visible', { hasText: 'this file’s algorithm' }).first();
+  await stage.waitFor({ state: 'visible', timeout: 30_000 });
+  await stage.click();
+  const toast = page.locator('.notifications-toasts .notification-list-item', { hasText: 'the trainer could not start run' }).first();
+  await toast.waitFor({ state: 'visible', timeout: 120_000 });
+  const text = ((await toast.locator('.notification-list-item-message').textContent()) ?? '').trim();
+  const buttons = (await toast.locator('.notification-list-item-buttons-container .monaco-button').allTextContents()).map((b) => b.trim());
+  await page.screenshot({ path: path.join(resultsDir, 'ui-smoke-trainer-refused-launch.png') });
+  console.log(`${LABEL}: refused launch: ${text} [${buttons.join(' | ')}]`);
+  if (!/[.!?] Nothing was written/.test(text)) throw new Error(`the message does not say that nothing was written: "${text}"`);
+  if (buttons.join() !== 'Show Log') throw new Error(`the message offers ${buttons.join(', ') || 'nothing'}, expected Show Log only`);
+  const runs = path.join(session.workspace, 'runs');
+  const written = existsSync(runs) ? readdirSync(runs).filter((name) => name.includes('refused-ui')) : [];
+  if (written.length > 0) throw new Error(`the refused launch left ${written.join(', ')} in runs/`);
+}
+
 function main(): void {
   const python = runnerPrerequisites(LABEL);
   runCodeServerTest(
     { label: LABEL, artifactName: 'ui-smoke', timeoutSeconds: 150, session: { label: 'ui-smoke', env: { SEED_PYTHON: python }, installExtension: true } },
     async (session) => {
       writeFileSync(path.join(session.workspace, INVALID_NAME), INVALID_TEXT);
+      writeFileSync(path.join(session.workspace, REFUSED_NAME), REFUSED_TEXT);
       const page = await session.openBrowser();
       const checks: [string, () => Promise<void>][] = [
         [`"${COMMAND_TITLE}" shows the trainer and torch versions`, () => showTrainerStatus(session, page)],
         ['an invalid experiment: its diagnostic, and SEED: Train refusing it with the trainer\'s line', () => trainRefusesInvalid(session, page, python)],
         ['New Experiment: a name with spaces is accepted with Enter, the box says the file name', () => newExperimentWithSpaces(session, page)],
+        ['a launch the trainer refuses: nothing written, Show Log only (no Open Run Folder)', () => trainerRefusesLaunch(session, page)],
       ];
       let passed = 0;
       for (const [name, check] of checks) {

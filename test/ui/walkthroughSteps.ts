@@ -188,7 +188,9 @@ export const WALKTHROUGH_STEPS: readonly WalkthroughStep[] = [
           }
         }
       }
-      const demoText = page.locator('.monaco-editor .view-lines', { hasText: 'builtin:household-tiny' }).first();
+      // The demo template's header, not only its model (the Quick CPU check, which this step used to create, starts
+      // from builtin:household-tiny too).
+      const demoText = page.locator('.monaco-editor .view-lines', { hasText: 'SEED template: Household demo' }).first();
       await demoText.waitFor({ state: 'visible', timeout: 60_000 });
       // SEED: Train asks for the experiment when the workspace has several, then for the stage. The test stops at the
       // stage picker; the pictures' runs were trained before.

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { RunState } from '../../src/runs/core/runsCore';
-import { failureActions, runEndMessage } from '../../src/training/core/runEndMessage';
+import { failureActions, lastLogLine, runEndMessage } from '../../src/training/core/runEndMessage';
 import {
   isEnded,
   isStaleReading,
@@ -134,4 +134,10 @@ test('resume: readings that still name the previous trainer are ignored until it
 test('a refused launch (no run folder) offers no "Open Run Folder" that would do nothing', () => {
   assert.deepEqual(failureActions(false), ['Show Log']);
   assert.deepEqual(failureActions(true), ['Show Log', 'Open Run Folder']);
+});
+
+test('the log line quoted in a failure message ends as a sentence, so what follows it reads as one', () => {
+  assert.equal(lastLogLine('loading\nerror: model.path: ./m: no such model directory (/w/m)\n\n'), ' Log: error: model.path: ./m: no such model directory (/w/m).');
+  assert.equal(lastLogLine('Killed.\n'), ' Log: Killed.');
+  assert.equal(lastLogLine('  \n'), '');
 });

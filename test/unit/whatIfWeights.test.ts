@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
 import { exportCandidates } from '../../src/whatIf/core/exportChoice';
-import { nearestKept, scoringStep, shortWeights, stepOfWeights, weightsNote } from '../../src/whatIf/shared/weights';
+import { nearestKept, scoringStep, shortWeights, stepOfWeights, trainerWeightsText, weightsNote } from '../../src/whatIf/shared/weights';
 
 test('the latest kept step at or before the wanted one, else the nearest after', () => {
   assert.equal(scoringStep('train', 30), 29);
@@ -49,7 +49,31 @@ test('exportCandidates: a pruned step-(k−1) export falls back to the latest be
     assert.equal(path.basename(exportCandidates(run, 5, 'train').chosen!), 'step-000010-onnx'); // none before step 4: the nearest after
     assert.equal(path.basename(exportCandidates(run, 31, 'train').chosen!), 'step-000030-onnx');
     assert.equal(exportCandidates(run, 31, 'train').exact, true);
+    // an evaluation at update 30 played step-000030, whose export exists
+    assert.equal(path.basename(exportCandidates(run, 30, 'eval').chosen!), 'step-000030-onnx');
+    assert.equal(exportCandidates(run, 30, 'eval').exact, true);
   } finally {
     rmSync(run, { recursive: true, force: true });
   }
+});
+
+test('an evaluation is rescored with the weights it played: step-k at update k, an eval run of the model its model', () => {
+  assert.equal(scoringStep('eval', 30), 30);
+  assert.equal(scoringStep('eval', null), 0);
+  assert.equal(weightsNote('checkpoints/step-000030', 'eval', 30), 'the weights that played the evaluation at update 30 (step-000030)');
+  assert.equal(weightsNote('/w/runs/train/checkpoints/step-000030', 'eval', 30), 'the weights that played the evaluation at update 30 (step-000030)');
+  assert.equal(
+    weightsNote('checkpoints/step-000020', 'eval', 30),
+    'not the weights that played the evaluation at update 30 (step-000030): step-000030, which played the evaluation at update 30, was not kept; step-000020 is the latest kept before it',
+  );
+  assert.equal(weightsNote('/somewhere/household-tiny', 'eval', null), 'the weights that played this evaluation');
+  assert.equal(weightsNote('/somewhere/household-tiny', 'collect', null), 'the weights that scored this trajectory (the run’s model)');
+});
+
+test('the question that offers the trainer names what it loads; no "step-000000" for a starting model', () => {
+  assert.equal(trainerWeightsText('train', 30), 'step-000029 when kept, else the latest kept checkpoint before it');
+  assert.equal(trainerWeightsText('eval', 30), 'step-000030 when kept, else the latest kept checkpoint before it');
+  assert.equal(trainerWeightsText('train', 1), 'the run’s starting model');
+  assert.equal(trainerWeightsText('collect', null), 'the run’s starting model');
+  assert.equal(trainerWeightsText('eval', null), 'the weights this evaluation played');
 });

@@ -84,30 +84,60 @@ class RunSettings:
 
 
 def scoring_weights(reader: RunReader, settings: RunSettings, trajectory: dict[str, Any]) -> Path:
-    """The weights that scored (or sampled) `trajectory`: checkpoint step-(k−1) for Stage-2 update k ≥ 2, else the
-    run's starting model. When step-(k−1) was pruned: the latest kept checkpoint before it, else the starting model
-    (the weights before update 1), else the nearest kept checkpoint after — the result names the checkpoint it used,
-    and the extension says when it is not the one that scored the trajectory."""
+    """The weights that scored (or sampled) `trajectory`: checkpoint step-(k−1) for Stage-2 update k ≥ 2; checkpoint
+    step-k for a train run's evaluation at update k (the weights it played); for an `eval` run, the weights it
+    evaluated (its report's `checkpoint`); else the run's starting model. When the checkpoint wanted was pruned: the
+    latest kept checkpoint before it, else the starting model (the weights before update 1), else the nearest kept
+    checkpoint after — the result names the checkpoint it used, and the extension says when it is not the wanted one."""
     update = trajectory.get("update")
+    phase = trajectory.get("phase")
     start = Path(settings.config.resolved_model().path)
-    if trajectory.get("phase") == "train" and isinstance(update, int) and update >= 2:
-        wanted = reader.paths.checkpoints / layout.checkpoint_name(update - 1)
-        if wanted.is_dir():
-            return wanted
-        kept = reader.checkpoints()
-        before = [path for step, path in kept if step < update - 1]
-        if before:
-            return before[-1]
-        if start.exists():
-            return start
-        after = [path for step, path in kept if step > update - 1]
-        if after:
-            return after[0]
-        raise RescoreError(
-            f"{reader.paths.relative(wanted)} (the weights that scored update {update}) is not kept, no other "
-            f"checkpoint is and the starting model {start} is not on disk; pass --checkpoint to rescore with other weights"
-        )
+    if phase == "eval" and reader.manifest().get("stage") == "eval":
+        return _evaluated_weights(reader, settings, trajectory, start)
+    if phase == "train" and isinstance(update, int) and update >= 2:
+        return _kept_or_nearest(reader, update - 1, start, f"the weights that scored update {update}")
+    if phase == "eval" and isinstance(update, int) and update >= 1:
+        return _kept_or_nearest(reader, update, start, f"the weights evaluated at update {update}")
     return start
+
+
+def _kept_or_nearest(reader: RunReader, step: int, start: Path, what: str) -> Path:
+    """Checkpoint step-`step` when kept, else the latest kept before it, else `start`, else the nearest kept after."""
+    wanted = reader.paths.checkpoints / layout.checkpoint_name(step)
+    if wanted.is_dir():
+        return wanted
+    kept = reader.checkpoints()
+    before = [path for n, path in kept if n < step]
+    if before:
+        return before[-1]
+    if start.exists():
+        return start
+    after = [path for n, path in kept if n > step]
+    if after:
+        return after[0]
+    raise RescoreError(
+        f"{reader.paths.relative(wanted)} ({what}) is not kept, no other checkpoint is and the starting model "
+        f"{start} is not on disk; pass --checkpoint to rescore with other weights"
+    )
+
+
+def _evaluated_weights(reader: RunReader, settings: RunSettings, trajectory: dict[str, Any], start: Path) -> Path:
+    """The weights an `eval` run played: its report's `checkpoint` (a path given to `eval --checkpoint`, resolved as
+    the experiment's paths are, else from where the command ran), or the experiment's model."""
+    split = (trajectory.get("task") or {}).get("split")
+    try:
+        recorded = reader.eval(split).get("checkpoint") if isinstance(split, str) else None
+    except (FileNotFoundError, KeyError):
+        recorded = None
+    if not recorded or recorded == settings.config.model.path:
+        return start
+    for candidate in (Path(recorded), settings.config.resolve_path(recorded)):
+        if candidate.is_dir():
+            return candidate
+    raise RescoreError(
+        f"{recorded} (the weights this evaluation played, eval/{split}.json) is not on disk; pass --checkpoint to "
+        "rescore with other weights"
+    )
 
 
 def check_checkpoint(checkpoint: Path, run_dir: Path) -> None:
@@ -138,7 +168,7 @@ def trajectory_steps(trajectory: dict[str, Any]) -> list[StepInput]:
         if not step.get("prompt"):
             raise RescoreError(
                 f"step {t} has no recorded prompt: this trajectory was written by a trainer that did not record step "
-                "prompts, so its teacher prompt cannot be rebuilt"
+                "prompts (before evaluations and unscored steps recorded them), so its teacher prompt cannot be rebuilt"
             )
         if not step.get("tokens"):
             raise RescoreError(f"step {t} has no recorded tokens: there is nothing to rescore")
@@ -315,8 +345,13 @@ def rescore_run_trajectory(
     except KeyError as exc:
         raise RescoreError(str(exc.args[0])) from None
     steps = trajectory_steps(trajectory)
-    weights = Path(checkpoint) if checkpoint is not None else scoring_weights(reader, settings, trajectory)
-    check_checkpoint(weights, reader.run_dir)
+    if checkpoint is not None:
+        weights = Path(checkpoint)
+        check_checkpoint(weights, reader.run_dir)
+    else:  # this run's own weights or model, or those an eval run played (which may lie in the run it evaluated)
+        weights = scoring_weights(reader, settings, trajectory)
+        if not weights.is_dir():
+            raise RescoreError(f"{weights}: not a directory (the weights that scored this trajectory)")
     # torch loads only now: input refused above costs the editor no torch import (seconds)
     from seed_trainer.checkpoints import load_checkpoint_policy
 

@@ -256,3 +256,78 @@ def test_a_pruned_checkpoint_falls_back_and_a_step_without_prompt_is_named(run, 
     assert isinstance(trajectory_steps(trajectory)[0], StepInput)
     assert reader.checkpoints()  # the run is as it was
     assert check_skill("a\tb\nc") == "a\tb\nc"  # tab and newline are text
+
+
+# -- What if… on every trajectory a run shows (issue 41 item 1) ------------------------------------------------------
+
+
+def test_a_step_the_teacher_did_not_score_records_its_prompt(run):
+    # A SEED update whose analysis gave no valid skill has no teacher pass on its steps; they still record h_t, from
+    # which What if… rebuilds the teacher prompt (8 % of the walkthrough demo's training trajectories were such).
+    import types
+
+    import torch
+
+    from seed_trainer.envs.base import Task
+    from seed_trainer.rollout import Episode, Step
+    from seed_trainer.stages.train_records import trajectory_record
+
+    step = Step(
+        t=0,
+        observation="You see a mug.",
+        admissible_actions=["look"],
+        prompt="Your task is to: put a mug in the cabinet.\nYou see a mug.",
+        prompt_ids=[1, 2, 3],
+        response_ids=[4, 5],
+        response="look",
+        action="look",
+        valid=True,
+        invalid_reason=None,
+        truncated=False,
+        old_logp=torch.tensor([-0.5, -0.25]),
+    )
+    task = Task(id="household-x", type="pick_and_place", description="put a mug in the cabinet.", split="train")
+    episode = Episode(task=task, group=0, index=0, steps=[step])
+    settings = types.SimpleNamespace(opd_beta=5.0, opd_estimator="sample")
+    record = trajectory_record(episode, 3, settings, lambda ids: [str(i) for i in ids], None)
+    assert record["steps"][0]["prompt"] == step.prompt
+    assert record["steps"][0]["tokens"].teacher_logp is None  # not scored: no gate, yet rescorable
+
+
+def test_an_evaluation_is_rescored_with_the_weights_it_played(run, tmp_path):
+    # An `eval` run of checkpoint 2 and one of the run's model: their trajectories record h_t and are rescored with
+    # the weights each evaluated (the report's `checkpoint`), not the experiment's model; a train run's evaluation at
+    # update k with checkpoint step-k (kept), else the latest kept before it.
+    from seed_trainer.config import load_experiment
+    from seed_trainer.stages.evaluate import evaluate_checkpoint
+
+    reader = RunReader(run)
+    experiment = (run / reader.manifest()["experiment"]["path"]).resolve()
+    config = load_experiment(experiment)
+    config = config.model_copy(update={"eval": config.eval.model_copy(update={"tasks": 1})})
+    checkpoint = run / "checkpoints" / "step-000002"
+    for run_id, evaluated in (("eval-step-2", checkpoint), ("eval-model", None)):
+        eval_run = evaluate_checkpoint(
+            config,
+            experiment,
+            split="valid_seen",
+            checkpoint=evaluated,
+            runs_dir=tmp_path / "runs",
+            run_id=run_id,
+            echo=None,
+        )
+        eval_reader = RunReader(eval_run)
+        (row,) = [r for r in eval_reader.trajectory_index() if r["phase"] == "eval"][:1]
+        trajectory = eval_reader.trajectory(row)
+        assert all(step.get("prompt") for step in trajectory["steps"])
+        settings = RunSettings.read(eval_reader)
+        expected = checkpoint if evaluated is not None else Path(settings.config.resolved_model().path)
+        assert scoring_weights(eval_reader, settings, trajectory) == expected
+        content = rescore_run_trajectory(eval_run, trajectory["id"], ["Open nothing."])
+        assert content["results"][0]["export"].endswith(expected.name), content["results"][0]["export"]
+
+    settings = RunSettings.read(reader)
+    in_run = {**_trajectories(run, 2)[0], "phase": "eval", "update": 2}
+    assert scoring_weights(reader, settings, in_run) == checkpoint
+    # step-000007 is not kept: the latest kept before it
+    assert scoring_weights(reader, settings, {**in_run, "update": 7}) == checkpoint

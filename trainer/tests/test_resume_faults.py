@@ -227,13 +227,16 @@ def test_bad_input_exits_2_with_nothing_written(tmp_path, tiny_policy_dir, monke
 @pytest.fixture
 def hub(monkeypatch):
     """A model hub on loopback (HF_ENDPOINT points at it): `some-org/some-model` exists, any other id is 404, and
-    `slow/*` answers only after 30 s — a hub that cannot be reached in time."""
+    `slow/*` answers only after 30 s — a hub that cannot be reached in time. Yields the paths it was asked for."""
     import http.server
     import threading
     import time
 
+    asked: list[str] = []
+
     class Hub(http.server.BaseHTTPRequestHandler):
         def do_GET(self):
+            asked.append(self.path)
             if self.path.startswith("/api/models/slow/"):
                 time.sleep(30)
             self.send_response(200 if self.path == "/api/models/some-org/some-model" else 404)
@@ -249,7 +252,7 @@ def hub(monkeypatch):
     monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
     monkeypatch.delenv("TRANSFORMERS_OFFLINE", raising=False)
     monkeypatch.setenv("HF_ENDPOINT", f"http://127.0.0.1:{server.server_address[1]}")
-    yield
+    yield asked
     server.shutdown()
 
 
@@ -281,6 +284,16 @@ def test_a_hub_id_the_hub_knows_passes_the_preflight(tmp_path, hub):
     from seed_trainer.preflight import check_model_path
 
     check_model_path(load_experiment(_write_experiment(tmp_path, "some-org/some-model")))  # no InputError
+
+
+def test_a_hub_shaped_path_that_exists_on_disk_is_local_and_the_hub_is_not_asked(tmp_path, hub, tiny_policy_dir):
+    # Issue 41 item 8: only an `org/name` that is not on disk may reach the hub. This one is a folder beside the
+    # experiment, and the hub (which would answer 404 for it) is never asked.
+    from seed_trainer.preflight import check_model_path
+
+    shutil.copytree(tiny_policy_dir, tmp_path / "other-org" / "local-model")
+    check_model_path(load_experiment(_write_experiment(tmp_path, "other-org/local-model")))  # no InputError
+    assert hub == []
 
 
 @pytest.fixture

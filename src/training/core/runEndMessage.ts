@@ -28,6 +28,7 @@ export function describeEvent(event: RunEvent): string {
 
 /** The last line of the trainer's log, for a failure message without events. */
 export function lastLogLine(logTail: string): string {
-  const line = logTail.split('\n').filter((l) => l.trim()).pop();
-  return line ? ` Log: ${line.slice(0, 300)}` : '';
+  const line = logTail.split('\n').filter((l) => l.trim()).pop()?.trim().slice(0, 300);
+  // Ended as a sentence: the message may go on after it ("… Nothing was written: …").
+  return line ? ` Log: ${line}${/[.!?]$/.test(line) ? '' : '.'}` : '';
 }

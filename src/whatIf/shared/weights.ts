@@ -1,12 +1,16 @@
 // Which weights rescore a trajectory, and how the viewer names them. The gates of Stage-2 update k were computed by
 // π_old, the weights after update k − 1 (checkpoint step-(k−1)); update 1 and Stage-1 trajectories by the run's
-// starting model (step 0 here). When that checkpoint was not kept (runs keep a few), the latest kept at or before it
-// is used, else the nearest after — and the viewer says so. The trainer applies the same rule
-// (trainer/seed_trainer/rescore.py, `scoring_weights`). No vscode or Node imports: the webview uses it too.
+// starting model (step 0 here). An evaluation at update k played the weights after update k (step-k); an `eval` run
+// of a checkpoint records that checkpoint's update, one of the model none. When that checkpoint was not kept (runs
+// keep a few), the latest kept at or before it is used, else the nearest after — and the viewer says so. The trainer
+// applies the same rule (trainer/seed_trainer/rescore.py, `scoring_weights`). No vscode or Node imports: the webview
+// uses it too.
 
-/** The checkpoint step whose weights scored a trajectory (0: the run's starting model). */
+/** The checkpoint step whose weights scored (an evaluation: played) a trajectory (0: the run's starting model). */
 export function scoringStep(phase: string, update: number | null | undefined): number {
-  return phase === 'train' && typeof update === 'number' && update >= 2 ? update - 1 : 0;
+  if (typeof update !== 'number') return 0;
+  if (phase === 'train') return update >= 2 ? update - 1 : 0;
+  return phase === 'eval' && update >= 1 ? update : 0;
 }
 
 /** Of the kept steps, the latest at or before `wanted`, else the nearest after; undefined when none is kept. */
@@ -33,18 +37,25 @@ export function checkpointName(step: number): string {
 /**
  * One sentence saying which weights a rescoring used and whether they are the ones that scored the trajectory:
  * "the weights that scored update 30 (step-000029)" or "not the weights that scored update 30: step-000029 was not
- * kept; step-000020 is the latest kept before it".
+ * kept; step-000020 is the latest kept before it"; for an evaluation, the weights that played it.
  */
 export function weightsNote(weights: string, phase: string, update: number | null | undefined): string {
   const wanted = scoringStep(phase, update);
-  const what = wanted === 0 ? (phase === 'train' ? 'update 1 (the run\u2019s starting model)' : 'this trajectory (the run\u2019s model)') : `update ${update} (${checkpointName(wanted)})`;
+  const evaluation = phase === 'eval';
+  // "scored update 30" / "played the evaluation at update 30"
+  const did = evaluation ? 'played' : 'scored';
+  const target = evaluation ? `the evaluation at update ${update}` : `update ${update}`;
+  const what =
+    wanted === 0
+      ? phase === 'train' ? 'update 1 (the run\u2019s starting model)' : evaluation ? 'this evaluation' : 'this trajectory (the run\u2019s model)'
+      : `${target} (${checkpointName(wanted)})`;
   const step = stepOfWeights(weights);
   if (step === undefined) {
-    return wanted === 0 ? `the weights that scored ${what}` : `the run\u2019s starting model: ${checkpointName(wanted)}, which scored update ${update}, was not kept, nor any checkpoint before it`;
+    return wanted === 0 ? `the weights that ${did} ${what}` : `the run\u2019s starting model: ${checkpointName(wanted)}, which ${did} ${target}, was not kept, nor any checkpoint before it`;
   }
-  if (step === wanted) return `the weights that scored ${what}`;
-  const kept = wanted === 0 ? 'the starting model has no export' : `${checkpointName(wanted)}, which scored update ${update}, was not kept`;
-  return `not the weights that scored ${what}: ${kept}; ${checkpointName(step)} is the ${step < wanted ? 'latest kept before it' : 'nearest kept after it'}`;
+  if (step === wanted) return `the weights that ${did} ${what}`;
+  const kept = wanted === 0 ? 'the starting model has no export' : `${checkpointName(wanted)}, which ${did} ${target}, was not kept`;
+  return `not the weights that ${did} ${what}: ${kept}; ${checkpointName(step)} is the ${step < wanted ? 'latest kept before it' : 'nearest kept after it'}`;
 }
 
 /**
@@ -56,4 +67,12 @@ export function shortWeights(weights: string): string {
   if (!/^([/\\]|[A-Za-z]:[/\\])/.test(weights)) return weights;
   const parts = weights.split(/[/\\]+/).filter(Boolean);
   return `…/${parts[parts.length - 1] ?? weights}`;
+}
+
+/** What the trainer loads, for the question that offers it ("It loads …"): a checkpoint by name, or — for update 1,
+ * Stage 1 and an `eval` run of the model — no checkpoint at all. */
+export function trainerWeightsText(phase: string, update: number | null | undefined): string {
+  const wanted = scoringStep(phase, update);
+  if (wanted > 0) return `${checkpointName(wanted)} when kept, else the latest kept checkpoint before it`;
+  return phase === 'eval' ? 'the weights this evaluation played' : 'the run\u2019s starting model';
 }

@@ -2,7 +2,7 @@
 // tree and the dashboard; stop; a trainer that dies; and no process left behind for a run the window owns.
 import * as assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { appendFileSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { SeedStudioApi } from '../../../src/extension';
@@ -136,6 +136,39 @@ suite('SEED: Train', () => {
     const report = await panel.whenRendered((r) => dirs.every((dir) => (r.points[dir] ?? 0) > 0), 30_000);
     assert.ok(report, 'the dashboard did not draw both runs');
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+  });
+
+  test('Evaluate the base, then Train: the train run links that evaluation and pairs it with its own', async () => {
+    // Issue 41 item 3: SEED: Train → Evaluate (the walkthrough's "Evaluate the Base Policy"), then SEED: Train, gives
+    // a before/after without asking: the launch passes --baseline-eval for the evaluation of the same file and model.
+    const dir = path.join(workspaceDir(), 'before-after');
+    const model = await tinyPolicy(path.join(dir, 'tiny-policy'));
+    const file = writeExperiment(dir, 'before-after', { updates: 2, modelDir: model });
+    appendFileSync(file, ['eval:', '  tasks: 4', '  every: 2', '  splits: [valid_seen]', ''].join('\n'));
+    const base = await vscode.commands.executeCommand<TrainResult | undefined>('seedStudio.train', { experiment: file, stage: 'eval', split: 'valid_seen' });
+    assert.ok(base, 'SEED: Train → Evaluate returned nothing');
+    started.push(base.pid);
+    assert.ok(await api.services.trainer.waitForEnd(base.runDir, 120_000), 'the base evaluation did not end');
+    await waitFor('the base evaluation to be completed', () => api.services.runs.get(base.runDir)?.state === 'completed', 30_000);
+
+    const result = await vscode.commands.executeCommand<TrainResult | undefined>('seedStudio.train', { experiment: file, stage: 'train' });
+    assert.ok(result, 'SEED: Train returned nothing');
+    started.push(result.pid);
+    assert.ok(await api.services.trainer.waitForEnd(result.runDir, 180_000), 'the train run did not end');
+    const manifest = JSON.parse(readFileSync(path.join(result.runDir, 'run.json'), 'utf8')) as { status: string; baseline_evals?: Record<string, string> | null };
+    assert.equal(manifest.status, 'completed');
+    assert.deepEqual(manifest.baseline_evals, { valid_seen: `../${path.basename(base.runDir)}` });
+    const entry = await waitFor('the train run to be completed', () => {
+      const found = api.services.runs.get(result.runDir);
+      return found?.state === 'completed' ? found : undefined;
+    }, 30_000);
+    const [pair, ...more] = await api.services.runs.core.beforeAfter(entry);
+    assert.equal(more.length, 0);
+    assert.equal(pair?.split, 'valid_seen');
+    assert.equal(pair?.baseRun, base.runDir);
+    assert.equal(pair?.problem, undefined);
+    assert.equal(pair?.change?.paired, true, 'the same 4 tasks before and after: paired task by task');
+    assert.equal(pair?.change?.nAfter, 4);
   });
 
   test('a trainer that dies is reported as interrupted', async () => {

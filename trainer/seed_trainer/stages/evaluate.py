@@ -102,7 +102,8 @@ def evaluate_policy(
             "length": len(episode.steps),
         }
         if writer is not None:
-            record = plain_trajectory_record(episode, phase="eval", update=step, token_text=token_text)
+            # with its prompts h_t: What if… rebuilds the teacher's prompt from them (evaluation trajectories too)
+            record = plain_trajectory_record(episode, phase="eval", update=step, token_text=token_text, prompts=True)
             entry["trajectory"] = writer.trajectory(record, file=f"eval-{split}.jsonl")["id"]
         report["episodes"].append(entry)
     if writer is not None:

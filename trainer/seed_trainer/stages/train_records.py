@@ -113,8 +113,9 @@ def trajectory_record(
         steps.append(
             {
                 "t": step.t,
-                # h_t of a step the teacher scored: what-if rescoring rebuilds the teacher prompt from it
-                **({"prompt": step.prompt} if scored else {}),
+                # h_t of every step, scored or not (no valid skill that update): what-if rescoring rebuilds the
+                # teacher prompt from it
+                "prompt": step.prompt,
                 "observation": step.observation,
                 "response": step.response,
                 "action": step.action if step.valid else None,

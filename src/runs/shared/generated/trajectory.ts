@@ -59,7 +59,7 @@ export interface TrajectoryStep {
    */
   observation: string;
   /**
-   * Optional. The step prompt h_t: the user turn before the chat template. The trainer writes it for steps with teacher arrays and for Stage-1 collection, so what-if rescoring can rebuild the teacher prompt H(h_t, s).
+   * Optional. The step prompt h_t: the user turn before the chat template. The trainer writes it for every training, Stage-1 collection and evaluation step, so what-if rescoring can rebuild the teacher prompt H(h_t, s).
    */
   prompt?: string;
   /**
