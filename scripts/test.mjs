@@ -57,7 +57,10 @@ const countParsers = {
 // slower), but a new test is held to its suite's budget.
 const TOTAL_BUDGET = 600;
 const BUDGETS = {
-  setup: 120,
+  // With warm package caches (a machine's first run also downloads, installs Chromium and builds code-server).
+  'setup: npm packages': 45,
+  'setup: trainer Python': 120,
+  'setup: Chromium, code-server': 5,
   build: 5,
   typecheck: 20,
   lint: 25,
@@ -128,78 +131,72 @@ function parallelJobs() {
   return jobs;
 }
 
-/** The setup's three parts side by side (setup.mjs --part): npm packages, the trainer's Python, Debian packages and
- * code-server. Returns the trainer's interpreter; exits when a part failed. */
-async function setUp(slots) {
-  const parts = ['npm', 'python', 'system'].map((part) => ({ label: `setup: ${part}`, command: process.execPath, args: ['scripts/setup.mjs', '--part', part] }));
-  const results = await runJobs(parts, { slots: Math.max(slots, parts.length), cwd: repoRoot, env: process.env });
-  const failed = parts.filter((part) => results.get(part.label).code !== 0);
-  if (failed.length) {
-    console.error(`\nnpm test: setup failed (${failed.map((part) => part.label).join(', ')}); see above`);
-    process.exit(1);
-  }
-  return trainerInterpreter();
-}
+// The setup's three parts (setup.mjs --part), each started at once: a suite starts as soon as the parts it needs are
+// there (pytest needs only the Python, the static checks only the npm packages).
+const SETUP_NPM = 'setup: npm packages';
+const SETUP_PYTHON = 'setup: trainer Python';
+const SETUP_SYSTEM = 'setup: Chromium, code-server';
+const SETUP = [
+  { label: SETUP_NPM, part: 'npm' },
+  { label: SETUP_PYTHON, part: 'python' },
+  { label: SETUP_SYSTEM, part: 'system' },
+];
 
 async function main() {
   const started = Date.now();
-  const timings = [];
   const slots = parallelJobs();
-
-  const setupStarted = Date.now();
-  const python = await setUp(slots);
-  timings.push({ label: 'setup', seconds: (Date.now() - setupStarted) / 1000, ok: true });
-
+  // Known before the setup has made it (the Python part creates .venv), so the suites' commands can name it.
+  const python = trainerInterpreter();
   const env = { ...process.env, SEED_PYTHON: python, ONNXRUNTIME_NODE_INSTALL: 'skip', FORCE_COLOR: '0' };
   const npx = (bin, args) => [path.join(repoRoot, 'node_modules', '.bin', bin), args];
   const vscodeRunner = process.env.VSCODE_EXECUTABLE_PATH ? 'runInElectron' : 'runInCodeServer';
-  // In the summary's order. `first`: started before the others (the longest suite); `after`: the suites it needs.
+  const built = [SETUP_NPM, 'build'];
+  const browserSuite = [...built, SETUP_PYTHON, SETUP_SYSTEM];
+  // In the summary's order. `first`: started before the others when it may (the longest suite); `after`: what it needs.
   const suites = [
-    { label: 'typecheck', cmd: ['npm', ['run', '--silent', 'typecheck']] },
-    { label: 'lint', cmd: npx('eslint', ['.']) },
+    ...SETUP.map(({ label, part }) => ({ label, cmd: ['node', ['scripts/setup.mjs', '--part', part]], setup: true })),
+    { label: 'build', cmd: ['node', ['esbuild.mjs']], after: [SETUP_NPM], first: true },
+    { label: 'typecheck', cmd: ['npm', ['run', '--silent', 'typecheck']], after: [SETUP_NPM] },
+    { label: 'lint', cmd: npx('eslint', ['.']), after: [SETUP_NPM] },
     // Folder-level import cycles of src/ and webview/ (scripts/cycles.mjs): there must be none.
-    { label: 'import cycles', cmd: ['node', ['scripts/cycles.mjs']] },
+    { label: 'import cycles', cmd: ['node', ['scripts/cycles.mjs']], after: [SETUP_NPM] },
     // ruff (ruff.toml) over trainer/ and bench/: lint, and the formatting already applied.
-    { label: 'python lint (ruff)', cmd: ['node', ['scripts/lintPython.mjs']] },
+    { label: 'python lint (ruff)', cmd: ['node', ['scripts/lintPython.mjs']], after: [SETUP_PYTHON] },
     // Duplicated blocks (.jscpd.json): fails above its threshold, a percentage of all lines.
-    { label: 'duplicated blocks (jscpd)', cmd: npx('jscpd', []) },
+    { label: 'duplicated blocks (jscpd)', cmd: npx('jscpd', []), after: [SETUP_NPM] },
     // Commit subjects of at most 72 characters (scripts/commitSubjects.mjs).
     { label: 'commit subjects', cmd: ['node', ['scripts/commitSubjects.mjs']] },
     // The VSIX must build: vsce refuses relative links in README.md without a repository URL, among other things.
     // This platform's (scripts/package-vsix.mjs: .vscodeignore plus its onnxruntime-node binary), which the what-if
     // suite below installs rather than packaging it again.
-    { label: 'package (vsce)', cmd: ['node', ['scripts/package-vsix.mjs']] },
-    { label: 'unit (node:test)', cmd: ['node', ['--test', '--test-reporter=tap', 'out/test/unit/']], counts: 'nodeTest' },
-    { label: 'trainer (pytest)', first: true, cmd: [python, ['-m', 'pytest', 'trainer/tests', '-q', '--color=no', '-p', 'no:cacheprovider', '-m', DESELECT_EXPRESSION, ...pytestParallelArgs(python)]], counts: 'pytest' },
-    { label: `vscode integration (${vscodeRunner === 'runInElectron' ? 'desktop VS Code' : 'code-server'})`, cmd: ['node', [`out/test/integration/${vscodeRunner}.js`]], counts: 'passedFailed' },
-    { label: 'reattach after reload (code-server)', cmd: ['node', ['out/test/integration/runReattach.js']], counts: 'passedFailed' },
-    { label: 'ui smoke (Chromium)', cmd: ['node', ['out/test/ui/smoke.js']], counts: 'passedFailed' },
-    { label: 'ui train + dashboard (Chromium)', cmd: ['node', ['out/test/ui/trainDashboard.js']], counts: 'passedFailed' },
-    { label: 'webview (Chromium)', cmd: ['node', ['out/test/webview/run.js']], counts: 'passedFailed' },
-    { label: 'trajectory & review ui (code-server)', cmd: ['node', ['out/test/ui/trajectoryReview.js']], counts: 'passedFailed' },
-    { label: 'dashboard compare & fitted heatmap ui (code-server)', cmd: ['node', ['out/test/ui/dashboardCompare.js']], counts: 'passedFailed' },
-    { label: 'runs table & evaluation samples ui (code-server)', cmd: ['node', ['out/test/ui/runsTables.js']], counts: 'passedFailed' },
-    { label: 'what-if ui (code-server)', cmd: ['node', ['out/test/ui/whatIf.js']], counts: 'passedFailed', after: ['package (vsce)'] },
-    { label: 'walkthrough ui (code-server)', cmd: ['node', ['out/test/ui/walkthrough.js']], counts: 'passedFailed' },
+    { label: 'package (vsce)', cmd: ['node', ['scripts/package-vsix.mjs']], after: built },
+    { label: 'unit (node:test)', cmd: ['node', ['--test', '--test-reporter=tap', 'out/test/unit/']], counts: 'nodeTest', after: [...built, SETUP_PYTHON] },
+    // pytest's arguments are read once the Python part has made the interpreter (whether it has pytest-xdist).
+    { label: 'trainer (pytest)', cmd: () => [python, ['-m', 'pytest', 'trainer/tests', '-q', '--color=no', '-p', 'no:cacheprovider', '-m', DESELECT_EXPRESSION, ...pytestParallelArgs(python)]], counts: 'pytest', after: [SETUP_PYTHON], first: true },
+    { label: `vscode integration (${vscodeRunner === 'runInElectron' ? 'desktop VS Code' : 'code-server'})`, cmd: ['node', [`out/test/integration/${vscodeRunner}.js`]], counts: 'passedFailed', after: browserSuite },
+    { label: 'reattach after reload (code-server)', cmd: ['node', ['out/test/integration/runReattach.js']], counts: 'passedFailed', after: browserSuite },
+    { label: 'ui smoke (Chromium)', cmd: ['node', ['out/test/ui/smoke.js']], counts: 'passedFailed', after: browserSuite },
+    { label: 'ui train + dashboard (Chromium)', cmd: ['node', ['out/test/ui/trainDashboard.js']], counts: 'passedFailed', after: browserSuite },
+    { label: 'webview (Chromium)', cmd: ['node', ['out/test/webview/run.js']], counts: 'passedFailed', after: browserSuite },
+    { label: 'trajectory & review ui (code-server)', cmd: ['node', ['out/test/ui/trajectoryReview.js']], counts: 'passedFailed', after: browserSuite },
+    { label: 'dashboard compare & fitted heatmap ui (code-server)', cmd: ['node', ['out/test/ui/dashboardCompare.js']], counts: 'passedFailed', after: browserSuite },
+    { label: 'runs table & evaluation samples ui (code-server)', cmd: ['node', ['out/test/ui/runsTables.js']], counts: 'passedFailed', after: browserSuite },
+    { label: 'what-if ui (code-server)', cmd: ['node', ['out/test/ui/whatIf.js']], counts: 'passedFailed', after: [...browserSuite, 'package (vsce)'] },
+    { label: 'walkthrough ui (code-server)', cmd: ['node', ['out/test/ui/walkthrough.js']], counts: 'passedFailed', after: browserSuite },
   ];
 
-  // The build first, alone: every suite reads its output.
-  step('build');
-  const buildStarted = Date.now();
-  const build = await runStreaming('node', ['esbuild.mjs'], env);
-  timings.push({ label: 'build', seconds: (Date.now() - buildStarted) / 1000, ok: build.code === 0, code: build.code, failures: [] });
-  let failed = build.code !== 0;
-  if (!failed) {
-    const queue = [...suites.filter((s) => s.first), ...suites.filter((s) => !s.first)];
-    const jobs = queue.map((s) => ({ label: s.label, command: s.cmd[0], args: s.cmd[1], after: s.after }));
-    const results = await runJobs(jobs, { slots, cwd: repoRoot, env });
-    for (const suite of suites) {
-      const { code, text, seconds } = results.get(suite.label);
-      const counts = suite.counts ? countParsers[suite.counts](text) : undefined;
-      const ok = code === 0 && (counts === undefined || (counts !== null && counts.failed === 0 && counts.passed > 0));
-      timings.push({ label: suite.label, seconds, ok, code, counts, failures: ok ? [] : failureLines(text) });
-      if (!ok) failed = true;
-    }
+  const queue = [...suites.filter((s) => s.setup), ...suites.filter((s) => s.first), ...suites.filter((s) => !s.setup && !s.first)];
+  // The setup parts run with npm test's own environment: SEED_PYTHON there means an interpreter the user chose.
+  const jobs = queue.map((s) => ({ label: s.label, cmd: s.cmd, after: s.after, unslotted: s.setup, env: s.setup ? process.env : env }));
+  const results = await runJobs(jobs, { slots, cwd: repoRoot, env });
+  const timings = [];
+  let failed = false;
+  for (const suite of suites) {
+    const { code, text, seconds, notRun } = results.get(suite.label);
+    const counts = suite.counts && !notRun ? countParsers[suite.counts](text) : undefined;
+    const ok = code === 0 && (counts === undefined || (counts !== null && counts.failed === 0 && counts.passed > 0));
+    timings.push({ label: suite.label, seconds, ok, code, counts, notRun, failures: ok || notRun ? [] : failureLines(text) });
+    if (!ok) failed = true;
   }
 
   const total = { passed: 0, failed: 0, skipped: 0 };
@@ -214,6 +211,7 @@ async function main() {
     const timing = `${t.seconds.toFixed(1).padStart(6)} s / ${budget === undefined ? '   ?' : String(budget).padStart(4)} s`;
     console.log(`  ${t.ok ? 'ok  ' : 'FAIL'} ${t.label.padEnd(36)} ${timing}${overBudget ? ' OVER BUDGET' : ''}${counts}`);
     if (t.counts) for (const key of Object.keys(total)) total[key] += t.counts[key];
+    if (t.notRun) console.log(`       (${t.notRun})`);
     if (!t.ok && t.counts === null) console.log('       (the runner printed no result line)');
     // What failed, here at the end too: a CI log is often read from its tail only.
     for (const line of t.failures ?? []) console.log(`       ${line}`);

@@ -7,25 +7,29 @@ import { spawn } from 'node:child_process';
 import { step } from './proc.mjs';
 
 /**
- * @typedef {{ label: string, command: string, args: string[], after?: string[] }} Job
- *   `after`: labels of jobs that must have ended (passed or not) before this one starts.
- * @typedef {{ code: number, text: string, seconds: number }} JobResult
+ * @typedef {{ label: string, cmd: Command | (() => Command), env?: NodeJS.ProcessEnv, after?: string[], unslotted?: boolean }} Job
+ *   `cmd`: [command, args], or a function that gives them when the job starts. `env`: instead of runJobs' env.
+ *   `after`: labels of jobs that must have passed (exit 0) before this one starts; when one fails, this one does not
+ *   run. `unslotted`: runs as soon as it may, beside the slots' jobs (an install that mostly waits on disk or network).
+ * @typedef {[string, string[]]} Command
+ * @typedef {{ code: number | null, text: string, seconds: number, notRun?: string }} JobResult
+ *   `notRun`: why the job did not run (a job it needs failed); its code is then null.
  */
 
 /**
- * Runs `jobs` in their order, at most `slots` at a time, each as soon as a slot is free and its `after` jobs have
- * ended. Resolves with a Map label → JobResult once all have ended.
+ * Runs `jobs`, at most `slots` of them at a time (besides the unslotted ones), each as soon as a slot is free and the
+ * jobs it comes `after` have passed, the earlier in `jobs` first. Resolves with a Map label → JobResult once all ended.
  * @param {Job[]} jobs
- * @param {{ slots: number, cwd: string, env: NodeJS.ProcessEnv }} options
+ * @param {{ slots: number, cwd: string, env: NodeJS.ProcessEnv, out?: { write(text: string): unknown } }} options
+ *   `out`: where the log goes (standard output).
  */
-export function runJobs(jobs, { slots, cwd, env }) {
+export function runJobs(jobs, { slots, cwd, env, out = process.stdout }) {
   const labels = new Set(jobs.map((job) => job.label));
   for (const job of jobs) {
     const unknown = (job.after ?? []).filter((label) => !labels.has(label));
     if (unknown.length) throw new Error(`job "${job.label}" waits for unknown job(s): ${unknown.join(', ')}`);
   }
   const waiting = [...jobs];
-  const ended = new Set();
   const results = new Map();
   /** Running or ended but not yet printed, in start order: { job, text, shown, done, started } */
   const open = [];
@@ -35,14 +39,14 @@ export function runJobs(jobs, { slots, cwd, env }) {
 
   const write = (text) => {
     if (!text) return;
-    process.stdout.write(text);
+    out.write(text);
     atLineStart = text.endsWith('\n');
   };
   /** Prints every ended job that is not the lead, whole, in start order. */
   const flushEnded = () => {
     for (const entry of [...open]) {
       if (!entry.done || entry === lead) continue;
-      step(entry.job.label);
+      step(entry.job.label, out);
       write(entry.text);
       if (!atLineStart) write('\n');
       open.splice(open.indexOf(entry), 1);
@@ -51,7 +55,7 @@ export function runJobs(jobs, { slots, cwd, env }) {
   };
   const writeLeadText = (text) => {
     if (!text) return;
-    if (leadInterrupted) step(`${lead.job.label} (continued)`);
+    if (leadInterrupted) step(`${lead.job.label} (continued)`, out);
     leadInterrupted = false;
     write(text);
   };
@@ -70,7 +74,7 @@ export function runJobs(jobs, { slots, cwd, env }) {
   const promoteLead = () => {
     lead = open.find((entry) => !entry.done);
     if (!lead) return;
-    step(lead.job.label);
+    step(lead.job.label, out);
     atLineStart = true;
     leadInterrupted = false;
     writeLead();
@@ -78,10 +82,17 @@ export function runJobs(jobs, { slots, cwd, env }) {
 
   return new Promise((resolve, reject) => {
     let running = 0;
+    let slotted = 0;
     const startReady = () => {
-      for (let i = 0; i < waiting.length && running < slots; ) {
+      for (let i = 0; i < waiting.length; ) {
         const job = waiting[i];
-        if ((job.after ?? []).every((label) => ended.has(label))) {
+        const needed = (job.after ?? []).map((label) => [label, results.get(label)]);
+        const failed = needed.find(([, result]) => result && result.code !== 0);
+        if (failed) {
+          waiting.splice(i, 1);
+          results.set(job.label, { code: null, text: '', seconds: 0, notRun: `not run: ${failed[0]} failed` });
+          i = 0; // the jobs after this one may not run either
+        } else if (needed.every(([, result]) => result) && (job.unslotted || slotted < slots)) {
           waiting.splice(i, 1);
           start(job);
         } else {
@@ -95,10 +106,12 @@ export function runJobs(jobs, { slots, cwd, env }) {
 
     const start = (job) => {
       running += 1;
+      if (!job.unslotted) slotted += 1;
       const entry = { job, text: '', shown: 0, done: false, started: Date.now() };
       open.push(entry);
       if (!lead) promoteLead();
-      const child = spawn(job.command, job.args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+      const [command, args] = typeof job.cmd === 'function' ? job.cmd() : job.cmd;
+      const child = spawn(command, args, { cwd, env: job.env ?? env, stdio: ['ignore', 'pipe', 'pipe'] });
       const onData = (chunk) => {
         entry.text += chunk;
         if (entry === lead) writeLead();
@@ -125,8 +138,8 @@ export function runJobs(jobs, { slots, cwd, env }) {
         } else if (atLineStart) {
           flushEnded();
         }
-        ended.add(job.label);
         running -= 1;
+        if (!job.unslotted) slotted -= 1;
         startReady();
       };
       child.on('error', (error) => finish(127, `\n${error.message}\n`));
