@@ -192,16 +192,16 @@ async function main() {
   const timings = [];
   let failed = false;
   for (const suite of suites) {
-    const { code, text, seconds, notRun } = results.get(suite.label);
+    const { code, text, seconds, startedAt, notRun } = results.get(suite.label);
     const counts = suite.counts && !notRun ? countParsers[suite.counts](text) : undefined;
     const ok = code === 0 && (counts === undefined || (counts !== null && counts.failed === 0 && counts.passed > 0));
-    timings.push({ label: suite.label, seconds, ok, code, counts, notRun, failures: ok || notRun ? [] : failureLines(text) });
+    timings.push({ label: suite.label, seconds, startedAt, ok, code, counts, notRun, failures: ok || notRun ? [] : failureLines(text) });
     if (!ok) failed = true;
   }
 
   const total = { passed: 0, failed: 0, skipped: 0 };
   const wall = (Date.now() - started) / 1000;
-  console.log(`\nnpm test summary (time / budget; ${slots === 1 ? 'one suite at a time' : `up to ${slots} suites at a time`})`);
+  console.log(`\nnpm test summary (time / budget, and when it started; ${slots === 1 ? 'one suite at a time' : `up to ${slots} suites at a time`})`);
   const over = [];
   for (const t of timings) {
     const counts = t.counts ? ` ${t.counts.passed} passed, ${t.counts.failed} failed, ${t.counts.skipped} skipped` : '';
@@ -209,7 +209,8 @@ async function main() {
     const overBudget = budget !== undefined && t.seconds > budget;
     if (overBudget) over.push(t.label);
     const timing = `${t.seconds.toFixed(1).padStart(6)} s / ${budget === undefined ? '   ?' : String(budget).padStart(4)} s`;
-    console.log(`  ${t.ok ? 'ok  ' : 'FAIL'} ${t.label.padEnd(36)} ${timing}${overBudget ? ' OVER BUDGET' : ''}${counts}`);
+    const start = t.startedAt === undefined ? '' : ` (at ${t.startedAt.toFixed(0)} s)`;
+    console.log(`  ${t.ok ? 'ok  ' : 'FAIL'} ${t.label.padEnd(36)} ${timing}${start}${overBudget ? ' OVER BUDGET' : ''}${counts}`);
     if (t.counts) for (const key of Object.keys(total)) total[key] += t.counts[key];
     if (t.notRun) console.log(`       (${t.notRun})`);
     if (!t.ok && t.counts === null) console.log('       (the runner printed no result line)');

@@ -12,8 +12,9 @@ import { step } from './proc.mjs';
  *   `after`: labels of jobs that must have passed (exit 0) before this one starts; when one fails, this one does not
  *   run. `unslotted`: runs as soon as it may, beside the slots' jobs (an install that mostly waits on disk or network).
  * @typedef {[string, string[]]} Command
- * @typedef {{ code: number | null, text: string, seconds: number, notRun?: string }} JobResult
- *   `notRun`: why the job did not run (a job it needs failed); its code is then null.
+ * @typedef {{ code: number | null, text: string, seconds: number, startedAt?: number, notRun?: string }} JobResult
+ *   `startedAt`: seconds from runJobs' call to the job's start. `notRun`: why the job did not run (a job it needs
+ *   failed); its code is then null.
  */
 
 /**
@@ -29,6 +30,7 @@ export function runJobs(jobs, { slots, cwd, env, out = process.stdout }) {
     const unknown = (job.after ?? []).filter((label) => !labels.has(label));
     if (unknown.length) throw new Error(`job "${job.label}" waits for unknown job(s): ${unknown.join(', ')}`);
   }
+  const began = Date.now();
   const waiting = [...jobs];
   const results = new Map();
   /** Running or ended but not yet printed, in start order: { job, text, shown, done, started } */
@@ -126,7 +128,7 @@ export function runJobs(jobs, { slots, cwd, env, out = process.stdout }) {
         finished = true;
         entry.text += extra;
         entry.done = true;
-        const result = { code, text: entry.text, seconds: (Date.now() - entry.started) / 1000 };
+        const result = { code, text: entry.text, seconds: (Date.now() - entry.started) / 1000, startedAt: (entry.started - began) / 1000 };
         results.set(job.label, result);
         if (entry === lead) {
           writeLead();
