@@ -177,7 +177,8 @@ async function main() {
     { label: 'reattach after reload (code-server)', cmd: ['node', ['out/test/integration/runReattach.js']], counts: 'passedFailed', after: browserSuite },
     { label: 'ui smoke (Chromium)', cmd: ['node', ['out/test/ui/smoke.js']], counts: 'passedFailed', after: browserSuite },
     { label: 'ui train + dashboard (Chromium)', cmd: ['node', ['out/test/ui/trainDashboard.js']], counts: 'passedFailed', after: browserSuite },
-    { label: 'webview (Chromium)', cmd: ['node', ['out/test/webview/run.js']], counts: 'passedFailed', after: browserSuite },
+    // The webviews alone in Chromium, with a stubbed VS Code API: no trainer, no code-server.
+    { label: 'webview (Chromium)', cmd: ['node', ['out/test/webview/run.js']], counts: 'passedFailed', after: [...built, SETUP_SYSTEM] },
     { label: 'trajectory & review ui (code-server)', cmd: ['node', ['out/test/ui/trajectoryReview.js']], counts: 'passedFailed', after: browserSuite },
     { label: 'dashboard compare & fitted heatmap ui (code-server)', cmd: ['node', ['out/test/ui/dashboardCompare.js']], counts: 'passedFailed', after: browserSuite },
     { label: 'runs table & evaluation samples ui (code-server)', cmd: ['node', ['out/test/ui/runsTables.js']], counts: 'passedFailed', after: browserSuite },
