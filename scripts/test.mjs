@@ -52,35 +52,37 @@ const countParsers = {
 };
 
 // The 10 minutes a fresh clone's `npm test` may take on 2 cores (issue 42), and each suite's share, in seconds: its wall
-// time as npm test runs it, up to two suites at a time (so the suites' times add up to more than the total). The
-// summary prints each beside the time and flags one over it; that fails nothing (a loaded machine runs everything
-// slower), but a new test is held to its suite's budget.
+// time as npm test runs it, beside another suite (so the suites' times add up to more than the total), measured on a
+// fresh clone with warm package caches and little else running (about 480 s in all), plus a quarter. The summary
+// prints each beside the time and flags one over it; that fails nothing (a loaded machine runs everything slower),
+// but a new test is held to its suite's budget.
 const TOTAL_BUDGET = 600;
 const BUDGETS = {
   // With warm package caches (a machine's first run also downloads, installs Chromium and builds code-server).
-  'setup: npm packages': 45,
-  'setup: trainer Python': 120,
+  'setup: npm packages': 40,
+  'setup: trainer Python': 110,
   'setup: Chromium, code-server': 5,
   build: 5,
-  typecheck: 20,
-  lint: 25,
+  typecheck: 25,
+  lint: 20,
   'import cycles': 10,
   'python lint (ruff)': 5,
   'duplicated blocks (jscpd)': 5,
   'commit subjects': 2,
-  'package (vsce)': 10,
-  'unit (node:test)': 15,
-  'trainer (pytest)': 180,
-  'vscode integration': 45,
-  'reattach after reload (code-server)': 25,
-  'ui smoke (Chromium)': 15,
-  'ui train + dashboard (Chromium)': 35,
-  'webview (Chromium)': 20,
+  'package (vsce)': 20,
+  'unit (node:test)': 75,
+  // The critical path: it starts once the Python part is done and shares the cores with the suites below.
+  'trainer (pytest)': 420,
+  'vscode integration': 120,
+  'reattach after reload (code-server)': 60,
+  'ui smoke (Chromium)': 25,
+  'ui train + dashboard (Chromium)': 50,
+  'webview (Chromium)': 55,
   'trajectory & review ui (code-server)': 25,
-  'dashboard compare & fitted heatmap ui (code-server)': 20,
-  'runs table & evaluation samples ui (code-server)': 25,
-  'what-if ui (code-server)': 20,
-  'walkthrough ui (code-server)': 20,
+  'dashboard compare & fitted heatmap ui (code-server)': 35,
+  'runs table & evaluation samples ui (code-server)': 30,
+  'what-if ui (code-server)': 50,
+  'walkthrough ui (code-server)': 35,
 };
 const budgetOf = (label) => BUDGETS[label] ?? BUDGETS[label.replace(/ \(.*\)$/, '')];
 
