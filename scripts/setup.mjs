@@ -42,13 +42,17 @@ function findBasePython() {
   throw new Error('No Python ≥ 3.10 found on PATH. Install one, or set SEED_PYTHON to an interpreter.');
 }
 
+/** The interpreter the trainer runs with: SEED_PYTHON, else .venv's (which ensurePython creates). */
+export function trainerInterpreter() {
+  return process.env.SEED_PYTHON || path.join(repoRoot, '.venv', 'bin', 'python');
+}
+
 /** Returns the interpreter the trainer runs with, creating and filling .venv when SEED_PYTHON is not set. */
 export function ensurePython() {
-  let python = process.env.SEED_PYTHON;
-  if (python) {
+  const python = trainerInterpreter();
+  if (process.env.SEED_PYTHON) {
     if (!capture(python, ['--version'])) throw new Error(`SEED_PYTHON=${python} does not run.`);
   } else {
-    python = path.join(repoRoot, '.venv', 'bin', 'python');
     if (!existsSync(python)) {
       step('Creating the Python virtual environment .venv');
       run(findBasePython(), ['-m', 'venv', path.join(repoRoot, '.venv')]);
@@ -197,19 +201,40 @@ export function ensureDebianPackages(names = ['chromium', 'libkrb5-dev']) {
   run('apt-get', ['install', '-y', '-qq', '--no-install-recommends', ...missing], { env });
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  try {
-    if (process.argv.includes('--vllm')) {
-      console.log(`\nSetup complete. vLLM test interpreter: ${ensureVllmPython()}`);
-    } else if (process.argv.includes('--verl')) {
-      console.log(`\nSetup complete. verl test interpreter: ${ensureVerlPython()}`);
-    } else {
-      ensureNodeModules();
-      const python = ensurePython();
-      console.log(`\nSetup complete. Trainer interpreter: ${python}`);
-    }
-  } catch (error) {
-    console.error(`\nSetup failed: ${error.message}`);
-    process.exit(1);
+/** What `npm test` installs, in three parts it runs side by side (scripts/test.mjs): `--part npm`, `--part python`,
+ * `--part system` (Debian packages and code-server). */
+async function ensurePart(part) {
+  if (part === 'npm') ensureNodeModules();
+  else if (part === 'python') console.log(`Trainer interpreter: ${ensurePython()}`);
+  else if (part === 'system') {
+    ensureDebianPackages();
+    const { ensureCodeServer } = await import('./codeServer.mjs');
+    console.log(`code-server: ${ensureCodeServer()}`);
+  } else throw new Error(`unknown --part ${part}: npm, python or system`);
+}
+
+/** Exits 1 with the reason when setup fails. */
+function setupFailed(error) {
+  console.error(`\nSetup failed: ${error.message}`);
+  process.exit(1);
+}
+
+/** `npm run setup` (npm packages and the trainer's Python), `--vllm` and `--verl`: the test venvs of their own. */
+function setupCommand() {
+  if (process.argv.includes('--vllm')) {
+    console.log(`\nSetup complete. vLLM test interpreter: ${ensureVllmPython()}`);
+  } else if (process.argv.includes('--verl')) {
+    console.log(`\nSetup complete. verl test interpreter: ${ensureVerlPython()}`);
+  } else {
+    ensureNodeModules();
+    const python = ensurePython();
+    console.log(`\nSetup complete. Trainer interpreter: ${python}`);
   }
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const part = process.argv.indexOf('--part');
+  // Not awaited at the top level: codeServer.mjs imports this module, which must have finished evaluating first.
+  const done = part > 0 ? ensurePart(process.argv[part + 1]) : Promise.resolve().then(setupCommand);
+  done.catch(setupFailed);
 }

@@ -1,8 +1,8 @@
 // Small helpers shared by the setup, test and demo scripts: run a command with inherited output, log a step.
 import { spawnSync } from 'node:child_process';
 
-export function step(message) {
-  process.stdout.write(`\n\x1b[1m▶ ${message}\x1b[0m\n`);
+export function step(message, out = process.stdout) {
+  out.write(`\n\x1b[1m▶ ${message}\x1b[0m\n`);
 }
 
 /** Runs a command with inherited stdio; throws with the command line when it fails. */

@@ -359,7 +359,11 @@ export class TrainerHost implements vscode.Disposable {
     if (last) tooltip.appendText(`${last.message}\n`);
     tooltip.appendText('Click to open the dashboard');
     this.statusBar.tooltip = tooltip;
-    this.statusBar.command = { title: 'Open Dashboard', command: 'seedStudio.openDashboard', arguments: [focus.dir] };
+    // Set again only for another run: VS Code drops the previous command (with arguments) of the item when it gets a
+    // new one, so a click that lands between two updates (several a second) would open nothing.
+    if ((this.statusBar.command as vscode.Command | undefined)?.arguments?.[0] !== focus.dir) {
+      this.statusBar.command = { title: 'Open Dashboard', command: 'seedStudio.openDashboard', arguments: [focus.dir] };
+    }
     this.statusBar.show();
   }
 

@@ -141,6 +141,28 @@ test('core: scans with the rules, follows a Stop at once, keeps pinned runs and 
   core.dispose();
 });
 
+test('before/after: the same promise while a run is unchanged, linked to base evaluations or not', async () => {
+  // The runs tree redraws a run when it gets a new promise, and asks again as it redraws: a new one on every call
+  // redrew an expanded run without end (its rows' commands dropped under the user's click).
+  const plain = path.join(scratch, 'before-after', 'plain');
+  const linked = path.join(scratch, 'before-after', 'linked');
+  for (const dir of [plain, linked]) cpSync(path.join(repoRoot, 'test', 'fixtures', 'runs', 'valid'), dir, { recursive: true });
+  const data = JSON.parse(readFileSync(path.join(linked, 'run.json'), 'utf8')) as RunManifest;
+  writeFileSync(path.join(linked, 'run.json'), JSON.stringify({ ...data, baseline_evals: { valid_seen: '../no-such-eval' } }));
+  const schemas = RunSchemas.load(findSchemasDir({ extensionRoot: repoRoot }));
+  const core = new RunsCore({ schemas: () => schemas, scan: async () => [plain, linked], warn: () => undefined, live: (m) => m.status as 'running' });
+  await core.rescan();
+  for (const dir of [plain, linked]) {
+    const entry = core.get(dir)!;
+    assert.equal(core.beforeAfter(entry), core.beforeAfter(entry), `${path.basename(dir)}: a new promise for an unchanged run`);
+  }
+  assert.deepEqual(await core.beforeAfter(core.get(plain)!), []);
+  const [change] = await core.beforeAfter(core.get(linked)!);
+  assert.equal(change?.split, 'valid_seen');
+  assert.match(change?.problem ?? '', /no-such-eval/);
+  core.dispose();
+});
+
 test('a stop that came during the last update: the run completed, and the message says why', () => {
   const progress = { progress: { step: 5, total: 5, unit: 'update' } };
   assert.equal(runEndMessage('demo', 'completed', progress, false), 'SEED: run demo completed at update 5/5.');

@@ -154,14 +154,14 @@ export class RunsCore {
   }
 
   /** The before/after of a run that links base evaluations (run.json `baseline_evals`); read again when the run's
-   * status or metrics change. Empty for a run that links none. */
+   * status or metrics change. Empty for a run that links none. The same promise until then: the runs tree redraws a
+   * run when it gets a new one, and asks again as it redraws. */
   beforeAfter(entry: RunEntry): Promise<BeforeAfter[]> {
     const manifest = entry.index.manifest;
-    if (!manifest?.baseline_evals) return Promise.resolve([]);
-    const key = `${manifest.status}|${manifest.ended ?? ''}|${entry.index.metrics.length}`;
+    const key = manifest?.baseline_evals ? `${manifest.status}|${manifest.ended ?? ''}|${entry.index.metrics.length}` : 'no links';
     const cached = this.beforeAfterCache.get(entry.dir);
     if (cached?.key === key) return cached.value;
-    const value = readBeforeAfter(entry.dir, manifest, this.options.schemas());
+    const value = manifest?.baseline_evals ? readBeforeAfter(entry.dir, manifest, this.options.schemas()) : Promise.resolve([]);
     this.beforeAfterCache.set(entry.dir, { key, value });
     return value;
   }
