@@ -11,12 +11,10 @@ import path from 'node:path';
 import { ensureNodeModules, ensurePython, repoRoot } from './setup.mjs';
 import { againstGrpoLines, weightsFingerprint } from './lib/againstGrpo.mjs';
 import { step } from './lib/proc.mjs';
+import { SPLITS, demoRuns, demoSteps } from './lib/demoSteps.mjs';
 
-const STAGE1 = 'examples/household-demo.seed.yaml';
-const STAGE2 = 'examples/household-demo-stage2.seed.yaml';
 const MODEL = 'trainer/seed_trainer/assets/household-tiny';
 const PREFIX = 'runs/household-demo';
-const SPLITS = ['valid_seen', 'valid_unseen'];
 const BENCHMARK = 'bench/results/learning.json';
 const tty = process.stderr.isTTY;
 
@@ -169,28 +167,14 @@ async function main() {
     });
     if (done !== 0) throw new Error('bootstrap failed');
   }
-  const runs = {
-    'base-valid_seen': `${PREFIX}-base-valid_seen`,
-    'base-valid_unseen': `${PREFIX}-base-valid_unseen`,
-    collect: `${PREFIX}-collect`,
-    sft: `${PREFIX}-sft`,
-    train: `${PREFIX}-train`,
-  };
+  const runs = demoRuns(PREFIX);
   for (const dir of Object.values(runs)) {
     if (existsSync(path.join(repoRoot, dir))) rmSync(path.join(repoRoot, dir), { recursive: true, force: true });
   }
-  step('Evaluating the base policy (plain prompt)');
-  for (const split of SPLITS) {
-    await trainer(python, `eval ${split}`, ['eval', STAGE1, '--split', split, '--run-dir', runs[`base-${split}`]]);
+  for (const { heading, label, args } of demoSteps(runs)) {
+    if (heading) step(heading);
+    await trainer(python, label, args);
   }
-  step('Stage 1: collect rollouts, oracle analyzer writes a skill for each');
-  await trainer(python, 'collect', ['collect', STAGE1, '--run-dir', runs.collect]);
-  step('Stage 1: SFT on the analyses (the policy learns to write skills)');
-  await trainer(python, 'sft', ['sft', STAGE1, '--data', runs.collect, '--run-dir', runs.sft]);
-  step('Stage 2: SEED (GRPO + gated on-policy distillation from self-written skills), then evaluation');
-  // The base evaluations are linked to the train run (run.json baseline_evals): the extension shows the before/after.
-  const baselines = SPLITS.flatMap((s) => ['--baseline-eval', runs[`base-${s}`]]);
-  await trainer(python, 'train', ['train', STAGE2, '--run-dir', runs.train, ...baselines]);
   console.log(await summary(runs, (Date.now() - started) / 1000));
 }
 
