@@ -5,7 +5,7 @@ Every algorithm starts from the same bootstrapped tiny policy (trainer/seed_trai
 bootstrap's own recipe trains the policy to write analyses, which is the part of Stage 1 SEED needs; with --stage1,
 SEED and GRPO+OPSD first go through the paper's Stage 1 as well (collect with the oracle analyzer, SFT on the
 analyses) and start from that SFT model — on the tiny policy that SFT costs acting success and does not raise the
-parse rate (docs/embedded-default.md), so it is off by default. Held-out
+parse rate (docs/research/stage1-and-demo.md), so it is off by default. Held-out
 success is measured by the trainer's periodic evaluation (plain prompt, `eval.tasks` tasks per split, sampled at
 `eval.temperature`) on valid_seen and valid_unseen; update 0 is an `eval` run of the starting model.
 
@@ -963,7 +963,7 @@ def parser(env: str = "household") -> argparse.ArgumentParser:
         "--stage1",
         action="store_true",
         help="SEED and GRPO+OPSD start from a Stage-1 SFT model (collect, oracle analyzer, SFT) instead "
-        "of the bootstrap; on the tiny policy this SFT costs acting success (docs/embedded-default.md)",
+        "of the bootstrap; on the tiny policy this SFT costs acting success (docs/research/stage1-and-demo.md)",
     )
     parser.add_argument("--collect-tasks", type=int, default=16, help="Stage-1 tasks per task type (4 rollouts each)")
     parser.add_argument("--sft-epochs", type=int, default=3)

@@ -11,7 +11,7 @@ For every task of the split, in chunks that resume:
 
 The differences are paired task by task (95 % t-intervals over tasks): oracle − plain and own − plain. The goal the
 issue names is a teacher ≥ 20 points better than its student; the tiny policy's was 13–14 points (plain vs the oracle's
-workflow skill, docs/embedded-default.md). Tasks are played at the evaluation's temperature 0.4.
+workflow skill, docs/research/tiny-policy.md). Tasks are played at the evaluation's temperature 0.4.
 
     python bench/smollm2_premise.py --model runs-smollm2/agent [--split dev --tasks 200 --chunk 20]
 

@@ -60,7 +60,7 @@ class BootstrapConfig:
     # Per-episode mistake rates, drawn per mistake kind (placing before transforming: its own, higher levels), and
     # the chance of repeating an invalid command. The plain demos make the strategic mistakes often, while a
     # skill-conditioned demo avoids those its skill warns against: so the policy follows a good skill better than it
-    # acts alone, SEED's premise (13-14 points on dev, docs/embedded-default.md). At the earlier, lower levels the
+    # acts alone, SEED's premise (13-14 points on dev, docs/research/tiny-policy.md). At the earlier, lower levels the
     # teacher was no better than the student. Repeats stay rare: a policy that loops on "Nothing happens." learns little.
     noise: tuple[float, ...] = (0.05, 0.1, 0.2, 0.3, 0.4)
     transform_noise: tuple[float, ...] = (0.2, 0.4, 0.6)

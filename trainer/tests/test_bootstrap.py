@@ -162,7 +162,7 @@ def test_the_committed_checkpoint_is_the_default_recipe_and_small():
     assert recorded == recipe
     assert (folder / "model.safetensors").stat().st_size <= 5 * 1024 * 1024
     # RL needs successes in its groups and room above the start: at least 15 % and at most 75 % on both splits
-    # (the 2 600-step policy started at 22 % but had not learned to read its target; docs/embedded-default.md)
+    # (the 2 600-step policy started at 22 % but had not learned to read its target; docs/research/tiny-policy.md)
     assert all(0.15 <= report["eval"][split]["success"] <= 0.75 for split in ("valid_seen", "valid_unseen"))
     assert AutoModelForCausalLM.from_pretrained(folder).config.model_type == "qwen3"
 
