@@ -1,6 +1,6 @@
 /**
  * The demo summary's lines on SEED against GRPO, read from the committed learning benchmark
- * (bench/results/learning.json, written by bench/learning.py). The demo itself only compares the trained policy
+ * (bench/results/learning.json, written by bench/learning/learning.py). The demo itself only compares the trained policy
  * with its own starting point; whether SEED beats GRPO on this default is the benchmark's answer, so the summary
  * repeats it, resolved or not.
  */
@@ -11,7 +11,7 @@ import path from 'node:path';
 
 const SPLITS = ['valid_seen', 'valid_unseen'];
 
-/** The starting policy's identity as bench/learning.py records it (`settings.weights`): the first 16 hex digits of
+/** The starting policy's identity as bench/learning/learning.py records it (`settings.weights`): the first 16 hex digits of
  * the SHA-256 over the folder's *.safetensors files in name order. */
 export function weightsFingerprint(modelDir) {
   const digest = createHash('sha256');

@@ -71,7 +71,7 @@ test('a missing, empty or malformed report gives one line and no exception', asy
   }
 });
 
-test('a report made from other starting weights says so; the fingerprint is the one bench/learning.py records', async () => {
+test('a report made from other starting weights says so; the fingerprint is the one bench/learning/learning.py records', async () => {
   const { againstGrpoLines: lines, weightsFingerprint } = await load();
   const made = { ...report(pooledOnly(0.2, 0.08, 0.32), pooledOnly(0, -0.12, 0.12)) };
   made.settings = { updates: 100, weights: 'aaaaaaaaaaaaaaaa' } as typeof made.settings;

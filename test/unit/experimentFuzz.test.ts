@@ -1,6 +1,6 @@
 // Seeded fuzz of experiment-file validation on both sides: a few hundred mutants of the committed experiments
 // (test/unit/experimentMutations.ts) — no crash in the editor's validator, no crash or hang of the trainer's
-// `validate`, and the same verdict (valid or not) and the same first problem from both. bench/experiment_fuzz.mjs runs
+// `validate`, and the same verdict (valid or not) and the same first problem from both. bench/robustness/experiment_fuzz.mjs runs
 // the same generator at scale, with per-file time and memory limits.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';

@@ -1,5 +1,5 @@
 // Seeded mutations of the committed experiment files, for the fuzz test (test/unit/experimentFuzz.test.ts) and the
-// fuzz benchmark (bench/experiment_fuzz.mjs): type swaps, deleted and unknown keys, unicode and control characters,
+// fuzz benchmark (bench/robustness/experiment_fuzz.mjs): type swaps, deleted and unknown keys, unicode and control characters,
 // huge and non-finite numbers, deep nesting, alias bombs, tabs, duplicate keys, binary garbage, truncation, empty and
 // oversized files. The same seed gives the same files.
 import { readdirSync, readFileSync } from 'node:fs';

@@ -1,7 +1,7 @@
 // Webviews outside VS Code: a local HTTP server serves the extension's own page (src/webviewHost/core/pageHtml.ts: the same strict
 // CSP with a nonce, the built bundle from dist/webview/, the stylesheet beside it), and headless Chromium opens it
 // with a stub of VS Code's webview API injected before any script runs. Tests post the host's messages into the page
-// and read what the webview posted back. Shared by test/webview/run.ts and bench/trajectory-render.mjs.
+// and read what the webview posted back. Shared by test/webview/run.ts and bench/extension/trajectory-render.mjs.
 import { existsSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import path from 'node:path';

@@ -12,7 +12,7 @@ one is (`seed_trainer.bootstrap`: its tokenizer, model and training loop), from 
 
     python -m seed_trainer.bootstrap OUT_DIR --env textworld [--episodes 1200] [--steps 2500] [--cache-dir DIR]
 
-The games are the ones `bench/learning.py --env textworld` trains and evaluates on (same variants and counts, so the
+The games are the ones `bench/learning/learning.py --env textworld` trains and evaluates on (same variants and counts, so the
 same cache files): cooking with one ingredient, plain / cook / cut.
 """
 
@@ -30,7 +30,7 @@ from seed_trainer.bootstrap_examples import Example, _step_examples
 from seed_trainer.envs.textworld_oracle import MISTAKES, analysis_reply, demonstrate, replay, rule_kinds, walkthrough
 
 # The cooking-game variants the bootstrap generates (tw-make recipe options), not the Stage-2 algorithms of
-# algo/variants.py; bench/learning.py imports this name for its TextWorld runs.
+# algo/variants.py; bench/learning/learning.py imports this name for its TextWorld runs.
 VARIANTS = {
     "take": {"recipe": 1, "take": 1},
     "cook": {"recipe": 1, "take": 1, "cook": True},

@@ -1,4 +1,4 @@
-"""bench/failure_modes.py: the target comes from the environment's own instance, and failed episodes are told apart
+"""bench/learning/failure_modes.py: the target comes from the environment's own instance, and failed episodes are told apart
 by where the policy put things."""
 
 from __future__ import annotations

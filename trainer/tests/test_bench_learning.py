@@ -1,4 +1,4 @@
-"""bench/learning.py's bookkeeping: a run is reused only with the settings asked for, the committed report keeps
+"""bench/learning/learning.py's bookkeeping: a run is reused only with the settings asked for, the committed report keeps
 completed runs across checkouts, seeds per algorithm; the Wilson interval."""
 
 from __future__ import annotations

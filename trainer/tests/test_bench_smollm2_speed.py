@@ -1,4 +1,4 @@
-"""bench/smollm2_speed.py's arithmetic: configurations parsed with located errors, the minimum per phase over rounds,
+"""bench/speed/smollm2_speed.py's arithmetic: configurations parsed with located errors, the minimum per phase over rounds,
 ratios to the baseline, and the projection to a target protocol, each checked against numbers worked by hand."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""bench/gpu_check.py at its tiny shape (on the CPU here, on the GPU where there is one), so the GPU check cannot rot.
+"""bench/speed/gpu_check.py at its tiny shape (on the CPU here, on the GPU where there is one), so the GPU check cannot rot.
 Its pytest step is left out: this suite is that step."""
 
 import json
@@ -8,7 +8,7 @@ from pathlib import Path
 
 from testenv import subprocess_env
 
-SCRIPT = Path(__file__).resolve().parents[2] / "bench" / "gpu_check.py"
+SCRIPT = Path(__file__).resolve().parents[2] / "bench" / "speed" / "gpu_check.py"
 
 
 def test_gpu_check_runs_at_the_tiny_shape_and_reports_every_figure(tmp_path):

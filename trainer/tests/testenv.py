@@ -29,8 +29,9 @@ def subprocess_env(**extra: str) -> dict[str, str]:
 
 
 def bench_module(name: str) -> ModuleType:
-    """The script bench/<name>.py imported as a module (bench/ is a folder of scripts, not a package)."""
-    spec = importlib.util.spec_from_file_location(f"bench_{name}", BENCH / f"{name}.py")
+    """The script bench/<kind>/<name>.py imported as a module (bench/ is folders of scripts by kind, not a package)."""
+    (path,) = BENCH.glob(f"*/{name}.py")
+    spec = importlib.util.spec_from_file_location(f"bench_{name}", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module

@@ -1,5 +1,5 @@
 // Libraries that cost tens of milliseconds to load (ajv, yaml), loaded on first use instead of when the extension's
-// bundle loads, so activation does not pay for them (bench/extension.mjs measures it). Types come from the usual
+// bundle loads, so activation does not pay for them (bench/extension/extension.mjs measures it). Types come from the usual
 // imports. The values: in the built extension from dist/vendor.js, a bundle of their own beside the bundle that asks
 // (src/common/core/vendor.ts; esbuild.mjs) — bundled into dist/extension.js they would be parsed at activation even
 // when initialised lazily; compiled file by file (the tests' out/), from the packages.

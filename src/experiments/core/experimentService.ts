@@ -1,7 +1,7 @@
 // Experiment files for the other features: the compiled schema (loaded on first use), the problems of a document
 // (cached per version), and the few facts "SEED: Train" needs from a file (name, algorithm, runs folder).
 // Text above SYNC_LIMIT is validated in a worker thread (dist/experimentWorker.js), so the extension host never stops
-// for long: small files take a few milliseconds, a 1 MiB one one to two seconds (bench/experiment_validation.mjs).
+// for long: small files take a few milliseconds, a 1 MiB one one to two seconds (bench/extension/experiment_validation.mjs).
 import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';

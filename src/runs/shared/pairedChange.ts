@@ -1,6 +1,6 @@
 // The change in held-out success between two evaluations (after − before) with its 95 % interval. When both played
 // the same tasks in the same order (a train run and its base evaluations do: one seed picks them), the interval is
-// paired task by task, as bench/final_eval.py pairs them: pairing takes out how hard each task is, which an interval
+// paired task by task, as bench/learning/final_eval.py pairs them: pairing takes out how hard each task is, which an interval
 // between two independent samples counts as noise. Otherwise it is Newcombe's interval for a difference of two
 // proportions. Either holds the evaluation's noise only: one training run says nothing about the spread between
 // training seeds. Pure (no Node, no vscode): the extension, the dashboard page and scripts/demo.mjs share it.

@@ -1,5 +1,5 @@
 // Log-probs of response tokens under an exported model, with onnxruntime-node. The runtime (a native module of
-// ~20 MB) is required on first use only, never at activation (bench/extension.mjs measures activation).
+// ~20 MB) is required on first use only, never at activation (bench/extension/extension.mjs measures activation).
 import type * as Ort from 'onnxruntime-node';
 import { WhatIfError } from './errors';
 

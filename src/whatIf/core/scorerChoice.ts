@@ -1,7 +1,7 @@
 // Which scorer a what-if runs on: onnxruntime-node in the extension host when the run has an ONNX export that fits
 // (seedStudio.whatIf.maxOnnxSizeMB), else the trainer on the run's device — offered, with the reason, never silently.
 //
-// The default limit, 4096 MB: a Qwen2.5-0.5B export is 2.4 GB in float32 (bench/qwen_shaped_export.py) and
+// The default limit, 4096 MB: a Qwen2.5-0.5B export is 2.4 GB in float32 (bench/extension/qwen_shaped_export.py) and
 // onnxruntime holds about its size in memory plus one pass's logits (~0.2 GB at 330 tokens × 152k vocabulary), which
 // a 16 GB laptop runs at ~6 s a forward pass on 2 cores (bench/results/whatif.json). The next size, 1.5B, is ~6 GB and
 // ~3× slower a pass: a 30-step trajectory would take about 20 minutes on a laptop CPU — the trainer's GPU is the

@@ -10,7 +10,7 @@ few replies.
 
 Prints one JSON object (and writes it with --out). Not part of `npm test`; about 15 CPU minutes with the defaults.
 
-    .venv/bin/python bench/stage1_parse.py [--lrs 1e-4 3e-5 1e-5] [--episodes 16 4] [--out FILE]
+    .venv/bin/python bench/learning/stage1_parse.py [--lrs 1e-4 3e-5 1e-5] [--episodes 16 4] [--out FILE]
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from pathlib import Path
 import torch
 import yaml
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "trainer"))
 
 from seed_trainer.algo.json_repair import parse_skill_reply  # noqa: E402

@@ -6,7 +6,7 @@ weight is finite after every update. Writes bench/results/gpu-<device>.json (or 
 Needs only what a GPU machine with torch, transformers and peft has, plus the trainer:
 
     pip install -e trainer[test]     # pydantic, PyYAML, safetensors, jsonschema, pytest (bring wheels if offline)
-    python bench/gpu_check.py        # ≈ 8 minutes on one H100/H200-class GPU
+    python bench/speed/gpu_check.py        # ≈ 8 minutes on one H100/H200-class GPU
 
 `--shape tiny` runs the same code at a tiny shape (on the CPU when there is no GPU); `npm test` runs it that way so
 this script cannot rot. `--skip-tests` leaves out the pytest run.
@@ -29,7 +29,7 @@ from pathlib import Path
 import torch
 import yaml
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "trainer" / "tests"))  # the tests' counter environment
 
 from stage2_step import analyses_always_valid  # noqa: E402  (the same stand-in for a trained analyzer)

@@ -2,11 +2,11 @@
 // What-if rescoring latency in the extension host, printed as one JSON object:
 //   a 30-step trajectory rescored under one skill (student and teacher passes: 60 forward passes), then a second skill
 //   (the student passes are kept: 30 more), with the tiny household policy's export and, given a path, any other
-//   export (bench/qwen_shaped_export.py writes a Qwen2.5-0.5B-shaped one). Baseline in the same process: the same
+//   export (bench/extension/qwen_shaped_export.py writes a Qwen2.5-0.5B-shaped one). Baseline in the same process: the same
 //   forward passes through onnxruntime-node alone (input ids prepared, no tokenizer, no log-softmax) — the ratio is
 //   what our prompt building and log-prob extraction add on top of the model.
 //
-//   npm run build && node bench/whatif.mjs [--steps 30] [--export DIR …]
+//   npm run build && node bench/extension/whatif.mjs [--steps 30] [--export DIR …]
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
@@ -14,7 +14,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const require = createRequire(import.meta.url);
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const { Rescorer } = require(path.join(repoRoot, 'out', 'src', 'whatIf', 'rescore.js'));
 const { PromptEncoder } = require(path.join(repoRoot, 'out', 'src', 'whatIf', 'promptTokens.js'));
 const { loadOnnxExport } = require(path.join(repoRoot, 'out', 'src', 'whatIf', 'onnxExport.js'));

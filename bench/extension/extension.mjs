@@ -3,7 +3,7 @@
 // (same process or same browser) and the ratio to it, and with its goal (issue 5; issue 43's item 4 for activation,
 // the dashboard's p95 and the heatmap's first frame).
 //
-//   npm run build && node bench/extension.mjs [--runs 9] [--only activation|index|dashboard|heatmap] [--before DIR]
+//   npm run build && node bench/extension/extension.mjs [--runs 9] [--only activation|index|dashboard|heatmap] [--before DIR]
 //
 //   activation  require() of the bundle (dist/extension.js) + activate(), in fresh Node processes with a stub of the
 //               `vscode` module (every API call returns at once, as VS Code's queued RPCs do; what is measured is the
@@ -42,7 +42,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const require = createRequire(import.meta.url);
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const runsArg = process.argv.indexOf('--runs');
 const RUNS = runsArg > 0 ? Number(process.argv[runsArg + 1]) : 7;
 // `--only activation` (or index, dashboard): one part, e.g. to compare activation before and after a change.
@@ -238,8 +238,8 @@ function syntheticRun(dir, updates, perUpdate) {
 }
 
 async function benchIndex(scratch) {
-  const { RunIndex } = require('../out/src/runs/core/runIndex.js');
-  const { RunSchemas } = require('../out/src/runs/core/schemas.js');
+  const { RunIndex } = require('../../out/src/runs/core/runIndex.js');
+  const { RunSchemas } = require('../../out/src/runs/core/schemas.js');
   const schemas = RunSchemas.load(path.join(repoRoot, 'schemas'));
   const UPDATES = 200;
   const PER_UPDATE = 128;
@@ -302,7 +302,7 @@ async function benchIndex(scratch) {
  * (`metric`); one metrics row appended to the first run, then one redraw. Returns the samples (ingest + redraw, ms);
  * with `robust` also those with "Robust y" turned on afterwards. */
 async function dashboardUpdates(browser, server, runCount, pointsPerRun, metric = 'success/overall', robust = false) {
-  const { openWebview } = require('../out/test/webview/harness.js');
+  const { openWebview } = require('../../out/test/webview/harness.js');
   const view = await openWebview(browser, server, 'dashboard', { width: 1400, height: 900 });
   const runs = Array.from({ length: runCount }, (_, r) => ({ key: `/runs/bench-${r}`, id: `bench-${r}`, name: `bench ${r}`, stage: 'train', algorithm: 'seed', status: 'running' }));
   await view.send('runs', { overlaid: runs, available: runs });
@@ -375,7 +375,7 @@ async function dashboardUpdates(browser, server, runCount, pointsPerRun, metric 
 }
 
 async function benchDashboard() {
-  const { PageServer, launchChromium } = require('../out/test/webview/harness.js');
+  const { PageServer, launchChromium } = require('../../out/test/webview/harness.js');
   const POINTS = 1_000_000;
   const OVERLAID = 5;
   const server = await PageServer.start();
@@ -541,10 +541,10 @@ function naiveFirstFrame(view, turns) {
 }
 
 async function benchHeatmap() {
-  const { PageServer, launchChromium, openWebview } = require('../out/test/webview/harness.js');
-  const { syntheticTrajectory } = require('../out/test/webview/synthetic.js');
-  const { decodeTokenArrays } = require('../out/src/runs/shared/tokenArrays.js');
-  const { binClass, binOf, heatScale } = require('../out/src/trajectory/shared/colorScale.js');
+  const { PageServer, launchChromium, openWebview } = require('../../out/test/webview/harness.js');
+  const { syntheticTrajectory } = require('../../out/test/webview/synthetic.js');
+  const { decodeTokenArrays } = require('../../out/src/runs/shared/tokenArrays.js');
+  const { binClass, binOf, heatScale } = require('../../out/src/trajectory/shared/colorScale.js');
   const cases = [
     { name: '20 turns × 48 tokens, long prompt', turns: 20, tokens: 48, prompt: true },
     { name: '8 turns × 512 tokens', turns: 8, tokens: 512 },

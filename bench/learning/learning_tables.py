@@ -5,8 +5,8 @@ updates), and each algorithm's final success against its own start and against G
 report holds (across seeds, paired by seed, pooled episodes). The docs' prose around them is written by hand; the
 numbers in it come from here, so a session with a fresh checkout rebuilds the tables from the committed report alone.
 
-    .venv/bin/python bench/learning_tables.py [bench/results/learning.json]
-    .venv/bin/python bench/learning_tables.py bench/results/final_eval.json    # bench/final_eval.py's table
+    .venv/bin/python bench/learning/learning_tables.py [bench/results/learning.json]
+    .venv/bin/python bench/learning/learning_tables.py bench/results/final_eval.json    # bench/learning/final_eval.py's table
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import json
 import sys
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 NAMES = {
     "grpo": "GRPO",
     "seed": "SEED",
@@ -118,7 +118,7 @@ def summary_table(results: dict, splits: list[str]) -> list[str]:
 
 
 def final_eval_table(report: dict) -> list[str]:
-    """bench/final_eval.py's report: per algorithm and split, start → final success pooled over seeds, the change task
+    """bench/learning/final_eval.py's report: per algorithm and split, start → final success pooled over seeds, the change task
     by task, each seed's change with their t-interval, and the difference from GRPO task by task."""
     splits = [s for s in ("valid_seen", "valid_unseen", "dev") if any(s in e for e in report["algorithms"].values())]
     header = ["", "seeds"]

@@ -2,7 +2,7 @@
 // Experiment-file validation in the editor: is it linear in the file, and how long does it stop the extension host?
 // Needs `npm run build` first. Prints JSON.
 //
-//   node bench/experiment_validation.mjs [--runs 3] [--before path/to/old/experimentSchema.js]
+//   node bench/extension/experiment_validation.mjs [--runs 3] [--before path/to/old/experimentSchema.js]
 //
 // Inputs: a committed example plus N unknown top-level keys (one problem each: the case that used to be quadratic),
 // at about 64 KB, 256 KB and 1 MB (the size limit is 1 MiB).
@@ -16,7 +16,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const require = createRequire(import.meta.url);
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const option = (name, fallback) => {
   const i = process.argv.indexOf(`--${name}`);
   return i === -1 ? fallback : process.argv[i + 1];

@@ -6,7 +6,7 @@ tokens), sampled at temperature 1, so both engines do the same amount of work. T
 policy widened to head_dim 32 (vLLM's CPU attention has no kernel for its 24; tests/widen_heads.py). Runs in the venv
 that has vLLM (`npm run setup:vllm`):
 
-    VLLM_CPU_KVCACHE_SPACE=1 TORCHDYNAMO_DISABLE=1 .venv-vllm/bin/python bench/vllm_generation.py [--batches 8 64] > bench/results/vllm_generation.json
+    VLLM_CPU_KVCACHE_SPACE=1 TORCHDYNAMO_DISABLE=1 .venv-vllm/bin/python bench/speed/vllm_generation.py [--batches 8 64] > bench/results/vllm_generation.json
 
 (vLLM logs to stdout too: keep the JSON object at the end.) Measured here (2 shared cores, load ~19, 1 thread, 2
 repeats): 8 prompts HF 27.9 vs vLLM 34.6 tokens/s (×1.24), 64 prompts 54.2 vs 134.4 (×2.48).
@@ -26,7 +26,7 @@ from pathlib import Path
 
 import torch
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "trainer" / "tests"))  # widen_heads
 
 from widen_heads import widen_policy  # noqa: E402

@@ -13,7 +13,7 @@ The differences are paired task by task (95 % t-intervals over tasks): oracle �
 issue names is a teacher ≥ 20 points better than its student; the tiny policy's was 13–14 points (plain vs the oracle's
 workflow skill, docs/research/tiny-policy.md). Tasks are played at the evaluation's temperature 0.4.
 
-    python bench/smollm2_premise.py --model runs-smollm2/agent [--split dev --tasks 200 --chunk 20]
+    python bench/learning/smollm2_premise.py --model runs-smollm2/agent [--split dev --tasks 200 --chunk 20]
 
 Per-task outcomes go to `<out>.tasks.jsonl` as they are made (a rerun skips the tasks done with the same settings);
 the summary to `<out>` (default bench/results/smollm2-premise.json), with examples of skills and what they changed.
@@ -30,7 +30,7 @@ import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent / "trainer"))
+sys.path.insert(0, str(HERE.parents[1] / "trainer"))
 
 from seed_trainer.algo.json_repair import parse_skill_reply  # noqa: E402
 from seed_trainer.algo.prompts import build_step_prompt  # noqa: E402
@@ -202,7 +202,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--analysis-tokens", type=int, default=192)
     p.add_argument("--temperature", type=float, default=0.4)
     p.add_argument("--dtype", default="bfloat16")
-    p.add_argument("--out", default=str(HERE / "results" / "smollm2-premise.json"))
+    p.add_argument("--out", default=str(HERE.parent / "results" / "smollm2-premise.json"))
     return p
 
 
@@ -251,7 +251,7 @@ def main(argv=None) -> int:
         records += made
         report = summary(records, settings, time.perf_counter() - started)
         words = argv if argv is not None else sys.argv[1:]
-        report["command"] = "python bench/smollm2_premise.py " + " ".join(shown_path(w) for w in words)
+        report["command"] = "python bench/learning/smollm2_premise.py " + " ".join(shown_path(w) for w in words)
         report["complete"] = len(records) >= len(specs)
         out.write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
         own = report["own"]["success"]

@@ -5,7 +5,7 @@ splits at every word and digit, so BPE cannot merge across words and a larger vo
 split only at line breaks can merge the environment's recurring phrases. Trains each tokenizer on the bootstrap's own
 corpus (400 demonstration episodes) and counts tokens on held-out examples (another seed). Prints JSON.
 
-    python bench/tokenizer_compression.py > bench/results/tokenizer_compression.json
+    python bench/learning/tokenizer_compression.py > bench/results/tokenizer_compression.json
 """
 
 import json
@@ -14,7 +14,7 @@ import statistics
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "trainer"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "trainer"))
 
 from seed_trainer.bootstrap import BootstrapConfig
 from seed_trainer.bootstrap_examples import make_examples

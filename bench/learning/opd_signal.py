@@ -19,7 +19,7 @@ teacher pass):
 
 Prints one JSON object (and writes it with --out). Not part of `npm test`; about two CPU minutes per 4 tasks.
 
-    .venv/bin/python bench/opd_signal.py [--tasks 4] [--group 8] [--betas 5 20 50] [--seed 0] [--temperature 1.0]
+    .venv/bin/python bench/learning/opd_signal.py [--tasks 4] [--group 8] [--betas 5 20 50] [--seed 0] [--temperature 1.0]
                                          [--out FILE]
 
 With `--estimators` it measures instead the `opd.estimator` settings (docs/trainer.md, "OPD estimator") over
@@ -32,7 +32,7 @@ its cosine with ∇L_pg and with the `expected` gradient of the same batch, and 
 which the term is as large as the policy gradient. Each batch's gradients are kept in `--work` so an interrupted run
 resumes; the summary is rewritten after every batch (`"complete": false` until all are done).
 
-    OMP_NUM_THREADS=1 .venv/bin/python bench/opd_signal.py --estimators sample centred baseline expected \
+    OMP_NUM_THREADS=1 .venv/bin/python bench/learning/opd_signal.py --estimators sample centred baseline expected \
         --batches 8 --temperature 0.4 --skill-sources oracle self --work SCRATCH_DIR \
         --out bench/results/opd_estimator.json
 """
@@ -50,9 +50,9 @@ from pathlib import Path
 import torch
 import yaml
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "trainer"))
-sys.path.insert(0, str(REPO / "bench"))
+sys.path.insert(0, str(REPO / "bench" / "learning"))
 
 from learning import action_token_mask  # noqa: E402 — the learning report's own split of the action tokens
 
@@ -514,7 +514,7 @@ def estimator_signal(args, argv) -> int:
         work.mkdir(parents=True, exist_ok=True)
     result: dict = {
         "benchmark": "opd_estimator",
-        "command": "OMP_NUM_THREADS=1 .venv/bin/python bench/opd_signal.py "
+        "command": "OMP_NUM_THREADS=1 .venv/bin/python bench/learning/opd_signal.py "
         + " ".join(_portable(argv if argv is not None else sys.argv[1:])),
         "setup": {
             "model": str(Path(args.model).resolve().relative_to(REPO))

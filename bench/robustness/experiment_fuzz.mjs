@@ -1,11 +1,11 @@
 #!/usr/bin/env node
 // Fuzz benchmark of experiment-file validation on both sides: N seeded mutants (test/unit/experimentMutations.ts) fed
 // to the editor's validator (in a worker thread, so a hang is cut off) and to the trainer's entry path
-// (bench/experiment_fuzz_trainer.py: load_experiment + the run.json config, a forked child per file). Prints JSON:
+// (bench/robustness/experiment_fuzz_trainer.py: load_experiment + the run.json config, a forked child per file). Prints JSON:
 // per side the crash / hang / memory / accepted / rejected counts, the disagreements over the files both judged, and
 // the slowest files. Needs `npm run build` first.
 //
-//   node bench/experiment_fuzz.mjs [--count 1000] [--seed 17] [--timeout 20] [--huge]
+//   node bench/robustness/experiment_fuzz.mjs [--count 1000] [--seed 17] [--timeout 20] [--huge]
 //        [--editor out/src/experiments/core/experimentSchema.js] [--schema schemas/experiment.schema.json]
 //        [--trainer-path trainer] [--keep DIR]
 // --editor / --schema / --trainer-path point at another build (e.g. an older checkout) to measure it with the same files.
@@ -18,7 +18,7 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 
 const require = createRequire(import.meta.url);
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 
 function option(name, fallback) {
   const i = process.argv.indexOf(`--${name}`);
@@ -105,7 +105,7 @@ function editorVerdicts() {
 }
 
 function trainerVerdicts() {
-  const run = spawnSync(python, [path.join(repoRoot, 'bench', 'experiment_fuzz_trainer.py'), dir, '--timeout', String(timeoutSeconds)], {
+  const run = spawnSync(python, [path.join(repoRoot, 'bench', 'robustness', 'experiment_fuzz_trainer.py'), dir, '--timeout', String(timeoutSeconds)], {
     encoding: 'utf8',
     env: { ...process.env, PYTHONPATH: trainerPath, OMP_NUM_THREADS: '1' },
     maxBuffer: 64 * 1024 * 1024,

@@ -4,7 +4,7 @@ Reads trajectory files of household runs (a run's `trajectories/*.jsonl`: traini
 group of files, counts what the policy put where. The target receptacle type comes from the environment itself (the
 task id names split, seed and type; `HouseholdSpec.instance` rebuilds the instance), not from the task sentence.
 
-    python bench/failure_modes.py --group base 'RUN/base-eval-dev/trajectories/eval-*.jsonl' \
+    python bench/learning/failure_modes.py --group base 'RUN/base-eval-dev/trajectories/eval-*.jsonl' \
                                   --group trained 'RUN/grpo/trajectories/it-00005*.jsonl'
 
 Prints JSON: per group, the episodes of placing tasks (every type but look_at_obj_in_light), their success rate,
@@ -21,7 +21,7 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "trainer"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "trainer"))
 
 from seed_trainer.envs.household import HouseholdSpec, catalogue, world
 

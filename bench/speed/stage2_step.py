@@ -7,7 +7,7 @@ Prints one JSON object:
 Both algorithms start from the same weights and seed, so they sample the same rollouts. Tiny local model on CPU;
 the ratios, not the seconds, are the result (this machine is shared and noisy).
 
-    .venv/bin/python bench/stage2_step.py [--updates 2] [--steps 8] [--response-tokens 32]
+    .venv/bin/python bench/speed/stage2_step.py [--updates 2] [--steps 8] [--response-tokens 32]
 
 **Household mode** (`--household`) times the embedded default's Stage-2 update — the committed tiny policy on the
 `household` world at the demo's settings (4 tasks × 8, 20 steps, H = 3, 1024-token prompts, 48-token responses,
@@ -16,7 +16,7 @@ of another git revision (its own committed policy), each in its own worker proce
 `--repeats` times. It prints seconds per update (wall, and the worker's own CPU seconds, which a shared machine
 disturbs less) and per phase of both, and the speed-up baseline/current:
 
-    .venv/bin/python bench/stage2_step.py --household --baseline f4d86f9 [--updates 2] [--repeats 2] [--threads 1]
+    .venv/bin/python bench/speed/stage2_step.py --household --baseline f4d86f9 [--updates 2] [--repeats 2] [--threads 1]
         [--processes 2] [--policy MODEL_DIR]
 
 `--processes N` also times this checkout under torchrun with N CPU processes (the replicate data parallelism of
@@ -38,7 +38,7 @@ from pathlib import Path
 import torch
 import yaml
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 if "--worker" in sys.argv:  # a household worker imports the trainer it was given, not this checkout's
     sys.path.insert(0, sys.argv[sys.argv.index("--trainer") + 1])
 sys.path.insert(0, str(REPO / "trainer" / "tests"))  # the tests' counter environment

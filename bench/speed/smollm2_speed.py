@@ -2,7 +2,7 @@
 generate against the vLLM engine, fp32 against bf16 autocast, LoRA against a full fine-tune, and the prompt budget
 (history); with a projection of seconds per update and per evaluation to a target protocol (issue 38, items 4-5).
 
-    OMP_NUM_THREADS=1 nice -n 5 python bench/smollm2_speed.py [--configs hf/bf16/full/h1/oracle ...]
+    OMP_NUM_THREADS=1 nice -n 5 python bench/speed/smollm2_speed.py [--configs hf/bf16/full/h1/oracle ...]
         [--vllm-python .venv-vllm/bin/python] [--repeat 2] [--threads 1] [--out FILE.json]
 
 A configuration is ENGINE/DTYPE/TUNING/hHISTORY/SKILLS: hf|vllm, fp32|bf16 (bf16: autocast over fp32 master weights;
@@ -40,7 +40,7 @@ from typing import NamedTuple
 
 import yaml
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "trainer"))
 
 ENGINES, DTYPES, TUNINGS, SKILLS = (
@@ -345,7 +345,7 @@ def main(argv: list[str] | None = None) -> int:
             check=False,
         ).stdout.strip()
     report = {
-        "command": f"OMP_NUM_THREADS={args.threads} nice -n 5 python bench/smollm2_speed.py "
+        "command": f"OMP_NUM_THREADS={args.threads} nice -n 5 python bench/speed/smollm2_speed.py "
         + " ".join(argv if argv is not None else sys.argv[1:]),
         "model": "SmolLM2-135M-Instruct (dequantized from Q4_1)",
         "statistic": f"minimum per phase over {args.repeat} interleaved rounds; ratios to the first configuration",

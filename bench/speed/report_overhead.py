@@ -3,7 +3,7 @@ per-token arrays) written by a RunWriter alone and with TensorBoard, W&B (offlin
 object: per backend the one-off start + finish seconds and the milliseconds per update (the fastest of interleaved
 rounds), with the ratio of the latter to the writer alone, measured in the same process.
 
-    .venv/bin/python bench/report_overhead.py [--updates 30] [--trajectories 16] [--steps 5] [--tokens 64] [--rounds 3]
+    .venv/bin/python bench/speed/report_overhead.py [--updates 30] [--trajectories 16] [--steps 5] [--tokens 64] [--rounds 3]
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import tempfile
 import time
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "trainer"))
 
 from seed_trainer.reporting import attach_reporters  # noqa: E402

@@ -1,9 +1,9 @@
 """Writes the ONNX export of a Qwen2.5-0.5B-shaped model with random weights (24 layers, hidden 896, 14 heads / 2 KV
-heads, MLP 4864, vocabulary 151 936, tied embeddings) for bench/whatif.mjs: what-if latency at the size the
+heads, MLP 4864, vocabulary 151 936, tied embeddings) for bench/extension/whatif.mjs: what-if latency at the size the
 extension's default threshold is meant for, without a model hub. The tokenizer is the tiny household one (its ids
 are valid in the larger vocabulary); latency does not depend on which tokens are scored.
 
-    .venv/bin/python bench/qwen_shaped_export.py OUT_DIR
+    .venv/bin/python bench/extension/qwen_shaped_export.py OUT_DIR
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from transformers import AutoTokenizer, Qwen2Config, Qwen2ForCausalLM
 
 from seed_trainer.export import export
 
-ASSET = Path(__file__).resolve().parents[1] / "trainer" / "seed_trainer" / "assets" / "household-tiny"
+ASSET = Path(__file__).resolve().parents[2] / "trainer" / "seed_trainer" / "assets" / "household-tiny"
 
 
 def main(out: Path) -> None:

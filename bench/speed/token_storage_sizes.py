@@ -6,7 +6,7 @@ arrays four ways. Prints JSON: bytes per token and per trajectory, gzip sizes, p
 plain-JSON baseline (floats rounded to 4 decimals) measured in the same run, and the projected size of a
 200-update × 128-trajectory run.
 
-    .venv/bin/python bench/token_storage_sizes.py [--steps 30] [--mean-tokens 160] [--seed 0]
+    .venv/bin/python bench/speed/token_storage_sizes.py [--steps 30] [--mean-tokens 160] [--seed 0]
 """
 
 from __future__ import annotations

@@ -24,7 +24,7 @@ response tokens of random ids), on the CPU in fp32 with the trainer's own functi
 
 Prints one JSON object and writes it with --out. About ten CPU minutes with the defaults.
 
-    MALLOC_MMAP_THRESHOLD_=65536 OMP_NUM_THREADS=1 .venv/bin/python bench/opd_estimator_cost.py [--rows 4] [--prompt 192] [--skill 32]
+    MALLOC_MMAP_THRESHOLD_=65536 OMP_NUM_THREADS=1 .venv/bin/python bench/speed/opd_estimator_cost.py [--rows 4] [--prompt 192] [--skill 32]
         [--response 32] [--top-k 256] [--vocabs 4096 49152 151936] [--out bench/results/opd_estimator_cost.json]
 """
 
@@ -41,7 +41,7 @@ from pathlib import Path
 import psutil
 import torch
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "trainer"))
 
 from seed_trainer.algo.estimators import resolved_top_k  # noqa: E402
@@ -270,7 +270,7 @@ def main(argv=None) -> int:
         "benchmark": "opd_estimator_cost",
         "command": (
             f"MALLOC_MMAP_THRESHOLD_={os.environ.get('MALLOC_MMAP_THRESHOLD_', '(unset)')} OMP_NUM_THREADS=1 "
-            ".venv/bin/python bench/opd_estimator_cost.py " + " ".join(argv or sys.argv[1:])
+            ".venv/bin/python bench/speed/opd_estimator_cost.py " + " ".join(argv or sys.argv[1:])
         ),
         "setup": {
             "rows": args.rows,

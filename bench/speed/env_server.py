@@ -4,7 +4,7 @@ connection reuse pays). The server is `python -m seed_trainer.envs.serve` in a s
 scripted commands are played in each mode (random admissible commands, seeded), so only the transport differs.
 Prints one JSON object: steps per second of each mode and the ratios against in-process, in the same process.
 
-    .venv/bin/python bench/env_server.py [--episodes 40] [--steps 20]
+    .venv/bin/python bench/speed/env_server.py [--episodes 40] [--steps 20]
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import sys
 import time
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "trainer"))
 
 from seed_trainer.envs.env_server import EnvServerTasks  # noqa: E402

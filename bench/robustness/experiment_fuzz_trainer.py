@@ -1,8 +1,8 @@
-"""The trainer's half of bench/experiment_fuzz.mjs: what `train` does first with each experiment file — load_experiment,
+"""The trainer's half of bench/robustness/experiment_fuzz.mjs: what `train` does first with each experiment file — load_experiment,
 then the resolved config written as JSON (run.json's `config`) — in a forked child per file, under a time limit and an
 address-space cap, so a crash, a hang or a memory blow-up is counted instead of taking the benchmark down.
 
-    python bench/experiment_fuzz_trainer.py DIR [--timeout 20] [--memory-gb 3]
+    python bench/robustness/experiment_fuzz_trainer.py DIR [--timeout 20] [--memory-gb 3]
 
 Prints one JSON object per file ({file, outcome, seconds, detail}); outcome: accepted | rejected | crash | hang | memory.
 Which trainer is measured is whatever `seed_trainer` imports (PYTHONPATH selects another checkout).

@@ -1,13 +1,13 @@
 """Held-out success of the learning benchmark's start and final weights on many more tasks than its curve uses.
 
-The curve's evaluations (bench/learning.py, 120 tasks per split) cannot resolve a change of a few points: its 95 %
+The curve's evaluations (bench/learning/learning.py, 120 tasks per split) cannot resolve a change of a few points: its 95 %
 interval is about ±12 points per run. An evaluation episode costs well under a second on one thread, so the start model
 and the last checkpoint of every completed train run are cheap to evaluate again on, say, 500 tasks per split. Every
 run of a split plays the same tasks, so the differences are taken task by task (`learning.paired_by_task`):
 
-    .venv/bin/python bench/final_eval.py --algorithms grpo seed --tasks 500
+    .venv/bin/python bench/learning/final_eval.py --algorithms grpo seed --tasks 500
 
-It reads the seed folders under --runs (those bench/learning.py made without --stage1, from the weights at --model
+It reads the seed folders under --runs (those bench/learning/learning.py made without --stage1, from the weights at --model
 only: the start it evaluates is --model), writes the evaluations next to them (`<algorithm>-final<N>-<split>`,
 `base-eval<N>-<split>`; reused when there) and prints and writes bench/results/final_eval.json: per algorithm, start
 and final success pooled over seeds, the change over start and the difference from GRPO, both task by task. The report

@@ -21,16 +21,16 @@ stopped. The report is the record that outlives the run folders: a completed run
 made with the same settings, is kept and not run again, so a benchmark that spans several machines or fresh checkouts
 only needs the committed report (`--seeds-of grpo=0-4` gives one algorithm more seeds than --seeds; `--only grpo=2,3`
 makes just those of the runs still to make, for a session that can finish only so many). Not part of `npm test`.
-Needs matplotlib for the figure (bench/requirements-learning.txt).
+Needs matplotlib for the figure (bench/learning/requirements-learning.txt).
 
-    .venv/bin/python bench/learning.py [--updates 16] [--seeds 0 1 2] [--jobs 2 --threads 1] [--stage1]
-    .venv/bin/python bench/learning.py --report-only     # rebuild the JSON and the figure from the runs
-    .venv/bin/python bench/learning.py --env textworld   # generated TextWorld cooking games, their own tiny policy:
+    .venv/bin/python bench/learning/learning.py [--updates 16] [--seeds 0 1 2] [--jobs 2 --threads 1] [--stage1]
+    .venv/bin/python bench/learning/learning.py --report-only     # rebuild the JSON and the figure from the runs
+    .venv/bin/python bench/learning/learning.py --env textworld   # generated TextWorld cooking games, their own tiny policy:
                                                          # bench/results/learning-textworld.json, runs-textworld/
-    python bench/learning.py --model AGENT --device cuda --dtype bfloat16 --engine vllm ...
+    python bench/learning/learning.py --model AGENT --device cuda --dtype bfloat16 --engine vllm ...
                                                          # a real model on a GPU (docs/trainer.md, "SmolLM2-135M")
 
-It takes about 1.5 hours on 2 CPU cores with the defaults; run it in the background: `nice -n 10 .venv/bin/python bench/learning.py &`.
+It takes about 1.5 hours on 2 CPU cores with the defaults; run it in the background: `nice -n 10 .venv/bin/python bench/learning/learning.py &`.
 """
 
 from __future__ import annotations
@@ -53,7 +53,7 @@ from pathlib import Path
 
 import yaml
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "trainer"))
 
 from seed_trainer.runlog import RunReader, decode_float32  # noqa: E402 (after the sys.path line above)
@@ -839,7 +839,7 @@ def plot(results: dict, path: Path, splits, env: str = "household") -> bool:
         import matplotlib.pyplot as plt
     except ImportError:
         print(
-            "[bench] matplotlib is not installed (pip install -r bench/requirements-learning.txt): no figure",
+            "[bench] matplotlib is not installed (pip install -r bench/learning/requirements-learning.txt): no figure",
             flush=True,
         )
         return False

@@ -8,7 +8,7 @@ and the ratios fsdp / replicate of the training state (params + grads + optimize
 held, with `expected`: the same ratios from memory.py's formulas (training_bytes, sharded_training_bytes without the
 transient gathered layers). Runs N processes on the CPU with gloo, like torchrun would on N GPUs.
 
-    .venv/bin/python bench/fsdp_memory.py [--processes 2] [--layers 8] [--hidden 256]
+    .venv/bin/python bench/speed/fsdp_memory.py [--processes 2] [--layers 8] [--hidden 256]
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ import torch
 import torch.distributed as torch_dist
 import torch.multiprocessing as mp
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "trainer"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "trainer"))
 
 from seed_trainer import sharding
 from seed_trainer.config import ModelConfig
@@ -38,7 +38,7 @@ def _model_dir(root: Path, layers: int, hidden: int) -> Path:
     """A Qwen2-shaped policy with the tokenizer of the committed tiny one (random weights: memory only)."""
     from transformers import AutoTokenizer, Qwen2Config, Qwen2ForCausalLM
 
-    tiny = Path(__file__).resolve().parents[1] / "trainer" / "seed_trainer" / "assets" / "household-tiny"
+    tiny = Path(__file__).resolve().parents[2] / "trainer" / "seed_trainer" / "assets" / "household-tiny"
     tokenizer = AutoTokenizer.from_pretrained(tiny)
     config = Qwen2Config(
         vocab_size=len(tokenizer),

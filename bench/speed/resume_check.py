@@ -7,7 +7,7 @@ times, in the same process, (1) reading every kept byte line by line without par
 must at least do) and (2) `plan_rollback`, which also parses every kept line. Prints JSON: seconds, MB/s, the ratio
 to the baseline, and the time projected for the 200-update × 128-trajectory run of §7.4 (6.16 GiB).
 
-    .venv/bin/python bench/resume_check.py [--updates 8] [--per-update 16] [--tokens 6215] [--repeat 3]
+    .venv/bin/python bench/speed/resume_check.py [--updates 8] [--per-update 16] [--tokens 6215] [--repeat 3]
 """
 
 from __future__ import annotations

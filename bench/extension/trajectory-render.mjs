@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Render time of the trajectory viewer and the trajectory diff in headless Chromium, printed as JSON.
 //
-//   npm run build && node bench/trajectory-render.mjs [--runs 7]
+//   npm run build && node bench/extension/trajectory-render.mjs [--runs 7]
 //
 // Pages are served and stubbed exactly as in the webview tests (test/webview/harness.ts: the real bundle under the
 // real CSP, a fake acquireVsCodeApi). Measured, each over fresh pages, median of the runs:
@@ -18,10 +18,10 @@ import { createRequire } from 'node:module';
 import os from 'node:os';
 
 const require = createRequire(import.meta.url);
-const { PageServer, launchChromium, openWebview } = require('../out/test/webview/harness.js');
-const { syntheticTrajectory } = require('../out/test/webview/synthetic.js');
-const { decodeTokenArrays } = require('../out/src/runs/shared/tokenArrays.js');
-const { binClass, binOf, heatScale } = require('../out/src/trajectory/shared/colorScale.js');
+const { PageServer, launchChromium, openWebview } = require('../../out/test/webview/harness.js');
+const { syntheticTrajectory } = require('../../out/test/webview/synthetic.js');
+const { decodeTokenArrays } = require('../../out/src/runs/shared/tokenArrays.js');
+const { binClass, binOf, heatScale } = require('../../out/src/trajectory/shared/colorScale.js');
 
 const runsArg = process.argv.indexOf('--runs');
 const RUNS = runsArg > 0 ? Number(process.argv[runsArg + 1]) : 7;
