@@ -14,6 +14,12 @@ and final success pooled over seeds, the change over start and the difference fr
 also keeps every evaluation's task-by-task outcomes; evaluations in an earlier report at --out (same start weights, task
 count and temperature) whose folders are gone are kept from it, so a later session can add seeds to the table.
 `--temperature T` evaluates at T instead of the runs' own temperature (folders `…<N>-t<T>-<split>`; give `--out`).
+
+`--reference REPORT` pairs these finals with another report's, made from the same start weights on the same tasks
+(e.g. runs of another `opd.estimator` against bench/results/final_eval.json's GRPO and SEED): every algorithm gets
+`against_reference`, its difference from each of that report's algorithms task by task over the seeds both have, and
+`against_grpo` from the reference when this report has no GRPO of its own. The start evaluations of the two reports
+must agree task for task, or nothing is paired.
 """
 
 from __future__ import annotations
@@ -98,7 +104,14 @@ def jobs_of(args, fingerprint: str) -> list[tuple[str, int, str, Path, Path, Pat
     return jobs
 
 
-def summary(outcomes: dict[tuple[str, int, str], dict | None], algorithms: list[str], splits: list[str]) -> dict:
+def summary(
+    outcomes: dict[tuple[str, int, str], dict | None],
+    algorithms: list[str],
+    splits: list[str],
+    reference: dict[tuple[str, int, str], dict] | None = None,
+) -> dict:
+    reference = reference or {}
+    references = sorted({a for a, _, _ in reference if a != "start"})
     out: dict = {}
     for algorithm in algorithms:
         seeds = sorted({s for a, s, _ in outcomes if a == algorithm})
@@ -120,13 +133,46 @@ def summary(outcomes: dict[tuple[str, int, str], dict | None], algorithms: list[
             if None not in by_seed:
                 entry["over_start_across_seeds"] = learning.interval(by_seed)
             if algorithm != "grpo":
-                grpo = [outcomes.get(("grpo", s, split)) for s in seeds]
-                entry["against_grpo"] = {
-                    **learning.paired_by_task(list(zip(finals, grpo))),
-                    "seeds": [s for s in seeds if ("grpo", s, split) in outcomes],
-                }
+                # GRPO of this report, else the reference's (the same tasks: checked in reference_outcomes)
+                grpo_of = outcomes if any(a == "grpo" for a, _, _ in outcomes) else reference
+                entry["against_grpo"] = _against(finals, seeds, grpo_of, "grpo", split)
+            if references:
+                entry["against_reference"] = {r: _against(finals, seeds, reference, r, split) for r in references}
             out[algorithm][split] = entry
     return out
+
+
+def _against(finals: list[dict | None], seeds: list[int], others: dict, other: str, split: str) -> dict:
+    """The finals' difference from algorithm `other`'s finals in `others`, task by task over the seeds both have."""
+    theirs = [others.get((other, s, split)) for s in seeds]
+    return {
+        **learning.paired_by_task(list(zip(finals, theirs))),
+        "seeds": [s for s in seeds if (other, s, split) in others],
+    }
+
+
+def reference_outcomes(
+    path: Path, fingerprint: str, tasks: int, temperature: float | None, ours: dict[tuple[str, int, str], dict | None]
+) -> dict[tuple[str, int, str], dict]:
+    """The outcomes of the report at `path`, to pair with ours: refused (exit 2, saying why) unless it was made from
+    the same start weights, task count and temperature and its start evaluations played the same tasks as ours."""
+    report = earlier_report(path)
+    if report is None or report.get("benchmark") != "final_eval":
+        raise SystemExit(f"--reference {path}: not a final_eval report")
+    theirs = (report.get("weights"), report.get("tasks_per_split"), report.get("temperature"))
+    if theirs != (fingerprint, tasks, temperature):
+        raise SystemExit(
+            f"--reference {path}: made from weights {theirs[0]}, {theirs[1]} tasks per split, temperature {theirs[2]}; "
+            f"these are {fingerprint}, {tasks}, {temperature}: their outcomes do not pair"
+        )
+    outcomes = {}
+    for key, outcome in (report.get("outcomes") or {}).items():
+        kind, seed, split = key.split("/")
+        outcomes[(kind, int(seed), split)] = outcome
+    for key, outcome in ours.items():
+        if key[0] == "start" and outcome and key in outcomes and outcomes[key] != outcome:
+            raise SystemExit(f"--reference {path}: its start evaluation {outcome_key(*key)} differs from ours")
+    return outcomes
 
 
 def outcome_key(kind: str, seed: int, split: str) -> str:
@@ -187,6 +233,11 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--jobs", type=int, default=2)
     p.add_argument("--threads", type=int, default=1)
     p.add_argument("--out", default=str(REPO / "bench" / "results" / "final_eval.json"))
+    p.add_argument(
+        "--reference",
+        help="another final_eval report on the same start weights and tasks, to pair these finals with (e.g. "
+        "bench/results/final_eval.json for runs of another opd.estimator)",
+    )
     return p
 
 
@@ -211,6 +262,11 @@ def main(argv=None) -> int:
     if kept:
         print(f"[final_eval] {len(kept)} evaluations kept from {out} (their run folders are not here)", flush=True)
     outcomes.update(kept)
+    reference = (
+        reference_outcomes(Path(args.reference), fingerprint, args.tasks, args.temperature, outcomes)
+        if args.reference
+        else None
+    )
     result = {
         "benchmark": "final_eval",
         "weights": fingerprint,
@@ -219,7 +275,8 @@ def main(argv=None) -> int:
         "evaluations": len(jobs),
         "kept_evaluations": len(kept),
         "seconds": round(time.time() - started),
-        "algorithms": summary(outcomes, args.algorithms, args.splits),
+        "reference": learning._shown(Path(args.reference)) if args.reference else None,
+        "algorithms": summary(outcomes, args.algorithms, args.splits, reference),
         "outcomes": {outcome_key(*key): outcome for key, outcome in sorted(outcomes.items(), key=str)},
     }
     learning._write(result, out)

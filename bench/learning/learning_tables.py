@@ -7,6 +7,7 @@ numbers in it come from here, so a session with a fresh checkout rebuilds the ta
 
     .venv/bin/python bench/learning/learning_tables.py [bench/results/learning.json]
     .venv/bin/python bench/learning/learning_tables.py bench/results/final_eval.json    # bench/learning/final_eval.py's table
+    .venv/bin/python bench/learning/learning_tables.py bench/results/final_eval-expected.json    # the same, paired with its --reference
 """
 
 from __future__ import annotations
@@ -121,6 +122,8 @@ def final_eval_table(report: dict) -> list[str]:
     """bench/learning/final_eval.py's report: per algorithm and split, start → final success pooled over seeds, the change task
     by task, each seed's change with their t-interval, and the difference from GRPO task by task."""
     splits = [s for s in ("valid_seen", "valid_unseen", "dev") if any(s in e for e in report["algorithms"].values())]
+    # a report paired with another one (final_eval.py --reference): each algorithm also against itself there
+    reference = report.get("reference")
     header = ["", "seeds"]
     for split in splits:
         header += [
@@ -129,6 +132,8 @@ def final_eval_table(report: dict) -> list[str]:
             "change, across seeds (per seed)",
             f"{MINUS} GRPO, task by task",
         ]
+        if reference:
+            header.append(f"{MINUS} the same algorithm in {Path(reference).name}, task by task")
     lines = ["| " + " | ".join(header).lstrip() + " |", "|---" * len(header) + "|"]
     for algorithm, entry in report["algorithms"].items():
         cells = [NAMES.get(algorithm, algorithm), ", ".join(str(s) for s in entry["seeds"])]
@@ -143,6 +148,8 @@ def final_eval_table(report: dict) -> list[str]:
                 f"{spread} ({by_seed})" if across.get("lo") is not None else by_seed,
                 with_interval(x.get("against_grpo")),
             ]
+            if reference:
+                cells.append(with_interval((x.get("against_reference") or {}).get(algorithm)))
         lines.append("| " + " | ".join(cells) + " |")
     return lines
 

@@ -406,6 +406,41 @@ def test_final_eval_table_rows_read_the_report():
     assert [c.strip() for c in grpo.strip("|").split("|")][5] == "—"
 
 
+def test_final_eval_pairs_its_finals_with_a_reference_report_on_the_same_tasks(tmp_path):
+    # runs of another estimator (this report: SEED only) against a reference report's GRPO and SEED, task by task
+    final_eval, tables = bench_module("final_eval"), bench_module("learning_tables")
+    o = lambda s: {"tasks": "t" * 16, "success": s}  # noqa: E731
+    ours = {("start", 0, "valid_seen"): o("0011"), ("seed", 0, "valid_seen"): o("1111")}
+    reference_report = {
+        "benchmark": "final_eval",
+        "weights": "w" * 16,
+        "tasks_per_split": 4,
+        "temperature": None,
+        "outcomes": {"start/0/valid_seen": o("0011"), "grpo/0/valid_seen": o("0111"), "seed/0/valid_seen": o("0011")},
+    }
+    path = tmp_path / "final_eval.json"
+    path.write_text(json.dumps(reference_report), encoding="utf-8")
+    reference = final_eval.reference_outcomes(path, "w" * 16, 4, None, ours)
+    seed = final_eval.summary(ours, ["seed"], ["valid_seen"], reference)["seed"]["valid_seen"]
+    assert seed["against_grpo"]["d"] == pytest.approx(1 / 4) and seed["against_grpo"]["seeds"] == [0]
+    assert seed["against_reference"]["seed"]["d"] == pytest.approx(2 / 4)  # 1111 against 0011
+    assert seed["against_reference"]["grpo"] == seed["against_grpo"]
+    report = {
+        "benchmark": "final_eval",
+        "reference": "bench/results/final_eval.json",
+        "algorithms": {"seed": {"seeds": [0], "valid_seen": seed}},
+    }
+    header, _rule, row = tables.final_eval_table(report)
+    assert "the same algorithm in final_eval.json" in header
+    assert [c.strip() for c in row.strip("|").split("|")][-1].startswith("+50.0")
+    # refused: other weights, or a start evaluation that played other tasks
+    with pytest.raises(SystemExit, match="do not pair"):
+        final_eval.reference_outcomes(path, "x" * 16, 4, None, ours)
+    other_start = {**ours, ("start", 0, "valid_seen"): {"tasks": "u" * 16, "success": "0011"}}
+    with pytest.raises(SystemExit, match="start evaluation start/0/valid_seen differs"):
+        final_eval.reference_outcomes(path, "w" * 16, 4, None, other_start)
+
+
 def test_an_experiment_file_rewritten_by_another_job_is_never_read_half_written(learning, tmp_path):
     # Two jobs of one seed write the same base-evaluation file while a third compares a finished run's settings to it.
     import threading
