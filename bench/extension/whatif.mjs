@@ -15,9 +15,9 @@ import { fileURLToPath } from 'node:url';
 
 const require = createRequire(import.meta.url);
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
-const { Rescorer } = require(path.join(repoRoot, 'out', 'src', 'whatIf', 'rescore.js'));
-const { PromptEncoder } = require(path.join(repoRoot, 'out', 'src', 'whatIf', 'promptTokens.js'));
-const { loadOnnxExport } = require(path.join(repoRoot, 'out', 'src', 'whatIf', 'onnxExport.js'));
+const { Rescorer } = require(path.join(repoRoot, 'out', 'src', 'whatIf', 'core', 'rescore.js'));
+const { PromptEncoder } = require(path.join(repoRoot, 'out', 'src', 'whatIf', 'core', 'promptTokens.js'));
+const { loadOnnxExport } = require(path.join(repoRoot, 'out', 'src', 'whatIf', 'core', 'onnxExport.js'));
 const ort = require('onnxruntime-node');
 
 const arg = (name, fallback) => {
