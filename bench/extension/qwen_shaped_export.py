@@ -8,8 +8,8 @@ are valid in the larger vocabulary); latency does not depend on which tokens are
 
 from __future__ import annotations
 
+import argparse
 import shutil
-import sys
 import tempfile
 from pathlib import Path
 
@@ -47,4 +47,6 @@ def main(out: Path) -> None:
 
 
 if __name__ == "__main__":
-    main(Path(sys.argv[1]))
+    cli = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    cli.add_argument("out", type=Path, help="the export's directory (about 2.5 GB: weights as external data)")
+    main(cli.parse_args().out)

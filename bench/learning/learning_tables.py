@@ -12,6 +12,7 @@ numbers in it come from here, so a session with a fresh checkout rebuilds the ta
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 from pathlib import Path
@@ -155,7 +156,9 @@ def final_eval_table(report: dict) -> list[str]:
 
 
 def main(argv: list[str]) -> int:
-    path = Path(argv[0]) if argv else REPO / "bench" / "results" / "learning.json"
+    cli = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    cli.add_argument("report", nargs="?", type=Path, default=REPO / "bench" / "results" / "learning.json")
+    path = cli.parse_args(argv).report
     results = json.loads(path.read_text(encoding="utf-8"))
     if results.get("benchmark") == "final_eval":
         print("\n".join(final_eval_table(results)))

@@ -8,6 +8,7 @@ corpus (400 demonstration episodes) and counts tokens on held-out examples (anot
     python bench/learning/tokenizer_compression.py > bench/results/tokenizer_compression.json
 """
 
+import argparse
 import json
 import random
 import statistics
@@ -56,4 +57,6 @@ def main() -> None:
 
 
 if __name__ == "__main__":
+    # No options; parsed so that --help prints this description instead of starting the measurement.
+    argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter).parse_args()
     main()
