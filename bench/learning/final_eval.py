@@ -145,10 +145,15 @@ def summary(
 def _against(finals: list[dict | None], seeds: list[int], others: dict, other: str, split: str) -> dict:
     """The finals' difference from algorithm `other`'s finals in `others`, task by task over the seeds both have."""
     theirs = [others.get((other, s, split)) for s in seeds]
-    return {
+    entry = {
         **learning.paired_by_task(list(zip(finals, theirs))),
         "seeds": [s for s in seeds if (other, s, split) in others],
     }
+    # each seed's difference, and their t-interval: the spread between training seeds, which the task-by-task one lacks
+    by_seed = [learning.paired_by_task([(f, t)])["d"] for f, t in zip(finals, theirs) if f and t]
+    if len(by_seed) >= 2:
+        entry["by_seed"], entry["across_seeds"] = by_seed, learning.interval(by_seed)
+    return entry
 
 
 def reference_outcomes(

@@ -100,7 +100,7 @@ def summary_table(results: dict, splits: list[str]) -> list[str]:
         name = NAMES.get(algorithm, algorithm)
         n = per_split[splits[0]]["final_across_seeds"]["n"]
         rows = [(f"{name} {MINUS} its start", str(n), "over_start")]
-        if algorithm != "grpo":
+        if algorithm != "grpo" and grpo_seeds:  # a report without GRPO runs (another estimator's) has no such row
             rows.append((f"{name} {MINUS} GRPO", f"{n} against {grpo_seeds}", "against_grpo"))
         for label, seeds, key in rows:
             cells = [label, seeds]
@@ -119,6 +119,16 @@ def summary_table(results: dict, splits: list[str]) -> list[str]:
     return lines
 
 
+def against(entry: dict | None) -> str:
+    """A difference task by task, then across training seeds where the report has it: '+3.6 [+1.7, +5.4]; seeds +3.6
+    [+0.6, +6.5]'."""
+    text = with_interval(entry)
+    across = (entry or {}).get("across_seeds")
+    if across and across.get("lo") is not None:
+        text += f"; seeds {with_interval({'d': across['mean'], 'lo': across['lo'], 'hi': across['hi']})}"
+    return text
+
+
 def final_eval_table(report: dict) -> list[str]:
     """bench/learning/final_eval.py's report: per algorithm and split, start → final success pooled over seeds, the change task
     by task, each seed's change with their t-interval, and the difference from GRPO task by task."""
@@ -131,10 +141,10 @@ def final_eval_table(report: dict) -> list[str]:
             f"{split}: start → final",
             "change, task by task",
             "change, across seeds (per seed)",
-            f"{MINUS} GRPO, task by task",
+            f"{MINUS} GRPO, task by task (; across seeds)",
         ]
         if reference:
-            header.append(f"{MINUS} the same algorithm in {Path(reference).name}, task by task")
+            header.append(f"{MINUS} the same algorithm in {Path(reference).name}, task by task (; across seeds)")
     lines = ["| " + " | ".join(header).lstrip() + " |", "|---" * len(header) + "|"]
     for algorithm, entry in report["algorithms"].items():
         cells = [NAMES.get(algorithm, algorithm), ", ".join(str(s) for s in entry["seeds"])]
@@ -147,10 +157,10 @@ def final_eval_table(report: dict) -> list[str]:
                 f"{points(x['start']['p'], signed=False)} → {points(x['final']['p'], signed=False)}",
                 with_interval(x["over_start"]),
                 f"{spread} ({by_seed})" if across.get("lo") is not None else by_seed,
-                with_interval(x.get("against_grpo")),
+                against(x.get("against_grpo")),
             ]
             if reference:
-                cells.append(with_interval((x.get("against_reference") or {}).get(algorithm)))
+                cells.append(against((x.get("against_reference") or {}).get(algorithm)))
         lines.append("| " + " | ".join(cells) + " |")
     return lines
 

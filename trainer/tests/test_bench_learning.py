@@ -410,29 +410,46 @@ def test_final_eval_pairs_its_finals_with_a_reference_report_on_the_same_tasks(t
     # runs of another estimator (this report: SEED only) against a reference report's GRPO and SEED, task by task
     final_eval, tables = bench_module("final_eval"), bench_module("learning_tables")
     o = lambda s: {"tasks": "t" * 16, "success": s}  # noqa: E731
-    ours = {("start", 0, "valid_seen"): o("0011"), ("seed", 0, "valid_seen"): o("1111")}
+    ours = {
+        ("start", 0, "valid_seen"): o("0011"),
+        ("seed", 0, "valid_seen"): o("1111"),
+        ("start", 1, "valid_seen"): o("0001"),
+        ("seed", 1, "valid_seen"): o("0011"),
+    }
+    theirs = {
+        "start/0": "0011",
+        "grpo/0": "0111",
+        "seed/0": "0011",
+        "start/1": "0001",
+        "grpo/1": "0001",
+        "seed/1": "0001",
+    }
     reference_report = {
         "benchmark": "final_eval",
         "weights": "w" * 16,
         "tasks_per_split": 4,
         "temperature": None,
-        "outcomes": {"start/0/valid_seen": o("0011"), "grpo/0/valid_seen": o("0111"), "seed/0/valid_seen": o("0011")},
+        "outcomes": {f"{key}/valid_seen": o(success) for key, success in theirs.items()},
     }
     path = tmp_path / "final_eval.json"
     path.write_text(json.dumps(reference_report), encoding="utf-8")
     reference = final_eval.reference_outcomes(path, "w" * 16, 4, None, ours)
     seed = final_eval.summary(ours, ["seed"], ["valid_seen"], reference)["seed"]["valid_seen"]
-    assert seed["against_grpo"]["d"] == pytest.approx(1 / 4) and seed["against_grpo"]["seeds"] == [0]
-    assert seed["against_reference"]["seed"]["d"] == pytest.approx(2 / 4)  # 1111 against 0011
+    # against GRPO: 1111 − 0111 and 0011 − 0001, +1/4 on each seed, so no spread between seeds
+    assert seed["against_grpo"]["d"] == pytest.approx(2 / 8) and seed["against_grpo"]["seeds"] == [0, 1]
+    assert seed["against_grpo"]["by_seed"] == [pytest.approx(1 / 4)] * 2
+    assert seed["against_grpo"]["across_seeds"]["lo"] == pytest.approx(1 / 4)
+    assert seed["against_reference"]["seed"]["d"] == pytest.approx(3 / 8)  # 1111 − 0011, 0011 − 0001
     assert seed["against_reference"]["grpo"] == seed["against_grpo"]
     report = {
         "benchmark": "final_eval",
         "reference": "bench/results/final_eval.json",
-        "algorithms": {"seed": {"seeds": [0], "valid_seen": seed}},
+        "algorithms": {"seed": {"seeds": [0, 1], "valid_seen": seed}},
     }
     header, _rule, row = tables.final_eval_table(report)
     assert "the same algorithm in final_eval.json" in header
-    assert [c.strip() for c in row.strip("|").split("|")][-1].startswith("+50.0")
+    cells = [c.strip() for c in row.strip("|").split("|")]
+    assert cells[-1].startswith("+37.5 [") and "; seeds +25.0 [+25.0, +25.0]" in cells[-2]
     # refused: other weights, or a start evaluation that played other tasks
     with pytest.raises(SystemExit, match="do not pair"):
         final_eval.reference_outcomes(path, "x" * 16, 4, None, ours)
