@@ -159,7 +159,7 @@ def _against(finals: list[dict | None], seeds: list[int], others: dict, other: s
 def reference_outcomes(
     path: Path, fingerprint: str, tasks: int, temperature: float | None, ours: dict[tuple[str, int, str], dict | None]
 ) -> dict[tuple[str, int, str], dict]:
-    """The outcomes of the report at `path`, to pair with ours: refused (exit 2, saying why) unless it was made from
+    """The outcomes of the report at `path`, to pair with ours: refused (SystemExit, saying why) unless it was made from
     the same start weights, task count and temperature and its start evaluations played the same tasks as ours."""
     report = earlier_report(path)
     if report is None or report.get("benchmark") != "final_eval":
