@@ -112,6 +112,8 @@ def summary(
 ) -> dict:
     reference = reference or {}
     references = sorted({a for a, _, _ in reference if a != "start"})
+    # GRPO of this report, else the reference's (the same tasks: checked in reference_outcomes)
+    grpo_of = outcomes if any(a == "grpo" for a, _, _ in outcomes) else reference
     out: dict = {}
     for algorithm in algorithms:
         seeds = sorted({s for a, s, _ in outcomes if a == algorithm})
@@ -133,8 +135,6 @@ def summary(
             if None not in by_seed:
                 entry["over_start_across_seeds"] = learning.interval(by_seed)
             if algorithm != "grpo":
-                # GRPO of this report, else the reference's (the same tasks: checked in reference_outcomes)
-                grpo_of = outcomes if any(a == "grpo" for a, _, _ in outcomes) else reference
                 entry["against_grpo"] = _against(finals, seeds, grpo_of, "grpo", split)
             if references:
                 entry["against_reference"] = {r: _against(finals, seeds, reference, r, split) for r in references}

@@ -38,11 +38,13 @@ def points(x: float | None, signed: bool = True) -> str:
 
 
 def with_interval(entry: dict | None) -> str:
-    if not entry or entry.get("d") is None:
+    """A difference (`d`) or a mean across seeds (`mean`, as learning.interval gives it) with its interval."""
+    value = (entry or {}).get("d", (entry or {}).get("mean"))
+    if value is None:
         return "—"
     if entry.get("lo") is None:
-        return points(entry["d"])
-    return f"{points(entry['d'])} [{points(entry['lo'])}, {points(entry['hi'])}]"
+        return points(value)
+    return f"{points(value)} [{points(entry['lo'])}, {points(entry['hi'])}]"
 
 
 def runs_table(results: dict, splits: list[str]) -> list[str]:
@@ -125,7 +127,7 @@ def against(entry: dict | None) -> str:
     text = with_interval(entry)
     across = (entry or {}).get("across_seeds")
     if across and across.get("lo") is not None:
-        text += f"; seeds {with_interval({'d': across['mean'], 'lo': across['lo'], 'hi': across['hi']})}"
+        text += f"; seeds {with_interval(across)}"
     return text
 
 
@@ -152,7 +154,7 @@ def final_eval_table(report: dict) -> list[str]:
             x = entry[split]
             across = x.get("over_start_across_seeds") or {}
             by_seed = ", ".join(points(d) for d in x.get("over_start_by_seed", []))
-            spread = with_interval({"d": across.get("mean"), "lo": across.get("lo"), "hi": across.get("hi")})
+            spread = with_interval(across)
             cells += [
                 f"{points(x['start']['p'], signed=False)} → {points(x['final']['p'], signed=False)}",
                 with_interval(x["over_start"]),
