@@ -16,6 +16,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator, model_validator
 
+from seed_trainer.algo.skill_controls import SKILL_CONTROLS, skill_control_description
 from seed_trainer.algo.variants import ALGORITHMS
 from seed_trainer.algo.variants import schema_description as algorithms_schema_description
 from seed_trainer.algo.variants import schema_extension as algorithms_schema_extension
@@ -182,6 +183,10 @@ class OpdConfig(_Section):
             "related objectives."
         ),
     )
+    skill_control: Literal[SKILL_CONTROLS] = Field(
+        "none",
+        description=skill_control_description(),
+    )
     expected_top_k: int | None = Field(
         None,
         ge=1,
@@ -202,7 +207,13 @@ class RlConfig(_Section):
     kl_estimator: Literal["k3"] = Field(
         "k3", description="KL estimator; k3 (`low_var_kl`) is exp(r) − r − 1 with r = ref − current, clamped to ±10."
     )
-    entropy_coef: float = Field(0.001, ge=0.0, description="Coefficient of the entropy bonus.")
+    entropy_coef: float = Field(
+        0.001,
+        description=(
+            "Coefficient of the entropy bonus (L gets −coef·H). Negative lowers the entropy: a sharpening control "
+            "(GRPO with −0.001 against SEED). The entropy is logged as `loss/entropy` whatever the coefficient."
+        ),
+    )
     lr: float = Field(1e-6, gt=0.0, description="AdamW learning rate (constant).")
     weight_decay: float = Field(0.01, ge=0.0, description="AdamW weight decay.")
     grad_clip: float = Field(1.0, gt=0.0, description="Global gradient-norm clip.")

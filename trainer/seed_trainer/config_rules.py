@@ -6,7 +6,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from seed_trainer.algo.skill_controls import SKILL_CONTROLS
+from seed_trainer.algo.variants import ALGORITHM_VARIANTS
 from seed_trainer.builtin_models import BUILTIN_MODELS, BUILTIN_PREFIX
+
+# The algorithms whose teacher reads skills the policy wrote about its own trajectories: the ones a skill control
+# (algo/skill_controls.py) can replace them in.
+SELF_SKILL_ALGORITHMS = [name for name, variant in ALGORITHM_VARIANTS.items() if variant.skills == "self"]
 
 # Rules between fields: when the field (dotted path) holds the value, the listed fields must be non-empty strings.
 # They are exported into the JSON Schema (`allOf` of `if`/`then`), which both the trainer and the editor check; the
@@ -47,9 +53,21 @@ EXCLUSIVE_RULES: list[tuple[str, str, dict[str, Any], str]] = [
     (
         "algorithm",
         "grpo_opsd",
-        {"properties": {"opd": {"properties": {"estimator": {"const": "sample"}}}}},
-        "`grpo_opsd` has g = ½ on every token: every `opd.estimator` but `sample` subtracts all of it (zero gradient, "
-        "plain GRPO)",
+        {"properties": {"opd": {"properties": {"estimator": {"enum": ["sample", "expected"]}}}}},
+        "`grpo_opsd` has g = ½ on every token: `centred` and `baseline` subtract all of it (zero gradient, plain "
+        "GRPO); `expected` keeps ½·Σ_v π_old(v)·∇log π_θ(v), zero at θ = π_old and a pull back toward π_old from an "
+        "update's second optimizer step on (the proximal control)",
+    ),
+    *(
+        (
+            "opd.skill_control",
+            control,
+            {"properties": {"algorithm": {"enum": SELF_SKILL_ALGORITHMS}}},
+            f"`{control}` replaces the policy's own skills: it needs an algorithm that writes them "
+            f"({', '.join(f'`{a}`' for a in SELF_SKILL_ALGORITHMS)})",
+        )
+        for control in SKILL_CONTROLS
+        if control != "none"
     ),
 ]
 
@@ -84,7 +102,7 @@ def field_value(config: Any, field: str) -> Any:
 
 
 def holds(config: Any, then: dict[str, Any]) -> bool:
-    """Whether the validated `config` satisfies an EXCLUSIVE_RULES `then` (its `null` / `const` leaves)."""
+    """Whether the validated `config` satisfies an EXCLUSIVE_RULES `then` (its `null` / `const` / `enum` leaves)."""
     for name, sub in then.get("properties", {}).items():
         value = getattr(config, name)
         if "properties" in sub:
@@ -93,6 +111,8 @@ def holds(config: Any, then: dict[str, Any]) -> bool:
         elif sub.get("type") == "null" and value is not None:
             return False
         elif "const" in sub and value != sub["const"]:
+            return False
+        elif "enum" in sub and value not in sub["enum"]:
             return False
     return True
 

@@ -111,9 +111,11 @@ def verl_export(
             "beta": config.opd.beta,
             "skill_source": config.opd.skill_source,
             "estimator": config.opd.estimator,
+            "skill_control": config.opd.skill_control,
             "expected_top_k": config.opd.expected_top_k,
         },
-        "SEED's on-policy distillation term (and so its gradient estimator) has no verl-agent counterpart",
+        "SEED's on-policy distillation term (and so its gradient estimator and its skill controls) has no verl-agent "
+        "counterpart",
     )
     none(
         "rl.advantage_stats",

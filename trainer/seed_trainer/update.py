@@ -151,12 +151,12 @@ def ppo_update(
                     if estimator == "expected":
                         ids, targets["target_weights"] = soft_targets(steps, width, policy.device)
                         logp, entropy, targets["target_logp"] = response_logprobs_with_targets(
-                            model, batch, ids, config.rollout.temperature, with_entropy=rl.entropy_coef > 0
+                            model, batch, ids, config.rollout.temperature, with_entropy=True
                         )
                     else:
-                        logp, entropy = response_logprobs(
-                            model, batch, config.rollout.temperature, with_entropy=rl.entropy_coef > 0
-                        )
+                        logp, entropy = response_logprobs(model, batch, config.rollout.temperature, with_entropy=True)
+                if rl.entropy_coef == 0:  # logged as `loss/entropy`, never back-propagated
+                    entropy = entropy.detach()
                 if estimator == "baseline":
                     targets["gate_baseline"] = _padded([s.gate_baseline for s in steps], width, policy.device)
                 result = seed_loss(

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 import yaml
@@ -388,6 +389,15 @@ def test_final_eval_experiment_swaps_weights_tasks_and_only_a_given_temperature(
         )
     )
     assert hot["eval"]["temperature"] == 1.0 and hot["eval"]["tasks"] == 500
+    greedy = yaml.safe_load(
+        final_eval.eval_experiment(source, tmp_path / "ckpt", 500, tmp_path / "c.seed.yaml", greedy=True).read_text(
+            encoding="utf-8"
+        )
+    )
+    assert greedy["eval"] == {"tasks": 500, "temperature": 0.4, "every": 20, "greedy": True}
+    assert "greedy" not in kept["eval"]
+    assert final_eval.decoding_tag(SimpleNamespace(tasks=500, temperature=None, greedy=True)) == "500-greedy"
+    assert final_eval.decoding_tag(SimpleNamespace(tasks=500, temperature=1.0, greedy=False)) == "500-t1"
 
 
 def test_final_eval_table_rows_read_the_report():
@@ -433,7 +443,8 @@ def test_final_eval_pairs_its_finals_with_a_reference_report_on_the_same_tasks(t
     }
     path = tmp_path / "final_eval.json"
     path.write_text(json.dumps(reference_report), encoding="utf-8")
-    reference = final_eval.reference_outcomes(path, "w" * 16, 4, None, ours)
+    args = SimpleNamespace(tasks=4, temperature=None, greedy=False)
+    reference = final_eval.reference_outcomes([path], "w" * 16, args, ours)
     seed = final_eval.summary(ours, ["seed"], ["valid_seen"], reference)["seed"]["valid_seen"]
     # against GRPO: 1111 − 0111 and 0011 − 0001, +1/4 on each seed, so no spread between seeds
     assert seed["against_grpo"]["d"] == pytest.approx(2 / 8) and seed["against_grpo"]["seeds"] == [0, 1]
@@ -452,10 +463,24 @@ def test_final_eval_pairs_its_finals_with_a_reference_report_on_the_same_tasks(t
     assert cells[-1].startswith("+37.5 [") and "; seeds +25.0 [+25.0, +25.0]" in cells[-2]
     # refused: other weights, or a start evaluation that played other tasks
     with pytest.raises(SystemExit, match="do not pair"):
-        final_eval.reference_outcomes(path, "x" * 16, 4, None, ours)
+        final_eval.reference_outcomes([path], "x" * 16, args, ours)
+    with pytest.raises(SystemExit, match="greedy False; .* True: their outcomes do not pair"):
+        final_eval.reference_outcomes([path], "w" * 16, SimpleNamespace(tasks=4, temperature=None, greedy=True), ours)
     other_start = {**ours, ("start", 0, "valid_seen"): {"tasks": "u" * 16, "success": "0011"}}
     with pytest.raises(SystemExit, match="start evaluation start/0/valid_seen differs"):
-        final_eval.reference_outcomes(path, "w" * 16, 4, None, other_start)
+        final_eval.reference_outcomes([path], "w" * 16, args, other_start)
+    # two references: each algorithm under `<report stem>:<name>`, GRPO from the first that has one
+    second = tmp_path / "final_eval-expected.json"
+    second.write_text(
+        json.dumps({**reference_report, "outcomes": {"start/0/valid_seen": o("0011"), "seed/0/valid_seen": o("0111")}}),
+        encoding="utf-8",
+    )
+    both = final_eval.reference_outcomes([path, second], "w" * 16, args, ours)
+    assert ("final_eval:grpo", 0, "valid_seen") in both and ("final_eval-expected:seed", 0, "valid_seen") in both
+    paired = final_eval.summary(ours, ["seed"], ["valid_seen"], both)["seed"]["valid_seen"]
+    assert paired["against_grpo"] == seed["against_grpo"]
+    assert paired["against_reference"]["final_eval-expected:seed"]["d"] == pytest.approx(1 / 4)  # 1111 − 0111
+    assert final_eval.reference_names([path, second]) == [str(path), str(second)]
 
 
 def test_an_experiment_file_rewritten_by_another_job_is_never_read_half_written(learning, tmp_path):
@@ -497,14 +522,45 @@ def test_final_eval_keeps_only_matching_evaluations_it_does_not_make_again():
         "outcomes": {"start/0/valid_seen": o("0011"), "grpo/0/valid_seen": o("0111"), "grpo/4/valid_seen": o("0000")},
     }
     have = {("grpo", 4, "valid_seen"), ("start", 4, "valid_seen")}
-    kept = final_eval.kept_outcomes(previous, "w" * 16, 500, None, have)
+    settings = lambda tasks=500, temperature=None, greedy=False: SimpleNamespace(  # noqa: E731
+        tasks=tasks, temperature=temperature, greedy=greedy
+    )
+    kept = final_eval.kept_outcomes(previous, "w" * 16, settings(), have)
     assert kept == {("start", 0, "valid_seen"): o("0011"), ("grpo", 0, "valid_seen"): o("0111")}
-    # another task count, start weights or temperature pairs with nothing here
-    assert final_eval.kept_outcomes(previous, "w" * 16, 120, None, have) == {}
-    assert final_eval.kept_outcomes(previous, "x" * 16, 500, None, have) == {}
-    assert final_eval.kept_outcomes(previous, "w" * 16, 500, 1.0, have) == {}
-    assert final_eval.kept_outcomes(None, "w" * 16, 500, None, have) == {}
+    # another task count, start weights, temperature or decoding pairs with nothing here
+    assert final_eval.kept_outcomes(previous, "w" * 16, settings(tasks=120), have) == {}
+    assert final_eval.kept_outcomes(previous, "x" * 16, settings(), have) == {}
+    assert final_eval.kept_outcomes(previous, "w" * 16, settings(temperature=1.0), have) == {}
+    assert final_eval.kept_outcomes(previous, "w" * 16, settings(greedy=True), have) == {}
+    assert final_eval.kept_outcomes(None, "w" * 16, settings(), have) == {}
     assert final_eval.outcome_key("grpo", 4, "valid_seen") == "grpo/4/valid_seen"
+
+
+def test_control_variants_are_trainer_settings(learning, tmp_path):
+    from seed_trainer.config import load_experiment
+
+    args = _parsed(
+        learning,
+        tmp_path,
+        "--algorithms",
+        *learning.CONTROL_ALGORITHMS,
+        "--opd-estimator",
+        "expected",
+        "--opd-lambda",
+        "0.1",
+    )
+    assert not set(learning.CONTROL_ALGORITHMS) & set(_parsed(learning, tmp_path).algorithms)  # not by default
+    want = {
+        "seed_other_task": ("seed", "other_task", 0.001),
+        "seed_unrelated": ("seed", "unrelated", 0.001),
+        "empty": ("grpo_opsd", "none", 0.001),
+        "grpo_ent0": ("grpo", "none", 0.0),
+        "grpo_entneg": ("grpo", "none", -0.001),
+    }
+    for name, (algorithm, control, entropy) in want.items():
+        config = load_experiment(learning.write_experiment(tmp_path, f"{name}-s0", name, 0, tmp_path / "model", args))
+        assert (config.algorithm, config.opd.skill_control, config.rl.entropy_coef) == (algorithm, control, entropy)
+        assert config.opd.estimator == "expected" and config.opd.lambda_ == 0.1
 
 
 def test_oracle_variants_are_trainer_algorithms_with_the_oracle_in_the_teacher_slot(learning, tmp_path):

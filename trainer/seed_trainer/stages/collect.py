@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 from typing import Any, TextIO
 
+from seed_trainer.algo.skill_relevance import relevance_metrics
 from seed_trainer.analyzers import Analysis, Analyzer, AnalyzerError, make_analyzer
 from seed_trainer.config import ExperimentConfig
 from seed_trainer.envs import make_task_source
@@ -189,6 +190,15 @@ def _collect(
 
         values = rollout_metrics(episodes) | failures
         values["skill/parse_rate"] = sum(a.parse.valid for a in analyses) / max(len(analyses), 1)
+        values.update(
+            relevance_metrics(
+                [
+                    (e.task.description, a.parse.summary, a.parse.skill)
+                    for e, a in zip(episodes, analyses)
+                    if a.parse.valid
+                ]
+            )
+        )
         values["analyzer/retries"] = getattr(analyzer, "retries", 0) - retries_before
         values["time/rollout"], values["time/analysis"] = rollout_time, analysis_time
         values["time/total"] = time.perf_counter() - started

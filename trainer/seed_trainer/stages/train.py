@@ -13,7 +13,7 @@ from __future__ import annotations
 import contextlib
 import sys
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TextIO
 
@@ -21,6 +21,7 @@ import torch
 
 from seed_trainer import dist
 from seed_trainer.algo.advantages import grpo_advantages, step_scores
+from seed_trainer.algo.skill_controls import Written, teacher_skills
 from seed_trainer.analyzers import stage2_analyzer
 from seed_trainer.checkpoints import Checkpointer
 from seed_trainer.config import ExperimentConfig, experiment_from_data
@@ -266,7 +267,9 @@ def _train_loop(
         # 4. teacher pass: ℓ^skill of the same response tokens under H(h_t, s), no grad, before the update
         with _phase(times, update, "teacher"):
             if settings.use_teacher:
-                teacher_pass(policy, episodes, **loop.teacher)
+                teacher_pass(
+                    policy, episodes, **loop.teacher, skill_of=controlled_skills(episodes, config, writer, update)
+                )
 
         # 5. the update (an optimizer step whose loss or gradient is not finite is skipped and reported); under
         #    torchrun every rank first receives every episode, in the order one process would hold them
@@ -275,7 +278,14 @@ def _train_loop(
             steps = [s for e in episodes for s in e.steps]
             failures = dist.sum_values(ranks, failures, "counting environment failures")
             dist.forward_events(ranks, writer)
-            has_skill = {id(s): e.skill is not None and e.skill.valid for e in episodes for s in e.steps}
+            # a valid own skill, and (under a skill control that found no donor) a teacher pass that scored it
+            has_skill = {
+                id(s): e.skill is not None
+                and e.skill.valid
+                and (s.teacher_logp is not None or not settings.use_teacher)
+                for e in episodes
+                for s in e.steps
+            }
             samples = [Sample(s, has_skill[id(s)]) for s in steps]
             result = (
                 ppo_update(policy, optimizer, samples, config, settings, rng, scaler=scaler, guard=guard, ranks=ranks)
@@ -308,6 +318,39 @@ def _train_loop(
         if update % config.checkpoint.every == 0 or update == config.updates:
             checkpoints.save(update)
     writer.finish("completed", f"{config.updates} updates completed")
+
+
+def controlled_skills(
+    episodes: Sequence[Episode], config: ExperimentConfig, writer: RunWriter | dist.QuietWriter, update: int
+) -> Callable[[Episode], str | None] | None:
+    """Under `opd.skill_control` (algo/skill_controls.py), the teacher pass's skill of each episode, and a
+    `skill_control` event that says whose skill each trajectory's teacher read; None (the own skills) without one.
+    Under torchrun the donors are this process's task groups."""
+    control = config.opd.skill_control
+    if control == "none":
+        return None
+    written = [
+        Written(e.group, e.index, e.won, e.skill.skill if e.skill is not None and e.skill.valid else None)
+        for e in episodes
+    ]
+    chosen = teacher_skills(written, control)
+    donors = [
+        {"group": w.group, "index": w.index, "donor_group": c.group, "donor_index": c.index}
+        | ({} if c.group is not None else {"text": c.text})
+        for w, c in zip(written, chosen)
+        if c is not None
+    ]
+    missing = sum(1 for w, c in zip(written, chosen) if w.skill is not None and c is None)
+    writer.event(
+        "skill_control",
+        f"update {update}: `{control}` skills for {len(donors)} trajectories"
+        + (f"; {missing} with a valid own skill had no donor and are not distilled" if missing else ""),
+        step=update,
+        control=control,
+        donors=donors,
+    )
+    by_episode = {id(e): c.text if c is not None else None for e, c in zip(episodes, chosen)}
+    return lambda episode: by_episode.get(id(episode))
 
 
 def old_and_reference_logprobs(

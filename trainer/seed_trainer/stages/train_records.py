@@ -10,6 +10,7 @@ import torch
 from seed_trainer.algo.estimators import subtracted_gate
 from seed_trainer.algo.losses import opd_gate
 from seed_trainer.algo.quantiles import token_quantiles
+from seed_trainer.algo.skill_relevance import relevance_metrics
 from seed_trainer.rollout import Episode, Step
 from seed_trainer.runlog import TokenArrays
 from seed_trainer.stages.common import TokenText, rollout_metrics
@@ -40,7 +41,8 @@ def update_metrics(
 ) -> dict[str, float | None]:
     """The metrics row of one update, in this order: the rollout's (success, lengths, valid actions), `counts`
     (environment failures, the engine's agreement with π_old), the losses, the learning rate, with a teacher pass the
-    gate statistics and the skill parse rate, and the phase times."""
+    gate statistics, the skill parse rate and what the valid skills are about (algo/skill_relevance.py), and the
+    phase times."""
     steps = [s for e in episodes for s in e.steps]
     values = rollout_metrics(episodes) | counts
     values.update({LOSS_NAMES[k]: v for k, v in (result.metrics if result else {}).items() if k in LOSS_NAMES})
@@ -48,6 +50,11 @@ def update_metrics(
     if settings.use_teacher:
         values.update(gate_statistics(steps, settings.opd_beta, settings.opd_estimator))
         values["skill/parse_rate"] = sum(bool(e.skill and e.skill.valid) for e in episodes) / max(len(episodes), 1)
+        values.update(
+            relevance_metrics(
+                [(e.task.description, e.skill.summary, e.skill.skill) for e in episodes if e.skill and e.skill.valid]
+            )
+        )
     values.update(times)
     return values
 

@@ -10,7 +10,7 @@ export interface RunEvent {
    */
   time: Timestamp;
   /**
-   * Event type: started, progress, iteration, checkpoint, eval, warning, error, stop_requested, finished, resumed, model, info (others may be added).
+   * Event type: started, progress, iteration, checkpoint, eval, warning, error, stop_requested, finished, resumed, model, info, skill_control (others may be added).
    */
   type: string;
   /**
@@ -73,4 +73,18 @@ export interface RunEvent {
    * finished: the final status, as in run.json.
    */
   status?: 'stopped' | 'failed' | 'completed';
+  /**
+   * skill_control: the experiment's `opd.skill_control` (other_task, unrelated).
+   */
+  control?: string;
+  /**
+   * skill_control: whose skill the teacher read for each distilled trajectory of the update (group and copy index of the receiver; of the donor under other_task, or the fixed text under unrelated).
+   */
+  donors?: {
+    group: number;
+    index: number;
+    donor_group?: number | null;
+    donor_index?: number | null;
+    text?: string;
+  }[];
 }
