@@ -41,15 +41,19 @@ from seed_trainer.run_checkpoints import latest_checkpoint
 REPO = learning.REPO
 
 
-def eval_experiment(source: Path, model: Path, tasks: int, out: Path, temperature: float | None = None) -> Path:
+def eval_experiment(
+    source: Path, model: Path, tasks: int, out: Path, temperature: float | None = None, greedy: bool = False
+) -> Path:
     """The run's own experiment file, with `model` as the weights, `tasks` evaluation tasks and, when given, another
-    sampling temperature than the run's evaluations."""
+    sampling temperature than the run's evaluations, or greedy decoding."""
     data = yaml.safe_load(source.read_text(encoding="utf-8"))
     data["name"] = out.name.removesuffix(".seed.yaml")
     data["model"] = {**data["model"], "path": str(model)}
     data["eval"] = {**data["eval"], "tasks": tasks}
     if temperature is not None:
         data["eval"]["temperature"] = temperature
+    if greedy:
+        data["eval"]["greedy"] = True
     out.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
     return out
 
@@ -74,7 +78,7 @@ def jobs_of(args, fingerprint: str) -> list[tuple[str, int, str, Path, Path, Pat
         if not finals:
             continue
         # one experiment file per model (start, each algorithm's final), evaluated on every split
-        tag = f"{args.tasks}" + (f"-t{args.temperature:g}" if args.temperature is not None else "")
+        tag = decoding_tag(args)
         experiments = {
             "start": (
                 eval_experiment(
@@ -83,6 +87,7 @@ def jobs_of(args, fingerprint: str) -> list[tuple[str, int, str, Path, Path, Pat
                     args.tasks,
                     folder / f"base-eval{tag}-s{seed}.seed.yaml",
                     args.temperature,
+                    args.greedy,
                 ),
                 f"base-eval{tag}",
             )
@@ -95,6 +100,7 @@ def jobs_of(args, fingerprint: str) -> list[tuple[str, int, str, Path, Path, Pat
                     args.tasks,
                     folder / f"{algorithm}-final{tag}-s{seed}.seed.yaml",
                     args.temperature,
+                    args.greedy,
                 ),
                 f"{algorithm}-final{tag}",
             )
@@ -102,6 +108,15 @@ def jobs_of(args, fingerprint: str) -> list[tuple[str, int, str, Path, Path, Pat
             for kind, (experiment, prefix) in experiments.items():
                 jobs.append((kind, seed, split, experiment, folder / f"{prefix}-{split}", folder / "final_eval.log"))
     return jobs
+
+
+def decoding_tag(args) -> str:
+    """What the evaluation folders of these arguments are called after their task count: `500`, `500-t1`, `500-greedy`."""
+    return (
+        f"{args.tasks}"
+        + (f"-t{args.temperature:g}" if args.temperature is not None else "")
+        + ("-greedy" if args.greedy else "")
+    )
 
 
 def summary(
@@ -112,7 +127,8 @@ def summary(
 ) -> dict:
     reference = reference or {}
     references = sorted({a for a, _, _ in reference if a != "start"})
-    # GRPO of this report, else the reference's (the same tasks: checked in reference_outcomes)
+    # GRPO of this report, else the (first) reference's (the same tasks: checked in reference_outcomes)
+    grpo_name = next((a for a in references if a == "grpo" or a.endswith(":grpo")), "grpo")
     grpo_of = outcomes if any(a == "grpo" for a, _, _ in outcomes) else reference
     out: dict = {}
     for algorithm in algorithms:
@@ -135,7 +151,9 @@ def summary(
             if None not in by_seed:
                 entry["over_start_across_seeds"] = learning.interval(by_seed)
             if algorithm != "grpo":
-                entry["against_grpo"] = _against(finals, seeds, grpo_of, "grpo", split)
+                entry["against_grpo"] = _against(
+                    finals, seeds, grpo_of, "grpo" if grpo_of is outcomes else grpo_name, split
+                )
             if references:
                 entry["against_reference"] = {r: _against(finals, seeds, reference, r, split) for r in references}
             out[algorithm][split] = entry
@@ -157,26 +175,36 @@ def _against(finals: list[dict | None], seeds: list[int], others: dict, other: s
 
 
 def reference_outcomes(
-    path: Path, fingerprint: str, tasks: int, temperature: float | None, ours: dict[tuple[str, int, str], dict | None]
+    paths: list[Path], fingerprint: str, args, ours: dict[tuple[str, int, str], dict | None]
 ) -> dict[tuple[str, int, str], dict]:
-    """The outcomes of the report at `path`, to pair with ours: refused (SystemExit, saying why) unless it was made from
-    the same start weights, task count and temperature and its start evaluations played the same tasks as ours."""
-    report = earlier_report(path)
-    if report is None or report.get("benchmark") != "final_eval":
-        raise SystemExit(f"--reference {path}: not a final_eval report")
-    theirs = (report.get("weights"), report.get("tasks_per_split"), report.get("temperature"))
-    if theirs != (fingerprint, tasks, temperature):
-        raise SystemExit(
-            f"--reference {path}: made from weights {theirs[0]}, {theirs[1]} tasks per split, temperature {theirs[2]}; "
-            f"these are {fingerprint}, {tasks}, {temperature}: their outcomes do not pair"
+    """The outcomes of the reports at `paths`, to pair with ours: refused (SystemExit, saying why) unless each was made
+    from the same start weights, task count and decoding and its start evaluations played the same tasks as ours.
+    With one report its algorithms keep their names; with several each is `<report stem>:<algorithm>` (two reports
+    may both hold a `seed`)."""
+    outcomes: dict[tuple[str, int, str], dict] = {}
+    for path in paths:
+        report = earlier_report(path)
+        if report is None or report.get("benchmark") != "final_eval":
+            raise SystemExit(f"--reference {path}: not a final_eval report")
+        theirs = (
+            report.get("weights"),
+            report.get("tasks_per_split"),
+            report.get("temperature"),
+            report.get("greedy", False),
         )
-    outcomes = {}
-    for key, outcome in (report.get("outcomes") or {}).items():
-        kind, seed, split = key.split("/")
-        outcomes[(kind, int(seed), split)] = outcome
-    for key, outcome in ours.items():
-        if key[0] == "start" and outcome and key in outcomes and outcomes[key] != outcome:
-            raise SystemExit(f"--reference {path}: its start evaluation {outcome_key(*key)} differs from ours")
+        wanted = (fingerprint, args.tasks, args.temperature, args.greedy)
+        if theirs != wanted:
+            raise SystemExit(
+                f"--reference {path}: made from weights {theirs[0]}, {theirs[1]} tasks per split, temperature "
+                f"{theirs[2]}, greedy {theirs[3]}; these are {', '.join(map(str, wanted))}: their outcomes do not pair"
+            )
+        for key, outcome in (report.get("outcomes") or {}).items():
+            kind, seed, split = key.split("/")
+            if (kind, int(seed), split) in ours and kind == "start" and ours[(kind, int(seed), split)]:
+                if ours[(kind, int(seed), split)] != outcome:
+                    raise SystemExit(f"--reference {path}: its start evaluation {key} differs from ours")
+            name = kind if len(paths) == 1 or kind == "start" else f"{path.stem}:{kind}"
+            outcomes.setdefault((name, int(seed), split), outcome)
     return outcomes
 
 
@@ -185,14 +213,20 @@ def outcome_key(kind: str, seed: int, split: str) -> str:
 
 
 def kept_outcomes(
-    previous: dict | None, fingerprint: str, tasks: int, temperature: float | None, have: set[tuple[str, int, str]]
+    previous: dict | None, fingerprint: str, args, have: set[tuple[str, int, str]]
 ) -> dict[tuple[str, int, str], dict]:
     """The evaluations of an earlier report that this one does not make again: only from a report of the same start
-    weights, task count and temperature, since outcomes of other settings do not pair with these."""
-    if not previous or (previous.get("weights"), previous.get("tasks_per_split"), previous.get("temperature")) != (
-        fingerprint,
-        tasks,
-        temperature,
+    weights, task count and decoding, since outcomes of other settings do not pair with these."""
+    wanted = (fingerprint, args.tasks, args.temperature, args.greedy)
+    if (
+        not previous
+        or (
+            previous.get("weights"),
+            previous.get("tasks_per_split"),
+            previous.get("temperature"),
+            previous.get("greedy", False),
+        )
+        != wanted
     ):
         return {}
     kept = {}
@@ -201,6 +235,14 @@ def kept_outcomes(
         if (kind, int(seed), split) not in have and outcome:
             kept[(kind, int(seed), split)] = outcome
     return kept
+
+
+def reference_names(paths: list[Path] | None) -> str | list[str] | None:
+    """The report's `reference`: one path as before, several as a list."""
+    if not paths:
+        return None
+    shown = [learning._shown(path) for path in paths]
+    return shown[0] if len(shown) == 1 else shown
 
 
 def earlier_report(path: Path) -> dict | None:
@@ -226,7 +268,9 @@ def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--runs", default=str(REPO / "bench" / "results" / "runs"))
     p.add_argument("--model", default=str(learning.DEFAULT_MODEL), help="the weights the runs started from")
-    p.add_argument("--algorithms", nargs="+", default=["grpo", "seed"], choices=learning.ALGORITHMS)
+    p.add_argument(
+        "--algorithms", nargs="+", default=["grpo", "seed"], choices=learning.ALGORITHMS + learning.CONTROL_ALGORITHMS
+    )
     p.add_argument("--splits", nargs="+", default=list(learning.SPLITS))
     p.add_argument("--tasks", type=int, default=500, help="evaluation tasks per split")
     p.add_argument(
@@ -239,9 +283,17 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--threads", type=int, default=1)
     p.add_argument("--out", default=str(REPO / "bench" / "results" / "final_eval.json"))
     p.add_argument(
+        "--greedy",
+        action="store_true",
+        help="evaluate with greedy decoding (eval.greedy) instead of sampling (folders `…<N>-greedy-<split>`; give --out)",
+    )
+    p.add_argument(
         "--reference",
-        help="another final_eval report on the same start weights and tasks, to pair these finals with (e.g. "
-        "bench/results/final_eval.json for runs of another opd.estimator)",
+        nargs="+",
+        type=Path,
+        help="final_eval reports on the same start weights, tasks and decoding, to pair these finals with (e.g. "
+        "bench/results/final_eval.json for runs of another opd.estimator); with several, their algorithms are "
+        "named `<report stem>:<algorithm>`",
     )
     return p
 
@@ -263,24 +315,21 @@ def main(argv=None) -> int:
     outcomes = {
         (kind, seed, split): learning.eval_outcomes(run_dir, split) for kind, seed, split, _, run_dir, _ in jobs
     }
-    kept = kept_outcomes(previous, fingerprint, args.tasks, args.temperature, set(outcomes))
+    kept = kept_outcomes(previous, fingerprint, args, set(outcomes))
     if kept:
         print(f"[final_eval] {len(kept)} evaluations kept from {out} (their run folders are not here)", flush=True)
     outcomes.update(kept)
-    reference = (
-        reference_outcomes(Path(args.reference), fingerprint, args.tasks, args.temperature, outcomes)
-        if args.reference
-        else None
-    )
+    reference = reference_outcomes(args.reference, fingerprint, args, outcomes) if args.reference else None
     result = {
         "benchmark": "final_eval",
         "weights": fingerprint,
         "tasks_per_split": args.tasks,
         "temperature": args.temperature,  # null: the runs' own evaluation temperature
+        **({"greedy": True} if args.greedy else {}),  # only when set: the reports made before the option compare equal
         "evaluations": len(jobs),
         "kept_evaluations": len(kept),
         "seconds": round(time.time() - started),
-        "reference": learning._shown(Path(args.reference)) if args.reference else None,
+        "reference": reference_names(args.reference),
         "algorithms": summary(outcomes, args.algorithms, args.splits, reference),
         "outcomes": {outcome_key(*key): outcome for key, outcome in sorted(outcomes.items(), key=str)},
     }

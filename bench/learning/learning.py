@@ -74,13 +74,28 @@ ALGORITHMS = ("grpo", "seed", "sdar", "grpo_opsd", "seed_oracle")
 # Not in the benchmark by default: distillation from the oracle's skills alone, without the policy gradient (does the
 # distillation term pull toward the teacher by itself?).
 DIAGNOSTIC_ALGORITHMS = ("opsd_oracle",)
-SELF_ANALYZING = {"seed", "grpo_opsd"}  # algorithms whose policy writes its own skills (Stage 1 applies with --stage1)
+SELF_ANALYZING = {
+    "seed",
+    "grpo_opsd",
+    "seed_other_task",
+    "seed_unrelated",
+    "empty",
+}  # algorithms whose policy writes its own skills (Stage 1 applies with --stage1)
 # Bench names that are settings of a trainer algorithm: SEED with the oracle's skills in the teacher slot (the
 # upper bound of what distillation can pull; opd.skill_source: oracle).
 VARIANTS = {
     "seed_oracle": ("seed", {"opd": {"skill_source": "oracle"}}),
     "opsd_oracle": ("opsd", {"opd": {"skill_source": "oracle"}}),
+    # the controls of "is it the skill?" (docs/research/skill-controls-plan.md): another task's skill, a task-free text,
+    # the constant gate (grpo_opsd: g = ½, the proximal pull of `expected`), and GRPO without or against entropy
+    "seed_other_task": ("seed", {"opd": {"skill_control": "other_task"}}),
+    "seed_unrelated": ("seed", {"opd": {"skill_control": "unrelated"}}),
+    "empty": ("grpo_opsd", {}),
+    "grpo_ent0": ("grpo", {"rl": {"entropy_coef": 0.0}}),
+    "grpo_entneg": ("grpo", {"rl": {"entropy_coef": -0.001}}),
 }
+# Not in the benchmark by default either: the controls above, run into their own report (--algorithms ...).
+CONTROL_ALGORITHMS = ("seed_other_task", "seed_unrelated", "empty", "grpo_ent0", "grpo_entneg")
 
 
 def _algorithm_seeds(items, flag: str, algorithms: list[str]) -> dict[str, list[int]]:
@@ -444,6 +459,8 @@ def diagnostics(train_run: Path, rows: list[dict], faithfulness: bool = True) ->
         "loss/pg",
         "loss/kl",
         "loss/entropy",
+        "skill/summary_names_task",
+        "skill/names_task_target",
     )
     series = {n: [r.get(n) for r in rows] for n in names}
     summary = {n: _mean([v for v in values if v is not None]) for n, values in series.items()}
@@ -740,7 +757,7 @@ def report(args, root: Path, previous: dict[tuple[str, int], dict] | None = None
                 ]
                 for split in args.splits
             }
-            if algorithm != "grpo":
+            if algorithm != "grpo":  # the GRPO controls too: their entropy is what they are compared by
                 entry["diagnostics"] = diagnostics(train_run, rows, faithfulness=args.env == "household")
             per_seed[str(seed)] = entry
         results["algorithms"][algorithm] = per_seed
@@ -852,6 +869,11 @@ def plot(results: dict, path: Path, splits, env: str = "household") -> bool:
         "grpo_opsd": "#9467bd",
         "seed_oracle": "#ff7f0e",
         "opsd_oracle": "#8c564b",
+        "seed_other_task": "#e377c2",
+        "seed_unrelated": "#7f7f7f",
+        "empty": "#bcbd22",
+        "grpo_ent0": "#17becf",
+        "grpo_entneg": "#393b79",
     }
     for ax, split in zip(axes, splits):
         for algorithm, per_seed in results["algorithms"].items():
@@ -908,7 +930,7 @@ def parser(env: str = "household") -> argparse.ArgumentParser:
         "--algorithms",
         nargs="+",
         default=list(tw.get("algorithms", ALGORITHMS)),
-        choices=ALGORITHMS + DIAGNOSTIC_ALGORITHMS,
+        choices=ALGORITHMS + DIAGNOSTIC_ALGORITHMS + CONTROL_ALGORITHMS,
     )
     parser.add_argument("--seeds", nargs="+", type=int, default=[0, 1, 2])
     parser.add_argument(

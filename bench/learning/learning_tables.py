@@ -137,6 +137,8 @@ def final_eval_table(report: dict) -> list[str]:
     splits = [s for s in ("valid_seen", "valid_unseen", "dev") if any(s in e for e in report["algorithms"].values())]
     # a report paired with another one (final_eval.py --reference): each algorithm also against itself there
     reference = report.get("reference")
+    if isinstance(reference, list):  # several reports: no one "same algorithm" to compare with (see its contrasts)
+        reference = None
     header = ["", "seeds"]
     for split in splits:
         header += [
