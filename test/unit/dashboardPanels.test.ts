@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import { cleanNumber, paddedRange, xTickLabel } from '../../src/dashboard/shared/axis';
 import { chartCsv } from '../../src/dashboard/shared/csv';
 import { formatCell, summarizeEval, wilsonInterval } from '../../src/dashboard/shared/evaluation';
-import { differingKeys, finalMetrics, flattenConfig } from '../../src/dashboard/shared/runComparison';
+import { FINAL_METRICS, differingKeys, finalMetrics, flattenConfig } from '../../src/dashboard/shared/runComparison';
 import type { MetricRow } from '../../src/runs/shared/types';
 
 function close(actual: number, expected: number, digits = 4): void {
@@ -56,6 +56,21 @@ test('comparison: only the config keys that differ; the last value of each metri
   assert.equal(final.step, 2);
   assert.deepEqual(final.values, { 'success/overall': 0.5, 'loss/opd': 0.02 });
   assert.deepEqual(final.evaluations, { valid_seen: 0.75 });
+});
+
+test('comparison: what the valid skills are about, listed after the parse rate; a null keeps the last value', () => {
+  const names = FINAL_METRICS.map(([metric]) => metric);
+  const parse = names.indexOf('skill/parse_rate');
+  assert.deepEqual(names.slice(parse, parse + 3), ['skill/parse_rate', 'skill/summary_names_task', 'skill/names_task_target']);
+  const labels = new Map(FINAL_METRICS);
+  assert.ok(labels.get('skill/summary_names_task'));
+  assert.ok(labels.get('skill/names_task_target'));
+  assert.equal(new Set(FINAL_METRICS.map(([, label]) => label)).size, FINAL_METRICS.length);
+  const rows = [
+    { step: 1, time: 't', kind: 'update', 'skill/parse_rate': 0.5, 'skill/summary_names_task': 0.25, 'skill/names_task_target': 0.75 },
+    { step: 2, time: 't', kind: 'update', 'skill/parse_rate': 0, 'skill/summary_names_task': null, 'skill/names_task_target': null },
+  ] as unknown as MetricRow[];
+  assert.deepEqual(finalMetrics(rows).values, { 'skill/parse_rate': 0, 'skill/summary_names_task': 0.25, 'skill/names_task_target': 0.75 });
 });
 
 test('CSV: one line per point, names with commas and quotes quoted', () => {

@@ -89,7 +89,7 @@ test('metric rows become points of the right charts; eval rows only where evalua
   assert.equal(seriesLabel('success/pick_and_place'), 'pick_and_place');
   assert.equal(chartOf('loss/sft_val')?.id, 'sft');
   // Every metric the issue names has a chart.
-  for (const name of ['success/overall', 'episode/length', 'loss/pg', 'loss/kl', 'loss/entropy', 'loss/opd', 'gate/mean', 'gate/frac_gt_half', 'delta/mean', 'skill/parse_rate', 'time/teacher']) {
+  for (const name of ['success/overall', 'episode/length', 'loss/pg', 'loss/kl', 'loss/entropy', 'loss/opd', 'gate/mean', 'gate/frac_gt_half', 'delta/mean', 'skill/parse_rate', 'skill/summary_names_task', 'skill/names_task_target', 'time/teacher']) {
     assert.ok(chartOf(name), name);
   }
   assert.equal(new Set(DASHBOARD_CHARTS.map((c) => c.id)).size, DASHBOARD_CHARTS.length);
@@ -112,6 +112,30 @@ test('the gate chart shows the mean baseline b beside the mean g when the estima
   // `sample` runs write no baseline (and null before any valid skill): nothing is drawn for it.
   const sample = { step: 2, time: 't', kind: 'update', 'gate/mean': 0.47, 'opd/gate_baseline_mean': null } as unknown as MetricRow;
   assert.deepEqual(metricPoints(sample).map((p) => p.series), ['gate/mean']);
+});
+
+test('what the valid skills are about: both shares in one fraction chart right after the parse rate; null draws nothing', () => {
+  const ids = DASHBOARD_CHARTS.map((c) => c.id);
+  assert.equal(ids.indexOf('skill-relevance'), ids.indexOf('parse') + 1);
+  const chart = DASHBOARD_CHARTS.find((c) => c.id === 'skill-relevance');
+  assert.equal(chart?.fraction, true);
+  assert.deepEqual(chart?.metrics, ['skill/summary_names_task', 'skill/names_task_target']);
+  const row = { step: 4, time: 't', kind: 'update', 'skill/parse_rate': 0.875, 'skill/summary_names_task': 0.5, 'skill/names_task_target': 0.25 } as unknown as MetricRow;
+  assert.deepEqual(metricPoints(row).map((p) => [p.series, p.chart, p.x, p.y]), [
+    ['skill/parse_rate', 'parse', 4, 0.875],
+    ['skill/summary_names_task', 'skill-relevance', 4, 0.5],
+    ['skill/names_task_target', 'skill-relevance', 4, 0.25],
+  ]);
+  // Stage-1 collect rows carry them too.
+  const collect = { step: 1, time: 't', kind: 'collect', 'skill/summary_names_task': 1, 'skill/names_task_target': 0.75 } as unknown as MetricRow;
+  assert.deepEqual(metricPoints(collect).map((p) => [p.series, p.chart]), [
+    ['skill/summary_names_task', 'skill-relevance'],
+    ['skill/names_task_target', 'skill-relevance'],
+  ]);
+  // An update without a valid skill writes null: no point (as for every other metric), the parse rate still drawn.
+  const none = { step: 5, time: 't', kind: 'update', 'skill/parse_rate': 0, 'skill/summary_names_task': null, 'skill/names_task_target': null } as unknown as MetricRow;
+  assert.deepEqual(metricPoints(none).map((p) => p.series), ['skill/parse_rate']);
+  assert.deepEqual(['skill/summary_names_task', 'skill/names_task_target'].map(seriesLabel), ['summary names the task', "skill names the task's object or receptacle"]);
 });
 
 /** The reference for liveDecimate: every point of [xMin, xMax] read once, grouped by grid column floor(x / width). */

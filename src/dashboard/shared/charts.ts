@@ -33,6 +33,9 @@ export const DASHBOARD_CHARTS: readonly ChartSpec[] = [
   { id: 'delta', title: 'Δ mean (nats)', metrics: ['delta/mean'] },
   { id: 'delta-quantiles', title: 'Δ per update (nats): median, 25–75 %, 5–95 % of distilled tokens', metrics: ['delta/p50'], quantiles: 'delta' },
   { id: 'parse', title: 'Skill parse rate', metrics: ['skill/parse_rate'], fraction: true },
+  // What the valid skills are about (trainer/seed_trainer/algo/skill_relevance.py): a format-valid skill can be about
+  // another task, which the parse rate does not show. Null (no point) in an update without a valid skill.
+  { id: 'skill-relevance', title: 'Skills about their own task (share of valid skills)', metrics: ['skill/summary_names_task', 'skill/names_task_target'], fraction: true },
   { id: 'time', title: 'Phase times (s)', metrics: ['time/'] },
   { id: 'sft', title: 'Stage-1 SFT loss', metrics: ['loss/sft', 'loss/sft_val'] },
 ];
@@ -100,6 +103,8 @@ export function metricPoints(row: MetricRow): MetricPoint[] {
 const SERIES_LABELS: Readonly<Record<string, string>> = {
   'gate/mean': 'mean g',
   'opd/gate_baseline_mean': 'mean b (subtracted from g)',
+  'skill/summary_names_task': 'summary names the task',
+  'skill/names_task_target': "skill names the task's object or receptacle",
 };
 
 /** The legend text of a series: `overall`, `pick_and_place`, `eval test_seen · overall`, `rollout`… */

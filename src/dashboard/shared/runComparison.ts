@@ -28,6 +28,8 @@ export const FINAL_METRICS: ReadonlyArray<[metric: string, label: string]> = [
   ['gate/mean', 'gate mean'],
   ['opd/gate_baseline_mean', 'gate baseline b mean'],
   ['skill/parse_rate', 'skill parse rate'],
+  ['skill/summary_names_task', 'summary names own task'],
+  ['skill/names_task_target', 'skill names own target'],
   ['loss/sft', 'SFT loss'],
 ];
 
