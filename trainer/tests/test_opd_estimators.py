@@ -143,6 +143,8 @@ def test_gate_of_one_half_gives_zero_gradient_except_for_sample(y):
 
 @pytest.mark.parametrize("y", [0, 1, 2])
 def test_any_constant_gate_gives_zero_gradient_with_baseline_and_expected(y):
+    # at θ = π_old, the first optimizer step of an update; after it `expected` pulls back toward π_old
+    # (test_skill_controls.py, test_a_constant_gate_expected_term_is_zero_only_at_pi_old)
     constant = [0.7, 0.7, 0.7]  # b(s) = .7: g − b = 0 on every token; Σ_v π·.7·(e_v − π) = 0
     for estimator in ("baseline", "expected"):
         assert estimator_gradient(estimator, [y], gates=constant).abs().max() < 1e-12, estimator
