@@ -612,3 +612,51 @@ def test_a_gpu_run_names_its_device_dtype_and_engine_and_the_cpu_defaults_stay_a
     assert (config.model.device, config.model.dtype, config.rollout.engine) == ("cuda", "bfloat16", "vllm")
     assert learning.report_settings(gpu)["model_settings"] == {"device": "cuda", "dtype": "bfloat16"}
     assert learning.report_settings(gpu)["rollout"]["engine"] == "vllm"
+
+
+def test_controls_verdict_contrasts_holm_and_the_three_verdicts():
+    verdict = bench_module("controls_verdict")
+    o = lambda s: {"tasks": "t" * 16, "success": s}  # noqa: E731
+    # seed 0: valid_seen 1100 − 0100, valid_unseen 1010 − 1000: +2 over 8 tasks = +25 points
+    a = {0: {"valid_seen": o("1100"), "valid_unseen": o("1010")}}
+    b = {
+        0: {"valid_seen": o("0100"), "valid_unseen": o("1000")},
+        1: {"valid_seen": o("1111"), "valid_unseen": o("1111")},
+    }
+    assert verdict.seed_differences(a, b) == {0: 25.0}
+    with pytest.raises(SystemExit, match="do not pair"):
+        verdict.seed_differences(
+            a, {0: {"valid_seen": {"tasks": "u" * 16, "success": "0100"}, "valid_unseen": o("1000")}}
+        )
+    # three seeds +1, +2, +3: mean 2, sd 1, half-width t(.975, 2)·1/√3 = 4.303/1.732 = 2.484; t = 3.464, p = .0742
+    entry = verdict.t_contrast({0: 1.0, 1: 2.0, 2: 3.0})
+    assert entry["d"] == 2.0 and entry["hi"] - 2.0 == pytest.approx(4.303 / 3**0.5, abs=1e-3)
+    assert entry["p"] == pytest.approx(0.0742, abs=1e-3)
+    assert verdict.t_contrast({0: 1.0})["p"] is None
+    # Holm over four present p-values: .01·4, max(.04, .03·3), max(.09, .04·2), max(.09, .20)
+    assert verdict.holm([0.01, 0.04, 0.03, None, 0.20]) == [
+        pytest.approx(0.04),
+        pytest.approx(0.09),
+        pytest.approx(0.09),
+        None,
+        pytest.approx(0.20),
+    ]
+    same = {"d": 0.1, "lo": -1.5, "hi": 1.7, "p": 0.9, "p_holm": 1.0}
+    positive = {"d": 5.0, "lo": 2.0, "hi": 8.0, "p": 0.001, "p_holm": 0.004}
+    wide = {"d": 2.0, "lo": -1.0, "hi": 5.0, "p": 0.2, "p_holm": 0.6}
+    assert [verdict.classify(e) for e in (same, positive, wide)] == ["the same", "resolved positive", "unresolved"]
+    assert verdict.classify({**positive, "d": -5.0, "lo": -8.0, "hi": -2.0}) == "resolved negative"
+
+    def table(other, empty, seeds=5):
+        labels = [label for label, *_ in verdict.FAMILY]
+        rows = {label: {"seeds": list(range(seeds)), "class": "unresolved"} for label in labels}
+        rows["own − other_task"]["class"], rows["own − empty"]["class"] = other, empty
+        return rows
+
+    assert verdict.verdict(table("resolved positive", "resolved positive")) == "attributable to this trajectory's skill"
+    assert verdict.verdict(table("the same", "resolved positive")).startswith(
+        "not attributable"
+    ) and "another task" in (verdict.verdict(table("the same", "resolved positive")))
+    assert "changes nothing" in verdict.verdict(table("resolved positive", "resolved negative"))
+    assert verdict.verdict(table("unresolved", "resolved positive")) == "inconclusive"
+    assert verdict.verdict(table("resolved positive", "resolved positive", seeds=3)).startswith("not yet")
