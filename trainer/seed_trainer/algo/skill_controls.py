@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 SKILL_CONTROLS: tuple[str, ...] = ("none", "other_task", "unrelated")
 
-# Task-free advice of the lengths a skill has (40–200 characters): none names an object, a place or an action of any
+# Task-free advice of the lengths a skill has (26–196 characters): none names an object, a place or an action of any
 # environment. Fixed: a run with `unrelated` is reproducible from its config alone.
 UNRELATED_TEXTS: tuple[str, ...] = (
     "Read slowly and stay calm.",
