@@ -81,10 +81,25 @@ export interface RunEvent {
    * skill_control: whose skill the teacher read for each distilled trajectory of the update (group and copy index of the receiver; of the donor under other_task, or the fixed text under unrelated).
    */
   donors?: {
+    /**
+     * The receiving trajectory's task group.
+     */
     group: number;
+    /**
+     * The receiving trajectory's copy within its group.
+     */
     index: number;
+    /**
+     * other_task: the group whose skill the teacher read; null under unrelated.
+     */
     donor_group?: number | null;
+    /**
+     * other_task: that trajectory's copy index; null under unrelated.
+     */
     donor_index?: number | null;
+    /**
+     * unrelated: the fixed text the teacher read.
+     */
     text?: string;
   }[];
 }
