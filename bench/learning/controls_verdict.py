@@ -132,7 +132,7 @@ def contrasts_of(own: dict, controls: dict, grpo: dict) -> dict[str, dict]:
 
 
 def last_third_entropy(report_path: Path, algorithm: str) -> dict[str, float]:
-    """Each seed's mean `loss/entropy` over the last third of its updates, from a learning report's diagnostics."""
+    """Each completed seed's mean `loss/entropy` over the last third of its updates, from a learning report."""
     try:
         report = json.loads(report_path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
@@ -140,7 +140,8 @@ def last_third_entropy(report_path: Path, algorithm: str) -> dict[str, float]:
     return {
         seed: entry["diagnostics"]["last_third"]["loss/entropy"]
         for seed, entry in (report.get("algorithms", {}).get(algorithm) or {}).items()
-        if (entry.get("diagnostics") or {}).get("last_third", {}).get("loss/entropy") is not None
+        if entry.get("status") == "completed"
+        and (entry.get("diagnostics") or {}).get("last_third", {}).get("loss/entropy") is not None
     }
 
 
