@@ -121,6 +121,15 @@ def verdict(contrasts: dict[str, dict], seeds_wanted: int = 5) -> str:
     return "inconclusive"
 
 
+def difference_of_differences(greedy: dict, sampled: dict, a: str = "seed", b: str = "grpo") -> dict:
+    """Does a − b shrink under greedy decoding? Per seed: the mean over both splits' paired tasks of
+    (a − b at greedy) − (a − b sampled), in points, from two final_eval reports of the same runs and tasks; over the
+    seeds, the mean and its 95 % t-interval."""
+    dg = seed_differences(outcomes(greedy, a), outcomes(greedy, b))
+    ds = seed_differences(outcomes(sampled, a), outcomes(sampled, b))
+    return t_contrast({seed: dg[seed] - ds[seed] for seed in sorted(set(dg) & set(ds))})
+
+
 def contrasts_of(own: dict, controls: dict, grpo: dict) -> dict[str, dict]:
     reports = {"controls": controls, "grpo": grpo}
     mine = outcomes(own, "seed")

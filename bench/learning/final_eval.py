@@ -36,7 +36,12 @@ import yaml
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import learning
 
-from seed_trainer.run_checkpoints import latest_checkpoint
+from seed_trainer.run_checkpoints import (
+    checkpoint_dirs,
+    checkpoint_update,
+    latest_checkpoint,
+    training_checkpoint_problem,
+)
 
 REPO = learning.REPO
 
@@ -93,6 +98,19 @@ def jobs_of(args, fingerprint: str) -> list[tuple[str, int, str, Path, Path, Pat
             )
         }
         for algorithm, checkpoint in finals.items():
+            for update, kept in kept_checkpoints(folder / algorithm, args.checkpoints or [], checkpoint).items():
+                name = f"{algorithm}@{update}"
+                experiments[name] = (
+                    eval_experiment(
+                        folder / f"{algorithm}-s{seed}.seed.yaml",
+                        kept,
+                        args.tasks,
+                        folder / f"{algorithm}-step{update}{tag}-s{seed}.seed.yaml",
+                        args.temperature,
+                        args.greedy,
+                    ),
+                    f"{algorithm}-step{update}{tag}",
+                )
             experiments[algorithm] = (
                 eval_experiment(
                     folder / f"{algorithm}-s{seed}.seed.yaml",
@@ -108,6 +126,21 @@ def jobs_of(args, fingerprint: str) -> list[tuple[str, int, str, Path, Path, Pat
             for kind, (experiment, prefix) in experiments.items():
                 jobs.append((kind, seed, split, experiment, folder / f"{prefix}-{split}", folder / "final_eval.log"))
     return jobs
+
+
+def kept_checkpoints(run_dir: Path, updates: list[int], final: Path) -> dict[int, Path]:
+    """The run's complete checkpoints of the given updates (`--checkpoints`) other than its final one, which is
+    evaluated as the algorithm itself; a missing one is said and left out."""
+    found = {checkpoint_update(d): d for d in checkpoint_dirs(run_dir) if training_checkpoint_problem(d) is None}
+    out = {}
+    for update in sorted(set(updates)):
+        if update == checkpoint_update(final):
+            continue
+        if update not in found:
+            print(f"[final_eval] {run_dir}: no complete checkpoint of update {update} (--keep-checkpoints)", flush=True)
+            continue
+        out[update] = found[update]
+    return out
 
 
 def decoding_tag(args) -> str:
@@ -157,6 +190,35 @@ def summary(
             if references:
                 entry["against_reference"] = {r: _against(finals, seeds, reference, r, split) for r in references}
             out[algorithm][split] = entry
+    return out
+
+
+def checkpoint_summary(
+    outcomes: dict[tuple[str, int, str], dict | None], algorithms: list[str], splits: list[str]
+) -> dict:
+    """Per algorithm with `<algorithm>@<update>` evaluations (--checkpoints): each update's success pooled over its seeds
+    and the splits, then the final's, and the first of them at or above GRPO's final success pooled over the same seeds
+    and splits (`reaches_grpo_final`; None when none does)."""
+
+    def pooled(kind: str, seeds: list[int]) -> dict | None:
+        return _pooled([outcomes.get((kind, seed, split)) for seed in seeds for split in splits])
+
+    out: dict = {}
+    for algorithm in algorithms:
+        updates = sorted({int(a.split("@")[1]) for a, _, _ in outcomes if a.startswith(f"{algorithm}@")})
+        if not updates:
+            continue
+        seeds = sorted({s for a, s, _ in outcomes if a == algorithm})
+        rows = [(str(u), pooled(f"{algorithm}@{u}", seeds)) for u in updates] + [("final", pooled(algorithm, seeds))]
+        grpo_seeds = [s for s in seeds if all(outcomes.get(("grpo", s, split)) for split in splits)]
+        target = pooled("grpo", grpo_seeds) if grpo_seeds == seeds else None
+        reached = next((u for u, p in rows if p and target and p["p"] >= target["p"]), None)
+        out[algorithm] = {
+            "seeds": seeds,
+            "success": {u: p for u, p in rows},
+            "grpo_final": target,
+            "reaches_grpo_final": reached,
+        }
     return out
 
 
@@ -283,6 +345,15 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--threads", type=int, default=1)
     p.add_argument("--out", default=str(REPO / "bench" / "results" / "final_eval.json"))
     p.add_argument(
+        "--checkpoints",
+        nargs="+",
+        type=int,
+        metavar="UPDATE",
+        help="also evaluate each run's kept checkpoints of these updates (runs made with learning.py "
+        "--keep-checkpoints), as `<algorithm>@<update>`; `checkpoints` in the report says when each algorithm first "
+        "reaches GRPO's final success",
+    )
+    p.add_argument(
         "--greedy",
         action="store_true",
         help="evaluate with greedy decoding (eval.greedy) instead of sampling (folders `…<N>-greedy-<split>`; give --out)",
@@ -331,6 +402,7 @@ def main(argv=None) -> int:
         "seconds": round(time.time() - started),
         "reference": reference_names(args.reference),
         "algorithms": summary(outcomes, args.algorithms, args.splits, reference),
+        **({"checkpoints": checkpoint_summary(outcomes, args.algorithms, args.splits)} if args.checkpoints else {}),
         "outcomes": {outcome_key(*key): outcome for key, outcome in sorted(outcomes.items(), key=str)},
     }
     learning._write(result, out)

@@ -215,7 +215,8 @@ def shared_settings(args) -> dict:
             "max_length": 2048,
         },
         "eval": {"tasks": args.eval_tasks, "temperature": 0.4, "every": args.eval_every, "splits": list(args.splits)},
-        "checkpoint": {"every": args.eval_every, "keep_last": 1},
+        # --keep-checkpoints K keeps the last K (every --eval-every updates), for final_eval.py --checkpoints
+        "checkpoint": {"every": args.eval_every, "keep_last": getattr(args, "keep_checkpoints", 1)},
     }
 
 
@@ -948,6 +949,13 @@ def parser(env: str = "household") -> argparse.ArgumentParser:
     parser.add_argument("--updates", type=int, default=16)
     parser.add_argument("--eval-every", type=int, default=4)
     parser.add_argument("--eval-tasks", type=int, default=tw.get("eval_tasks", 60))
+    parser.add_argument(
+        "--keep-checkpoints",
+        type=int,
+        default=1,
+        help="checkpoints kept per run, one every --eval-every updates (5 with 100 updates at 20: every one, for "
+        "final_eval.py --checkpoints); the numerics do not change",
+    )
     parser.add_argument("--tasks-per-update", type=int, default=4)
     parser.add_argument("--group-size", type=int, default=8)
     parser.add_argument("--max-steps", type=int, default=tw.get("max_steps", 20))

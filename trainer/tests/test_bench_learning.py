@@ -660,3 +660,48 @@ def test_controls_verdict_contrasts_holm_and_the_three_verdicts():
     assert "changes nothing" in verdict.verdict(table("resolved positive", "resolved negative"))
     assert verdict.verdict(table("unresolved", "resolved positive")) == "inconclusive"
     assert verdict.verdict(table("resolved positive", "resolved positive", seeds=3)).startswith("not yet")
+
+
+def test_checkpoint_summary_says_when_an_algorithm_first_reaches_grpo_final():
+    final_eval = bench_module("final_eval")
+    o = lambda s: {"tasks": "t" * 16, "success": s}  # noqa: E731
+    outcomes = {
+        ("grpo", 0, "valid_seen"): o("0111"),  # GRPO's final: 3 of 4
+        ("seed@20", 0, "valid_seen"): o("0011"),
+        ("seed@40", 0, "valid_seen"): o("1011"),  # 3 of 4: reaches it
+        ("seed", 0, "valid_seen"): o("1111"),
+        ("grpo@20", 0, "valid_seen"): o("0001"),
+    }
+    table = final_eval.checkpoint_summary(outcomes, ["seed", "grpo"], ["valid_seen"])
+    assert table["seed"]["reaches_grpo_final"] == "40" and table["seed"]["success"]["20"]["p"] == 0.5
+    assert table["grpo"]["reaches_grpo_final"] == "final" and list(table["grpo"]["success"]) == ["20", "final"]
+    # no GRPO final for these seeds: nothing to reach
+    del outcomes[("grpo", 0, "valid_seen")]
+    assert final_eval.checkpoint_summary(outcomes, ["seed"], ["valid_seen"])["seed"]["reaches_grpo_final"] is None
+
+
+def test_difference_of_differences_pairs_greedy_with_sampled_task_by_task():
+    verdict = bench_module("controls_verdict")
+
+    def report(seed_seen, grpo_seen):
+        o = lambda s: {"tasks": "t" * 16, "success": s}  # noqa: E731
+        return {
+            "outcomes": {
+                "seed/0/valid_seen": o(seed_seen),
+                "seed/0/valid_unseen": o("0000"),
+                "grpo/0/valid_seen": o(grpo_seen),
+                "grpo/0/valid_unseen": o("0000"),
+            }
+        }
+
+    # sampled: seed − grpo = +2 of 8 = +25 points; greedy: +1 of 8 = +12.5 points; the gain shrinks by 12.5
+    entry = verdict.difference_of_differences(report("1100", "1000"), report("1100", "0000"))
+    assert entry["by_seed"] == [pytest.approx(-12.5)] and entry["seeds"] == [0]
+
+
+def test_keep_checkpoints_keeps_one_per_evaluation_and_nothing_else_changes(learning, tmp_path):
+    default, kept = _parsed(learning, tmp_path), _parsed(learning, tmp_path, "--keep-checkpoints", "5")
+    assert learning.shared_settings(default)["checkpoint"] == {"every": 4, "keep_last": 1}
+    assert learning.shared_settings(kept)["checkpoint"] == {"every": 4, "keep_last": 5}
+    rest = lambda args: {k: v for k, v in learning.shared_settings(args).items() if k != "checkpoint"}  # noqa: E731
+    assert rest(default) == rest(kept)
