@@ -8,6 +8,7 @@ from types import SimpleNamespace
 import pytest
 import torch
 import yaml
+from testenv import counter_experiment as _experiment
 
 from seed_trainer.algo.estimators import soft_target_loss, vocabulary_gate_weights
 from seed_trainer.algo.skill_controls import (
@@ -109,31 +110,6 @@ def test_unrelated_is_the_fixed_text_nearest_the_skill_length_and_none_is_the_ow
 
 
 # --- through the Stage-2 loop --------------------------------------------------------------------------------------
-
-
-def _experiment(tmp_path, model_dir, algorithm, **extra):
-    data = {
-        "name": f"tiny-{algorithm}",
-        "seed": 3,
-        "algorithm": algorithm,
-        "updates": 1,
-        "model": {"path": str(model_dir)},
-        "environment": {"name": "counter"},
-        "rollout": {
-            "tasks_per_update": 2,
-            "group_size": 2,
-            "max_steps": 2,
-            "history": 1,
-            "max_prompt_tokens": 256,
-            "max_response_tokens": 6,
-        },
-        "analyzer": {"max_tokens": 12},
-        "rl": {"mini_batch_size": 4, "micro_batch_size": 2, "lr": 1e-4},
-        **extra,
-    }
-    path = tmp_path / f"{algorithm}-{len(list(tmp_path.iterdir()))}.seed.yaml"
-    path.write_text(yaml.safe_dump(data), encoding="utf-8")
-    return path
 
 
 def _numbered_skills(monkeypatch, invalid=()):

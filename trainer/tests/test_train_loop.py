@@ -9,7 +9,7 @@ import sys
 
 import pytest
 import torch
-import yaml
+from testenv import counter_experiment as _experiment
 from testenv import sigint_as_in_a_terminal, subprocess_env
 
 from seed_trainer.algo.quantiles import token_quantiles
@@ -19,36 +19,6 @@ from seed_trainer.stages.train import train
 
 GATE_METRICS = ("gate/mean", "gate/frac_gt_half", "delta/mean", "opd/active_ratio", "skill/parse_rate")
 PHASE_TIMES = ("time/rollout", "time/logprobs", "time/analysis", "time/teacher", "time/update", "time/total")
-
-
-def _experiment(tmp_path, model_dir, algorithm, **extra):
-    bank = tmp_path / "bank"
-    bank.mkdir(exist_ok=True)
-    (bank / "general.md").write_text("Read the admissible actions before acting.", encoding="utf-8")
-    (bank / "counting.md").write_text("Add one until the counter shows the target, then finish.", encoding="utf-8")
-    data = {
-        "name": f"tiny-{algorithm}",
-        "seed": 3,
-        "algorithm": algorithm,
-        "updates": 1,
-        "model": {"path": str(model_dir)},
-        "environment": {"name": "counter"},
-        "rollout": {
-            "tasks_per_update": 2,
-            "group_size": 2,
-            "max_steps": 2,
-            "history": 1,
-            "max_prompt_tokens": 256,
-            "max_response_tokens": 6,
-        },
-        "analyzer": {"max_tokens": 12},
-        "rl": {"mini_batch_size": 4, "micro_batch_size": 2, "lr": 1e-4},
-        "sdar": {"skill_bank": "bank"} if algorithm == "sdar" else {},
-        **extra,
-    }
-    path = tmp_path / f"{algorithm}.seed.yaml"
-    path.write_text(yaml.safe_dump(data), encoding="utf-8")
-    return path
 
 
 @pytest.mark.parametrize("algorithm", ["seed", "grpo", "grpo_opsd", "opsd", "sdar"])

@@ -10,6 +10,8 @@ import signal
 from pathlib import Path
 from types import ModuleType
 
+import yaml
+
 TESTS = Path(__file__).resolve().parent
 BENCH = TESTS.parents[1] / "bench"
 
@@ -42,3 +44,35 @@ def sigint_as_in_a_terminal() -> None:
     worker ignores SIGINT, the ignoring is inherited through exec, and Python installs its KeyboardInterrupt handler
     only where SIGINT is not ignored at startup."""
     signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+def counter_experiment(tmp_path: Path, model_dir: Path, algorithm: str, **extra) -> Path:
+    """A one-update Stage-2 experiment of `algorithm` on the counter environment with the tiny policy (and a two-file
+    skill bank for `sdar`); `extra` replaces whole sections."""
+    bank = tmp_path / "bank"
+    bank.mkdir(exist_ok=True)
+    (bank / "general.md").write_text("Read the admissible actions before acting.", encoding="utf-8")
+    (bank / "counting.md").write_text("Add one until the counter shows the target, then finish.", encoding="utf-8")
+    data = {
+        "name": f"tiny-{algorithm}",
+        "seed": 3,
+        "algorithm": algorithm,
+        "updates": 1,
+        "model": {"path": str(model_dir)},
+        "environment": {"name": "counter"},
+        "rollout": {
+            "tasks_per_update": 2,
+            "group_size": 2,
+            "max_steps": 2,
+            "history": 1,
+            "max_prompt_tokens": 256,
+            "max_response_tokens": 6,
+        },
+        "analyzer": {"max_tokens": 12},
+        "rl": {"mini_batch_size": 4, "micro_batch_size": 2, "lr": 1e-4},
+        "sdar": {"skill_bank": "bank"} if algorithm == "sdar" else {},
+        **extra,
+    }
+    path = tmp_path / f"{algorithm}.seed.yaml"
+    path.write_text(yaml.safe_dump(data), encoding="utf-8")
+    return path
