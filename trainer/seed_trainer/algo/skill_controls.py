@@ -20,8 +20,8 @@ from dataclasses import dataclass
 
 SKILL_CONTROLS: tuple[str, ...] = ("none", "other_task", "unrelated")
 
-# Task-free advice of the lengths a skill has (26–196 characters): none names an object, a place or an action of any
-# environment. Fixed: a run with `unrelated` is reproducible from its config alone.
+# Task-free advice of the lengths a skill has (26–196 characters): none names an object, a place or an action of the
+# built-in environments (a test checks the household's). Fixed: a run with `unrelated` is reproducible from its config.
 UNRELATED_TEXTS: tuple[str, ...] = (
     "Read slowly and stay calm.",
     "Keep your sentences short and your words plain.",
