@@ -278,15 +278,8 @@ def _train_loop(
             steps = [s for e in episodes for s in e.steps]
             failures = dist.sum_values(ranks, failures, "counting environment failures")
             dist.forward_events(ranks, writer)
-            # a valid own skill, and (under a skill control that found no donor) a teacher pass that scored it
-            has_skill = {
-                id(s): e.skill is not None
-                and e.skill.valid
-                and (s.teacher_logp is not None or not settings.use_teacher)
-                for e in episodes
-                for s in e.steps
-            }
-            samples = [Sample(s, has_skill[id(s)]) for s in steps]
+            # distilled: the teacher scored the step (a valid own skill, and under a skill control a donor for it)
+            samples = [Sample(s, s.teacher_logp is not None) for s in steps]
             result = (
                 ppo_update(policy, optimizer, samples, config, settings, rng, scaler=scaler, guard=guard, ranks=ranks)
                 if samples
