@@ -55,29 +55,23 @@ def seed_differences(a: dict[int, dict[str, dict]], b: dict[int, dict[str, dict]
     played other tasks is refused (they would not pair)."""
     out = {}
     for seed in sorted(set(a) & set(b)):
-        diffs = []
-        for split in SPLITS:
-            x, y = a[seed][split], b[seed][split]
-            if x["tasks"] != y["tasks"] or len(x["success"]) != len(y["success"]):
-                raise SystemExit(f"seed {seed} {split}: the two evaluations played other tasks; they do not pair")
-            diffs.extend(int(p) - int(q) for p, q in zip(x["success"], y["success"]))
-        out[seed] = 100.0 * sum(diffs) / len(diffs)
+        pairs = [(a[seed][split], b[seed][split]) for split in SPLITS]
+        if any(x["tasks"] != y["tasks"] or len(x["success"]) != len(y["success"]) for x, y in pairs):
+            raise SystemExit(f"seed {seed}: the two evaluations played other tasks; they do not pair")
+        out[seed] = 100.0 * learning.paired_by_task(pairs)["d"]
     return out
 
 
 def t_contrast(by_seed: dict[int, float]) -> dict:
     """Mean of the per-seed differences, its 95 % t-interval and two-sided p (None below two seeds or no spread)."""
     values = list(by_seed.values())
-    entry = {"seeds": sorted(by_seed), "by_seed": values, "d": statistics.mean(values) if values else None}
-    entry.update(lo=None, hi=None, p=None)
+    entry = {"seeds": sorted(by_seed), "by_seed": values, "d": None, "lo": None, "hi": None, "p": None}
+    if values:  # the interval the learning reports use (learning.interval); p from the same t distribution
+        spread = learning.interval(values)
+        entry.update(d=spread["mean"], lo=spread["lo"], hi=spread["hi"])
     if len(values) >= 2 and statistics.stdev(values) > 0:
         sem = statistics.stdev(values) / len(values) ** 0.5
-        half = stats.t.ppf(1 - ALPHA / 2, len(values) - 1) * sem
-        entry.update(
-            lo=entry["d"] - half,
-            hi=entry["d"] + half,
-            p=float(2 * stats.t.sf(abs(entry["d"]) / sem, len(values) - 1)),
-        )
+        entry["p"] = float(2 * stats.t.sf(abs(entry["d"]) / sem, len(values) - 1))
     return entry
 
 
