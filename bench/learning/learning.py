@@ -231,7 +231,7 @@ def environment(args) -> dict:
     with the variants and counts the TextWorld bootstrap used (so the games are the cached ones)."""
     if getattr(args, "env", "household") != "textworld":
         return {"name": "household", "options": {"max_steps": args.max_steps}}
-    from seed_trainer.bootstrap_textworld import GAMES, VARIANTS
+    from seed_trainer.bootstrap.textworld import GAMES, VARIANTS
 
     return {
         "name": "textworld",

@@ -57,17 +57,17 @@ sys.path.insert(0, str(REPO / "bench" / "learning"))
 from learning import action_token_mask  # noqa: E402 — the learning report's own split of the action tokens
 
 from seed_trainer.algo.losses import masked_mean, opd_gate, opd_loss, ppo_clip_loss  # noqa: E402
-from seed_trainer.analysis import self_analyze  # noqa: E402
 from seed_trainer.analyzers import ANALYSIS_PROMPT_TOKENS  # noqa: E402
 from seed_trainer.analyzers.oracle import OracleAnalyzer  # noqa: E402
-from seed_trainer.config import load_experiment  # noqa: E402
+from seed_trainer.analyzers.self_analysis import self_analyze  # noqa: E402
+from seed_trainer.compute.policy import Policy  # noqa: E402
+from seed_trainer.compute.response_scoring import pack, response_logprobs, response_logprobs_with_targets  # noqa: E402
 from seed_trainer.envs import make_task_source  # noqa: E402
-from seed_trainer.policy import Policy  # noqa: E402
-from seed_trainer.response_scoring import pack, response_logprobs, response_logprobs_with_targets  # noqa: E402
-from seed_trainer.rollout import play_episodes  # noqa: E402
+from seed_trainer.experiment.loading import load_experiment  # noqa: E402
+from seed_trainer.rl.rollout import play_episodes  # noqa: E402
+from seed_trainer.rl.teacher import teacher_pass  # noqa: E402
+from seed_trainer.rl.update import _padded, soft_targets  # noqa: E402
 from seed_trainer.stages.train import assign_advantages  # noqa: E402
-from seed_trainer.teacher import teacher_pass  # noqa: E402
-from seed_trainer.update import _padded, soft_targets  # noqa: E402
 
 MODEL = REPO / "trainer" / "seed_trainer" / "assets" / "household-tiny"
 SETTINGS = {  # examples/household-demo-stage2.seed.yaml's Stage-2 settings, the teacher from the oracle analyzer

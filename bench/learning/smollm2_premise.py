@@ -1,5 +1,5 @@
 """SEED's premise on a pretrained LLM: does the policy with a hindsight skill in its prompt (the teacher) beat the same
-policy without one (the student)? Measured on SmolLM2-135M-Instruct after agent SFT (seed_trainer.agent_sft).
+policy without one (the student)? Measured on SmolLM2-135M-Instruct after agent SFT (seed_trainer.bootstrap.agent_sft).
 
 For every task of the split, in chunks that resume:
 1. **plain**: one episode with the plain prompt (what evaluation means);
@@ -61,7 +61,7 @@ def paired(diffs: list[int]) -> dict:
 
 
 def play(policy, source, specs, args):
-    from seed_trainer.rollout import play_episodes
+    from seed_trainer.rl.rollout import play_episodes
 
     return play_episodes(
         policy,
@@ -98,7 +98,7 @@ def chunk_outcomes(policy, tasks, specs, indices, args) -> list[dict]:
     """The three conditions of a chunk of tasks; one record per task."""
     import torch
 
-    from seed_trainer.analysis import self_analyze
+    from seed_trainer.analyzers.self_analysis import self_analyze
 
     torch.manual_seed(args.seed * 100_003 + indices[0])
     plain = play(policy, tasks, specs, args)
@@ -190,7 +190,7 @@ def summary(records: list[dict], settings: dict, seconds: float) -> dict:
 
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--model", required=True, help="the agent-SFT model directory (seed_trainer.agent_sft)")
+    p.add_argument("--model", required=True, help="the agent-SFT model directory (seed_trainer.bootstrap.agent_sft)")
     p.add_argument("--split", default="dev")
     p.add_argument("--tasks", type=int, default=200)
     p.add_argument("--chunk", type=int, default=20, help="tasks played together (and saved together)")
@@ -215,9 +215,9 @@ def shown_path(text: str) -> str:
 def main(argv=None) -> int:
     import torch
 
-    from seed_trainer.config import ModelConfig
+    from seed_trainer.compute.policy import Policy
     from seed_trainer.envs.household import HouseholdTasks
-    from seed_trainer.policy import Policy
+    from seed_trainer.experiment.config import ModelConfig
 
     args = parser().parse_args(argv)
     out = Path(args.out)

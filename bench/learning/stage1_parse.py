@@ -31,12 +31,12 @@ REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "trainer"))
 
 from seed_trainer.algo.json_repair import parse_skill_reply  # noqa: E402
-from seed_trainer.analysis import analysis_prompt  # noqa: E402
 from seed_trainer.analyzers import ANALYSIS_PROMPT_TOKENS  # noqa: E402
-from seed_trainer.config import ModelConfig  # noqa: E402
+from seed_trainer.analyzers.self_analysis import analysis_prompt  # noqa: E402
+from seed_trainer.compute.policy import Policy  # noqa: E402
 from seed_trainer.envs import make_task_source  # noqa: E402
-from seed_trainer.policy import Policy  # noqa: E402
-from seed_trainer.rollout import play_episodes  # noqa: E402
+from seed_trainer.experiment.config import ModelConfig  # noqa: E402
+from seed_trainer.rl.rollout import play_episodes  # noqa: E402
 from seed_trainer.runlog import RunReader  # noqa: E402
 
 DEMO = REPO / "examples" / "household-demo.seed.yaml"

@@ -17,9 +17,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "trainer"))
 
-from seed_trainer.bootstrap import BootstrapConfig
-from seed_trainer.bootstrap_examples import make_examples
-from seed_trainer.bootstrap_training import tokenizer_corpus
+from seed_trainer.bootstrap.examples import make_examples
+from seed_trainer.bootstrap.recipe import BootstrapConfig
+from seed_trainer.bootstrap.training import tokenizer_corpus
 from seed_trainer.models.tiny import TOKENIZER_SPLITS, build_tokenizer
 
 

@@ -22,7 +22,8 @@ from pathlib import Path
 
 
 def _judge(path: Path, write) -> None:
-    from seed_trainer.config import ExperimentError, load_experiment
+    from seed_trainer.experiment.config import ExperimentError
+    from seed_trainer.experiment.loading import load_experiment
 
     try:
         config = load_experiment(path)
@@ -79,7 +80,7 @@ def main() -> int:
     parser.add_argument("--timeout", type=float, default=20.0)
     parser.add_argument("--memory-gb", type=float, default=3.0)
     args = parser.parse_args()
-    import seed_trainer.config  # noqa: F401 — imported once in the parent, inherited by every fork
+    import seed_trainer.experiment.config  # noqa: F401 — imported once in the parent, inherited by every fork
 
     for path in sorted(Path(args.dir).glob("*.seed.yaml")):
         result = judge(path, args.timeout, args.memory_gb)

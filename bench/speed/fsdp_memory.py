@@ -5,7 +5,7 @@ Prints one JSON object. For each strategy and each rank, the bytes it holds — 
   params, grads, optimizer (the fp32 training state), reference (the frozen KL copy), inference (the unsharded copy
   that generates and scores under fsdp; none when replicating).
 and the ratios fsdp / replicate of the training state (params + grads + optimizer; goal ≈ 1/N) and of everything
-held, with `expected`: the same ratios from memory.py's formulas (training_bytes, sharded_training_bytes without the
+held, with `expected`: the same ratios from compute/memory.py's formulas (training_bytes, sharded_training_bytes without the
 transient gathered layers). Runs N processes on the CPU with gloo, like torchrun would on N GPUs.
 
     .venv/bin/python bench/speed/fsdp_memory.py [--processes 2] [--layers 8] [--hidden 256]
@@ -27,11 +27,11 @@ import torch.multiprocessing as mp
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "trainer"))
 
-from seed_trainer import sharding
-from seed_trainer.config import ModelConfig
-from seed_trainer.memory import MASTER_BYTES
-from seed_trainer.policy import Policy
-from seed_trainer.response_scoring import pack, response_logprobs
+from seed_trainer.compute import sharding
+from seed_trainer.compute.memory import MASTER_BYTES
+from seed_trainer.compute.policy import Policy
+from seed_trainer.compute.response_scoring import pack, response_logprobs
+from seed_trainer.experiment.config import ModelConfig
 
 
 def _model_dir(root: Path, layers: int, hidden: int) -> Path:
@@ -120,7 +120,7 @@ def main() -> None:
     }
     largest = max(per_rank["fsdp"], key=lambda p: p["all"])
     replica = per_rank["replicate"][0]
-    # memory.py without the transient gathered layers; the copies are fp32 here (the CPU computes in fp32)
+    # compute/memory.py without the transient gathered layers; the copies are fp32 here (the CPU computes in fp32)
     expected_state = (total * MASTER_BYTES / args.processes) / (total * MASTER_BYTES)
     expected_all = (total * MASTER_BYTES / args.processes + 2 * total * 4) / (total * (MASTER_BYTES + 4))
     print(

@@ -34,9 +34,10 @@ sys.path.insert(0, str(REPO / "trainer" / "tests"))  # the tests' counter enviro
 
 from stage2_step import analyses_always_valid  # noqa: E402  (the same stand-in for a trained analyzer)
 
-from seed_trainer.config import ModelConfig, load_experiment  # noqa: E402
+from seed_trainer.compute.policy import Policy  # noqa: E402
+from seed_trainer.experiment.config import ModelConfig  # noqa: E402
+from seed_trainer.experiment.loading import load_experiment  # noqa: E402
 from seed_trainer.models.tiny import save_tiny_policy  # noqa: E402
-from seed_trainer.policy import Policy  # noqa: E402
 from seed_trainer.runlog import RunReader  # noqa: E402
 
 # Real Qwen2.5 shapes (config.json of the published models); the vocabulary is padded to the real size.

@@ -46,10 +46,10 @@ sys.path.insert(0, str(REPO / "trainer"))
 
 from seed_trainer.algo.estimators import resolved_top_k  # noqa: E402
 from seed_trainer.algo.losses import seed_loss  # noqa: E402
-from seed_trainer.policy import Policy  # noqa: E402
-from seed_trainer.response_scoring import pack, response_logprobs, response_logprobs_with_targets  # noqa: E402
-from seed_trainer.rollout import Step  # noqa: E402
-from seed_trainer.update import _padded, soft_targets  # noqa: E402
+from seed_trainer.compute.policy import Policy  # noqa: E402
+from seed_trainer.compute.response_scoring import pack, response_logprobs, response_logprobs_with_targets  # noqa: E402
+from seed_trainer.rl.rollout import Step  # noqa: E402
+from seed_trainer.rl.update import _padded, soft_targets  # noqa: E402
 
 TINY = REPO / "trainer" / "seed_trainer" / "assets" / "household-tiny"
 ESTIMATORS = ("sample", "centred", "baseline", "expected")

@@ -20,8 +20,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from seed_trainer.checkpoints import file_sizes
-from seed_trainer.rollback import plan_rollback, rollback_candidates
+from seed_trainer.checkpoints.checkpoint import file_sizes
+from seed_trainer.checkpoints.rollback import plan_rollback, rollback_candidates
 
 PAPER_RUN_BYTES = 6.16 * 2**30
 

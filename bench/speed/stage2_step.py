@@ -20,7 +20,7 @@ disturbs less) and per phase of both, and the speed-up baseline/current:
         [--processes 2] [--policy MODEL_DIR]
 
 `--processes N` also times this checkout under torchrun with N CPU processes (the replicate data parallelism of
-trainer/seed_trainer/dist.py: the same update, its task groups shared out); its CPU seconds are all processes'.
+trainer/seed_trainer/compute/distributed.py: the same update, its task groups shared out); its CPU seconds are all processes'.
 """
 
 from __future__ import annotations
@@ -45,10 +45,11 @@ sys.path.insert(0, str(REPO / "trainer" / "tests"))  # the tests' counter enviro
 
 from counter_env import CounterTasks  # noqa: E402
 
-from seed_trainer.config import ModelConfig, load_experiment  # noqa: E402
+from seed_trainer.compute.policy import Policy  # noqa: E402
+from seed_trainer.experiment.config import ModelConfig  # noqa: E402
+from seed_trainer.experiment.loading import load_experiment  # noqa: E402
 from seed_trainer.models.tiny import save_tiny_policy  # noqa: E402
-from seed_trainer.policy import Policy  # noqa: E402
-from seed_trainer.rollout import play_episodes  # noqa: E402
+from seed_trainer.rl.rollout import play_episodes  # noqa: E402
 from seed_trainer.runlog import RunReader  # noqa: E402
 from seed_trainer.stages.train import train  # noqa: E402
 
@@ -87,7 +88,7 @@ def experiment(tmp: Path, model: Path, algorithm: str, args) -> Path:
 def analyses_always_valid() -> None:
     """A fresh random model never writes valid JSON, which would skip the teacher pass. Mark every analysis valid
     (after the real greedy analysis generation has run) so the teacher pass scores every step, as in a trained run."""
-    import seed_trainer.analysis as analysis
+    import seed_trainer.analyzers.self_analysis as analysis
     from seed_trainer.algo.json_repair import parse_skill_reply
 
     valid = parse_skill_reply('{"episode_summary": "-", "episode_skill": "add one, then finish"}')
@@ -223,7 +224,7 @@ def _worker_command(trainer: Path, algorithm: str, processes: int, cpu_dir: Path
         worker += ["--policy", args.policy]
     if processes == 1:
         return [sys.executable, *worker]
-    # the replicate data-parallel Stage 2 of dist.py: each process rolls out and scores whole task groups (gloo)
+    # the replicate data-parallel Stage 2 of compute/distributed.py: each process rolls out and scores whole task groups (gloo)
     return [sys.executable, "-m", "torch.distributed.run", "--standalone", f"--nproc-per-node={processes}", *worker]
 
 

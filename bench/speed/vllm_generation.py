@@ -32,10 +32,11 @@ sys.path.insert(0, str(REPO / "trainer" / "tests"))  # widen_heads
 from widen_heads import widen_policy  # noqa: E402
 
 from seed_trainer.algo.prompts import build_step_prompt  # noqa: E402
-from seed_trainer.config import builtin_model_dir, experiment_from_data  # noqa: E402
+from seed_trainer.compute.policy import Policy  # noqa: E402
+from seed_trainer.compute.vllm_engine import VllmEngine  # noqa: E402
 from seed_trainer.envs import make_task_source  # noqa: E402
-from seed_trainer.policy import Policy  # noqa: E402
-from seed_trainer.vllm_engine import VllmEngine  # noqa: E402
+from seed_trainer.experiment.config import builtin_model_dir  # noqa: E402
+from seed_trainer.experiment.loading import experiment_from_data  # noqa: E402
 
 
 def first_step_prompts(policy: Policy, count: int) -> list[list[int]]:

@@ -25,7 +25,7 @@ function report(installed: boolean, version: string | null = installed ? '0.1.2'
 }
 
 test('the editor knows the same built-in models as the trainer, with the same pins', () => {
-  const python = readFileSync(path.join(repoRoot, 'trainer', 'seed_trainer', 'builtin_models.py'), 'utf8');
+  const python = readFileSync(path.join(repoRoot, 'trainer', 'seed_trainer', 'models', 'builtin.py'), 'utf8');
   const shipped = /SHIPPED_MODELS = \(([^)]*)\)/.exec(python)?.[1] ?? '';
   assert.deepEqual(SHIPPED_MODELS, [...shipped.matchAll(/"([^"]+)"/g)].map((m) => m[1]));
   for (const model of CONVERTED_MODELS) {

@@ -45,7 +45,7 @@ test('the catalog comes from the schema the trainer exports, in the trainer orde
   assert.match(markdown, /^\*\*textworld\*\* — Generated TextWorld games/);
   assert.match(markdown, /`pip install 'seed-trainer\[textworld\]'`/);
   assert.match(markdown, /Options: .*`games_dir`.*`kind`/); // alphabetical: the schema export sorts mappings
-  // environment.name's own hover lists them too (config.py's description)
+  // environment.name's own hover lists them too (experiment/config.py's description)
   const description = schema.fieldInfo(['environment', 'name'])!.description ?? '';
   for (const name of catalog.keys()) assert.ok(description.includes(`\`${name}\``), name);
 });

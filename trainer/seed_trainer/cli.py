@@ -19,9 +19,13 @@ import sys
 from pathlib import Path
 
 from seed_trainer import __version__
-from seed_trainer.config import ExperimentError, experiment_json_schema, load_experiment
+from seed_trainer.compute.ranks import (  # torch-free: most commands never load torch
+    DistributedSetupError,
+    ranks_from_env,
+)
 from seed_trainer.doctor import add_arguments as add_doctor_arguments
-from seed_trainer.ranks import DistributedSetupError, ranks_from_env  # torch-free: most commands never load torch
+from seed_trainer.experiment.config import ExperimentError, experiment_json_schema
+from seed_trainer.experiment.loading import load_experiment
 from seed_trainer.stages.commands import cmd_collect, cmd_eval, cmd_resume, cmd_sft, cmd_train
 
 
@@ -37,7 +41,7 @@ def _cmd_doctor(args: argparse.Namespace) -> int:
 
 
 def _cmd_validate(args: argparse.Namespace) -> int:
-    from seed_trainer.experiment_check import check_experiment_file, problem_line
+    from seed_trainer.experiment.check import check_experiment_file, problem_line
 
     all_valid = True
     for file in args.files:
@@ -64,7 +68,7 @@ def _cmd_export(args: argparse.Namespace) -> int:
             f"error: --checkpoint {checkpoint}: not a model directory (no config.json or adapter_config.json)\n"
         )
         return 2
-    from seed_trainer.export import export
+    from seed_trainer.export.model_export import export
 
     try:
         out = export(checkpoint, args.format, args.out)
@@ -76,7 +80,7 @@ def _cmd_export(args: argparse.Namespace) -> int:
 
 
 def _cmd_rescore(args: argparse.Namespace) -> int:
-    from seed_trainer.rescore import RescoreError, rescore_run_trajectory
+    from seed_trainer.export.rescore import RescoreError, rescore_run_trajectory
     from seed_trainer.runlog import RunFormatError
 
     def progress(done: int, total: int) -> None:
@@ -100,7 +104,7 @@ def _cmd_rescore(args: argparse.Namespace) -> int:
 
 
 def _cmd_export_verl(args: argparse.Namespace) -> int:
-    from seed_trainer.export_verl import default_out_dir, verl_export, write_export
+    from seed_trainer.export.verl import default_out_dir, verl_export, write_export
 
     try:
         config = load_experiment(args.experiment)

@@ -23,9 +23,9 @@ from pathlib import Path
 from typing import Any
 
 from seed_trainer import __version__
-from seed_trainer.builtin_models import CONVERTED_MODELS, SHIPPED_MODELS
-from seed_trainer.builtin_models import status as model_status
 from seed_trainer.envs.catalog import ENVIRONMENTS
+from seed_trainer.models.builtin import CONVERTED_MODELS, SHIPPED_MODELS
+from seed_trainer.models.builtin import status as model_status
 
 HIDE_VARIABLE = "SEED_DOCTOR_HIDE_MODULES"
 

@@ -18,18 +18,19 @@ from pathlib import Path
 
 import torch
 
-from seed_trainer import dist, sharding
-from seed_trainer.analysis import self_analyze
 from seed_trainer.analyzers import ANALYSIS_PROMPT_TOKENS
 from seed_trainer.analyzers.oracle import OracleAnalyzer
-from seed_trainer.config import load_experiment
+from seed_trainer.analyzers.self_analysis import self_analyze
+from seed_trainer.compute import distributed as dist
+from seed_trainer.compute import sharding
+from seed_trainer.compute.policy import Policy
 from seed_trainer.envs import make_task_source
-from seed_trainer.policy import Policy
-from seed_trainer.rollout import play_episodes
+from seed_trainer.experiment.loading import load_experiment
+from seed_trainer.rl.rollout import play_episodes
+from seed_trainer.rl.teacher import teacher_pass
+from seed_trainer.rl.update import LossSettings, Sample, ppo_update
 from seed_trainer.stages.common import seed_everything
 from seed_trainer.stages.train import assign_advantages
-from seed_trainer.teacher import teacher_pass
-from seed_trainer.update import LossSettings, Sample, ppo_update
 
 
 def update(ranks: dist.Ranks, experiment: str, out: str, poison: bool = False) -> None:

@@ -21,10 +21,10 @@ import torch
 
 from seed_trainer.algo.prompts import build_step_prompt
 from seed_trainer.algo.skills import insert_skill
-from seed_trainer.checkpoints import load_checkpoint_policy
-from seed_trainer.export import export
-from seed_trainer.policy import Policy
-from seed_trainer.teacher import teacher_prompt_ids
+from seed_trainer.checkpoints.checkpoint import load_checkpoint_policy
+from seed_trainer.compute.policy import Policy
+from seed_trainer.export.model_export import export
+from seed_trainer.rl.teacher import teacher_prompt_ids
 
 REPO = Path(__file__).resolve().parents[2]
 ASSET = REPO / "trainer" / "seed_trainer" / "assets" / "household-tiny"

@@ -23,10 +23,11 @@ from typing import Any
 
 import torch
 
-from seed_trainer.algo.quantiles import token_quantiles
+from seed_trainer.algo.token_quantiles import token_quantiles
 from seed_trainer.runlog import RunEnvironment, RunReader, RunWriter, SchemaSet, TokenArrays
 from seed_trainer.runlog.atomic import write_json_atomic
 from seed_trainer.runlog.jsonl import Appended
+from seed_trainer.runlog.quantiles import QUANTILE_LEVELS
 from seed_trainer.runlog.tokens import encode_float32
 from seed_trainer.runlog.trajectory_index import index_row
 
@@ -300,7 +301,9 @@ def write_valid(out: Path) -> dict[str, Any]:
         quantiles = {
             key: value
             for family, values in distilled.items()
-            for key, value in token_quantiles(torch.tensor(values, dtype=torch.float32), family).items()
+            for key, value in token_quantiles(
+                torch.tensor(values, dtype=torch.float32), family, QUANTILE_LEVELS
+            ).items()
         }
         rate = successes / len(plan)
         writer.metrics(
@@ -919,7 +922,7 @@ def distilled_quantiles(reader: RunReader) -> dict[str, list[dict[str, Any]]]:
     out: dict[str, list[dict[str, Any]]] = {"gate": [], "delta": []}
     for update, families in sorted(values.items()):
         for family, found in families.items():
-            summary = token_quantiles(torch.tensor(found, dtype=torch.float64), family)
+            summary = token_quantiles(torch.tensor(found, dtype=torch.float64), family, QUANTILE_LEVELS)
             out[family].append({"step": update, **{k.split("/")[1]: v for k, v in summary.items()}})
     return out
 

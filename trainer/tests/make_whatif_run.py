@@ -15,8 +15,8 @@ from pathlib import Path
 import yaml
 from make_rescore_vectors import ASSET
 
-from seed_trainer.config import load_experiment
-from seed_trainer.export import export
+from seed_trainer.experiment.loading import load_experiment
+from seed_trainer.export.model_export import export
 from seed_trainer.stages.train import train
 
 

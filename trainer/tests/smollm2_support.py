@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from testenv import subprocess_env
 
-from seed_trainer.builtin_models import SMOLLM2, converted_dir, status
+from seed_trainer.models.builtin import SMOLLM2, converted_dir, status
 
 PATH = f"builtin:{SMOLLM2.name}"
 HEAVY_MARK = "smollm2_heavy"
@@ -27,7 +27,7 @@ HEAVY_REASON = (
 
 _CONVERT = (
     "import sys\n"
-    "from seed_trainer.builtin_models import SMOLLM2\n"
+    "from seed_trainer.models.builtin import SMOLLM2\n"
     "from seed_trainer.models.smollm2 import ensure_converted\n"
     "print(ensure_converted(SMOLLM2, log=sys.stderr))\n"
 )

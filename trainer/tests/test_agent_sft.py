@@ -1,4 +1,4 @@
-"""Agent SFT (seed_trainer.agent_sft): a pretrained model fine-tuned on the household's demonstrations and analyses
+"""Agent SFT (seed_trainer.bootstrap.agent_sft): a pretrained model fine-tuned on the household's demonstrations and analyses
 through its own chat template, resumable. Run here on the shipped tiny policy (the recipe is the same for SmolLM2)."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ import pytest
 import torch
 from safetensors.torch import load_file
 
-import seed_trainer.agent_sft as agent_sft_module
-from seed_trainer.agent_sft import AgentSftConfig, agent_sft, batch_order, learning_rate
+import seed_trainer.bootstrap.agent_sft as agent_sft_module
+from seed_trainer.bootstrap.agent_sft import AgentSftConfig, agent_sft, batch_order, learning_rate
 
 
 def _config(**changes) -> AgentSftConfig:

@@ -19,7 +19,7 @@ from testenv import subprocess_env
 from seed_trainer.analyzers import AnalyzerError, make_analyzer
 from seed_trainer.analyzers.external import ExternalAnalyzer
 from seed_trainer.analyzers.oracle import OracleAnalyzer
-from seed_trainer.config import load_experiment
+from seed_trainer.experiment.loading import load_experiment
 from seed_trainer.runlog import RunReader, check_run
 from seed_trainer.stages.collect import collect
 
@@ -143,7 +143,7 @@ def test_a_missing_key_variable_is_a_setting_error(monkeypatch):
 
 def test_requests_in_flight_never_exceed_the_concurrency_limit(api_key, counter_tasks):
     from seed_trainer.envs.base import Task
-    from seed_trainer.rollout import Episode
+    from seed_trainer.rl.rollout import Episode
 
     episodes = [Episode(Task(f"t{i}", "counting", "set the counter to 1.", "train"), 0, i) for i in range(12)]
     with ChatServer(default=("sleep", 0.1, json.dumps(GOOD))) as server:
@@ -161,9 +161,9 @@ def test_oracle_and_self_analyzers_share_the_interface(tiny_policy_dir, tmp_path
                 + "\n```"
             )
 
-    from seed_trainer.config import ExperimentConfig
-    from seed_trainer.policy import Policy
-    from seed_trainer.rollout import play_episodes
+    from seed_trainer.compute.policy import Policy
+    from seed_trainer.experiment.config import ExperimentConfig
+    from seed_trainer.rl.rollout import play_episodes
 
     source = Knowing()
     config = ExperimentConfig.model_validate(

@@ -537,7 +537,7 @@ def test_final_eval_keeps_only_matching_evaluations_it_does_not_make_again():
 
 
 def test_control_variants_are_trainer_settings(learning, tmp_path):
-    from seed_trainer.config import load_experiment
+    from seed_trainer.experiment.loading import load_experiment
 
     args = _parsed(
         learning,
@@ -564,7 +564,7 @@ def test_control_variants_are_trainer_settings(learning, tmp_path):
 
 
 def test_oracle_variants_are_trainer_algorithms_with_the_oracle_in_the_teacher_slot(learning, tmp_path):
-    from seed_trainer.config import load_experiment
+    from seed_trainer.experiment.loading import load_experiment
 
     args = _parsed(learning, tmp_path, "--algorithms", "opsd_oracle", "seed_oracle", "--opd-lambda", "1")
     assert "opsd_oracle" not in _parsed(learning, tmp_path).algorithms  # a diagnostic, not in the default benchmark
@@ -588,7 +588,7 @@ def test_final_eval_an_unreadable_earlier_report_keeps_nothing_and_says_so(tmp_p
 def test_an_opd_estimator_other_than_the_papers_reaches_the_trainer_and_the_default_leaves_settings_as_they_were(
     learning, tmp_path
 ):
-    from seed_trainer.config import load_experiment
+    from seed_trainer.experiment.loading import load_experiment
 
     assert "estimator" not in learning.report_settings(_parsed(learning, tmp_path))["opd"]
     args = _parsed(learning, tmp_path, "--algorithms", "seed_oracle", "--opd-estimator", "expected")
@@ -600,7 +600,7 @@ def test_an_opd_estimator_other_than_the_papers_reaches_the_trainer_and_the_defa
 
 
 def test_a_gpu_run_names_its_device_dtype_and_engine_and_the_cpu_defaults_stay_as_before(learning, tmp_path):
-    from seed_trainer.config import load_experiment
+    from seed_trainer.experiment.loading import load_experiment
 
     default = _parsed(learning, tmp_path)
     config = load_experiment(learning.write_experiment(tmp_path, "grpo-s0", "grpo", 0, tmp_path / "model", default))

@@ -9,9 +9,10 @@ from transformers import AutoModelForCausalLM, AutoTokenizer
 from seed_trainer.algo.actions import parse_action
 from seed_trainer.algo.json_repair import parse_skill_reply
 from seed_trainer.algo.skills import SKILL_HEADER
-from seed_trainer.bootstrap import BootstrapConfig, bootstrap, mistake_levels
-from seed_trainer.bootstrap_examples import make_examples
-from seed_trainer.config import load_experiment
+from seed_trainer.bootstrap.examples import make_examples
+from seed_trainer.bootstrap.recipe import BootstrapConfig
+from seed_trainer.bootstrap.tiny_policy import bootstrap, mistake_levels
+from seed_trainer.experiment.loading import load_experiment
 from seed_trainer.runlog import RunReader, check_run
 from seed_trainer.stages.train import train
 
@@ -168,7 +169,7 @@ def test_the_committed_checkpoint_is_the_default_recipe_and_small():
 
 
 def test_evaluate_summarises_the_episodes_it_played(bootstrapped):
-    from seed_trainer.bootstrap import evaluate
+    from seed_trainer.bootstrap.tiny_policy import evaluate
 
     summary = evaluate(bootstrapped, "dev", 3, history=3, max_steps=2, seed=1)
     assert summary["split"] == "dev" and summary["skill"] is None and summary["episodes"] == 3

@@ -12,9 +12,10 @@ import torch
 import yaml
 from counter_env import CounterTasks
 
-from seed_trainer.config import ExperimentConfig, ModelConfig, load_experiment
+from seed_trainer.compute.policy import Policy
 from seed_trainer.envs import register
-from seed_trainer.policy import Policy
+from seed_trainer.experiment.config import ExperimentConfig, ModelConfig
+from seed_trainer.experiment.loading import load_experiment
 from seed_trainer.runlog import RunReader, check_run
 from seed_trainer.runlog.atomic import write_bytes_atomic
 from seed_trainer.stages.collect import collect
@@ -304,8 +305,8 @@ def test_sft_command_without_data_is_a_clear_error(tmp_path, tiny_policy_dir):
 def test_collection_records_step_prompts_so_the_review_can_rescore_a_skill(collected):
     """The skill review's What if… rescores a Stage-1 trajectory through the trainer: the step prompts are recorded
     (the ones the policy saw: their token counts match), and the run's model scores the reviewed skill."""
-    from seed_trainer.checkpoints import load_checkpoint_policy
-    from seed_trainer.rescore import rescore_run_trajectory
+    from seed_trainer.checkpoints.checkpoint import load_checkpoint_policy
+    from seed_trainer.export.rescore import rescore_run_trajectory
 
     reader = RunReader(collected)
     record = reader.skills()[0]

@@ -17,7 +17,7 @@ import torch
 import yaml
 from testenv import subprocess_env
 
-from seed_trainer.dist import DistributedSetupError, Ranks, ranks_from_env
+from seed_trainer.compute.distributed import DistributedSetupError, Ranks, ranks_from_env
 from seed_trainer.runlog import RunReader, check_run
 
 TESTS = Path(__file__).parent
@@ -388,7 +388,7 @@ def fsdp_run(tmp_path_factory, tiny_policy_dir, slow_env_dir):
 def test_fsdp_run_writes_sharded_checkpoints_with_a_full_weight_export(fsdp_run, tiny_policy_dir):
     from safetensors.torch import load_file
 
-    from seed_trainer.checkpoints import load_checkpoint_policy
+    from seed_trainer.checkpoints.checkpoint import load_checkpoint_policy
 
     run_dir, _ = fsdp_run
     reader = RunReader(run_dir)
@@ -413,9 +413,9 @@ def test_a_sharded_checkpoint_loads_into_one_unsharded_process(fsdp_run):
 
     from safetensors.torch import load_file
 
-    from seed_trainer.checkpoints import load_training_state
-    from seed_trainer.config import load_experiment
-    from seed_trainer.policy import Policy
+    from seed_trainer.checkpoints.checkpoint import load_training_state
+    from seed_trainer.compute.policy import Policy
+    from seed_trainer.experiment.loading import load_experiment
 
     run_dir, path = fsdp_run
     checkpoint = run_dir / "checkpoints" / "step-000003"
@@ -459,7 +459,8 @@ def test_fsdp_stop_and_resume_repeat_the_uninterrupted_run(tmp_path, fsdp_run, s
 
 
 def test_fsdp_settings_that_cannot_go_together_are_clear_errors(tmp_path, tiny_policy_dir):
-    from seed_trainer.config import ExperimentError, load_experiment
+    from seed_trainer.experiment.config import ExperimentError
+    from seed_trainer.experiment.loading import load_experiment
 
     lora = _experiment(
         tmp_path,

@@ -16,13 +16,14 @@ import yaml
 from env_servers import ScriptedServer, served
 from testenv import subprocess_env
 
-from seed_trainer.config import ModelConfig, load_experiment
+from seed_trainer.compute.policy import Policy
 from seed_trainer.envs import EnvironmentFailure, make_task_source
 from seed_trainer.envs.env_server import EnvServerTasks
 from seed_trainer.envs.household import HouseholdTasks
 from seed_trainer.envs.json_http import HttpFailure, JsonHttpClient
-from seed_trainer.policy import Policy
-from seed_trainer.rollout import play_episodes
+from seed_trainer.experiment.config import ModelConfig
+from seed_trainer.experiment.loading import load_experiment
+from seed_trainer.rl.rollout import play_episodes
 from seed_trainer.runlog import RunReader, check_run
 from seed_trainer.stages.train import train
 

@@ -9,11 +9,11 @@ import sys
 import jsonschema
 import pytest
 
-from seed_trainer.config import experiment_json_schema
 from seed_trainer.doctor import EXTRAS
 from seed_trainer.envs import _REGISTRY, make_task_source
 from seed_trainer.envs.catalog import ENVIRONMENTS
 from seed_trainer.envs.env_server import DIALECT_OPTIONS, EnvServerTasks
+from seed_trainer.experiment.config import experiment_json_schema
 
 if sys.version_info >= (3, 11):
     import tomllib

@@ -13,11 +13,11 @@ import torch
 import yaml
 
 from seed_trainer.algo.skills import SKILL_HEADER
-from seed_trainer.checkpoints import load_checkpoint_policy
-from seed_trainer.config import load_experiment
+from seed_trainer.checkpoints.checkpoint import load_checkpoint_policy
+from seed_trainer.compute.policy import Policy
 from seed_trainer.envs import register
-from seed_trainer.export import default_export_dir, export
-from seed_trainer.policy import Policy
+from seed_trainer.experiment.loading import load_experiment
+from seed_trainer.export.model_export import default_export_dir, export
 from seed_trainer.runlog import RunReader, check_run
 from seed_trainer.stages.evaluate import evaluate_checkpoint
 from seed_trainer.stages.train import train

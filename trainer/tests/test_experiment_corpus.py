@@ -10,9 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from seed_trainer.config import ExperimentError, load_experiment
-from seed_trainer.experiment_check import check_experiment_bytes, check_experiment_file
-from seed_trainer.experiment_text import MAX_BYTES
+from seed_trainer.experiment.check import check_experiment_bytes, check_experiment_file
+from seed_trainer.experiment.config import ExperimentError
+from seed_trainer.experiment.loading import load_experiment
+from seed_trainer.experiment.text import MAX_BYTES
 
 REPO = Path(__file__).resolve().parents[2]
 CORPUS = REPO / "test" / "fixtures" / "experiments"
@@ -72,7 +73,7 @@ def test_validate_command_prints_located_lines_and_exits_2(capsys):
 
 
 def test_cross_field_rules_hold_for_a_run_json_config_too():
-    from seed_trainer.config import experiment_from_data
+    from seed_trainer.experiment.loading import experiment_from_data
 
     with pytest.raises(ExperimentError, match=r"analyzer\.kind: `external` needs"):
         experiment_from_data({"name": "x", "model": {"path": "m"}, "analyzer": {"kind": "external"}}, ".", "run.json")

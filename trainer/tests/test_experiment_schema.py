@@ -11,9 +11,10 @@ import pytest
 import yaml
 
 from seed_trainer.algo.variants import ALGORITHM_VARIANTS
-from seed_trainer.builtin_models import CONVERTED_MODELS, status
-from seed_trainer.config import ExperimentConfig, ExperimentError, experiment_json_schema, load_experiment
-from seed_trainer.preflight import InputError, check_model_path
+from seed_trainer.experiment.config import ExperimentConfig, ExperimentError, experiment_json_schema
+from seed_trainer.experiment.loading import load_experiment
+from seed_trainer.experiment.preflight import InputError, check_model_path
+from seed_trainer.models.builtin import CONVERTED_MODELS, status
 
 REPO = Path(__file__).resolve().parents[2]
 COMMITTED = REPO / "schemas" / "experiment.schema.json"
@@ -149,7 +150,7 @@ def test_the_smollm2_builtin_validates_and_names_what_to_install_when_missing(tm
     assert run.returncode == 0, run.stdout + run.stderr
     config = load_experiment(path)
     monkeypatch.setenv("SEED_CACHE", str(tmp_path / "cache"))
-    monkeypatch.setattr("seed_trainer.builtin_models.installed_source", lambda model: None)
+    monkeypatch.setattr("seed_trainer.models.builtin.installed_source", lambda model: None)
     with pytest.raises(
         InputError,
         match=r"model\.path: builtin:smollm2-135m-instruct-q4_1: .*not installed.*"

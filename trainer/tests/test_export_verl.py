@@ -13,8 +13,9 @@ from pathlib import Path
 import pytest
 
 from seed_trainer.cli import main
-from seed_trainer.config import ExperimentConfig, load_experiment
-from seed_trainer.export_verl import hydra_value, verl_export
+from seed_trainer.experiment.config import ExperimentConfig
+from seed_trainer.experiment.loading import load_experiment
+from seed_trainer.export.verl import hydra_value, verl_export
 
 REPO = Path(__file__).resolve().parents[2]
 GOLDEN = Path(__file__).parent / "golden" / "verl"

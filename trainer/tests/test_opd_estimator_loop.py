@@ -10,13 +10,14 @@ import yaml
 from testenv import LOGP_ATOL
 
 from seed_trainer.algo.estimators import vocabulary_gate_weights
-from seed_trainer.config import ExperimentError, ModelConfig, load_experiment
-from seed_trainer.policy import Policy
-from seed_trainer.response_scoring import pack
-from seed_trainer.rollout import play_episodes
+from seed_trainer.compute.policy import Policy
+from seed_trainer.compute.response_scoring import pack
+from seed_trainer.experiment.config import ExperimentError, ModelConfig
+from seed_trainer.experiment.loading import load_experiment
+from seed_trainer.rl.rollout import play_episodes
+from seed_trainer.rl.teacher import teacher_pass, teacher_prompt_ids
 from seed_trainer.runlog import RunReader, check_run
 from seed_trainer.stages.train import train
-from seed_trainer.teacher import teacher_pass, teacher_prompt_ids
 
 BETA = 5.0
 SKILL = "add one, then finish"
@@ -110,8 +111,8 @@ def test_teacher_pass_top_k_keeps_the_largest_weights_and_their_tail(tiny_policy
 def _opd_gradient(policy, steps, estimator):
     """∇ of λ-free L_opd over `steps` as the update computes it (one micro-batch, fixed token count)."""
     from seed_trainer.algo.losses import opd_loss
-    from seed_trainer.response_scoring import response_logprobs, response_logprobs_with_targets
-    from seed_trainer.update import _padded, soft_targets
+    from seed_trainer.compute.response_scoring import response_logprobs, response_logprobs_with_targets
+    from seed_trainer.rl.update import _padded, soft_targets
 
     policy.model.zero_grad(set_to_none=True)
     batch = pack([s.prompt_ids for s in steps], [s.response_ids for s in steps], policy.pad_id, policy.device)

@@ -240,11 +240,11 @@ def test_a_token_pi_old_cannot_sample_weighs_nothing():
     assert weights[1] == 0.0 and torch.isfinite(weights).all()
 
 
-# -- what `expected` costs in memory (memory.py) ------------------------------------------------------------------
+# -- what `expected` costs in memory (compute/memory.py) ------------------------------------------------------------------
 
 
 def _memory_config(estimator="expected", top_k=None, micro_batch_tokens=None):
-    from seed_trainer.config import experiment_from_data
+    from seed_trainer.experiment.loading import experiment_from_data
 
     data = {
         "name": "m",
@@ -257,7 +257,7 @@ def _memory_config(estimator="expected", top_k=None, micro_batch_tokens=None):
 
 
 def test_expected_soft_targets_memory_by_hand():
-    from seed_trainer.memory import (
+    from seed_trainer.compute.memory import (
         GIB,
         expected_device_bytes,
         expected_host_bytes,
@@ -287,7 +287,7 @@ def test_expected_soft_targets_memory_by_hand():
 def test_expected_host_warning_names_the_settings():
     from types import SimpleNamespace
 
-    from seed_trainer.memory import GIB, expected_host_warning
+    from seed_trainer.compute.memory import GIB, expected_host_warning
 
     head = SimpleNamespace(weight=torch.empty(151_936, 0))
     policy = SimpleNamespace(runner=SimpleNamespace(get_output_embeddings=lambda: head))

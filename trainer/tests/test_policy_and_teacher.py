@@ -4,11 +4,11 @@ import torch
 from testenv import LOGP_ATOL
 
 from seed_trainer.algo.skills import insert_skill, skill_block
-from seed_trainer.config import LoraConfig, ModelConfig
-from seed_trainer.policy import Policy
-from seed_trainer.response_scoring import pack, response_logprobs
-from seed_trainer.rollout import play_episodes
-from seed_trainer.teacher import teacher_pass, teacher_prompt_ids
+from seed_trainer.compute.policy import Policy
+from seed_trainer.compute.response_scoring import pack, response_logprobs
+from seed_trainer.experiment.config import LoraConfig, ModelConfig
+from seed_trainer.rl.rollout import play_episodes
+from seed_trainer.rl.teacher import teacher_pass, teacher_prompt_ids
 
 
 def _policy(path, **kwargs) -> Policy:

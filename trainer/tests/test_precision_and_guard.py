@@ -13,11 +13,10 @@ import yaml
 from safetensors.torch import load_file
 
 from seed_trainer.algo.losses import k3_kl, masked_mean, ppo_clip_loss, seed_loss
-from seed_trainer.batching import plan_micro_batches
-from seed_trainer.config import ModelConfig, load_experiment
-from seed_trainer.memory import GIB, sharded_training_bytes, training_bytes
-from seed_trainer.policy import Policy
-from seed_trainer.precision import (
+from seed_trainer.compute.batching import plan_micro_batches
+from seed_trainer.compute.memory import GIB, sharded_training_bytes, training_bytes
+from seed_trainer.compute.policy import Policy
+from seed_trainer.compute.precision import (
     NonFiniteError,
     NonFiniteGuard,
     StepOutcome,
@@ -25,10 +24,12 @@ from seed_trainer.precision import (
     configure_attention_kernels,
     grad_scaler,
 )
-from seed_trainer.rollout import play_episodes
+from seed_trainer.experiment.config import ModelConfig
+from seed_trainer.experiment.loading import load_experiment
+from seed_trainer.rl.rollout import play_episodes
+from seed_trainer.rl.update import LossSettings, Sample, ppo_update
 from seed_trainer.runlog import RunReader, check_run
 from seed_trainer.stages.train import assign_advantages, train
-from seed_trainer.update import LossSettings, Sample, ppo_update
 
 # -- pure pieces, by hand -------------------------------------------------------------------------------------------
 

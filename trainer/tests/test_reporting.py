@@ -9,7 +9,7 @@ import sys
 import pytest
 import yaml
 
-from seed_trainer.config import load_experiment
+from seed_trainer.experiment.loading import load_experiment
 from seed_trainer.reporting.records import MAX_TOKEN_ROWS, TOKEN_COLUMNS
 from seed_trainer.reporting.tensorboard_reporter import TensorBoardReporter, inert, markdown_table
 from seed_trainer.reporting.wandb_reporter import choose_mode, logged_in
@@ -65,7 +65,7 @@ def _experiment(tmp_path, model_dir, **extra):
 @pytest.fixture
 def valid_skills(monkeypatch):
     """The analyzer's replies made valid, so the teacher pass runs and the trajectories carry per-token gates."""
-    import seed_trainer.analysis as analysis
+    import seed_trainer.analyzers.self_analysis as analysis
     from seed_trainer.algo.json_repair import parse_skill_reply
 
     valid = parse_skill_reply('{"episode_summary": "s", "episode_skill": "add one, then <b>finish</b>"}')

@@ -12,7 +12,7 @@ import torch
 from make_whatif_run import make_run
 
 from seed_trainer.algo.estimators import gate_targets
-from seed_trainer.rescore import StepInput, rescore, rescore_run_trajectory
+from seed_trainer.export.rescore import StepInput, rescore, rescore_run_trajectory
 from seed_trainer.runlog import RunReader, SchemaSet
 from seed_trainer.runlog.tokens import decode_float32
 

@@ -18,7 +18,7 @@ from make_whatif_run import make_run
 from testenv import sigint_as_in_a_terminal
 
 from seed_trainer.cli import main
-from seed_trainer.rescore import (
+from seed_trainer.export.rescore import (
     RescoreError,
     RunSettings,
     StepInput,
@@ -269,7 +269,7 @@ def test_a_step_the_teacher_did_not_score_records_its_prompt(run):
     import torch
 
     from seed_trainer.envs.base import Task
-    from seed_trainer.rollout import Episode, Step
+    from seed_trainer.rl.rollout import Episode, Step
     from seed_trainer.stages.train_records import trajectory_record
 
     step = Step(
@@ -298,7 +298,7 @@ def test_an_evaluation_is_rescored_with_the_weights_it_played(run, tmp_path):
     # An `eval` run of checkpoint 2 and one of the run's model: their trajectories record h_t and are rescored with
     # the weights each evaluated (the report's `checkpoint`), not the experiment's model; a train run's evaluation at
     # update k with checkpoint step-k (kept), else the latest kept before it.
-    from seed_trainer.config import load_experiment
+    from seed_trainer.experiment.loading import load_experiment
     from seed_trainer.stages.evaluate import evaluate_checkpoint
 
     reader = RunReader(run)

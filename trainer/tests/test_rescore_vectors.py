@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from make_rescore_vectors import ASSET, DEFAULT_OUT, EXPORT_NAME, build_vectors
 
-from seed_trainer.checkpoints import load_checkpoint_policy
-from seed_trainer.export import prompt_settings
+from seed_trainer.checkpoints.checkpoint import load_checkpoint_policy
+from seed_trainer.export.model_export import prompt_settings
 from seed_trainer.runlog import SchemaSet
 
 VECTORS = json.loads((DEFAULT_OUT / "vectors.json").read_text(encoding="utf-8"))

@@ -14,12 +14,12 @@ import pytest
 import yaml
 from testenv import subprocess_env
 
-from seed_trainer.checkpoints import OPTIMIZER_FILE, RNG_FILE, STATE_FILE, read_state
-from seed_trainer.config import load_experiment
+from seed_trainer.checkpoints.checkpoint import OPTIMIZER_FILE, RNG_FILE, STATE_FILE, read_state
+from seed_trainer.experiment.loading import load_experiment
 from seed_trainer.runlog import RunReader, check_run
 from seed_trainer.runlog.ownership import RunLock, RunOwnedError
 from seed_trainer.runlog.writer import RunWriter
-from seed_trainer.stages.reopen import ResumeError
+from seed_trainer.stages.resume import ResumeError
 from seed_trainer.stages.train import resume, train
 
 TESTS = Path(__file__).parent
@@ -168,7 +168,7 @@ elif point == "append":  # half of the second trajectory line of update `at` is 
         return append(self, record)
     jsonl.JsonlAppender.append = dying_append
 elif point == "checkpoint":  # the model of checkpoint `at` is saved, the optimizer and RNG states are not
-    import seed_trainer.checkpoints as checkpoints
+    import seed_trainer.checkpoints.checkpoint as checkpoints
     save = checkpoints.save_checkpoint
     def dying_save(directory, policy, optimizer, **kwargs):
         if kwargs["update"] == at:

@@ -16,7 +16,7 @@ from test_resume import _experiment, _numbers
 
 import seed_trainer.stages.train as train_stage
 from seed_trainer.cli import main
-from seed_trainer.config import load_experiment
+from seed_trainer.experiment.loading import load_experiment
 from seed_trainer.runlog import RunReader, check_run
 from seed_trainer.runlog.writer import RunWriter
 from seed_trainer.stages.common import create_run
@@ -281,7 +281,7 @@ def test_a_hub_id_that_is_not_on_disk_asks_the_hub_briefly_and_exits_2(
 
 
 def test_a_hub_id_the_hub_knows_passes_the_preflight(tmp_path, hub):
-    from seed_trainer.preflight import check_model_path
+    from seed_trainer.experiment.preflight import check_model_path
 
     check_model_path(load_experiment(_write_experiment(tmp_path, "some-org/some-model")))  # no InputError
 
@@ -289,7 +289,7 @@ def test_a_hub_id_the_hub_knows_passes_the_preflight(tmp_path, hub):
 def test_a_hub_shaped_path_that_exists_on_disk_is_local_and_the_hub_is_not_asked(tmp_path, hub, tiny_policy_dir):
     # Issue 41 item 8: only an `org/name` that is not on disk may reach the hub. This one is a folder beside the
     # experiment, and the hub (which would answer 404 for it) is never asked.
-    from seed_trainer.preflight import check_model_path
+    from seed_trainer.experiment.preflight import check_model_path
 
     shutil.copytree(tiny_policy_dir, tmp_path / "other-org" / "local-model")
     check_model_path(load_experiment(_write_experiment(tmp_path, "other-org/local-model")))  # no InputError

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from seed_trainer.envs.base import Task
-from seed_trainer.rollout import Episode, Step
+from seed_trainer.rl.rollout import Episode, Step
 from seed_trainer.stages.common import rollout_metrics
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from seed_trainer.config import load_experiment
+from seed_trainer.experiment.loading import load_experiment
 from seed_trainer.runlog import RunReader, SchemaSet, check_run
 from seed_trainer.runlog.ownership import RunLock, RunOwnedError, owned_by_live_process, read_owner
 from seed_trainer.stages.common import create_run

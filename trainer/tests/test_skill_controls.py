@@ -26,11 +26,12 @@ from seed_trainer.algo.skill_relevance import (
     summary_names_task,
     task_terms,
 )
-from seed_trainer.config import ExperimentError, ModelConfig, load_experiment
-from seed_trainer.policy import Policy
+from seed_trainer.compute.policy import Policy
+from seed_trainer.experiment.config import ExperimentError, ModelConfig
+from seed_trainer.experiment.loading import load_experiment
+from seed_trainer.rl.teacher import teacher_prompt_ids
 from seed_trainer.runlog import RunReader, check_run
 from seed_trainer.stages.train import train
-from seed_trainer.teacher import teacher_prompt_ids
 
 
 def W(group, index, won, skill):
@@ -114,7 +115,7 @@ def test_unrelated_is_the_fixed_text_nearest_the_skill_length_and_none_is_the_ow
 
 def _numbered_skills(monkeypatch, invalid=()):
     """Every analysis of the update parses as a valid skill "skill N" (N: its order), except the orders in `invalid`."""
-    import seed_trainer.analysis as analysis
+    import seed_trainer.analyzers.self_analysis as analysis
     from seed_trainer.algo.json_repair import parse_skill_reply
 
     calls = iter(range(10**6))
@@ -245,7 +246,7 @@ def test_grpo_opsd_takes_expected_and_still_refuses_the_estimators_that_cancel_i
 
 
 def _mean_entropy(policy, steps):
-    from seed_trainer.response_scoring import pack, response_logprobs
+    from seed_trainer.compute.response_scoring import pack, response_logprobs
 
     batch = pack([s.prompt_ids for s in steps], [s.response_ids for s in steps], policy.pad_id, policy.device)
     with torch.no_grad():
@@ -259,9 +260,9 @@ def test_the_entropy_coefficient_moves_the_entropy_its_way(tmp_path, tiny_policy
     +0.001 raises it (Adam's step does not depend on the coefficient's size)."""
     import random
 
-    from seed_trainer.config import ExperimentConfig
-    from seed_trainer.rollout import play_episodes
-    from seed_trainer.update import LossSettings, Sample, ppo_update
+    from seed_trainer.experiment.config import ExperimentConfig
+    from seed_trainer.rl.rollout import play_episodes
+    from seed_trainer.rl.update import LossSettings, Sample, ppo_update
 
     torch.manual_seed(0)
     policy = Policy.load(ModelConfig(path=str(tiny_policy_dir)))
@@ -338,9 +339,9 @@ def test_relevance_metrics_on_matching_and_mismatched_skills():
 def test_each_analysis_prompt_holds_its_own_trajectory(tiny_policy_dir):
     """A mix-up between trajectories and their analysis prompts would be a defect: batched greedy generation sorts
     prompts by length, so every prompt must come back to its own episode, with its task and its steps."""
-    from seed_trainer.analysis import analysis_prompt, self_analyze
+    from seed_trainer.analyzers.self_analysis import analysis_prompt, self_analyze
     from seed_trainer.envs.household import HouseholdTasks
-    from seed_trainer.rollout import play_episodes
+    from seed_trainer.rl.rollout import play_episodes
 
     torch.manual_seed(1)
     policy = Policy.load(ModelConfig(path=str(tiny_policy_dir)))
@@ -379,8 +380,8 @@ def test_each_analysis_prompt_holds_its_own_trajectory(tiny_policy_dir):
 
 
 def test_the_update_metrics_carry_the_relevance_of_the_valid_skills():
+    from seed_trainer.rl.update import LossSettings
     from seed_trainer.stages.train_records import update_metrics
-    from seed_trainer.update import LossSettings
 
     def episode(description, valid, summary, skill):
         parse = SimpleNamespace(valid=valid, summary=summary, skill=skill)

@@ -18,11 +18,12 @@ import yaml
 from safetensors import safe_open
 from smollm2_support import PATH
 
-from seed_trainer.builtin_models import MANIFEST_FILE, SMOLLM2, cache_problem
-from seed_trainer.checkpoints import load_training_state, read_state
-from seed_trainer.config import ModelConfig, builtin_model_dir, ensure_model_dir, load_experiment
-from seed_trainer.memory import MASTER_BYTES, policy_training_bytes
-from seed_trainer.policy import Policy
+from seed_trainer.checkpoints.checkpoint import load_training_state, read_state
+from seed_trainer.compute.memory import MASTER_BYTES, policy_training_bytes
+from seed_trainer.compute.policy import Policy
+from seed_trainer.experiment.config import ModelConfig, builtin_model_dir, ensure_model_dir
+from seed_trainer.experiment.loading import load_experiment
+from seed_trainer.models.builtin import MANIFEST_FILE, SMOLLM2, cache_problem
 from seed_trainer.runlog import RunReader, check_run
 from seed_trainer.runlog.tokens import decode_float32, decode_int32
 from seed_trainer.runlog.writer import RunWriter
@@ -274,8 +275,8 @@ def test_one_seed_update_with_lora_in_bf16_then_its_checkpoint_loads_back_exactl
 
 
 def test_the_doctor_reports_it_and_a_stale_cache_is_not_used(smollm2, tmp_path):
-    from seed_trainer.builtin_models import status
     from seed_trainer.doctor import describe, report
+    from seed_trainer.models.builtin import status
 
     found = report()
     (model,) = found["models"]

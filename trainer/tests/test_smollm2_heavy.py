@@ -15,10 +15,10 @@ import torch
 import yaml
 from smollm2_support import HEAVY_MARK, PATH
 
-from seed_trainer.checkpoints import load_checkpoint_policy, read_state
-from seed_trainer.config import load_experiment
-from seed_trainer.export import export
-from seed_trainer.rescore import rescore_run_trajectory
+from seed_trainer.checkpoints.checkpoint import load_checkpoint_policy, read_state
+from seed_trainer.experiment.loading import load_experiment
+from seed_trainer.export.model_export import export
+from seed_trainer.export.rescore import rescore_run_trajectory
 from seed_trainer.runlog import RunReader, check_run
 from seed_trainer.runlog.tokens import decode_float32
 from seed_trainer.runlog.writer import RunWriter

@@ -9,13 +9,13 @@ from pathlib import Path
 import pytest
 import yaml
 
-from seed_trainer.config import experiment_from_data
 from seed_trainer.envs.alfworld import AlfworldTasks
 from seed_trainer.envs.env_server import DIALECT_OPTIONS, EnvServerTasks
 from seed_trainer.envs.household import HouseholdTasks
 from seed_trainer.envs.search_qa import SearchQATasks
 from seed_trainer.envs.textworld_games import TextWorldTasks
 from seed_trainer.envs.webshop import WebshopTasks
+from seed_trainer.experiment.loading import experiment_from_data
 
 TEMPLATES = Path(__file__).resolve().parents[2] / "resources" / "templates"
 SOURCES = {

@@ -9,8 +9,8 @@ import json
 import pytest
 import yaml
 
-from seed_trainer.config import load_experiment
 from seed_trainer.envs.textworld_games import strip_banner, tw_make_arguments, unseen_settings
+from seed_trainer.experiment.loading import load_experiment
 from seed_trainer.runlog import RunReader, check_run
 from seed_trainer.stages.evaluate import evaluate_checkpoint
 from seed_trainer.stages.train import train

@@ -143,7 +143,7 @@ def cooking(tmp_path_factory):
 @needs_textworld
 def test_a_generated_game_is_won_by_its_demonstration_and_analysed_by_the_oracle(cooking):
     from seed_trainer.envs.textworld_oracle import demonstrate, walkthrough
-    from seed_trainer.rollout import Episode, Step
+    from seed_trainer.rl.rollout import Episode, Step
 
     (spec,) = cooking.sample("train", 1, seed=0)
     plan = walkthrough(spec.path)
@@ -204,9 +204,9 @@ FEW = dict(
 
 @needs_textworld
 def test_a_few_step_textworld_bootstrap_and_a_seed_update_with_oracle_skills(tmp_path, cooking):
-    from seed_trainer.bootstrap import bootstrap
-    from seed_trainer.bootstrap_textworld import TextWorldBootstrapConfig, make_examples
-    from seed_trainer.config import load_experiment
+    from seed_trainer.bootstrap.textworld import TextWorldBootstrapConfig, make_examples
+    from seed_trainer.bootstrap.tiny_policy import bootstrap
+    from seed_trainer.experiment.loading import load_experiment
     from seed_trainer.runlog import RunReader, check_run
     from seed_trainer.stages.train import train
 
@@ -262,7 +262,7 @@ def test_the_committed_textworld_checkpoint_is_the_default_recipe_and_small():
     from dataclasses import asdict
 
     import seed_trainer
-    from seed_trainer.bootstrap_textworld import TextWorldBootstrapConfig
+    from seed_trainer.bootstrap.textworld import TextWorldBootstrapConfig
 
     folder = Path(seed_trainer.__file__).parent / "assets" / "textworld-tiny"
     report = json.loads((folder / "bootstrap.json").read_text())

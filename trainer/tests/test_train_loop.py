@@ -12,9 +12,10 @@ import torch
 from testenv import counter_experiment as _experiment
 from testenv import sigint_as_in_a_terminal, subprocess_env
 
-from seed_trainer.algo.quantiles import token_quantiles
-from seed_trainer.config import load_experiment
+from seed_trainer.algo.token_quantiles import token_quantiles
+from seed_trainer.experiment.loading import load_experiment
 from seed_trainer.runlog import RunReader, check_run
+from seed_trainer.runlog.quantiles import QUANTILE_LEVELS
 from seed_trainer.stages.train import train
 
 GATE_METRICS = ("gate/mean", "gate/frac_gt_half", "delta/mean", "opd/active_ratio", "skill/parse_rate")
@@ -125,7 +126,7 @@ def test_cli_rejects_a_bad_experiment_without_creating_a_run(tmp_path):
 @pytest.mark.parametrize("algorithm", ["seed", "grpo_opsd", "opsd"])
 def test_distillation_from_valid_self_written_skills(tmp_path, tiny_policy_dir, monkeypatch, algorithm):
     """With the analyzer's replies made valid, every token of every step is OPD-active and the gates are recorded."""
-    import seed_trainer.analysis as analysis
+    import seed_trainer.analyzers.self_analysis as analysis
     from seed_trainer.algo.json_repair import parse_skill_reply
 
     valid = parse_skill_reply('{"episode_summary": "s", "episode_skill": "add one, then finish"}')
@@ -158,5 +159,5 @@ def test_distillation_from_valid_self_written_skills(tmp_path, tiny_policy_dir, 
     ]
     for family in ("gate", "delta"):
         written = [v for a in arrays if a is not None and a.gate is not None for v in getattr(a, family)]
-        want = token_quantiles(torch.tensor(written, dtype=torch.float64), family)
+        want = token_quantiles(torch.tensor(written, dtype=torch.float64), family, QUANTILE_LEVELS)
         assert {key: row[key] for key in want} == pytest.approx(want, abs=1e-6)

@@ -20,8 +20,8 @@ import torch
 from peft import LoraConfig, get_peft_model
 from transformers import AutoModelForCausalLM
 
-from seed_trainer.rollout_engine import logprob_agreement
-from seed_trainer.vllm_engine import merged_weights
+from seed_trainer.compute.engines import logprob_agreement
+from seed_trainer.compute.vllm_engine import merged_weights
 
 TESTS = Path(__file__).resolve().parent
 # Sampled-token log-probs: vLLM's CPU kernels and our fp32 scoring of the same tokens agree to 4.3e-6 at most (measured

@@ -10,13 +10,14 @@ import torch
 from benchmark_servers import MiniRetriever, MiniWebShop
 from env_servers import served
 
-from seed_trainer.config import ModelConfig
+from seed_trainer.compute.policy import Policy
 from seed_trainer.envs import EnvironmentFailure, make_task_source
 from seed_trainer.envs.env_server import EnvServerTasks
 from seed_trainer.envs.search_qa import INVALID, exact_match, normalize_answer, parse_search_response
-from seed_trainer.envs.webshop import DEFAULT_SPLITS, format_page, parse_webshop_response
-from seed_trainer.policy import Policy
-from seed_trainer.rollout import play_episodes
+from seed_trainer.envs.webshop import DEFAULT_SPLITS
+from seed_trainer.envs.webshop_text import format_page, parse_webshop_response
+from seed_trainer.experiment.config import ModelConfig
+from seed_trainer.rl.rollout import play_episodes
 from seed_trainer.stages.common import rollout_metrics
 
 THINK = "<think>I should look.</think>"

@@ -31,11 +31,12 @@ STARTED = time.perf_counter()
 import torch  # noqa: E402
 from widen_heads import widen_policy  # noqa: E402
 
-from seed_trainer.config import builtin_model_dir, experiment_from_data  # noqa: E402
+from seed_trainer.compute.policy import Policy  # noqa: E402
+from seed_trainer.compute.vllm_engine import VllmEngine, _import_vllm  # noqa: E402
 from seed_trainer.envs import make_task_source  # noqa: E402
-from seed_trainer.policy import Policy  # noqa: E402
-from seed_trainer.rollout import play_episodes  # noqa: E402
-from seed_trainer.vllm_engine import VllmEngine, _import_vllm  # noqa: E402
+from seed_trainer.experiment.config import builtin_model_dir  # noqa: E402
+from seed_trainer.experiment.loading import experiment_from_data  # noqa: E402
+from seed_trainer.rl.rollout import play_episodes  # noqa: E402
 
 TASKS, MAX_STEPS, RESPONSE_TOKENS = 6, 6, 48
 

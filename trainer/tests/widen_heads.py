@@ -23,7 +23,7 @@ from pathlib import Path
 import torch
 from safetensors.torch import load_file, save_file
 
-from seed_trainer.config import builtin_model_dir
+from seed_trainer.experiment.config import builtin_model_dir
 
 
 def _widen_rows(weight: torch.Tensor, heads: int, old: int, new: int) -> torch.Tensor:

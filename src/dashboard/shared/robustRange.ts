@@ -12,7 +12,7 @@ const FAR_OUT_IQR = 3;
 const MARGIN = 0.05;
 
 /** The q-quantile (0 ≤ q ≤ 1) of ascending `sorted`, interpolating linearly between the two nearest ranks (numpy's
- * default, and the trainer's seed_trainer/algo/quantiles.py). NaN when empty. */
+ * default, and the trainer's seed_trainer/algo/token_quantiles.py). NaN when empty. */
 export function quantileOfSorted(sorted: ArrayLike<number>, q: number): number {
   const n = sorted.length;
   if (n === 0) return Number.NaN;

@@ -1,6 +1,6 @@
 // Experiment files (`*.seed.yaml`) against schemas/experiment.schema.json, without `vscode`: the shared reading
 // rules of experimentText.ts and experimentYaml.ts, then ajv with each schema violation mapped back onto the YAML
-// node, worded as the trainer's `validate` words it (trainer/seed_trainer/experiment_check.py), and what the schema
+// node, worded as the trainer's `validate` words it (trainer/seed_trainer/experiment/check.py), and what the schema
 // says about a key path (hover, completion). Positions are 0-based {line, character}, as in VS Code. Work is linear
 // in the file: one pass to read it, one to validate, a map lookup per problem, and at most MAX_PROBLEMS problems.
 import type { ErrorObject, ValidateFunction } from 'ajv/dist/2020';
@@ -193,7 +193,7 @@ export class ExperimentSchema {
     return this.validate(decoded.text);
   }
 
-  /** A cross-field rule (an `allOf` entry of `if`/`then`, exported from config.py's table) that failed. */
+  /** A cross-field rule (an `allOf` entry of `if`/`then`, exported from experiment/config.py's table) that failed. */
   private ruleProblem(index: number, located: Located, lines: LineMap): ExperimentProblem {
     const rule = this.schema.allOf?.[index] ?? {};
     const field: string[] = [];
@@ -314,7 +314,7 @@ export class ExperimentSchema {
       else if (branch.type === 'array') parts.push(`list of ${branch.items ? this.typeText(branch.items) : 'values'}`);
       else if (typeof branch.type === 'string') {
         const bounds: string[] = [];
-        // Every integer is bounded by ±MAX_SAFE_INTEGER in the schema (config.py MAX_INTEGER); that bound says nothing.
+        // Every integer is bounded by ±MAX_SAFE_INTEGER in the schema (experiment/config.py MAX_INTEGER); that bound says nothing.
         const told = (bound: number | undefined): bound is number => bound !== undefined && Math.abs(bound) !== Number.MAX_SAFE_INTEGER;
         if (told(branch.minimum)) bounds.push(`≥ ${branch.minimum}`);
         if (branch.exclusiveMinimum !== undefined) bounds.push(`> ${branch.exclusiveMinimum}`);

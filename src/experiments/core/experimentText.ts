@@ -1,4 +1,4 @@
-// An experiment file's text before YAML, as the trainer reads it (trainer/seed_trainer/experiment_text.py): the
+// An experiment file's text before YAML, as the trainer reads it (trainer/seed_trainer/experiment/text.py): the
 // size, UTF-8 and character checks, and positions in the text — 0-based lines and UTF-16 columns, as VS Code counts
 // them — for the problems every later check reports. No `vscode` import.
 
@@ -83,7 +83,7 @@ export class LineMap {
   }
 }
 
-// The same character classes as experiment_text.py's _CONTROL (see there for why each is refused).
+// The same character classes as experiment/text.py's _CONTROL (see there for why each is refused).
 // eslint-disable-next-line no-control-regex -- finding control characters is the point
 const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u2028\u2029\ufeff\ufffe\uffff]|\r(?!\n)/;
 

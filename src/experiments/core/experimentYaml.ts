@@ -1,5 +1,5 @@
 // Reading an experiment file into plain data under the limits and the YAML subset the trainer shares
-// (trainer/seed_trainer/experiment_yaml.py applies the same rules in the same order, so both give one verdict):
+// (trainer/seed_trainer/experiment/yaml_data.py applies the same rules in the same order, so both give one verdict):
 // size, UTF-8 (first bad byte), control characters and tabs (experimentText.ts), then YAML 1.2 core-schema values
 // (duplicate keys, nesting depth, alias count and expanded size, no tags or directives, integers within ±(2^53 − 1),
 // finite floats). No `vscode` import. docs/experiment-files.md is the prose version of these rules.
@@ -270,7 +270,7 @@ export function readExperimentText(text: string): ExperimentData {
   if (characters) throw new ReadError(characters);
   const options = { uniqueKeys: false, version: '1.2', schema: 'core', merge: false, prettyErrors: false } as const;
   const deep = tooDeepOffset(text);
-  // A syntax error anywhere wins over the depth, as in the trainer (experiment_yaml.py); the text is composed without
+  // A syntax error anywhere wins over the depth, as in the trainer (experiment/yaml_data.py); the text is composed without
   // its too-deep part to find one.
   const syntax = deep === undefined ? undefined : loadYaml().parseDocument(withoutDeepFlow(text), options).errors[0];
   if (deep !== undefined && syntax === undefined) {
@@ -280,7 +280,7 @@ export function readExperimentText(text: string): ExperimentData {
   const document = deep === undefined ? loadYaml().parseDocument(text, options) : undefined;
   const error = syntax ?? document?.errors[0];
   if (error?.code === 'MULTIPLE_DOCS') {
-    // Worded and placed as the trainer does (experiment_yaml.py), not as the library's advice to its own callers.
+    // Worded and placed as the trainer does (experiment/yaml_data.py), not as the library's advice to its own callers.
     const at = error.pos[0];
     throw new ReadError({ message: 'more than one YAML document (`---`): an experiment file holds one', range: lines.span(at, at + 3), source: 'yaml' });
   }

@@ -10,11 +10,11 @@ import type { ExperimentProblem } from './experimentSchema';
 import { LineMap } from './experimentText';
 
 export const BUILTIN_PREFIX = 'builtin:';
-/** The tiny policies shipped in the trainer package (seed_trainer/builtin_models.py SHIPPED_MODELS). */
+/** The tiny policies shipped in the trainer package (seed_trainer/models/builtin.py SHIPPED_MODELS). */
 export const SHIPPED_MODELS: readonly string[] = ['household-tiny', 'textworld-tiny'];
 
 /** A real pretrained model whose weights the user installs into the trainer's Python, converted on first use
- * (seed_trainer/builtin_models.py CONVERTED_MODELS; test/unit/experimentBuiltinModels.test.ts holds the two lists
+ * (seed_trainer/models/builtin.py CONVERTED_MODELS; test/unit/experimentBuiltinModels.test.ts holds the two lists
  * together). */
 export interface ConvertedModel {
   name: string;

@@ -11,7 +11,7 @@ import { closeSync, existsSync, openSync, readFileSync, readSync } from 'node:fs
 import path from 'node:path';
 
 export const GIB = 2 ** 30;
-/** fp32 weight + fp32 gradient + AdamW's two fp32 moments (seed_trainer/memory.py MASTER_BYTES). */
+/** fp32 weight + fp32 gradient + AdamW's two fp32 moments (seed_trainer/compute/memory.py MASTER_BYTES). */
 const MASTER_BYTES = 16;
 /** Per layer and token, activations kept for the backward pass in a 16-bit dtype with fused attention. */
 const ACTIVATION_BYTES_PER_HIDDEN = 34;
@@ -165,7 +165,7 @@ export interface MemoryEstimate {
 }
 
 /**
- * Per process of a full fine-tune sharded over `shards` processes (seed_trainer/memory.py sharded_training_bytes):
+ * Per process of a full fine-tune sharded over `shards` processes (seed_trainer/compute/memory.py sharded_training_bytes):
  * the 16 bytes of master weight, gradient and AdamW moments split N ways; the frozen reference and the unsharded
  * inference copy whole in the compute dtype; two decoder layers all-gathered, each with its fp32 gradient.
  */
@@ -179,7 +179,7 @@ export function estimateTrainingMemory(shape: ModelShape, settings: TrainingSett
   const trainable = settings.lora ? loraParameters(shape, settings.lora) : shape.parameters;
   // LoRA is never sharded (the experiment schema refuses fsdp with LoRA); one process has nothing to shard.
   const sharded = settings.strategy === 'fsdp' && !settings.lora && processes > 1;
-  // seed_trainer/memory.py training_bytes: LoRA keeps the frozen base in the compute dtype; a full fine-tune keeps
+  // seed_trainer/compute/memory.py training_bytes: LoRA keeps the frozen base in the compute dtype; a full fine-tune keeps
   // fp32 master weights, gradients and AdamW moments plus a frozen reference copy in the compute dtype.
   const stateBytes = sharded
     ? shardedStateBytes(shape.parameters, shape.largestLayerParameters ?? 0, computeBytes, processes)

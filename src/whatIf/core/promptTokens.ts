@@ -58,7 +58,7 @@ export class PromptEncoder {
   }
 
   /** The teacher prompt H(h, s): too long, it loses tokens just after the skill block, so the task line, the skill
-   * and the current observation survive (seed_trainer/teacher.py). */
+   * and the current observation survive (seed_trainer/rl/teacher.py). */
   teacherIds(userText: string, skill: string, maxPromptTokens: number): number[] {
     const teacher = insertSkill(userText, skill, this.format);
     const rendered = this.render(teacher);

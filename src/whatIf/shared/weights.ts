@@ -3,7 +3,7 @@
 // starting model (step 0 here). An evaluation at update k played the weights after update k (step-k); an `eval` run
 // of a checkpoint records that checkpoint's update, one of the model none. When that checkpoint was not kept (runs
 // keep a few), the latest kept at or before it is used, else the nearest after — and the viewer says so. The trainer
-// applies the same rule (trainer/seed_trainer/rescore.py, `scoring_weights`). No vscode or Node imports: the webview
+// applies the same rule (trainer/seed_trainer/export/rescore.py, `scoring_weights`). No vscode or Node imports: the webview
 // uses it too.
 
 /** The checkpoint step whose weights scored (an evaluation: played) a trajectory (0: the run's starting model). */

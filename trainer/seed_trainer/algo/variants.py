@@ -1,6 +1,6 @@
 """The Stage-2 algorithms as settings of one loop (DESIGN §2 "Baselines and ablations"), in one table that the
 update, the teacher pass and the trajectory records all read. The experiment schema carries it too (`x-algorithms` on
-`algorithm`, see config.py): the names the schema accepts are this table's keys, and the editor takes its labels and
+`algorithm`, see experiment/config.py): the names the schema accepts are this table's keys, and the editor takes its labels and
 properties from there, so a new algorithm is added here only."""
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Analyzers: who writes the hindsight skill of a finished trajectory (DESIGN §2, Stage 1).
 
 One interface (`Analyzer.analyze(episodes) -> [Analysis]`), four kinds, chosen by `analyzer.kind`:
-- `self` — the policy itself, greedy (`policy_analyzer.PolicyAnalyzer` over `seed_trainer.analysis.self_analyze`, the
+- `self` — the policy itself, greedy (`policy_analyzer.PolicyAnalyzer` over `seed_trainer.analyzers.self_analysis.self_analyze`, the
   analysis prompt and greedy generation, which Stage 2 calls too);
 - `external` — any OpenAI-compatible chat-completions endpoint (`external.ExternalAnalyzer`), as the paper's Stage 1;
 - `oracle` — an environment that knows the ground truth (`TaskSource.oracle_analysis`: the household's is
@@ -20,7 +20,7 @@ from typing import Any
 
 from seed_trainer.algo.variants import ALGORITHM_VARIANTS
 from seed_trainer.analyzers.base import Analysis, Analyzer, AnalyzerError
-from seed_trainer.config import ExperimentConfig
+from seed_trainer.experiment.config import ExperimentConfig
 
 ANALYSIS_PROMPT_TOKENS = 8192  # the SFT max length: the analyzer reads whole episodes
 

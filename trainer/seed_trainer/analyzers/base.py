@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from seed_trainer.algo.json_repair import SkillParse, parse_skill_reply
-from seed_trainer.rollout import Episode
+from seed_trainer.rl.rollout import Episode
 
 
 @dataclass(frozen=True)

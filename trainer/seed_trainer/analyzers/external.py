@@ -32,10 +32,10 @@ from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from seed_trainer.analysis import analysis_prompt
 from seed_trainer.analyzers.base import Analysis, AnalyzerError
-from seed_trainer.config import AnalyzerConfig
-from seed_trainer.rollout import Episode
+from seed_trainer.analyzers.self_analysis import analysis_prompt
+from seed_trainer.experiment.config import AnalyzerConfig
+from seed_trainer.rl.rollout import Episode
 
 MAX_BACKOFF = 60.0  # seconds; also the cap on a server's Retry-After
 _LOOPBACK = {"127.0.0.1", "localhost", "::1"}

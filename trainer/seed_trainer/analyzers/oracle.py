@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from seed_trainer.analyzers.base import Analysis, AnalyzerError
-from seed_trainer.rollout import Episode
+from seed_trainer.rl.rollout import Episode
 
 
 class OracleAnalyzer:

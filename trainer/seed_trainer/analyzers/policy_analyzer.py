@@ -5,13 +5,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from seed_trainer.analysis import self_analyze
 from seed_trainer.analyzers.base import Analysis
-from seed_trainer.policy import Policy
-from seed_trainer.rollout import Episode
+from seed_trainer.analyzers.self_analysis import self_analyze
+from seed_trainer.compute.policy import Policy
+from seed_trainer.rl.rollout import Episode
 
 if TYPE_CHECKING:
-    from seed_trainer.rollout_engine import Generator
+    from seed_trainer.compute.engines import Generator
 
 
 class PolicyAnalyzer:

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from seed_trainer.algo.json_repair import SkillParse
 from seed_trainer.analyzers.base import Analysis
-from seed_trainer.rollout import Episode
+from seed_trainer.rl.rollout import Episode
 
 
 @dataclass(frozen=True)

@@ -75,4 +75,4 @@ class TaskSource(Protocol):
     # Optional, for the `oracle` analyzer: a source that knows the ground truth may also define
     #   oracle_analysis(self, spec, episode) -> str
     # returning the analyzer's reply (the JSON text {"episode_summary", "episode_skill"}) for a finished episode
-    # (seed_trainer.rollout.Episode). The reply goes through the same format verification as any analyzer's.
+    # (seed_trainer.rl.rollout.Episode). The reply goes through the same format verification as any analyzer's.

@@ -1,7 +1,7 @@
 """What the editor and `doctor` know about the registered environments: one entry per `environment.name`, with a
 summary, the optional extra it needs, the data it needs, and its `environment.options` as JSON-Schema fragments.
 
-This table is exported into the experiment schema (`x-environments` on `environment.name`, see config.py), from which
+This table is exported into the experiment schema (`x-environments` on `environment.name`, see experiment/config.py), from which
 the editor offers completion and hover docs, and read by `python -m seed_trainer doctor` to report which environments
 the interpreter can run. tests/test_environment_catalog.py holds it to the registry and to each TaskSource's
 constructor, so an option added to an environment without an entry here fails a test.

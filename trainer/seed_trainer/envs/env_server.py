@@ -85,7 +85,7 @@ def agent_format(name: str) -> tuple[Any, Any]:
 
         return AlfworldTasks.step_prompt, None
     if name == "webshop":
-        from seed_trainer.envs.webshop import parse_webshop_response, webshop_prompt
+        from seed_trainer.envs.webshop_text import parse_webshop_response, webshop_prompt
 
         return webshop_prompt, parse_webshop_response
     if name == "search_qa":

@@ -224,7 +224,7 @@ class TextWorldTasks:
         return TextWorldEnv(spec, self.max_steps, guided=guided)
 
     def oracle_analysis(self, spec: GameSpec, episode: Any) -> str:
-        """The analyzer's JSON reply for a finished episode (seed_trainer.rollout.Episode), from the game's walkthrough."""
+        """The analyzer's JSON reply for a finished episode (seed_trainer.rl.rollout.Episode), from the game's walkthrough."""
         from seed_trainer.envs.textworld_oracle import analysis_reply, walkthrough
 
         return analysis_reply(

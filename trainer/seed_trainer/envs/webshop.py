@@ -14,43 +14,13 @@ Splits are WebShop's goal indices (session ids): `valid_seen` = goals 0–499 (W
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from typing import Any
 
-from seed_trainer.algo.actions import invalid_reason, parse_action
 from seed_trainer.envs.env_server import EnvServerTasks
-from seed_trainer.envs.step_prompts import step_prompt_with_intro
+from seed_trainer.envs.webshop_text import parse_webshop_response, webshop_prompt
 
-INTRO = "You are an expert shopping agent browsing the WebShop online store, a text-only web shop."
 DEFAULT_SPLITS = {"valid_seen": [0, 500], "dev": [500, 1500], "train": [1500, 12087]}
-_ACTION = re.compile(r"^(search|click)\[(.+)\]$", re.DOTALL)
-_SEP = re.compile(r"\s*\[SEP\]\s*")
-_base_prompt = step_prompt_with_intro(INTRO)
-
-
-def format_page(text: str, instruction: str = "") -> str:
-    """WebShop's text-mode page, its ` [SEP] ` separators as ` | `, without the instruction the task line repeats."""
-    parts = [part for part in _SEP.split(text.strip()) if part]
-    goal = instruction.strip().lower()
-    kept = [p for p in parts if p.strip().lower() != goal] if goal else parts
-    if len(kept) < len(parts):  # the instruction was there: its "Instruction:" label goes too
-        kept = [p for p in kept if p.strip() != "Instruction:"]
-    return " | ".join(kept)
-
-
-def webshop_prompt(*, task: str, observation: str, **kwargs: Any) -> str:
-    return _base_prompt(task=task, observation=format_page(observation, task), **kwargs)
-
-
-def parse_webshop_response(response: str) -> tuple[str, str | None]:
-    """The `<action>` projection of the household, and the action must be `search[…]` or `click[…]`."""
-    parsed = parse_action(response)
-    if not parsed.valid:
-        return parsed.action, invalid_reason(response)
-    if not _ACTION.match(parsed.action):
-        return parsed.action, "the action is neither search[…] nor click[…]"
-    return parsed.action, None
 
 
 class WebshopTasks(EnvServerTasks):

@@ -27,7 +27,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import TextIO
 
-from seed_trainer.builtin_models import (
+from seed_trainer.models.builtin import (
     CONVERSION_FORMAT,
     MANIFEST_FILE,
     ConvertedModel,

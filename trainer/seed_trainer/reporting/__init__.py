@@ -2,7 +2,7 @@
 
 The reporters hang on the RunWriter, so only the process that writes the run directory reports (rank 0 under
 torchrun), in every stage. Neither is ever required: one that cannot be imported or started is left out with a
-`warning` event (code `report_unavailable`), one that fails later is dropped (`report_failed`, runlog/reporters.py).
+`warning` event (code `report_unavailable`), one that fails later is dropped (`report_failed`, runlog/report_hooks.py).
 """
 
 from __future__ import annotations

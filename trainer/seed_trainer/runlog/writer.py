@@ -20,7 +20,7 @@ from seed_trainer.runlog.layout import RunPaths
 from seed_trainer.runlog.manifest import new_manifest, resumed_fields, unique_run_dir
 from seed_trainer.runlog.ownership import RunLock
 from seed_trainer.runlog.reader import read_manifest
-from seed_trainer.runlog.reporters import Reporter, Reporters
+from seed_trainer.runlog.report_hooks import Reporter, Reporters
 from seed_trainer.runlog.schemas import SchemaSet
 from seed_trainer.runlog.tokens import TokenArrays
 from seed_trainer.runlog.trajectory_index import index_row

@@ -15,10 +15,10 @@ from typing import Any, TextIO
 
 from seed_trainer.algo.skill_relevance import relevance_metrics
 from seed_trainer.analyzers import Analysis, Analyzer, AnalyzerError, make_analyzer
-from seed_trainer.config import ExperimentConfig
+from seed_trainer.compute.policy import Policy
 from seed_trainer.envs import make_task_source
-from seed_trainer.policy import Policy
-from seed_trainer.rollout import play_episodes
+from seed_trainer.experiment.config import ExperimentConfig
+from seed_trainer.rl.rollout import play_episodes
 from seed_trainer.runlog import RunWriter
 from seed_trainer.stages.common import (
     StopFlag,

@@ -12,8 +12,9 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from seed_trainer.config import ExperimentError, load_experiment
-from seed_trainer.ranks import ranks_from_env
+from seed_trainer.compute.ranks import ranks_from_env
+from seed_trainer.experiment.config import ExperimentError
+from seed_trainer.experiment.loading import load_experiment
 
 
 def _run_stage(run: Callable[[], object]) -> int:
@@ -34,7 +35,7 @@ def _run_stage(run: Callable[[], object]) -> int:
 def _experiment(args: argparse.Namespace, *, model: bool = True, environment: bool = True):
     """The experiment of a stage command, its inputs checked before any run directory exists; None (after one line on
     stderr) when it cannot run."""
-    from seed_trainer.preflight import InputError, check_can_create, check_inputs, check_new_run_dir
+    from seed_trainer.experiment.preflight import InputError, check_can_create, check_inputs, check_new_run_dir
 
     try:
         config = load_experiment(args.experiment)
@@ -142,10 +143,10 @@ def cmd_resume(args: argparse.Namespace) -> int:
     if not (run_dir / "run.json").is_file():
         sys.stderr.write(f"error: {run_dir}: not a run directory (no run.json)\n")
         return 2
-    from seed_trainer.preflight import InputError
+    from seed_trainer.experiment.preflight import InputError
     from seed_trainer.runlog import RunFormatError
     from seed_trainer.runlog.ownership import RunNotWritableError, RunOwnedError
-    from seed_trainer.stages.reopen import ResumeError
+    from seed_trainer.stages.resume import ResumeError
     from seed_trainer.stages.train import resume  # torch: only once there is a run to resume
 
     try:

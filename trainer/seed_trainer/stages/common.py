@@ -13,9 +13,9 @@ from typing import Any, TextIO
 
 import torch
 
-from seed_trainer.config import ExperimentConfig
+from seed_trainer.experiment.config import ExperimentConfig
 from seed_trainer.reporting import attach_reporters
-from seed_trainer.rollout import Episode
+from seed_trainer.rl.rollout import Episode
 from seed_trainer.runlog import RunWriter, TokenArrays, metric_name
 
 

@@ -16,12 +16,12 @@ from typing import Any, TextIO
 
 import torch
 
-from seed_trainer.checkpoints import STATE_FILE, load_checkpoint_policy, read_state
-from seed_trainer.config import ExperimentConfig
+from seed_trainer.checkpoints.checkpoint import STATE_FILE, load_checkpoint_policy, read_state
+from seed_trainer.compute.engines import Generator, open_engine
+from seed_trainer.compute.policy import Policy
 from seed_trainer.envs import make_task_source
-from seed_trainer.policy import Policy
-from seed_trainer.rollout import Episode, play_episodes
-from seed_trainer.rollout_engine import Generator, open_engine
+from seed_trainer.experiment.config import ExperimentConfig
+from seed_trainer.rl.rollout import Episode, play_episodes
 from seed_trainer.runlog import RunWriter, metric_name
 from seed_trainer.stages.common import (
     StopFlag,

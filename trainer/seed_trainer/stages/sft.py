@@ -24,11 +24,11 @@ from typing import Any, TextIO
 
 import torch
 
-from seed_trainer.analysis import analysis_prompt_from_record
-from seed_trainer.config import ExperimentConfig
-from seed_trainer.policy import Policy
-from seed_trainer.precision import NonFiniteGuard, check_finite_weights, grad_scaler, guarded_step
-from seed_trainer.response_scoring import pack, response_logprobs
+from seed_trainer.analyzers.self_analysis import analysis_prompt_from_record
+from seed_trainer.compute.policy import Policy
+from seed_trainer.compute.precision import NonFiniteGuard, check_finite_weights, grad_scaler, guarded_step
+from seed_trainer.compute.response_scoring import pack, response_logprobs
+from seed_trainer.experiment.config import ExperimentConfig
 from seed_trainer.runlog import RunReader, RunWriter, layout
 from seed_trainer.stages.common import StopFlag, create_run, progress_bar, run_stage, runs_dir_for, seed_everything
 

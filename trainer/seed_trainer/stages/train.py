@@ -13,26 +13,28 @@ from __future__ import annotations
 import contextlib
 import sys
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TextIO
 
 import torch
 
-from seed_trainer import dist
 from seed_trainer.algo.advantages import grpo_advantages, step_scores
-from seed_trainer.algo.skill_controls import Written, teacher_skills
 from seed_trainer.analyzers import stage2_analyzer
-from seed_trainer.checkpoints import Checkpointer
-from seed_trainer.config import ExperimentConfig, experiment_from_data
+from seed_trainer.checkpoints.checkpoint import Checkpointer
+from seed_trainer.compute import distributed as dist
+from seed_trainer.compute.engines import Generator, logprob_agreement, open_engine
+from seed_trainer.compute.memory import memory_warnings
+from seed_trainer.compute.policy import Policy
+from seed_trainer.compute.precision import NonFiniteError, NonFiniteGuard, grad_scaler
+from seed_trainer.compute.sharding import refresh_inference_copy, shard_policy
 from seed_trainer.envs import make_task_source
-from seed_trainer.memory import memory_warnings
-from seed_trainer.policy import Policy
-from seed_trainer.precision import NonFiniteError, NonFiniteGuard, grad_scaler
-from seed_trainer.rollout import Episode, play_episodes
-from seed_trainer.rollout_engine import Generator, logprob_agreement, open_engine
+from seed_trainer.experiment.config import ExperimentConfig
+from seed_trainer.experiment.loading import experiment_from_data
+from seed_trainer.rl.rollout import Episode, play_episodes
+from seed_trainer.rl.teacher import controlled_skills, teacher_pass
+from seed_trainer.rl.update import LossSettings, Sample, ppo_update
 from seed_trainer.runlog import RunWriter
-from seed_trainer.sharding import refresh_inference_copy, shard_policy
 from seed_trainer.stages.common import (
     StopFlag,
     TokenText,
@@ -45,11 +47,9 @@ from seed_trainer.stages.common import (
     seed_everything,
 )
 from seed_trainer.stages.evaluate import evaluate_policy
-from seed_trainer.stages.reopen import recorded_device, reopen_for_resume
+from seed_trainer.stages.resume import recorded_device, reopen_for_resume
 from seed_trainer.stages.train_records import trajectory_record, update_metrics
 from seed_trainer.stages.train_settings import LoopSettings
-from seed_trainer.teacher import teacher_pass
-from seed_trainer.update import LossSettings, Sample, ppo_update
 
 
 def assign_advantages(episodes: Sequence[Episode], config: ExperimentConfig) -> None:
@@ -86,7 +86,7 @@ def train(
 ) -> Path:
     """Runs Stage 2 in a new run directory and returns it. `baseline_evals` (split → eval run directory) is recorded
     in run.json for a before/after. Failures end the run as `failed` and re-raise.
-    Under torchrun every rank calls it; rank 0 creates and writes the run directory (dist.py)."""
+    Under torchrun every rank calls it; rank 0 creates and writes the run directory (compute/distributed.py)."""
     ranks = dist.start(config.model.device)
     clean = False
     try:
@@ -229,12 +229,7 @@ def _train_loop(
     _describe_setup(writer, policy, config, ranks, sharded)
 
     for update in range(first, config.updates + 1):
-        stopping = dist.broadcast(ranks, stop.signal or writer.stop_requested(), f"starting update {update}")
-        if stopping:
-            writer.begin_stop("signal" if stop.signal else "control", signal=stop.signal)
-            if update - 1 > checkpoints.saved:
-                checkpoints.save(update - 1)
-            writer.finish("stopped", f"stopped before update {update}")
+        if _stopped_before(update, stop, writer, checkpoints, ranks):
             return
         times: dict[str, float] = {}
         started = time.perf_counter()
@@ -313,37 +308,18 @@ def _train_loop(
     writer.finish("completed", f"{config.updates} updates completed")
 
 
-def controlled_skills(
-    episodes: Sequence[Episode], config: ExperimentConfig, writer: RunWriter | dist.QuietWriter, update: int
-) -> Callable[[Episode], str | None] | None:
-    """Under `opd.skill_control` (algo/skill_controls.py), the teacher pass's skill of each episode, and a
-    `skill_control` event that says whose skill each trajectory's teacher read; None (the own skills) without one.
-    Under torchrun the donors are this process's task groups."""
-    control = config.opd.skill_control
-    if control == "none":
-        return None
-    written = [
-        Written(e.group, e.index, e.won, e.skill.skill if e.skill is not None and e.skill.valid else None)
-        for e in episodes
-    ]
-    chosen = teacher_skills(written, control)
-    donors = [
-        {"group": w.group, "index": w.index, "donor_group": c.group, "donor_index": c.index}
-        | ({} if c.group is not None else {"text": c.text})
-        for w, c in zip(written, chosen)
-        if c is not None
-    ]
-    missing = sum(1 for w, c in zip(written, chosen) if w.skill is not None and c is None)
-    writer.event(
-        "skill_control",
-        f"update {update}: `{control}` skills for {len(donors)} trajectories"
-        + (f"; {missing} with a valid own skill had no donor and are not distilled" if missing else ""),
-        step=update,
-        control=control,
-        donors=donors,
-    )
-    by_episode = {id(e): c.text if c is not None else None for e, c in zip(episodes, chosen)}
-    return lambda episode: by_episode.get(id(episode))
+def _stopped_before(
+    update: int, stop: StopFlag, writer: RunWriter | dist.QuietWriter, checkpoints: Checkpointer, ranks: dist.Ranks
+) -> bool:
+    """Whether a signal or the extension's stop file ends the run before `update` (every rank agrees); if so, the last
+    update is checkpointed and the run finished as `stopped`."""
+    stopping = dist.broadcast(ranks, stop.signal or writer.stop_requested(), f"starting update {update}")
+    if stopping:
+        writer.begin_stop("signal" if stop.signal else "control", signal=stop.signal)
+        if update - 1 > checkpoints.saved:
+            checkpoints.save(update - 1)
+        writer.finish("stopped", f"stopped before update {update}")
+    return stopping
 
 
 def old_and_reference_logprobs(

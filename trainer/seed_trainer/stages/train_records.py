@@ -9,12 +9,13 @@ import torch
 
 from seed_trainer.algo.estimators import subtracted_gate
 from seed_trainer.algo.losses import opd_gate
-from seed_trainer.algo.quantiles import token_quantiles
 from seed_trainer.algo.skill_relevance import relevance_metrics
-from seed_trainer.rollout import Episode, Step
+from seed_trainer.algo.token_quantiles import token_quantiles
+from seed_trainer.rl.rollout import Episode, Step
+from seed_trainer.rl.update import LossSettings, UpdateResult
 from seed_trainer.runlog import TokenArrays
+from seed_trainer.runlog.quantiles import QUANTILE_LEVELS
 from seed_trainer.stages.common import TokenText, rollout_metrics
-from seed_trainer.update import LossSettings, UpdateResult
 
 # ppo_update's metric names → the metrics row's
 LOSS_NAMES = {
@@ -76,7 +77,11 @@ def gate_statistics(steps: Sequence[Step], beta: float, estimator: str = "sample
             out["opd/gate_baseline_mean"] = None
         if estimator == "expected":
             out["opd/tail_mass"] = None
-        return out | token_quantiles(torch.empty(0), "gate") | token_quantiles(torch.empty(0), "delta")
+        return (
+            out
+            | token_quantiles(torch.empty(0), "gate", QUANTILE_LEVELS)
+            | token_quantiles(torch.empty(0), "delta", QUANTILE_LEVELS)
+        )
     teacher = torch.cat([s.teacher_logp for s in scored])
     student = torch.cat([s.old_logp for s in scored])
     delta, gate = opd_gate(teacher, student, beta)
@@ -86,7 +91,9 @@ def gate_statistics(steps: Sequence[Step], beta: float, estimator: str = "sample
         "delta/mean": float(delta.mean()),
         "opd/active_ratio": teacher.numel() / max(total, 1),
     }
-    out |= token_quantiles(gate, "gate") | token_quantiles(delta, "delta")  # the per-update strips of the dashboard
+    out |= token_quantiles(gate, "gate", QUANTILE_LEVELS) | token_quantiles(
+        delta, "delta", QUANTILE_LEVELS
+    )  # the per-update strips of the dashboard
     baseline = subtracted_gate(estimator, gate, _joined(scored, "gate_baseline"))
     if baseline is not None:
         out["opd/gate_baseline_mean"] = float(baseline.mean())

@@ -11,12 +11,12 @@ import torch
 
 from seed_trainer.analyzers import Analyzer
 from seed_trainer.analyzers.static_bank import StaticBankAnalyzer
-from seed_trainer.config import ExperimentConfig
-from seed_trainer.policy import Policy
-from seed_trainer.update import LossSettings
+from seed_trainer.compute.policy import Policy
+from seed_trainer.experiment.config import ExperimentConfig
+from seed_trainer.rl.update import LossSettings
 
 if TYPE_CHECKING:
-    from seed_trainer.rollout_engine import Generator
+    from seed_trainer.compute.engines import Generator
 
 
 @dataclass(frozen=True)

@@ -78,7 +78,7 @@ class HouseholdTasks:
         return HouseholdEnv(spec.instance, max_steps=self.max_steps)
 
     def oracle_analysis(self, spec: HouseholdSpec, episode: Any) -> str:
-        """The analyzer's JSON reply for a finished episode (seed_trainer.rollout.Episode), from the ground truth."""
+        """The analyzer's JSON reply for a finished episode (seed_trainer.rl.rollout.Episode), from the ground truth."""
         commands = [step.action for step in episode.steps]
         valid = [step.valid for step in episode.steps]
         return analysis_reply(spec.instance, commands, valid, bool(episode.won))

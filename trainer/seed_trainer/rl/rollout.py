@@ -1,0 +1,189 @@
+"""The rollout loop: N copies of B tasks played in lockstep, one batched generation per environment step.
+
+Every live environment contributes one prompt per round; the policy answers all of them in a single batched call
+(KV cache, left padding), each response is reduced to an action, and every environment steps. An environment leaves
+the batch when it is done or reaches `max_steps`. Each step becomes one training sample (DESIGN §2).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import torch
+
+from seed_trainer.algo.actions import invalid_reason, parse_action
+from seed_trainer.algo.prompts import build_step_prompt
+from seed_trainer.compute.policy import Policy
+from seed_trainer.envs.base import EnvironmentFailure, Task, TaskSource
+
+if TYPE_CHECKING:
+    from seed_trainer.compute.engines import Generator
+
+
+@dataclass
+class Step:
+    t: int
+    observation: str  # what the agent saw before acting
+    admissible_actions: list[str]
+    prompt: str  # h_t: the user turn before the chat template
+    prompt_ids: list[int]
+    response_ids: list[int]
+    response: str
+    action: str  # what the environment received
+    valid: bool
+    invalid_reason: str | None
+    truncated: bool  # the response hit max_response_tokens without an end-of-turn token
+    # The sampled tokens' log-probs as generation computed them (with `with_logprobs`), CPU float32.
+    sample_logp: torch.Tensor | None = None
+    # Filled after the rollout: per-token arrays (CPU float32) and the step's advantage.
+    old_logp: torch.Tensor | None = None
+    ref_logp: torch.Tensor | None = None
+    teacher_logp: torch.Tensor | None = None
+    # The teacher pass of the `baseline` / `expected` OPD estimators (algo/estimators.py): b(s) per token, and the
+    # kept soft-target weights π_old(v)·g(v) ([R, k], ids None: the whole vocabulary) with the mass left out.
+    gate_baseline: torch.Tensor | None = None
+    target_ids: torch.Tensor | None = None
+    target_weights: torch.Tensor | None = None
+    target_tail: torch.Tensor | None = None
+    advantage: float = 0.0
+    score: float = 0.0
+
+
+@dataclass
+class Episode:
+    task: Task
+    group: int  # index of the task in this update's batch: the GRPO group
+    index: int  # which of the N copies
+    steps: list[Step] = field(default_factory=list)
+    won: bool = False
+    final_observation: str = ""
+    skill: Any = None  # the hindsight skill (json_repair.SkillParse) once analysed
+    skill_reply: str | None = None  # the analyzer's raw reply: recorded when it is not a valid skill
+    spec: Any = None  # the task specification it was built from (an oracle analyzer reads the ground truth there)
+    error: str | None = None  # why the environment failed (EnvironmentFailure): the episode ended there, not won
+    score: float | None = None  # the environment's own task score when it reports one (info["score"], e.g. WebShop)
+
+    @property
+    def history(self) -> list[tuple[str, str]]:
+        return [(step.observation, step.action) for step in self.steps]
+
+
+PromptPrefix = Callable[[Task], str]
+
+
+def _default_parse(response: str) -> tuple[str, str | None]:
+    parsed = parse_action(response)
+    return parsed.action, None if parsed.valid else invalid_reason(response)
+
+
+def _start(source: TaskSource, spec: Any, episode_args: tuple[int, int]) -> tuple[Any, Episode, Any]:
+    """A new environment and its episode; an environment that fails to start gives an episode that already ended."""
+    env = source.make(spec)
+    try:
+        task, observation = env.reset()
+    except EnvironmentFailure as failure:
+        task = failure.task or Task(id=str(spec), type="unknown", description="", split="")
+        return None, Episode(task, *episode_args, spec=spec, error=str(failure)), None
+    return env, Episode(task, *episode_args, spec=spec), observation
+
+
+def play_episodes(
+    policy: Policy,
+    source: TaskSource,
+    specs: Sequence[Any],
+    *,
+    group_size: int,
+    max_steps: int,
+    history_length: int,
+    max_prompt_tokens: int,
+    max_response_tokens: int,
+    temperature: float = 1.0,
+    greedy: bool = False,
+    generation_batch_size: int = 64,
+    prompt_prefix: PromptPrefix | None = None,
+    with_logprobs: bool = False,
+    generator: Generator | None = None,
+) -> list[Episode]:
+    """Plays `group_size` episodes of every task spec; returns them grouped (group g = specs[g]).
+
+    `prompt_prefix` (SDAR) puts privileged text in front of every step prompt of a task. `with_logprobs` keeps the
+    sampled tokens' log-probs of each step (`Step.sample_logp`). `generator` answers the prompts instead of the
+    policy (the vLLM engine of `rollout.engine: vllm`); the policy's tokenizer still builds them.
+    """
+    build_prompt = getattr(source, "step_prompt", None) or build_step_prompt
+    parse = getattr(source, "parse_response", None) or _default_parse
+    envs, episodes, observations = [], [], []
+    for group, spec in enumerate(specs):
+        for index in range(group_size):
+            env, episode, observation = _start(source, spec, (group, index))
+            envs.append(env)
+            episodes.append(episode)
+            observations.append(observation)
+    live = [i for i, env in enumerate(envs) if env is not None]
+    for _t in range(max_steps):
+        if not live:
+            break
+        prompts = []
+        for i in live:
+            episode, observation = episodes[i], observations[i]
+            prompt = build_prompt(
+                task=episode.task.description,
+                observation=observation.text,
+                admissible_actions=observation.admissible_actions,
+                history=episode.history,
+                history_length=history_length,
+            )
+            if prompt_prefix is not None:
+                prompt = f"{prompt_prefix(episode.task)}\n\n{prompt}"
+            prompts.append(prompt)
+        prompt_ids = [policy.encode_chat(prompt, max_prompt_tokens) for prompt in prompts]
+        generations = (generator or policy).generate(
+            prompt_ids,
+            max_response_tokens,
+            temperature=temperature,
+            greedy=greedy,
+            batch_size=generation_batch_size,
+            with_logprobs=with_logprobs,
+        )
+        still_live = []
+        for i, prompt, generation in zip(live, prompts, generations):
+            episode, observation = episodes[i], observations[i]
+            action, reason = parse(generation.text)
+            try:
+                result = envs[i].step(action)
+            except EnvironmentFailure as failure:
+                result, episode.error = None, str(failure)
+            episode.steps.append(
+                Step(
+                    t=len(episode.steps),
+                    observation=observation.text,
+                    admissible_actions=list(observation.admissible_actions),
+                    prompt=prompt,
+                    prompt_ids=generation.prompt_ids,
+                    response_ids=generation.response_ids,
+                    response=generation.text,
+                    action=action,
+                    valid=reason is None,
+                    invalid_reason=reason,
+                    truncated=not generation.finished,
+                    sample_logp=generation.logp,
+                )
+            )
+            if result is None:  # the environment failed: the episode ends here, not won
+                continue
+            observations[i] = result.observation
+            episode.final_observation = result.observation.text
+            if "score" in result.info:
+                episode.score = float(result.info["score"])
+            if result.won:
+                episode.won = True
+            if not result.done:
+                still_live.append(i)
+        live = still_live
+    for env in envs:
+        close = getattr(env, "close", None)
+        if close is not None:
+            close()
+    return episodes
