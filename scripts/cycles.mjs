@@ -1,9 +1,13 @@
 #!/usr/bin/env node
-// Counts the folder-level import cycles of src/ and webview/ and prints them: dependency-cruiser reads the imports,
-// each file stands for its folder, and every elementary cycle of the folder graph is listed. Exits non-zero when
-// there is one, so `npm test` fails.
+// Counts the import cycles of src/ and webview/ and prints them: dependency-cruiser reads the imports, each file
+// stands for its folder (or, with --features, its feature), and every elementary cycle of that graph is listed. Exits
+// non-zero when there is one, so `npm test` fails (it runs all four combinations).
 //   node scripts/cycles.mjs            value imports (dependency-cruiser's default: type-only imports are erased)
 //   node scripts/cycles.mjs --types    type-only imports too
+//   node scripts/cycles.mjs --features src/<feature>/** and webview/<feature>/** are one node. The composition root
+//                                      (the files directly in src/: extension.ts, features.ts, services.ts) is not a
+//                                      node: it imports every feature to wire it, and a feature may import only types
+//                                      from it (the `Services` it is handed); a value import from it fails.
 import path from 'node:path';
 import { cruise } from 'dependency-cruiser';
 
@@ -15,14 +19,30 @@ const result = await cruise(roots, {
   includeOnly: '^(src|webview)/',
 });
 
+/** The node a file counts for: with --features its feature (`feature:<name>`), or undefined for the composition
+ * root; else its folder. */
+const byFeature = process.argv.includes('--features');
+function nodeOf(file) {
+  if (!byFeature) return path.posix.dirname(file);
+  const parts = file.split('/');
+  return parts.length > 2 ? `feature:${parts[1]}` : undefined;
+}
+const rootValueImports = [];
+
 /** Folder → folders it imports from (itself excluded). */
 const graph = new Map();
 for (const module of result.output.modules) {
-  const from = path.posix.dirname(module.source);
+  const from = nodeOf(module.source);
+  if (from === undefined) continue;
   if (!graph.has(from)) graph.set(from, new Set());
   for (const dependency of module.dependencies) {
-    const to = path.posix.dirname(dependency.resolved);
-    if (to !== from && roots.some((root) => to === root || to.startsWith(`${root}/`))) graph.get(from).add(to);
+    const to = nodeOf(dependency.resolved);
+    if (to === undefined) {
+      const typeOnly = dependency.dependencyTypes.includes('type-only') || dependency.dependencyTypes.includes('type-import');
+      if (!typeOnly && dependency.resolved.startsWith('src/')) rootValueImports.push(`${module.source} → ${dependency.resolved}`);
+      continue;
+    }
+    if (to !== from && roots.some((root) => dependency.resolved.startsWith(`${root}/`))) graph.get(from).add(to);
   }
 }
 
@@ -45,5 +65,7 @@ for (const start of folders) {
 }
 
 for (const cycle of cycles) console.log(`  ${[...cycle, cycle[0]].join(' → ')}`);
-console.log(`folder-level import cycles: ${cycles.length} (${folders.length} folders)`);
-process.exitCode = cycles.length === 0 ? 0 : 1;
+const kind = `${byFeature ? 'feature' : 'folder'}-level ${process.argv.includes('--types') ? 'value and type' : 'value'} import cycles`;
+console.log(`${kind}: ${cycles.length} (${folders.length} ${byFeature ? 'features' : 'folders'})`);
+for (const line of rootValueImports) console.log(`  a feature imports a value from the composition root: ${line}`);
+process.exitCode = cycles.length === 0 && rootValueImports.length === 0 ? 0 : 1;

@@ -66,6 +66,7 @@ const BUDGETS = {
   typecheck: 25,
   lint: 20,
   'import cycles': 10,
+  'feature import cycles': 10,
   'python lint (ruff)': 5,
   'duplicated blocks (jscpd)': 5,
   'commit subjects': 2,
@@ -162,6 +163,8 @@ async function main() {
     { label: 'lint', cmd: npx('eslint', ['.']), after: [SETUP_NPM] },
     // Folder-level import cycles of src/ and webview/ (scripts/cycles.mjs): there must be none.
     { label: 'import cycles', cmd: ['node', ['scripts/cycles.mjs']], after: [SETUP_NPM] },
+    // The same with each feature one node (src/<feature>/** with webview/<feature>/**), type imports counted too.
+    { label: 'feature import cycles', cmd: ['node', ['scripts/cycles.mjs', '--features', '--types']], after: [SETUP_NPM] },
     // ruff (ruff.toml) over trainer/ and bench/: lint, and the formatting already applied.
     { label: 'python lint (ruff)', cmd: ['node', ['scripts/lintPython.mjs']], after: [SETUP_PYTHON] },
     // Duplicated blocks (.jscpd.json): fails above its threshold, a percentage of all lines.

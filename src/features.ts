@@ -6,6 +6,7 @@ import type { CoreServices, Services } from './services';
 import { RunAccess } from './runs/runAccess';
 import { registerSkillReview } from './review/registerSkillReview';
 import { registerTrajectoryViewer } from './trajectory/registerTrajectoryViewer';
+import { registerTrajectoryDiff } from './diff/registerTrajectoryDiff';
 import { registerTrajectoryTable } from './table/tablePanel';
 import { registerSetUpTrainer } from './training/setUpTrainer';
 import { registerTrainCommands } from './training/trainCommands';
@@ -33,6 +34,7 @@ export function activateFeatures(context: vscode.ExtensionContext, core: CoreSer
   const services: Services = { ...core, probes, doctor: doctorFor(context.extensionPath), experiments: new ExperimentService(context.extensionPath) };
   const disposable = vscode.Disposable.from(
     registerTrajectoryViewer(context, log, runAccess),
+    registerTrajectoryDiff(context, log, runAccess),
     registerSkillReview(context, log, runAccess),
     registerTrajectoryTable(context, runs, log),
     registerExperimentLanguage(context, services),

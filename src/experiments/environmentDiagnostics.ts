@@ -5,9 +5,9 @@
 import { execFile } from 'node:child_process';
 import * as vscode from 'vscode';
 import type { Services } from '../services';
-import type { SetUpTrainerArgs } from '../training/setUpTrainer';
-import { resolveTrainerPython } from '../training/pythonInterpreter';
-import { trainerEnv } from '../training/trainerSettings';
+import type { SetUpTrainerArgs } from '../python/setUpTrainerArgs';
+import { resolveTrainerPython } from '../python/pythonInterpreter';
+import { trainerEnv } from '../python/trainerSettings';
 import { defaultEnvironment } from './core/environmentCatalog';
 import { MISSING_MODEL, builtinModelProblems, convertedModelInFile, modelOfProblem } from './core/builtinModelProblems';
 import { MISSING_EXTRA, environmentProblems, extraOfProblem, namedEnvironment } from './core/environmentProblems';

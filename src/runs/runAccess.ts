@@ -5,7 +5,7 @@ import path from 'node:path';
 import * as vscode from 'vscode';
 import { RunReader, type RunSchemas, type Trajectory, type TrajectoryIndexRow } from './core';
 import { pickRun as pickRunOf, type RunsModel } from './runsModel';
-import { opdEstimatorOf, type OpdEstimator } from '../trajectory/shared/opdEstimator';
+import { opdEstimatorOf, type OpdEstimator } from './shared/opdEstimator';
 
 /** A trajectory addressed by its run directory and its id (the arguments of the viewer's commands). */
 export interface TrajectoryRef {

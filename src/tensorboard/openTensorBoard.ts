@@ -4,7 +4,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import * as vscode from 'vscode';
 import type { Services } from '../services';
-import { resolveTrainerPython } from '../training/pythonInterpreter';
+import { resolveTrainerPython } from '../python/pythonInterpreter';
 import { runDirOf } from '../training/trainCommands';
 import { refuseWhenUntrusted } from '../common/trust';
 import { TENSORBOARD_REQUIREMENT, TensorBoardMissingError, TensorBoardServers, logdirFor, logdirSpec, runEventsDir, type TensorBoardServer } from './core/tensorBoardServers';

@@ -5,18 +5,12 @@ import { execFile, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import * as vscode from 'vscode';
-import { resolveTrainerPython, selectInPythonExtension } from './pythonInterpreter';
+import { resolveTrainerPython, selectInPythonExtension } from '../python/pythonInterpreter';
 import { FACTS_SCRIPT, planSetup, type InterpreterFacts, type SetupStep } from './core/setupPlan';
-import { trainerEnv } from './trainerSettings';
+import { trainerEnv } from '../python/trainerSettings';
+import type { SetUpTrainerArgs } from '../python/setUpTrainerArgs';
 import type { Services } from '../services';
 import { refuseWhenUntrusted } from '../common/trust';
-
-export interface SetUpTrainerArgs {
-  /** Skip the confirmation of a new virtual environment (tests, scripted use). */
-  confirmed?: boolean;
-  /** The optional extras to install (the missing-extra quick fix); absent: the user picks them. */
-  extras?: string[];
-}
 
 interface SetUpTrainerResult {
   python: string;

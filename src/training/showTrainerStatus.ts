@@ -2,7 +2,7 @@
 // The TRAINER view lists the same report, line by line, from the last probe: probed when the view is first shown in a
 // trusted workspace, and again by the command; before any probe it shows its welcome text and button.
 import * as vscode from 'vscode';
-import { resolvePythonInterpreter } from './pythonInterpreter';
+import { resolvePythonInterpreter } from '../python/pythonInterpreter';
 import { describeProbe, probeInterpreter, summarizeProbe, type ProbeResult } from './core/trainerProbe';
 import { trainerStatusRow } from './core/trainerStatusRows';
 

@@ -8,7 +8,7 @@ import { EXPERIMENT_GLOB, ExperimentService } from '../experiments/core/experime
 import { problemLine, type ExperimentProblem } from '../experiments/core/experimentSchema';
 import { loadYaml } from '../common/core/lazyRequire';
 import type { Services } from '../services';
-import { resolveTrainerPython } from './pythonInterpreter';
+import { resolveTrainerPython } from '../python/pythonInterpreter';
 import type { RunLifetime } from './core/runSession';
 import { stageChoices, type StageChoice } from '../runs/core/trainerProcess';
 import { defaultAlgorithm } from '../experiments/core/algorithmCatalog';

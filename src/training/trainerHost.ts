@@ -12,7 +12,7 @@ import { RunSession, type LaunchRequest, type RunLifetime } from './core/runSess
 import { isStaleReading, launchedSession, reattachedSession, type SessionOutcome } from './core/sessionMachine';
 import { LaunchedRuns } from './launchedRuns';
 import { latestSuccess, progressFraction, progressMessage, showRunProgress } from './runProgress';
-import { configuredLifetime, trainerEnv } from './trainerSettings';
+import { trainerEnv } from '../python/trainerSettings';
 import type { Stage } from '../runs/shared/types';
 import { isLive, type RunChangeEvent, type RunEntry, type RunsModel } from '../runs/runsModel';
 import {
@@ -386,4 +386,9 @@ function manifestPid(file: string): number | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** `seedStudio.train.stopRunsWhenWindowCloses`: whether a launched run ends with the window. */
+function configuredLifetime(): RunLifetime {
+  return vscode.workspace.getConfiguration('seedStudio').get<boolean>('train.stopRunsWhenWindowCloses') ? 'window' : 'detached';
 }

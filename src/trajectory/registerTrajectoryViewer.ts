@@ -1,25 +1,23 @@
-// Commands of the trajectory viewer and diff, the text documents, and restoring their panels after a reload.
+// Commands of the trajectory viewer, the text documents, and restoring its panels after a reload (the diff's are in
+// src/diff/registerTrajectoryDiff.ts; the viewer's Compare runs its command).
 //
 //   seedStudio.openTrajectory(runDir?, id?) | ({runDir, id})            → the viewer panel
-//   seedStudio.compareTrajectories(a?, b?)   a, b: {runDir, id}          → the diff panel
-//   seedStudio.openTrajectoryTextDiff(a?, b?)                            → VS Code's diff editor on text renderings
 //   seedStudio.openTrajectoryAsText(runDir?, id?) | ({runDir, id})      → the text rendering
 //   seedStudio.whatIfTrajectory(runDir, id, skill)                       → the viewer with "What if…" open on `skill`
 // Missing arguments are asked for with quick picks (palette use). runDir may be a path or a Uri.
 import * as vscode from 'vscode';
-import { TrajectoryDiffPanel, DIFF_VIEW_TYPE, type DiffHooks } from '../diff/diffPanel';
-import { type RunAccess, completeRef, pickRun, pickTrajectory, refFromArgs, toTrajectoryRef, type TrajectoryRef } from '../runs/runAccess';
+import { type RunAccess, completeRef, refFromArgs, toTrajectoryRef, type TrajectoryRef } from '../runs/runAccess';
 import { TRAJECTORY_VIEW_TYPE, TrajectoryPanel } from './trajectoryPanel';
-import { openTextDiff, registerTrajectoryDocuments, trajectoryTextUri } from './trajectoryDocuments';
+import { registerTrajectoryDocuments, trajectoryTextUri } from './trajectoryDocuments';
 import type { WalkthroughViewKey } from '../walkthrough/core/walkthroughContext';
 import { providePanelSerializer } from '../lazyFeatures/featureStandIns';
 
 /** Ticks the walkthrough step of a view once it opened (see walkthroughContext.ts). */
-function viewOpened(key: WalkthroughViewKey): void {
+export function viewOpened(key: WalkthroughViewKey): void {
   void vscode.commands.executeCommand('setContext', key, true);
 }
 
-const TRAJECTORY_COMMANDS = {
+export const TRAJECTORY_COMMANDS = {
   open: 'seedStudio.openTrajectory',
   compare: 'seedStudio.compareTrajectories',
   textDiff: 'seedStudio.openTrajectoryTextDiff',
@@ -31,40 +29,7 @@ export function registerTrajectoryViewer(context: vscode.ExtensionContext, log: 
   const extensionUri = context.extensionUri;
 
   const openViewer = (ref: TrajectoryRef, existing?: vscode.WebviewPanel): TrajectoryPanel =>
-    TrajectoryPanel.show(ref, access, { compare: (a) => compare([a]) }, log, extensionUri, existing);
-
-  const diffHooks: DiffHooks = { openViewer: (ref) => openViewer(ref), openTextDiff };
-
-  /** The second trajectory of a comparison: same task first, in the first one's run unless another is chosen. */
-  async function pickSecond(first: TrajectoryRef, title: string): Promise<TrajectoryRef | undefined> {
-    let taskId: string | undefined;
-    try {
-      taskId = (await access.load(first)).trajectory.task.id;
-    } catch (error) {
-      void vscode.window.showErrorMessage(`SEED: ${(error as Error).message}`);
-      return undefined;
-    }
-    const runDir = await pickRun(access, `${title}: run of the second trajectory`, first.runDir);
-    if (!runDir) return undefined;
-    const id = await pickTrajectory(access, runDir, `${title}: compare ${first.id} with…`, { taskId, exclude: runDir === first.runDir ? first.id : undefined });
-    return id ? { runDir, id } : undefined;
-  }
-
-  async function pair(args: readonly unknown[], title: string): Promise<[TrajectoryRef, TrajectoryRef] | undefined> {
-    // A tree node of a run or a task group (runDir without id) starts the picks in that run.
-    const a = toTrajectoryRef(args[0]) ?? (await completeRef(access, { runDir: refFromArgs(args.slice(0, 1)).runDir }, `${title}: first trajectory`));
-    if (!a) return undefined;
-    const b = toTrajectoryRef(args[1]) ?? (await pickSecond(a, title));
-    return b ? [a, b] : undefined;
-  }
-
-  async function compare(args: readonly unknown[]): Promise<TrajectoryDiffPanel | undefined> {
-    const refs = await pair(args, 'Compare Trajectories');
-    if (!refs) return undefined;
-    const panel = TrajectoryDiffPanel.show(refs[0], refs[1], access, diffHooks, log, extensionUri);
-    viewOpened('seedStudio.walkthrough.trajectoriesCompared');
-    return panel;
-  }
+    TrajectoryPanel.show(ref, access, { compare: async (a) => vscode.commands.executeCommand(TRAJECTORY_COMMANDS.compare, a) }, log, extensionUri, existing);
 
   return vscode.Disposable.from(
     registerTrajectoryDocuments(access),
@@ -80,12 +45,6 @@ export function registerTrajectoryViewer(context: vscode.ExtensionContext, log: 
       viewer.startWhatIf(skill);
       return viewer;
     }),
-    vscode.commands.registerCommand(TRAJECTORY_COMMANDS.compare, (...args: unknown[]) => compare(args)),
-    vscode.commands.registerCommand(TRAJECTORY_COMMANDS.textDiff, async (...args: unknown[]) => {
-      const refs = await pair(args, 'Open Trajectories as Text Diff');
-      if (refs) await openTextDiff(refs[0], refs[1]);
-      return refs !== undefined;
-    }),
     vscode.commands.registerCommand(TRAJECTORY_COMMANDS.asText, async (...args: unknown[]) => {
       const ref = await completeRef(access, refFromArgs(args), 'Open Trajectory as Text');
       return ref ? vscode.window.showTextDocument(trajectoryTextUri(ref), { preview: false }) : undefined;
@@ -96,13 +55,6 @@ export function registerTrajectoryViewer(context: vscode.ExtensionContext, log: 
       deserializeWebviewPanel: async (panel, state: unknown) => {
         const ref = toTrajectoryRef(state);
         if (ref) openViewer(ref, panel);
-        else panel.dispose();
-      },
-    }),
-    providePanelSerializer(DIFF_VIEW_TYPE, {
-      deserializeWebviewPanel: async (panel, state: unknown) => {
-        const refs = state && typeof state === 'object' ? [toTrajectoryRef((state as { a?: unknown }).a), toTrajectoryRef((state as { b?: unknown }).b)] : [];
-        if (refs[0] && refs[1]) TrajectoryDiffPanel.show(refs[0], refs[1], access, diffHooks, log, extensionUri, panel);
         else panel.dispose();
       },
     }),

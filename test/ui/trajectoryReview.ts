@@ -13,7 +13,7 @@ import type { Page } from 'playwright-core';
 import { RunReader, RunSchemas, decodeTokenArrays, findSchemasDir } from '../../src/runs/core';
 import { colorOf, fittedScale } from '../../src/trajectory/shared/colorScale';
 import { formatNumber } from '../../src/trajectory/shared/format';
-import { gateMinusBaseline } from '../../src/trajectory/shared/opdEstimator';
+import { gateMinusBaseline } from '../../src/runs/shared/opdEstimator';
 import { type CodeServerSession, repoRoot, resultsDir, runCodeServerTest, runnerPrerequisites } from '../integration/codeServerSession';
 import { fail, palette, runUiSteps, treeRow, webview } from './workbench';
 

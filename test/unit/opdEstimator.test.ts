@@ -6,8 +6,8 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { decodeTokenArrays, type TokenArrays } from '../../src/runs/shared/tokenArrays';
 import type { Trajectory } from '../../src/runs/shared/types';
-import { CENTER_BIN, BINS, binOf, fittedScale, heatScale } from '../../src/trajectory/shared/colorScale';
-import { baselineWording, describeScale, gateMinusBaseline, opdEstimatorOf, subtractsBaseline, withCentredBaseline } from '../../src/trajectory/shared/opdEstimator';
+import { CENTER_BIN, BINS, binOf, describeScale, fittedScale, heatScale } from '../../src/trajectory/shared/colorScale';
+import { baselineWording, gateMinusBaseline, opdEstimatorOf, subtractsBaseline, withCentredBaseline } from '../../src/runs/shared/opdEstimator';
 import { repoRoot } from './repoPaths';
 
 const arrays = (gate: number[], gateBaseline?: number[]): TokenArrays => ({

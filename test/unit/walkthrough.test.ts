@@ -59,7 +59,8 @@ test('each step: buttons run contributed commands; completion by its own command
 });
 
 test('every view key of walkthroughContext.ts ticks a step and is set where its view opens', () => {
-  const source = readFileSync(path.join(repoRoot, 'src', 'trajectory', 'registerTrajectoryViewer.ts'), 'utf8');
+  // The viewer's and the diff's registrations set them when their panels open.
+  const source = ['trajectory/registerTrajectoryViewer.ts', 'diff/registerTrajectoryDiff.ts'].map((file) => readFileSync(path.join(repoRoot, 'src', file), 'utf8')).join('\n');
   const used = steps.flatMap((step) => step.completionEvents).filter((event) => event.startsWith('onContext:')).map((event) => event.slice('onContext:'.length));
   assert.deepEqual(used.sort(), Object.keys(WALKTHROUGH_VIEW_OPENED).sort());
   for (const key of used) assert.ok(source.includes(`viewOpened('${key}')`), `nothing sets ${key}`);

@@ -5,7 +5,7 @@ import { HostChannel } from '../shared/hostApi';
 import { DIFF_TO_WEBVIEW, type DiffToHost, type DiffToWebview } from '../../src/diff/shared/protocol';
 import type { TrajectoryPayload } from '../../src/trajectory/shared/protocol';
 import { clear, el, isTyping } from '../shared/dom';
-import { TokenHoverCard, installHeatmapStyles, legend, renderTokens } from '../shared/heatmap';
+import { TokenHoverCard, installHeatmapStyles, legend, renderTokens } from '../trajectory/heatmap';
 import { heatScale } from '../../src/trajectory/shared/colorScale';
 import { diffTrajectories, type DiffRow, type TrajectoryDiff, type TurnDelta } from '../../src/diff/shared/align';
 import { formatNumber, formatPercent, formatScore, formatSigned } from '../../src/trajectory/shared/format';

@@ -4,11 +4,11 @@
 import { HostChannel } from '../shared/hostApi';
 import { VIEWER_TO_WEBVIEW, type TrajectoryPayload, type ViewerToHost, type ViewerToWebview } from '../../src/trajectory/shared/protocol';
 import { clear, el, isTyping } from '../shared/dom';
-import { MODE_LABELS, TokenHoverCard, installHeatmapStyles, legend, mathLabel, recolorTokens } from '../shared/heatmap';
-import { HEAT_MODES, heatScale, type HeatMode, type HeatScale } from '../../src/trajectory/shared/colorScale';
+import { MODE_LABELS, TokenHoverCard, installHeatmapStyles, legend, mathLabel, recolorTokens } from './heatmap';
+import { HEAT_MODES, heatScale, type HeatMode, type HeatScale, describeScale } from '../../src/trajectory/shared/colorScale';
 import { formatNumber, formatPercent, formatScore } from '../../src/trajectory/shared/format';
 import { meanAdvantage } from '../../src/trajectory/shared/turnStats';
-import { baselineWording, describeScale, subtractsBaseline } from '../../src/trajectory/shared/opdEstimator';
+import { baselineWording, subtractsBaseline } from '../../src/runs/shared/opdEstimator';
 import { estimateTextHeight } from '../../src/trajectory/shared/virtualLayout';
 import { buildModel, type TrajectoryModel } from './model';
 import { TurnList } from './turnList';

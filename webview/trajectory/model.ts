@@ -2,10 +2,10 @@
 import type { TokenArrays } from '../../src/runs/shared/tokenArrays';
 import type { Trajectory, TrajectoryStep } from '../../src/runs/shared/types';
 import { fittedScale, type HeatMode, type HeatScale } from '../../src/trajectory/shared/colorScale';
-import { withCentredBaseline, type OpdEstimator } from '../../src/trajectory/shared/opdEstimator';
+import { withCentredBaseline, type OpdEstimator } from '../../src/runs/shared/opdEstimator';
 import { strongestDisagreements, type TokenRef } from '../../src/trajectory/shared/disagreement';
 import { sharedRange } from '../../src/trajectory/shared/sparklineData';
-import { modeValues } from '../shared/heatmap';
+import { modeValues } from './heatmap';
 import { combineStats, decodeStepTokens, statsOfArrays, type TurnStats } from '../../src/trajectory/shared/turnStats';
 
 interface TurnModel {

@@ -6,7 +6,7 @@ import { binClass, binOf, heatScale, type HeatMode, type HeatScale } from '../..
 import { SCORE_TITLE, actionBadges, formatNumber, formatPercent, formatScore } from '../../src/trajectory/shared/format';
 import { clip } from '../../src/common/shared/inertText';
 import { el } from '../shared/dom';
-import { renderTokens } from '../shared/heatmap';
+import { renderTokens } from './heatmap';
 import type { TrajectoryModel } from './model';
 import { deltaSparkline } from './sparklineCanvas';
 

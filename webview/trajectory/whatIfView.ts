@@ -11,7 +11,7 @@ import { gateFlips } from '../../src/whatIf/shared/gateFlips';
 import type { WhatIfResultRecord } from '../../src/whatIf/shared/whatIfRecord';
 import { shortWeights, weightsNote } from '../../src/whatIf/shared/weights';
 import { adoptCss, clear, el } from '../shared/dom';
-import { legend, renderTokens } from '../shared/heatmap';
+import { legend, renderTokens } from './heatmap';
 import type { TrajectoryModel } from './model';
 
 export interface WhatIfHost {

@@ -9,6 +9,7 @@
 // ends, chosen for at least 3:1 contrast against the theme's background (WCAG's non-text contrast).
 // No vscode and no Node APIs: the webviews import this module too.
 import { GATE_CENTRE } from '../../runs/shared/gate';
+import { baselineWording, subtractsBaseline, type OpdEstimator } from '../../runs/shared/opdEstimator';
 
 export type HeatMode = 'gate' | 'delta' | 'teacher' | 'student' | 'weight';
 export const HEAT_MODES: readonly HeatMode[] = ['gate', 'delta', 'teacher', 'student', 'weight'];
@@ -279,4 +280,24 @@ export function paletteCss(): string {
     }
   }
   return rules.join('\n');
+}
+
+/** The note under the gate legend of a run whose update did not weigh tokens by g itself (undefined for `sample`). */
+function gateModeNote(estimator: OpdEstimator | undefined, hasBaseline: boolean): string | undefined {
+  if (!subtractsBaseline(estimator) || !hasBaseline) return undefined;
+  const wording = baselineWording(estimator);
+  return `This run's update (opd.estimator: ${estimator}) weighed the sampled tokens by ${wording.weight}, not by g: colour by ${wording.weight} (5) to see it.`;
+}
+
+/**
+ * A scale with the run's estimator in its words: the g − b scale gets the estimator's title, meanings and note; the
+ * gate scale of a run whose update subtracted a baseline says so (and where to see it). Other scales are unchanged.
+ */
+export function describeScale(scale: HeatScale, estimator: OpdEstimator | undefined, hasBaseline: boolean): HeatScale {
+  if (scale.mode === 'weight') {
+    const { title, lowMeaning, highMeaning, note } = baselineWording(estimator);
+    return { ...scale, title, lowMeaning, highMeaning, note };
+  }
+  const note = scale.mode === 'gate' ? gateModeNote(estimator, hasBaseline) : undefined;
+  return note ? { ...scale, note } : scale;
 }

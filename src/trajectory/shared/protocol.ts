@@ -2,8 +2,8 @@
 // src/webviewHost/shared/protocol.ts.
 // (Type aliases, not interfaces: a message map must be assignable to Record<string, unknown>.)
 import type { Trajectory } from '../../runs/shared/types';
-import type { WhatIfResultRecord } from '../../whatIf/shared/whatIfRecord';
-import type { OpdEstimator } from './opdEstimator';
+import type { WhatIfPayload } from '../../whatIf/shared/whatIfRecord';
+import type { OpdEstimator } from '../../runs/shared/opdEstimator';
 import { messageSet } from '../../webviewHost/shared/protocol';
 
 /** A trajectory as the host hands it to a webview: the record as stored (token arrays still base64) and its run. */
@@ -30,22 +30,7 @@ export interface RenderedReport {
   tokensInDom: number;
 }
 
-/** The what-if results of the trajectory shown, newest last; `file` once they are saved (or were reopened). */
-export interface WhatIfPayload {
-  results: WhatIfResultRecord[];
-  file?: string;
-  /** Asked in the view instead of rescoring: the trainer is needed (no export that fits) and was not accepted yet. */
-  question?: WhatIfQuestion;
-}
-
-/** A question the viewer asks before rescoring through the trainer. */
-export interface WhatIfQuestion {
-  text: string;
-  /** The label of the button that accepts (the request is then sent again with `useTrainer`). */
-  accept: string;
-  /** What else could be done (the export command). */
-  hint?: string;
-}
+export type { WhatIfPayload, WhatIfQuestion } from '../../whatIf/shared/whatIfRecord';
 
 export type ViewerToWebview = {
   show: TrajectoryPayload;

@@ -4,3 +4,20 @@ import type { WhatIfFile } from '../../runs/shared/generated/whatif';
 
 export type { WhatIfFile };
 export type WhatIfResultRecord = WhatIfFile['results'][number];
+
+/** The what-if results of the trajectory shown, newest last; `file` once they are saved (or were reopened). */
+export interface WhatIfPayload {
+  results: WhatIfResultRecord[];
+  file?: string;
+  /** Asked in the view instead of rescoring: the trainer is needed (no export that fits) and was not accepted yet. */
+  question?: WhatIfQuestion;
+}
+
+/** A question the viewer asks before rescoring through the trainer. */
+export interface WhatIfQuestion {
+  text: string;
+  /** The label of the button that accepts (the request is then sent again with `useTrainer`). */
+  accept: string;
+  /** What else could be done (the export command). */
+  hint?: string;
+}

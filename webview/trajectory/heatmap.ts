@@ -4,9 +4,9 @@
 import type { TokenArrays } from '../../src/runs/shared/tokenArrays';
 import { BINS, FIT_QUANTILE, binClass, binOf, binValue, paletteCss, type HeatMode, type HeatScale } from '../../src/trajectory/shared/colorScale';
 import { formatNumber } from '../../src/trajectory/shared/format';
-import { baselineWording, gateMinusBaseline, type OpdEstimator } from '../../src/trajectory/shared/opdEstimator';
+import { baselineWording, gateMinusBaseline, type OpdEstimator } from '../../src/runs/shared/opdEstimator';
 import { displayText } from '../../src/common/shared/inertText';
-import { adoptCss, el } from './dom';
+import { adoptCss, el } from '../shared/dom';
 
 export const MODE_LABELS: Record<HeatMode, string> = {
   gate: 'Gate g',

@@ -3,9 +3,8 @@
 // paper's), g − ½ (`centred`) or g − b(s) with b(s) = Σ_v π_old(v|s)·g(v) (`baseline`); `expected` weighs every
 // vocabulary token instead, and at ratio 1 its push on the sampled token's logit is π_old(y|s)·(g − b(s)), so g − b
 // gives that push's direction. No vscode, no DOM: the webviews and the unit tests import it.
-import { GATE_CENTRE } from '../../runs/shared/gate';
-import type { TokenArrays } from '../../runs/shared/tokenArrays';
-import type { HeatScale } from './colorScale';
+import { GATE_CENTRE } from './gate';
+import type { TokenArrays } from './tokenArrays';
 
 const OPD_ESTIMATORS = ['sample', 'centred', 'baseline', 'expected'] as const;
 export type OpdEstimator = (typeof OPD_ESTIMATORS)[number];
@@ -104,24 +103,4 @@ export function baselineWording(estimator: OpdEstimator | undefined): BaselineWo
         note: `b is the gate_baseline the trainer recorded; this run's opd.estimator (${estimator ?? 'unknown'}) does not say how it was computed.`,
       };
   }
-}
-
-/** The note under the gate legend of a run whose update did not weigh tokens by g itself (undefined for `sample`). */
-function gateModeNote(estimator: OpdEstimator | undefined, hasBaseline: boolean): string | undefined {
-  if (!subtractsBaseline(estimator) || !hasBaseline) return undefined;
-  const wording = baselineWording(estimator);
-  return `This run's update (opd.estimator: ${estimator}) weighed the sampled tokens by ${wording.weight}, not by g: colour by ${wording.weight} (5) to see it.`;
-}
-
-/**
- * A scale with the run's estimator in its words: the g − b scale gets the estimator's title, meanings and note; the
- * gate scale of a run whose update subtracted a baseline says so (and where to see it). Other scales are unchanged.
- */
-export function describeScale(scale: HeatScale, estimator: OpdEstimator | undefined, hasBaseline: boolean): HeatScale {
-  if (scale.mode === 'weight') {
-    const { title, lowMeaning, highMeaning, note } = baselineWording(estimator);
-    return { ...scale, title, lowMeaning, highMeaning, note };
-  }
-  const note = scale.mode === 'gate' ? gateModeNote(estimator, hasBaseline) : undefined;
-  return note ? { ...scale, note } : scale;
 }

@@ -1,6 +1,5 @@
-// The trainer's settings as the host reads them: extra environment variables and the lifetime of launched runs.
+// The trainer's environment variables as the host reads them, for every process that runs the trainer's Python.
 import * as vscode from 'vscode';
-import type { RunLifetime } from './core/runSession';
 
 /** The `seedStudio.trainer.env` setting (workspace levels only in a trusted workspace). */
 export function trainerEnv(): Record<string, string> {
@@ -11,8 +10,4 @@ export function trainerEnv(): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [key, raw] of Object.entries(value)) if (typeof raw === 'string') env[key] = raw;
   return env;
-}
-
-export function configuredLifetime(): RunLifetime {
-  return vscode.workspace.getConfiguration('seedStudio').get<boolean>('train.stopRunsWhenWindowCloses') ? 'window' : 'detached';
 }
