@@ -150,6 +150,26 @@ test('the valid fixture reads through the reader', async () => {
   assert.deepEqual(reader.warnings, []);
 });
 
+test('an index row whose trajectory file is missing is the reader’s located error, not a raw ENOENT', async () => {
+  const dir = await mkdtemp(path.join(tmpdir(), 'seed-missing-trajectory-'));
+  try {
+    await cp(path.join(fixtures, 'valid'), dir, { recursive: true });
+    const reader = new RunReader(dir, schemas);
+    const row = (await reader.readTrajectoryIndex()).records[0]?.value;
+    assert.ok(row);
+    await rm(path.join(dir, 'trajectories', row.file));
+    await assert.rejects(reader.readTrajectory(row), (error: unknown) => {
+      assert.ok(error instanceof RunFormatError, `not the reader's error: ${String(error)}`);
+      assert.equal(error.kind, 'index');
+      assert.equal(error.file, `trajectories/${row.file}`);
+      assert.match(error.message, new RegExp(`trajectories/index\\.jsonl names this file for trajectory "${row.id}"; it does not exist`));
+      return true;
+    });
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
 test('the valid fixture’s quantiles of g and Δ are those of its distilled tokens', async () => {
   const expected = expectations.valid?.quantiles;
   assert.ok(expected);

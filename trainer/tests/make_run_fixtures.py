@@ -548,11 +548,11 @@ def write_broken(out: Path, valid: dict[str, Any]) -> dict[str, Any]:
     # An index row whose byte range is off by one.
     run = new("bad-index")
     _copy(src, run, "trajectories/it-000001.jsonl")
-    index = _lines(src / "trajectories" / "index.jsonl")
+    index = [line for line in _lines(src / "trajectories" / "index.jsonl") if b'"it-000001.jsonl"' in line]
     second = json.loads(index[1])
     second["offset"] += 1
     (run / "trajectories" / "index.jsonl").write_bytes(
-        index[0] + (json.dumps(second, separators=(",", ":")) + "\n").encode()
+        index[0] + (json.dumps(second, separators=(",", ":")) + "\n").encode() + b"".join(index[2:])
     )
     expected["bad-index"] = {
         "errors": [{"kind": "index", "file": "trajectories/index.jsonl", "line": 2, "field": "offset"}],
@@ -623,6 +623,25 @@ def write_broken(out: Path, valid: dict[str, Any]) -> dict[str, Any]:
             }
         ],
         "warnings": [],
+    }
+
+    # The index emptied while the trajectory files remain (a stopped run): every reader going through it sees none.
+    run = new("emptied-index")
+    _copy(src, run, "metrics.jsonl", "trajectories/it-000001.jsonl", "trajectories/it-000002.jsonl")
+    (run / "trajectories" / "index.jsonl").write_bytes(b"")
+    held = len(_lines(src / "trajectories" / "it-000001.jsonl")) + len(_lines(src / "trajectories" / "it-000002.jsonl"))
+    expected["emptied-index"] = {
+        "errors": [
+            {
+                "kind": "index",
+                "file": "trajectories/index.jsonl",
+                "line": None,
+                "field": None,
+                "message_includes": f"lists 0 trajectories; the trajectory files hold {held}",
+            }
+        ],
+        "warnings": [],
+        "counts": {"trajectory_index": 0, "trajectories": held},
     }
 
     # The index jumps from update 1 to update 3: update 2's trajectories are gone (the metrics have rows 1 to 3).

@@ -4,7 +4,7 @@
 import { open, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { RunFormatError, type StaleFile, type TornLine } from './errors';
-import { checkpointErrors, indexErrors, metricSequenceError, quantileOrderError, staleFiles } from './runConsistency';
+import { checkpointErrors, indexErrors, lostIndexRows, metricSequenceError, quantileOrderError, staleFiles } from './runConsistency';
 import { RUN_FILES, trajectoryRelative } from './runFiles';
 import { RunReader } from './runReader';
 import type { RunSchemas } from './schemas';
@@ -123,6 +123,8 @@ export async function checkRun(runDir: string, schemas: RunSchemas): Promise<Run
     }
   }
   report.errors.push(...indexErrors(indexRows, metricUpdates));
+  const lost = lostIndexRows(manifest.status, report.counts.trajectory_index !== undefined, indexRows.length, total);
+  if (lost) report.errors.push(lost);
   report.counts.eval = await reader.listEvalSplits();
   for (const split of report.counts.eval) {
     try {

@@ -52,6 +52,14 @@ export function quantileOrderError(rows: readonly Line<MetricRow>[]): RunFormatE
   return undefined;
 }
 
+/** A run that ended (completed or stopped) indexes every trajectory its files hold; fewer rows mean the index lost
+ * some, and every reader that goes through it would miss them. A running run's index may trail its files by the record
+ * being written, and a failed one may have died between the two appends. (runlog/consistency.py, the same.) */
+export function lostIndexRows(status: RunStatus, indexRead: boolean, indexed: number, held: number): RunFormatError | undefined {
+  if ((status !== 'completed' && status !== 'stopped') || !indexRead || indexed >= held) return undefined;
+  return new RunFormatError('index', { file: RUN_FILES.trajectoryIndex }, `lists ${indexed} trajectories; the trajectory files hold ${held}: the index lost rows`);
+}
+
 /** The first repeated id, the first train update going back or skipping one, the first train trajectory of an update
  * the metrics lack. */
 export function indexErrors(rows: readonly Line<TrajectoryIndexRow>[], metricUpdates: ReadonlySet<number> | undefined): RunFormatError[] {

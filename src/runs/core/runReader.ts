@@ -172,7 +172,10 @@ export class RunReader {
     const where = { file, line: row.line, path: filePath };
     const bytes = Buffer.alloc(row.size);
     let read = 0;
-    const handle = await open(filePath, 'r');
+    const handle = await open(filePath, 'r').catch((error: NodeJS.ErrnoException) => {
+      if (error.code !== 'ENOENT') throw error;
+      throw new RunFormatError('index', { file, path: filePath }, `${RUN_FILES.trajectoryIndex} names this file for trajectory ${JSON.stringify(row.id)}; it does not exist`);
+    });
     try {
       while (read < row.size) {
         const { bytesRead } = await handle.read(bytes, read, row.size - read, row.offset + read);

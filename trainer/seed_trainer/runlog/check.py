@@ -9,7 +9,13 @@ from pathlib import Path
 from typing import Any
 
 from seed_trainer.runlog import layout
-from seed_trainer.runlog.consistency import checkpoint_errors, index_errors, metric_sequence_error, stale_files
+from seed_trainer.runlog.consistency import (
+    checkpoint_errors,
+    index_errors,
+    lost_index_rows,
+    metric_sequence_error,
+    stale_files,
+)
 from seed_trainer.runlog.errors import RunFormatError, StaleFile, TornLine
 from seed_trainer.runlog.jsonl import read_line_at
 from seed_trainer.runlog.quantiles import quantile_order_error
@@ -93,6 +99,9 @@ def check_run(run_dir: str | Path, schemas: SchemaSet | None = None) -> RunCheck
             report.errors.append(error)
             break
     report.errors += index_errors(index_rows, metric_updates)
+    lost = lost_index_rows(reader.manifest().get("status"), "trajectory_index" in report.counts, len(index_rows), total)
+    if lost is not None:
+        report.errors.append(lost)
     report.counts["eval"] = reader.eval_splits()
     for split in report.counts["eval"]:
         try:

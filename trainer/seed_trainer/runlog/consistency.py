@@ -76,6 +76,19 @@ def index_errors(rows: list[tuple[int, dict[str, Any]]], metric_updates: set[int
     return errors
 
 
+def lost_index_rows(status: str | None, index_read: bool, indexed: int, held: int) -> RunFormatError | None:
+    """A run that ended (completed or stopped) indexes every trajectory its files hold; fewer rows mean the index lost
+    some, and every reader that goes through it would miss them. A running run's index may trail its files by the
+    record being written, and a failed one may have died between the two appends."""
+    if status not in ("completed", "stopped") or not index_read or indexed >= held:
+        return None
+    return RunFormatError(
+        "index",
+        layout.TRAJECTORY_INDEX,
+        f"lists {indexed} trajectories; the trajectory files hold {held}: the index lost rows",
+    )
+
+
 def checkpoint_errors(run_dir: Path, schemas: SchemaSet | None = None) -> list[RunFormatError]:
     checkpoints = run_dir / layout.CHECKPOINTS_DIR
     errors = []
