@@ -191,7 +191,15 @@ def _write_experiment(tmp_path: Path, model_path: str, environment: str = "count
 
 
 @pytest.mark.parametrize(
-    "case", ["missing-local-model", "mistyped-local-model", "hub-id-offline", "missing-environment", "existing-run-dir"]
+    "case",
+    [
+        "missing-local-model",
+        "mistyped-local-model",
+        "empty-model-folder",
+        "hub-id-offline",
+        "missing-environment",
+        "existing-run-dir",
+    ],
 )
 def test_bad_input_exits_2_with_nothing_written(tmp_path, tiny_policy_dir, monkeypatch, capsys, case):
     (tmp_path / "models").mkdir()
@@ -199,6 +207,7 @@ def test_bad_input_exits_2_with_nothing_written(tmp_path, tiny_policy_dir, monke
     expected = {
         "missing-local-model": "model.path: ./no-such-model: no such model directory",
         "mistyped-local-model": "model.path: models/tiny-polcy: no such model directory",
+        "empty-model-folder": "model.path: models/empty: holds no Hugging Face model (no config.json",
         "hub-id-offline": "not in the Hugging Face cache while HF_HUB_OFFLINE is set",
         "missing-environment": "environment.name: cannot load 'no_such_module:Tasks'",
         "existing-run-dir": "already exists",
@@ -207,6 +216,9 @@ def test_bad_input_exits_2_with_nothing_written(tmp_path, tiny_policy_dir, monke
         model = "./no-such-model"
     elif case == "mistyped-local-model":
         model = "models/tiny-polcy"  # beside a models/ folder: a path, not the hub organisation "models"
+    elif case == "empty-model-folder":
+        (tmp_path / "models" / "empty").mkdir()  # e.g. a download that never started
+        model = "models/empty"
     elif case == "hub-id-offline":
         model = "some-org/some-model"
         monkeypatch.setenv("HF_HUB_OFFLINE", "1")

@@ -214,7 +214,12 @@ class RlConfig(_Section):
             "(GRPO with −0.001 against SEED). The entropy is logged as `loss/entropy` whatever the coefficient."
         ),
     )
-    lr: float = Field(1e-6, gt=0.0, description="AdamW learning rate (constant).")
+    lr: float = Field(
+        1e-6,
+        gt=0.0,
+        le=1.0,
+        description="AdamW learning rate (constant; at most 1, past which AdamW diverges at once).",
+    )
     weight_decay: float = Field(0.01, ge=0.0, description="AdamW weight decay.")
     grad_clip: float = Field(1.0, gt=0.0, description="Global gradient-norm clip.")
     ppo_epochs: int = Field(1, ge=1, description="Passes over each update's samples.")
@@ -331,7 +336,7 @@ class SftConfig(_Section):
         ),
     )
     epochs: int = Field(3, ge=1, description="Stage-1 SFT epochs over the valid analyses.")
-    lr: float = Field(5e-6, gt=0.0, description="Stage-1 SFT learning rate (AdamW, constant).")
+    lr: float = Field(5e-6, gt=0.0, le=1.0, description="Stage-1 SFT learning rate (AdamW, constant; at most 1).")
     batch_size: int = Field(8, ge=1, description="Stage-1 SFT batch size (sequences per optimizer step).")
     micro_batch_size: int = Field(
         2, ge=1, description="Sequences per forward/backward pass; gradients accumulate over a batch."

@@ -43,6 +43,11 @@ def check_model_path(config: ExperimentConfig) -> None:
     if local.exists():
         if not local.is_dir():
             raise InputError(f"model.path: {raw}: not a directory ({local})")
+        if not any((local / name).is_file() for name in ("config.json", "adapter_config.json")):
+            # caught here, before a run directory exists, rather than by the model load inside the run
+            raise InputError(
+                f"model.path: {raw}: holds no Hugging Face model (no config.json or adapter_config.json in {local})"
+            )
         return
     if builtin is not None or _looks_local(raw, config):
         raise InputError(f"model.path: {raw}: no such model directory ({local})")
