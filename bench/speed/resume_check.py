@@ -4,7 +4,7 @@ Builds a synthetic Stage-2 run directory — `--updates` × `--per-update` traje
 trajectory of docs/run-format.md §7.4 (`--tokens` response tokens over 30 steps: five base64 arrays and one text piece
 per token, observations; about 260 KB a line), with their index rows and metrics rows — and
 times, in the same process, (1) reading every kept byte line by line without parsing (the baseline: what any check
-must at least do) and (2) `plan_rollback`, which also parses every kept line. Prints JSON: seconds, MB/s, the ratio
+must at least do) and (2) `plan_rollback`, which also parses every kept line and validates the metrics and index rows. Prints JSON: seconds, MB/s, the ratio
 to the baseline, and the time projected for the 200-update × 128-trajectory run of §7.4 (6.16 GiB).
 
     .venv/bin/python bench/speed/resume_check.py [--updates 8] [--per-update 16] [--tokens 6215] [--repeat 3]
@@ -70,6 +70,12 @@ def build_run(root: Path, updates: int, per_update: int, tokens: int, seed: int)
                     "size": len(data),
                     "phase": "train",
                     "update": update,
+                    "task": {"id": f"household/task-{n}", "type": "heat"},
+                    "success": False,
+                    "reward": 0.0,
+                    "length": len(record["steps"]),
+                    "tokens": sum(step["tokens"]["count"] for step in record["steps"]),
+                    "teacher": True,
                 }
             )
             lines.append(data)

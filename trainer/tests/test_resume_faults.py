@@ -87,6 +87,44 @@ def test_a_corrupt_line_in_the_kept_range_stops_resume_until_repair(stopped_at_2
     assert check.ok, [str(e) for e in check.errors]
 
 
+@pytest.mark.parametrize(
+    "file, line, old, new",
+    [
+        ("metrics.jsonl", 2, b'"step"', b'"stap"'),
+        ("metrics.jsonl", 2, b'"kind":"', b'"kind":"_'),
+        ("trajectories/index.jsonl", 2, b'"size"', b'"sise"'),
+    ],
+    ids=["metrics-renamed-key", "metrics-wrong-value", "index-renamed-key"],
+)
+def test_a_kept_record_that_parses_but_breaks_its_schema_stops_resume_until_repair(
+    stopped_at_2, tmp_path, capsys, file, line, old, new
+):
+    # Damage that still parses as JSON: resume once took it in, marked the run completed, and every reader then
+    # refused the file. Same length, so the checkpoint's sizes still fall on line ends: only the schema can see it.
+    run = _copy_run(stopped_at_2, tmp_path)
+    lines = (run / file).read_bytes().splitlines(keepends=True)
+    assert old in lines[line - 1]
+    lines[line - 1] = bad = lines[line - 1].replace(old, new, 1)
+    if len(new) > len(old):  # keep the length: the value loses its last letter ("update" → "_updat")
+        end = bad.index(b'"', bad.index(new) + len(new))
+        lines[line - 1] = bad = bad[: end - 1] + bad[end:]
+    (run / file).write_bytes(b"".join(lines))
+    before = _snapshot(run)
+
+    assert main(["resume", str(run)]) == 2
+    err = capsys.readouterr().err
+    assert f"{file}:{line}:" in err and "--repair" in err, err
+    assert _snapshot(run) == before
+
+    assert main(["resume", str(run), "--repair"]) == 0
+    assert RunReader(run).manifest()["status"] == "completed"
+    if file != "trajectories/index.jsonl":  # the index is rebuilt from the trajectory files instead
+        assert (run / f"{file}.corrupt").read_bytes() == bad
+    assert sorted(_numbers(run)) == [1, 2, 3]
+    check = check_run(run)
+    assert check.ok, [str(e) for e in check.errors]
+
+
 def _corrupt_update_row(run: Path, step: int) -> bytes:
     """Overwrite metrics.jsonl's `update` row of `step` with garbage of the same length; returns the garbage."""
     lines = (run / "metrics.jsonl").read_bytes().splitlines(keepends=True)

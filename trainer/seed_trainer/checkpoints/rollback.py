@@ -2,10 +2,13 @@
 
 The checkpoint recorded the byte size of `metrics.jsonl` and of every `trajectories/*.jsonl`. Everything after those
 sizes belongs to the update that was interrupted and is cut; everything before them is kept, so it must be intact:
-each file at least as long as recorded, the recorded size on a line boundary, and every kept line parseable. A file
+each file at least as long as recorded, the recorded size on a line boundary, every kept line a JSON object, and the
+metrics and index rows valid against their schemas (a row that parses but lost a key would pass a JSON check and then
+fail every reader of the run). A file
 that fails stops `resume` with a located error and nothing changed. `repair_to_update` is the explicit way out
 (`resume --repair`): it keeps the records that parse and belong to updates up to the checkpoint's, moves corrupt lines
-to `<file>.corrupt` (nothing is thrown away), and rebuilds the trajectory index's byte ranges.
+to `<file>.corrupt` (nothing is thrown away; a metrics or index row its schema refuses counts as corrupt), and rebuilds the trajectory
+index's byte ranges.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from seed_trainer.runlog import layout
 from seed_trainer.runlog.atomic import write_bytes_atomic
 from seed_trainer.runlog.errors import RunFormatError
 from seed_trainer.runlog.jsonl import Appended, dumps_line, parse_line
+from seed_trainer.runlog.schemas import SchemaSet
 from seed_trainer.runlog.trajectory_index import index_row
 
 ROLLBACK_FILES = (layout.METRICS,)  # plus every file in trajectories/
@@ -43,20 +47,33 @@ class RollbackPlan:
     problems: list[RunFormatError] = field(default_factory=list)
 
 
-def _kept_range_problem(path: Path, relative: str, keep: int) -> RunFormatError | None:
-    """The first problem of bytes [0, keep) of `path`: a line that does not parse, or `keep` not on a line boundary
-    (the file was changed before the checkpoint's end). Reads no further than `keep`."""
+def _checked_record(raw: bytes, relative: str, number: int, schemas: SchemaSet) -> dict[str, Any]:
+    """The record of one complete line: parsed, a JSON object and, for the rows resume relies on (metrics, whose
+    update numbers it continues from, and the trajectory index), valid against their schema; else the located
+    RunFormatError. A trajectory line is parsed only: validating ~0.3 MB records would multiply the cost of a resume
+    check, and a damaged one loses only that record (its reader reports it)."""
+    record = parse_line(raw, relative, number)
+    if not isinstance(record, dict):
+        raise RunFormatError("schema", relative, "a record must be a JSON object", line=number)
+    if relative == layout.METRICS:
+        schemas.validate("metric", record, relative, number)
+    elif relative == layout.TRAJECTORY_INDEX:
+        schemas.validate("trajectory-index", record, relative, number)
+    return record
+
+
+def _kept_range_problem(path: Path, relative: str, keep: int, schemas: SchemaSet) -> RunFormatError | None:
+    """The first problem of bytes [0, keep) of `path`: a line that is not a valid record, or `keep` not on a line
+    boundary (the file was changed before the checkpoint's end). Reads no further than `keep`."""
     with open(path, "rb") as handle:
         offset = 0
         for number, raw in enumerate(handle, start=1):
             end = offset + len(raw)
             if raw.strip() and raw.endswith(b"\n"):
                 try:
-                    record = parse_line(raw, relative, number)
+                    _checked_record(raw, relative, number, schemas)
                 except RunFormatError as error:
                     return error
-                if not isinstance(record, dict):
-                    return RunFormatError("schema", relative, "a record must be a JSON object", line=number)
             if end > keep:
                 return RunFormatError(
                     "rollback",
@@ -71,8 +88,9 @@ def _kept_range_problem(path: Path, relative: str, keep: int) -> RunFormatError 
     return None
 
 
-def plan_rollback(run_dir: Path, sizes: dict[str, int]) -> RollbackPlan:
+def plan_rollback(run_dir: Path, sizes: dict[str, int], schemas: SchemaSet | None = None) -> RollbackPlan:
     """Check every file against the checkpoint's `sizes` (relative path → bytes) and say what to cut or delete."""
+    schemas = schemas or SchemaSet()
     plan = RollbackPlan()
     for path in rollback_candidates(run_dir):
         relative = path.relative_to(run_dir).as_posix()
@@ -80,7 +98,7 @@ def plan_rollback(run_dir: Path, sizes: dict[str, int]) -> RollbackPlan:
         if keep is None:
             plan.removals.append(path)
             continue
-        problem = _kept_range_problem(path, relative, keep) if keep else None
+        problem = _kept_range_problem(path, relative, keep, schemas) if keep else None
         if problem is None and size < keep:
             problem = RunFormatError(
                 "rollback",
@@ -122,6 +140,7 @@ def _update_of(record: dict[str, Any], relative: str) -> int | None:
 
 def _split_lines(path: Path, relative: str, last_update: int) -> tuple[list[bytes], list[bytes], int]:
     """(lines to keep, corrupt lines, lines dropped as after the checkpoint) of one JSONL file."""
+    schemas = SchemaSet()
     keep, corrupt, dropped = [], [], 0
     with open(path, "rb") as handle:
         for number, raw in enumerate(handle, start=1):
@@ -131,10 +150,8 @@ def _split_lines(path: Path, relative: str, last_update: int) -> tuple[list[byte
             if not raw.strip():
                 continue
             try:
-                record = parse_line(raw, relative, number)
+                record = _checked_record(raw, relative, number, schemas)
             except RunFormatError:
-                record = None
-            if not isinstance(record, dict):
                 corrupt.append(raw)
                 continue
             update = _update_of(record, relative)
