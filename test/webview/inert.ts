@@ -52,6 +52,23 @@ export const inertTests: TestCase[] = [
     },
   ],
   [
+    'inert text: the dashboard\'s note for runs without metrics shows a run name\'s bidi override as a marker',
+    async (context) => {
+      const view = await context.open('dashboard', { width: 1000, height: 700 });
+      const failed: DashboardRun = { ...run('/runs/f', RLO_NAME), status: 'failed', error: `model ${RLO_NAME} not found` };
+      await view.send('runs', { overlaid: [failed], available: [failed] });
+      const note = view.page.locator('.empty-note');
+      await note.waitFor({ state: 'visible' });
+      const shown = (await note.textContent()) ?? '';
+      assert.ok(shown.startsWith('\u2068'), `the name is isolated from the sentence: ${JSON.stringify(shown)}`);
+      const text = shown.replace(/[\u2068\u2069]/g, '');
+      assert.ok(text.includes('\u27E6U+202E\u27E7gnp.exe: failed'), `the note: ${JSON.stringify(text)}`);
+      assert.ok(text.endsWith('It wrote no metrics.'), `the product's own words keep their order: ${JSON.stringify(text)}`);
+      assert.ok(!/[\u202A-\u202E]/.test(text), `a raw override in the note: ${JSON.stringify(text)}`);
+      assert.deepEqual(view.errors, []);
+    },
+  ],
+  [
     'inert text: a long unbroken task id stays inside the trajectory table (cut with an ellipsis, whole in its title)',
     async (context) => {
       const long = `household/${'pick_heat_then_place_in_recep-'.repeat(8)}Microwave-12`;

@@ -11,6 +11,7 @@ import { datasetsFor } from './datasets';
 import { comparisonTable, evaluationPanel } from './panels';
 import { channel, model, state, stats, type RunData } from './state';
 import { emptyNote, panels } from './toolbar';
+import { isolatedText } from '../../src/common/shared/inertText';
 
 const MIN_REDRAW_INTERVAL_MS = 250; // ≤ 4 redraws per second while live
 
@@ -95,7 +96,7 @@ function emptyText(): string {
   const ended = model.overlaid.filter((run) => run.status !== 'running' && run.status !== 'stopping');
   if (ended.length < model.overlaid.length) return 'Waiting for metrics…';
   return ended
-    .map((run) => `${run.name}: ${run.status}${run.error ? ` — ${run.error}` : ''}. It wrote no metrics.`)
+    .map((run) => `${isolatedText(run.name)}: ${run.status}${run.error ? ` — ${isolatedText(run.error)}` : ''}. It wrote no metrics.`)
     .join('\n');
 }
 

@@ -9,6 +9,7 @@ import { evaluationKey, evaluationsOf, filterSamples, sortSamples, summarizeSamp
 import { formatCell } from '../../src/dashboard/shared/evaluation';
 import { clear, el } from '../shared/dom';
 import { HostChannel } from '../shared/hostApi';
+import { isolatedText } from '../../src/common/shared/inertText';
 
 const channel = new HostChannel<EvalSamplesToWebview, EvalSamplesToHost>(EVAL_SAMPLES_TO_WEBVIEW);
 const root = document.getElementById('root') ?? document.body.appendChild(document.createElement('div'));
@@ -126,7 +127,7 @@ function render(): void {
 channel
   .on('samples', (samples) => {
     data = samples;
-    title.textContent = `Evaluation samples · ${samples.run}`;
+    title.textContent = `Evaluation samples · ${isolatedText(samples.run)}`;
     const evaluations = evaluationsOf(samples.rows);
     // The initial split's latest evaluation, else the one shown before, else the latest of the first split.
     const ofSplit = (split: string) => evaluations.filter((e) => e.split === split).pop();
@@ -137,7 +138,7 @@ channel
     for (const evaluation of evaluations) {
       const option = document.createElement('vscode-option');
       option.setAttribute('value', evaluation.key);
-      option.textContent = `${evaluation.label} (${evaluation.n})`;
+      option.textContent = `${isolatedText(evaluation.label)} (${evaluation.n})`;
       if (evaluation.key === state.evaluation) option.setAttribute('selected', '');
       evaluationSelect.append(option);
     }

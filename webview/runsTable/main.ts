@@ -22,6 +22,7 @@ import {
 } from '../../src/runsTable/shared/runsTable';
 import { clear, el } from '../shared/dom';
 import { HostChannel } from '../shared/hostApi';
+import { isolatedText } from '../../src/common/shared/inertText';
 
 const channel = new HostChannel<RunsTableToWebview, RunsTableToHost>(RUNS_TABLE_TO_WEBVIEW);
 const root = document.getElementById('root') ?? document.body.appendChild(document.createElement('div'));
@@ -111,7 +112,7 @@ function fillColumnSelect(rows: readonly RunsTableRow[]): void {
 function tagChips(row: RunsTableRow): HTMLElement {
   const cell = el('td', { attrs: { 'data-col': 'tags' } });
   for (const tag of row.tags) {
-    const remove = el('button', { class: 'remove-tag', text: '×', attrs: { 'aria-label': `Remove tag ${tag}`, title: `Remove tag ${tag}` } });
+    const remove = el('button', { class: 'remove-tag', text: '×', attrs: { 'aria-label': `Remove tag ${isolatedText(tag)}`, title: `Remove tag ${isolatedText(tag)}` } });
     remove.disabled = data?.readOnly ?? false;
     remove.addEventListener('click', (event) => {
       event.stopPropagation();
@@ -141,7 +142,7 @@ function render(): void {
   const rows = visibleRows();
   const baseline = all.find((r) => r.key === data?.baseline);
   const numeric = new Set(columns.filter((c) => isNumeric(c, all)).map((c) => c.id));
-  count.textContent = `${rows.length} of ${all.length} runs${baseline ? ` · baseline: ${baseline.title}` : ''}`;
+  count.textContent = `${rows.length} of ${all.length} runs${baseline ? ` · baseline: ${isolatedText(baseline.title)}` : ''}`;
 
   const allBox = el('input', { attrs: { type: 'checkbox', 'aria-label': 'Select all shown runs' } });
   allBox.checked = rows.length > 0 && rows.every((r) => selected.has(r.key));

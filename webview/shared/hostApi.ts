@@ -2,6 +2,7 @@
 // Every message posted carries a `seq`; the host answers it when its handler is done (src/webviewHost/shared/protocol.ts). A
 // failure is shown at the top of the page (and rejects `request`), so a host-side error never passes silently.
 import { READY, isHostReply, isMessage, type HostReply, type Message, type MessageMap, type MessageSet } from '../../src/webviewHost/shared/protocol';
+import { isolatedText } from '../../src/common/shared/inertText';
 
 interface VsCodeApi {
   postMessage(message: unknown): void;
@@ -31,7 +32,7 @@ function showHostError(reply: HostReply['params']): void {
     banner.addEventListener('click', () => banner?.remove());
     document.body.prepend(banner);
   }
-  banner.textContent = `${reply.request} failed: ${reply.error ?? 'unknown error'} (click to dismiss)`;
+  banner.textContent = `${reply.request} failed: ${isolatedText(reply.error ?? 'unknown error')} (click to dismiss)`;
 }
 
 export class HostChannel<ToWebview extends MessageMap, ToHost extends MessageMap> {

@@ -13,6 +13,7 @@ import { shortWeights, weightsNote } from '../../src/whatIf/shared/weights';
 import { adoptCss, clear, el } from '../shared/dom';
 import { legend, renderTokens } from './heatmap';
 import type { TrajectoryModel } from './model';
+import { isolatedText } from '../../src/common/shared/inertText';
 
 export interface WhatIfHost {
   rescore(skill: string, useTrainer?: boolean): Promise<void>;
@@ -166,7 +167,7 @@ export class WhatIfView {
     try {
       await this.host.rescore(this.textarea.value, useTrainer);
     } catch (error) {
-      this.status.textContent = `Not rescored: ${(error as Error).message}`;
+      this.status.textContent = `Not rescored: ${isolatedText((error as Error).message)}`;
     } finally {
       this.rescoreButton.disabled = false;
     }
@@ -176,7 +177,7 @@ export class WhatIfView {
     try {
       await this.host.save();
     } catch (error) {
-      this.status.textContent = `Not saved: ${(error as Error).message}`;
+      this.status.textContent = `Not saved: ${isolatedText((error as Error).message)}`;
     }
   }
 
