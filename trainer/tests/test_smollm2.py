@@ -10,6 +10,7 @@ import json
 import math
 import os
 import random
+import shutil
 from pathlib import Path
 
 import pytest
@@ -302,3 +303,20 @@ def test_the_doctor_reports_it_and_a_stale_cache_is_not_used(smollm2, tmp_path):
         (stale / MANIFEST_FILE).write_text(json.dumps({**manifest, **change}), encoding="utf-8")
         assert why in cache_problem(SMOLLM2, stale)
         assert status(SMOLLM2, {"SEED_CACHE": str(tmp_path)})["cached"] is False
+
+    # a damaged conversion (a truncated or altered file) is not trusted either (the next run converts it again), and
+    # the doctor says so
+    (stale / MANIFEST_FILE).write_text(json.dumps(manifest), encoding="utf-8")
+    for name in manifest["files"]:
+        shutil.copyfile(smollm2.directory / name, stale / name)
+    assert cache_problem(SMOLLM2, stale) is None and status(SMOLLM2, {"SEED_CACHE": str(tmp_path)})["cached"]
+    weights = stale / "model.safetensors"
+    data = weights.read_bytes()
+    weights.write_bytes(data[: len(data) // 2])
+    assert "model.safetensors is" in cache_problem(SMOLLM2, stale) and "damaged" in cache_problem(SMOLLM2, stale)
+    weights.write_bytes(data[:-1] + bytes([data[-1] ^ 1]))  # same size, one bit flipped
+    assert "model.safetensors differs" in cache_problem(SMOLLM2, stale)
+    damaged = status(SMOLLM2, {"SEED_CACHE": str(tmp_path)})
+    assert not damaged["cached"] and "sha256" in damaged["cache_problem"]
+    line = next(text for text in describe({**found, "models": [damaged]}) if PATH in text)
+    assert "damaged" in line and "the next run converts it again" in line, line

