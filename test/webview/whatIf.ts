@@ -77,6 +77,8 @@ export const whatIfTests: TestCase[] = [
       // A second skill: both rows stay, the newest is shown; choosing the first shows it again.
       const down = shiftedResult(trajectory, 'Never heat anything.', -0.2);
       await view.send('whatIf', { results: [up, down] });
+      // a send is not a render: wait for the row the assertions read (the page re-renders on its next frame)
+      await view.page.locator('.whatif-summary tr[data-result="1"]').waitFor();
       assert.equal(await view.page.locator('.whatif-summary tr[data-result]').count(), 3);
       assert.ok(Number(await view.page.locator('.whatif-summary tr[data-result="1"] [data-k="flipsDown"]').textContent()) > 0);
       assert.ok((await view.page.locator('.whatif-turns .flip-down').count()) > 0);
@@ -86,7 +88,7 @@ export const whatIfTests: TestCase[] = [
       await view.page.locator('[data-action="whatif-save"]').click();
       await view.waitFor('saveWhatIf');
       await view.send('whatIf', { results: [up, down], file: 'whatif/it-000007-0001.json' });
-      assert.match((await view.page.locator('[data-k="whatif-status"]').textContent()) ?? '', /saved in whatif\/it-000007-0001\.json/);
+      await view.page.locator('[data-k="whatif-status"]', { hasText: /saved in whatif\/it-000007-0001\.json/ }).waitFor({ timeout: 10_000 });
       assert.deepEqual(view.errors, []);
       assert.deepEqual(await view.violations(), []);
     },
