@@ -17,7 +17,7 @@ from test_resume import _experiment, _numbers
 import seed_trainer.stages.train as train_stage
 from seed_trainer.cli import main
 from seed_trainer.experiment.loading import load_experiment
-from seed_trainer.runlog import RunReader, check_run
+from seed_trainer.runlog import RunReader, check_run, layout
 from seed_trainer.runlog.writer import RunWriter
 from seed_trainer.stages.common import create_run
 
@@ -457,6 +457,52 @@ def test_a_write_that_fails_names_the_file_and_the_error_event_holds_the_traceba
     (error,) = [e for e in RunReader(run).events() if e["type"] == "error"]
     assert error["detail"].startswith("Traceback (most recent call last)") and "save_checkpoint" in error["detail"]
     assert not (run / "checkpoints" / ".tmp-step-000001").exists()
+
+
+def test_a_full_disk_while_a_trajectory_is_appended_ends_the_run_failed_with_its_error(
+    tmp_path, tiny_policy_dir, monkeypatch
+):
+    """ENOSPC injected at the write layer: the first trajectory append finds the disk full, and from then on every
+    write fails unless the run freed space of its own (a full disk stays full). run.json must still say `failed`
+    with the error, or the extension shows the run as interrupted."""
+    import errno
+
+    from seed_trainer.runlog import jsonl
+    from seed_trainer.runlog import writer as writer_module
+
+    disk = {"full": False, "reserve_at_full": None}
+    run = tmp_path / "runs" / "full-disk"
+    reserve = run / layout.SPACE_RESERVE
+
+    def space_left() -> bool:
+        return not disk["full"] or (disk["reserve_at_full"] and not reserve.exists())
+
+    def no_space(path) -> OSError:
+        return OSError(errno.ENOSPC, "No space left on device", str(path))
+
+    real_append, real_write = jsonl.JsonlAppender.append, writer_module.write_json_atomic
+
+    def append(self, record):
+        if not disk["full"] and self.path.name.startswith("it-"):
+            disk["full"], disk["reserve_at_full"] = True, reserve.exists()
+        if not space_left():
+            raise no_space(self.path)
+        return real_append(self, record)
+
+    def write_json(path, document):
+        if not space_left():
+            raise no_space(path)
+        return real_write(path, document)
+
+    monkeypatch.setattr(jsonl.JsonlAppender, "append", append)
+    monkeypatch.setattr(writer_module, "write_json_atomic", write_json)
+    path = _write_experiment(tmp_path, str(tiny_policy_dir))
+    assert main(["train", str(path), "--run-dir", str(run)]) == 1
+    manifest = json.loads((run / "run.json").read_text(encoding="utf-8"))
+    assert manifest["status"] == "failed", manifest["status"]
+    assert "No space left on device" in manifest["error"] and "it-000001.jsonl" in manifest["error"]
+    assert [e["type"] for e in RunReader(run).events()][-2:] == ["error", "finished"]
+    assert not reserve.exists()
 
 
 PAST_THE_LIMIT = r"""

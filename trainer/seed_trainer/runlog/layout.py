@@ -17,6 +17,10 @@ SKILLS = "skills.jsonl"
 CONTROL = "control"
 TAGS = "tags.json"  # the user's labels of a run, written by the extension (never by the trainer)
 LOCK = "lock"  # the owner lock (runlog/ownership.py)
+# Space the writer holds while a run is live and frees when it ends, so that the last run.json and events can be
+# written on a disk that filled up (runlog/writer.py).
+SPACE_RESERVE = ".space-reserve"
+SPACE_RESERVE_BYTES = 48 * 1024
 TRAJECTORIES_DIR = "trajectories"
 TRAJECTORY_INDEX = "trajectories/index.jsonl"
 EVAL_DIR = "eval"
