@@ -243,7 +243,8 @@ export const dashboardTests: TestCase[] = [
       assert.equal(await view.page.locator('.empty-note').textContent(), 'Waiting for metrics…');
       await view.send('status', { run: a.key, status: 'failed', error: 'model.path: no folder models/tiny' });
       await view.page.waitForFunction(() => document.querySelector('.empty-note')?.textContent?.includes('failed'));
-      assert.equal(await view.page.locator('.empty-note').textContent(), '/runs/a: failed — model.path: no folder models/tiny. It wrote no metrics.');
+      // the run's name and error are its text, isolated (U+2068 … U+2069) from the sentence around them
+      assert.equal(await view.page.locator('.empty-note').textContent(), '\u2068/runs/a\u2069: failed — \u2068model.path: no folder models/tiny\u2069. It wrote no metrics.');
     },
   ],
   [
@@ -311,7 +312,7 @@ export const dashboardTests: TestCase[] = [
       assert.equal(typeof seq, 'number', 'messages to the host carry a seq for the reply');
       await view.send('hostReply', { seq, request: 'export', ok: false, error: 'EACCES: permission denied' });
       await view.page.waitForSelector('#host-error');
-      assert.equal(await view.page.locator('#host-error').textContent(), 'export failed: EACCES: permission denied (click to dismiss)');
+      assert.equal(await view.page.locator('#host-error').textContent(), 'export failed: \u2068EACCES: permission denied\u2069 (click to dismiss)');
       assert.deepEqual(view.errors, []);
     },
   ],

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
-from seed_trainer.runlog import layout
+from seed_trainer.runlog import layout, space_reserve
 from seed_trainer.runlog.atomic import write_json_atomic
 from seed_trainer.runlog.checkpoint_manifest import checkpoint_in_place
 from seed_trainer.runlog.environment import RunEnvironment
@@ -123,7 +123,7 @@ class RunWriter:
             shutil.rmtree(run_dir, ignore_errors=True)
             raise
         writer.paths.trajectories.mkdir()
-        writer._reserve_space()
+        space_reserve.hold(writer.paths.root)
         writer.event(
             "started", f"{stage} started ({algorithm}, pid {environment.pid})", stage=stage, pid=environment.pid
         )
@@ -160,21 +160,8 @@ class RunWriter:
         writer = cls(run_dir, manifest, clock=clock, schemas=schemas, echo=echo)
         writer._lock = lock
         writer._write_manifest()
-        writer._reserve_space()
+        space_reserve.hold(writer.paths.root)
         return writer
-
-    def _reserve_space(self) -> None:
-        """Hold SPACE_RESERVE_BYTES of real blocks in the run directory until the run ends: on a disk that fills up
-        mid-run, freeing them is what lets the last error event and run.json (`failed`, with the error) be written.
-        A disk already too full to hold them is left to fail at the run's own writes."""
-        try:
-            with open(self.paths.root / layout.SPACE_RESERVE, "wb") as handle:
-                handle.write(bytes(layout.SPACE_RESERVE_BYTES))
-        except OSError:
-            self._release_space()
-
-    def _release_space(self) -> None:
-        (self.paths.root / layout.SPACE_RESERVE).unlink(missing_ok=True)
 
     @property
     def run_dir(self) -> Path:
@@ -359,7 +346,7 @@ class RunWriter:
         """Set the final status (stopped | failed | completed), append `finished` (after `error` when failed), close."""
         if status not in layout.FINAL_STATUSES:
             raise ValueError(f"final status {status!r} is not one of {layout.FINAL_STATUSES}")
-        self._release_space()  # first: on a full disk it is the room the writes below need
+        space_reserve.free(self.paths.root)  # first: on a full disk it is the room the writes below need
         if status == "failed" and error:
             self.event("error", error, **({"detail": detail} if detail else {}))
         now = self._clock()
@@ -386,7 +373,7 @@ class RunWriter:
     def close(self) -> None:
         # still open when finish() could not run (a full disk)
         self._reporters.close(str(self._manifest.get("status")), quiet=True)
-        self._release_space()
+        space_reserve.free(self.paths.root)
         for slot in ("events", "metrics", "skills", "index"):
             appender = getattr(self._files, slot)
             if appender is not None:
