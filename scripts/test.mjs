@@ -245,7 +245,7 @@ async function main() {
   process.exit(failed ? 1 : 0);
 }
 
-/** `npm run test:smollm2`: the heavy real-model suite (trainer/tests/test_smollm2_heavy.py). */
+/** `npm run test:smollm2`: the heavy real-model suite (trainer/tests/models/test_smollm2_heavy.py). */
 async function testSmolLM2() {
   let python;
   try {
@@ -256,7 +256,7 @@ async function testSmolLM2() {
   }
   step('SmolLM2-135M heavy tests (pytest)');
   const env = { ...process.env, SEED_TEST_SMOLLM2_HEAVY: '1', FORCE_COLOR: '0' };
-  const args = ['-m', 'pytest', 'trainer/tests/test_smollm2_heavy.py', '-m', 'smollm2_heavy', '-q', '--color=no', '-p', 'no:cacheprovider', '-rs'];
+  const args = ['-m', 'pytest', 'trainer/tests/models/test_smollm2_heavy.py', '-m', 'smollm2_heavy', '-q', '--color=no', '-p', 'no:cacheprovider', '-rs'];
   const { code, text } = await runStreaming(python, args, env);
   const counts = countParsers.pytest(text);
   const ok = code === 0 && counts !== null && counts.failed === 0 && counts.skipped === 0;
@@ -266,7 +266,7 @@ async function testSmolLM2() {
 
 
 /**
- * `npm run test:vllm`: makes .venv-vllm when needed, then runs trainer/tests/test_vllm_engine.py with it — its five
+ * `npm run test:vllm`: makes .venv-vllm when needed, then runs trainer/tests/compute/test_vllm_engine.py with it — its five
  * vLLM checks share one driver process and one engine (vllm_parity_driver.py), none may skip. Prints a summary with
  * the setup's and the tests' times and a closing `total:` line.
  */
@@ -287,7 +287,7 @@ async function testVllm() {
   step('vLLM engine tests (pytest)');
   const env = { ...process.env, SEED_VLLM_PYTHON: vllmPython, FORCE_COLOR: '0' };
   // One pytest process (no xdist workers, whatever the defaults become): the module's one engine is started once.
-  const args = ['-m', 'pytest', 'trainer/tests/test_vllm_engine.py', '-m', 'vllm', '-q', '--color=no', '-ra'];
+  const args = ['-m', 'pytest', 'trainer/tests/compute/test_vllm_engine.py', '-m', 'vllm', '-q', '--color=no', '-ra'];
   args.push('-p', 'no:cacheprovider', '-p', 'no:xdist');
   const testsStarted = Date.now();
   const { code, text } = await runStreaming(python, args, env);
@@ -320,7 +320,7 @@ async function testVerl() {
   step('export-verl against verl 0.9.1 (pytest)');
   const env = { ...process.env, SEED_VERL_PYTHON: verlPython, FORCE_COLOR: '0' };
   // -rsP: the reason of any skip, and what each test printed (a check verl could not run without vLLM is named there)
-  const args = ['-m', 'pytest', 'trainer/tests/test_export_verl.py', '-m', 'verl', '-q', '--color=no',
+  const args = ['-m', 'pytest', 'trainer/tests/export/test_export_verl.py', '-m', 'verl', '-q', '--color=no',
     '-p', 'no:cacheprovider', '-rsP'];
   const { code, text } = await runStreaming(python, args, env);
   const counts = countParsers.pytest(text);

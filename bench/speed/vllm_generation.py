@@ -3,7 +3,7 @@
 Prints one JSON object: for each batch size, tokens/s of each engine (median of `--repeats` alternating rounds) and
 vllm_over_hf. The prompts are household first-step prompts; every reply is exactly `--tokens` long (min = max new
 tokens), sampled at temperature 1, so both engines do the same amount of work. The model is the committed household
-policy widened to head_dim 32 (vLLM's CPU attention has no kernel for its 24; tests/widen_heads.py). Runs in the venv
+policy widened to head_dim 32 (vLLM's CPU attention has no kernel for its 24; tests/support/widen_heads.py). Runs in the venv
 that has vLLM (`npm run setup:vllm`):
 
     VLLM_CPU_KVCACHE_SPACE=1 TORCHDYNAMO_DISABLE=1 .venv-vllm/bin/python bench/speed/vllm_generation.py [--batches 8 64] > bench/results/vllm_generation.json

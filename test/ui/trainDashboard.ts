@@ -29,7 +29,7 @@ function prepareWorkspace(session: CodeServerSession, python: string): void {
   writeFileSync(
     path.join(session.workspace, 'tiny-grpo.seed.yaml'),
     [
-      '# A tiny Stage-2 run on the test environment of the trainer (trainer/tests/counter_env.py).',
+      '# A tiny Stage-2 run on the test environment of the trainer (trainer/tests/support/counter_env.py).',
       'name: tiny-grpo',
       'algorithm: grpo',
       'updates: 100000',

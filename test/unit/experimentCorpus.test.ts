@@ -1,5 +1,5 @@
 // The shared corpus of experiment files (test/fixtures/experiments/): the editor's verdict on each is the one in
-// expectations.json, which the trainer's test (trainer/tests/test_experiment_corpus.py) checks too; and the trainer's
+// expectations.json, which the trainer's test (trainer/tests/experiment/test_experiment_corpus.py) checks too; and the trainer's
 // `validate --json` gives, file by file, the same first problem at the same place.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';

@@ -1,5 +1,5 @@
 // The recorded gates of a real tiny SEED run are reproduced from its checkpoint's ONNX export: the trainer writes a
-// two-update run and exports checkpoint 1 (trainer/tests/make_whatif_run.py); update 2's teacher pass ran on those
+// two-update run and exports checkpoint 1 (trainer/tests/support/make_whatif_run.py); update 2's teacher pass ran on those
 // weights, so rescoring its trajectories with their own skills must give back their gates.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';

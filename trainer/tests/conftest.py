@@ -19,6 +19,13 @@ else:
 if os.environ.get("SEED_TEST_DEVICE") == "cpu":
     os.environ["CUDA_VISIBLE_DEVICES"] = ""
 
+import sys
+from pathlib import Path
+
+# The test helpers (environments, servers, torchrun drivers, fixture generators) are in support/, apart from the
+# test_*.py files that mirror seed_trainer's sub-packages; tests and the subprocesses they start import them by name.
+sys.path.insert(0, str(Path(__file__).resolve().parent / "support"))
+
 import pytest
 import torch
 from testenv import DTYPES

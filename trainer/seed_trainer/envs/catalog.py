@@ -3,7 +3,7 @@ summary, the optional extra it needs, the data it needs, and its `environment.op
 
 This table is exported into the experiment schema (`x-environments` on `environment.name`, see experiment/config.py), from which
 the editor offers completion and hover docs, and read by `python -m seed_trainer doctor` to report which environments
-the interpreter can run. tests/test_environment_catalog.py holds it to the registry and to each TaskSource's
+the interpreter can run. tests/envs/test_environment_catalog.py holds it to the registry and to each TaskSource's
 constructor, so an option added to an environment without an entry here fails a test.
 Standard library only: `doctor` runs it before the trainer's own dependencies are installed.
 """

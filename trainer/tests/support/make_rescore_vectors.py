@@ -6,8 +6,8 @@ two skills the chat-templated prompt text, its token ids (after the trainer's tr
 gives the response tokens — computed by the trainer's own `encode_chat`, `teacher_prompt_ids` and `Policy.score`.
 A rescorer that rebuilds the same ids and log-probs from the export alone agrees with the trainer's teacher pass.
 
-    .venv/bin/python trainer/tests/make_rescore_vectors.py            # rewrite test/fixtures/rescore/
-    .venv/bin/python trainer/tests/make_rescore_vectors.py OUT_DIR    # write elsewhere
+    .venv/bin/python trainer/tests/support/make_rescore_vectors.py            # rewrite test/fixtures/rescore/
+    .venv/bin/python trainer/tests/support/make_rescore_vectors.py OUT_DIR    # write elsewhere
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from seed_trainer.compute.policy import Policy
 from seed_trainer.export.model_export import export
 from seed_trainer.rl.teacher import teacher_prompt_ids
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 ASSET = REPO / "trainer" / "seed_trainer" / "assets" / "household-tiny"
 DEFAULT_OUT = REPO / "test" / "fixtures" / "rescore"
 EXPORT_NAME = "household-tiny-onnx"
@@ -103,7 +103,7 @@ def build_vectors(policy: Policy) -> dict:
             }
         )
     return {
-        "about": "Shared rescoring vectors (trainer/tests/make_rescore_vectors.py): ids exact, log-probs float32 from PyTorch.",
+        "about": "Shared rescoring vectors (trainer/tests/support/make_rescore_vectors.py): ids exact, log-probs float32 from PyTorch.",
         "export": EXPORT_NAME,
         "beta": BETA,
         "response": RESPONSE,

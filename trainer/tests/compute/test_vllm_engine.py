@@ -23,7 +23,7 @@ from transformers import AutoModelForCausalLM
 from seed_trainer.compute.engines import logprob_agreement
 from seed_trainer.compute.vllm_engine import merged_weights
 
-TESTS = Path(__file__).resolve().parent
+TESTS = Path(__file__).resolve().parents[1] / "support"  # the helpers subprocesses import
 # Sampled-token log-probs: vLLM's CPU kernels and our fp32 scoring of the same tokens agree to 4.3e-6 at most (measured
 # over ~870 tokens at temperatures 1.0 and 0.7); 1e-3 leaves room for other CPUs' kernels.
 LOGPROB_TOLERANCE = 1e-3

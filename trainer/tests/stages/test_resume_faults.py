@@ -21,7 +21,7 @@ from seed_trainer.runlog import RunReader, check_run, layout
 from seed_trainer.runlog.writer import RunWriter
 from seed_trainer.stages.common import create_run
 
-TESTS = Path(__file__).parent
+TESTS = Path(__file__).resolve().parents[1] / "support"  # the helpers subprocesses import
 
 
 @pytest.fixture(scope="module")

@@ -22,7 +22,7 @@ from seed_trainer.runlog.writer import RunWriter
 from seed_trainer.stages.resume import ResumeError
 from seed_trainer.stages.train import resume, train
 
-TESTS = Path(__file__).parent
+TESTS = Path(__file__).resolve().parents[1] / "support"  # the helpers subprocesses import
 UPDATES = 3
 
 

@@ -20,7 +20,7 @@ from seed_trainer.runlog import RunReader, SchemaSet, check_run
 from seed_trainer.runlog.ownership import RunLock, RunOwnedError, owned_by_live_process, read_owner
 from seed_trainer.stages.common import create_run
 
-TESTS = Path(__file__).parent
+TESTS = Path(__file__).resolve().parents[1] / "support"  # the helpers subprocesses import
 TRIALS = 50
 
 # The driver imports the trainer once, then per trial forks two children that block on one pipe; closing its write

@@ -279,7 +279,7 @@ def test_a_training_run_goes_on_past_a_failed_episode_and_reports_it(tmp_path, t
 
 
 def test_the_env_server_benchmark_runs_and_reports_ratios():
-    script = Path(__file__).resolve().parents[2] / "bench" / "speed" / "env_server.py"
+    script = Path(__file__).resolve().parents[3] / "bench" / "speed" / "env_server.py"
     done = subprocess.run(
         [sys.executable, str(script), "--episodes", "2", "--steps", "3"],
         capture_output=True,

@@ -254,7 +254,7 @@ def test_a_few_step_textworld_bootstrap_and_a_seed_update_with_oracle_skills(tmp
 
 
 @pytest.mark.skipif(
-    not (Path(__file__).resolve().parents[1] / "seed_trainer" / "assets" / "textworld-tiny").is_dir(),
+    not (Path(__file__).resolve().parents[2] / "seed_trainer" / "assets" / "textworld-tiny").is_dir(),
     reason="no committed TextWorld tiny policy",
 )
 def test_the_committed_textworld_checkpoint_is_the_default_recipe_and_small():

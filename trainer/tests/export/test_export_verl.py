@@ -17,8 +17,8 @@ from seed_trainer.experiment.config import ExperimentConfig
 from seed_trainer.experiment.loading import load_experiment
 from seed_trainer.export.verl import hydra_value, verl_export
 
-REPO = Path(__file__).resolve().parents[2]
-GOLDEN = Path(__file__).parent / "golden" / "verl"
+REPO = Path(__file__).resolve().parents[3]
+GOLDEN = Path(__file__).resolve().parents[1] / "golden" / "verl"
 SOURCES = {
     "alfworld-qwen2.5-3b": REPO / "resources" / "templates" / "alfworld-qwen2.5-3b.seed.yaml",
     "webshop-qwen2.5-3b": REPO / "resources" / "templates" / "webshop-qwen2.5-3b.seed.yaml",

@@ -35,7 +35,7 @@ from seed_trainer.runlog.atomic import write_json_atomic
 from seed_trainer.runlog.jsonl import JsonlAppender, read_jsonl
 from seed_trainer.runlog.tokens import base64_length, token_pieces
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 FIXTURES = REPO / "test" / "fixtures" / "runs"
 EXPECTATIONS = json.loads((FIXTURES / "expectations.json").read_text(encoding="utf-8"))["runs"]
 SCHEMAS = SchemaSet()
@@ -72,7 +72,7 @@ def test_fixtures_are_what_the_generator_writes(tmp_path):
     assert committed == generated
     for relative in committed:
         assert (FIXTURES / relative).read_bytes() == (tmp_path / relative).read_bytes(), (
-            f"{relative} is stale: run trainer/tests/make_run_fixtures.py"
+            f"{relative} is stale: run trainer/tests/support/make_run_fixtures.py"
         )
 
 

@@ -3,7 +3,7 @@
 wrote update 2's gates. The TypeScript test rescores update 2's trajectories from that export with their recorded
 skills and compares with the recorded gates.
 
-    .venv/bin/python trainer/tests/make_whatif_run.py OUT_DIR    # prints the run directory and the export
+    .venv/bin/python trainer/tests/support/make_whatif_run.py OUT_DIR    # prints the run directory and the export
 """
 
 from __future__ import annotations

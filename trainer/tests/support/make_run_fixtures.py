@@ -4,8 +4,8 @@
 run is a copy of a few of its files with one problem put in by hand, and expectations.json says, for every fixture,
 what a checker must report (kind, file, line, field) — the Python and TypeScript tests read the same file.
 
-    .venv/bin/python trainer/tests/make_run_fixtures.py            # rewrite test/fixtures/runs/
-    .venv/bin/python trainer/tests/make_run_fixtures.py OUT_DIR    # write elsewhere (the up-to-date test does)
+    .venv/bin/python trainer/tests/support/make_run_fixtures.py            # rewrite test/fixtures/runs/
+    .venv/bin/python trainer/tests/support/make_run_fixtures.py OUT_DIR    # write elsewhere (the up-to-date test does)
 
 Deterministic: fixed clock, pid, host and versions, seeded random numbers.
 """
@@ -31,7 +31,7 @@ from seed_trainer.runlog.quantiles import QUANTILE_LEVELS
 from seed_trainer.runlog.tokens import encode_float32
 from seed_trainer.runlog.trajectory_index import index_row
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 DEFAULT_OUT = REPO / "test" / "fixtures" / "runs"
 BETA = 5.0
 
@@ -957,9 +957,9 @@ def generate(out: Path) -> None:
     valid_baseline = write_valid_baseline(out)
     broken_baseline = write_broken_baseline(out, valid_baseline)
     expectations = {
-        "$comment": "Written by trainer/tests/make_run_fixtures.py. For each run directory here: the errors "
+        "$comment": "Written by trainer/tests/support/make_run_fixtures.py. For each run directory here: the errors "
         "(kind, file relative to the run, 1-based line or null, field path or null) and torn-line warnings a full "
-        "check must report, and record counts. Read by trainer/tests/test_run_format.py and test/unit/runFormat.test.ts.",
+        "check must report, and record counts. Read by trainer/tests/runlog/test_run_format.py and test/unit/runFormat.test.ts.",
         "runs": {
             "valid": valid_expectations(out),
             **broken,

@@ -16,7 +16,7 @@ from seed_trainer.envs.household.oracle_analysis import RULES, analyze
 from seed_trainer.envs.household.skill_bank import BY_TYPE, GENERAL
 from seed_trainer.rl.rollout import Episode, Step
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 SPLITS = ("train", "valid_seen", "valid_unseen", "dev")
 
 

@@ -23,7 +23,7 @@ from seed_trainer.experiment.loading import load_experiment
 from seed_trainer.runlog import RunReader, check_run
 from seed_trainer.stages.collect import collect
 
-TESTS = Path(__file__).parent
+TESTS = Path(__file__).resolve().parents[1] / "support"  # the helpers subprocesses import
 KEY_ENV = "SEED_TEST_ANALYZER_KEY"
 MALFORMED = '{"episode_summary": "cut short", "episode_skill": '
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from testenv import subprocess_env
 
-SCRIPT = Path(__file__).resolve().parents[2] / "bench" / "speed" / "gpu_check.py"
+SCRIPT = Path(__file__).resolve().parents[3] / "bench" / "speed" / "gpu_check.py"
 
 
 def test_gpu_check_runs_at_the_tiny_shape_and_reports_every_figure(tmp_path):

@@ -15,7 +15,7 @@ from seed_trainer.experiment.config import ExperimentError
 from seed_trainer.experiment.loading import load_experiment
 from seed_trainer.experiment.text import MAX_BYTES
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 CORPUS = REPO / "test" / "fixtures" / "experiments"
 EXPECTED = json.loads((CORPUS / "expectations.json").read_text(encoding="utf-8"))["files"]
 

@@ -16,7 +16,7 @@ from seed_trainer.experiment.loading import load_experiment
 from seed_trainer.experiment.preflight import InputError, check_model_path
 from seed_trainer.models.builtin import CONVERTED_MODELS, status
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 COMMITTED = REPO / "schemas" / "experiment.schema.json"
 EXAMPLES = sorted((REPO / "examples").glob("*.seed.yaml"))
 

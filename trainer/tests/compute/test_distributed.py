@@ -20,7 +20,7 @@ from testenv import subprocess_env
 from seed_trainer.compute.distributed import DistributedSetupError, Ranks, ranks_from_env
 from seed_trainer.runlog import RunReader, check_run
 
-TESTS = Path(__file__).parent
+TESTS = Path(__file__).resolve().parents[1] / "support"  # the helpers subprocesses import
 
 
 def test_each_rank_gets_whole_groups_in_order():

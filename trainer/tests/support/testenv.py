@@ -13,7 +13,7 @@ from types import ModuleType
 import yaml
 
 TESTS = Path(__file__).resolve().parent
-BENCH = TESTS.parents[1] / "bench"
+BENCH = TESTS.parents[2] / "bench"
 
 DTYPES = [os.environ["SEED_TEST_DTYPE"]] if os.environ.get("SEED_TEST_DTYPE") else ["float32", "bfloat16"]
 

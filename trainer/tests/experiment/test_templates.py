@@ -17,7 +17,7 @@ from seed_trainer.envs.textworld_games import TextWorldTasks
 from seed_trainer.envs.webshop import WebshopTasks
 from seed_trainer.experiment.loading import experiment_from_data
 
-TEMPLATES = Path(__file__).resolve().parents[2] / "resources" / "templates"
+TEMPLATES = Path(__file__).resolve().parents[3] / "resources" / "templates"
 SOURCES = {
     "household": HouseholdTasks,
     "alfworld": AlfworldTasks,
