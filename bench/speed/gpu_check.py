@@ -30,7 +30,7 @@ import torch
 import yaml
 
 REPO = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(REPO / "trainer" / "tests"))  # the tests' counter environment
+sys.path.insert(0, str(REPO / "trainer" / "tests" / "support"))  # the tests' counter environment
 
 from stage2_step import analyses_always_valid  # noqa: E402  (the same stand-in for a trained analyzer)
 

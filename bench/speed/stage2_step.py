@@ -41,7 +41,7 @@ import yaml
 REPO = Path(__file__).resolve().parents[2]
 if "--worker" in sys.argv:  # a household worker imports the trainer it was given, not this checkout's
     sys.path.insert(0, sys.argv[sys.argv.index("--trainer") + 1])
-sys.path.insert(0, str(REPO / "trainer" / "tests"))  # the tests' counter environment
+sys.path.insert(0, str(REPO / "trainer" / "tests" / "support"))  # the tests' counter environment
 
 from counter_env import CounterTasks  # noqa: E402
 

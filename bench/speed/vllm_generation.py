@@ -27,7 +27,7 @@ from pathlib import Path
 import torch
 
 REPO = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(REPO / "trainer" / "tests"))  # widen_heads
+sys.path.insert(0, str(REPO / "trainer" / "tests" / "support"))  # widen_heads
 
 from widen_heads import widen_policy  # noqa: E402
 

@@ -88,7 +88,7 @@ export function writeExperiment(dir: string, name: string, options: { updates: n
 export async function configureTrainerEnv(): Promise<void> {
   await vscode.workspace
     .getConfiguration('seedStudio')
-    .update('trainer.env', { PYTHONPATH: path.join(repoRoot, 'trainer', 'tests'), OMP_NUM_THREADS: '1', MKL_NUM_THREADS: '1' }, vscode.ConfigurationTarget.Global);
+    .update('trainer.env', { PYTHONPATH: path.join(repoRoot, 'trainer', 'tests', 'support'), OMP_NUM_THREADS: '1', MKL_NUM_THREADS: '1' }, vscode.ConfigurationTarget.Global);
 }
 
 export async function waitFor<T>(what: string, probe: () => T | undefined | Promise<T | undefined>, timeoutMs: number, intervalMs = 100): Promise<T> {

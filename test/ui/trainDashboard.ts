@@ -45,7 +45,7 @@ function prepareWorkspace(session: CodeServerSession, python: string): void {
   );
   const settingsFile = path.join(session.userDataDir, 'User', 'settings.json');
   const settings = JSON.parse(readFileSync(settingsFile, 'utf8')) as Record<string, unknown>;
-  settings['seedStudio.trainer.env'] = { PYTHONPATH: path.join(repoRoot, 'trainer', 'tests'), OMP_NUM_THREADS: '1', MKL_NUM_THREADS: '1' };
+  settings['seedStudio.trainer.env'] = { PYTHONPATH: path.join(repoRoot, 'trainer', 'tests', 'support'), OMP_NUM_THREADS: '1', MKL_NUM_THREADS: '1' };
   writeFileSync(settingsFile, `${JSON.stringify(settings, null, 2)}\n`);
 }
 

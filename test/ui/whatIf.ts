@@ -151,9 +151,9 @@ function main(): void {
   runCodeServerTest(
     { label: LABEL, artifactName: 'ui-whatif', timeoutSeconds: 600, session: { label: 'ui-whatif', env: { SEED_PYTHON: python, PYTHONPATH: trainerPath }, installVsix: vsix } },
     async (session) => {
-      const made = execFileSync(python, [path.join(repoRoot, 'trainer', 'tests', 'make_whatif_run.py'), session.workspace], {
-        cwd: path.join(repoRoot, 'trainer', 'tests'),
-        env: { ...process.env, OMP_NUM_THREADS: '1', PYTHONPATH: [path.join(repoRoot, 'trainer', 'tests'), trainerPath].join(path.delimiter) },
+      const made = execFileSync(python, [path.join(repoRoot, 'trainer', 'tests', 'support', 'make_whatif_run.py'), session.workspace], {
+        cwd: path.join(repoRoot, 'trainer', 'tests', 'support'),
+        env: { ...process.env, OMP_NUM_THREADS: '1', PYTHONPATH: [path.join(repoRoot, 'trainer', 'tests', 'support'), trainerPath].join(path.delimiter) },
         encoding: 'utf8',
         stdio: ['ignore', 'pipe', 'ignore'],
       });

@@ -23,8 +23,8 @@ after(() => rmSync(root, { recursive: true, force: true }));
 const LOGP_TOLERANCE = 1e-4;
 
 test('rescoring update 2 of a real run from checkpoint 1\'s export gives back its recorded gates', { timeout: 600_000 }, async () => {
-  const made = execFileSync(trainerPython(), [path.join(repoRoot, 'trainer', 'tests', 'make_whatif_run.py'), root], {
-    cwd: path.join(repoRoot, 'trainer', 'tests'),
+  const made = execFileSync(trainerPython(), [path.join(repoRoot, 'trainer', 'tests', 'support', 'make_whatif_run.py'), root], {
+    cwd: path.join(repoRoot, 'trainer', 'tests', 'support'),
     env: { ...process.env, OMP_NUM_THREADS: '1' },
     encoding: 'utf8',
     stdio: ['ignore', 'pipe', 'ignore'],

@@ -12,7 +12,7 @@ import { repoRoot, seedApi, tinyPolicy, trainerPython, waitFor, workspaceDir, wr
 
 /** `python -m seed_trainer train` to the end, on the counter environment (about a second per update here). */
 function trainToEnd(experiment: string, runDir: string): Promise<void> {
-  const env = { ...process.env, PYTHONPATH: path.join(repoRoot, 'trainer', 'tests'), OMP_NUM_THREADS: '1', MKL_NUM_THREADS: '1' };
+  const env = { ...process.env, PYTHONPATH: path.join(repoRoot, 'trainer', 'tests', 'support'), OMP_NUM_THREADS: '1', MKL_NUM_THREADS: '1' };
   return new Promise((resolve, reject) => {
     execFile(trainerPython(), ['-m', 'seed_trainer', 'train', experiment, '--run-dir', runDir], { env, timeout: 240_000 }, (error, _stdout, stderr) => {
       if (error) reject(new Error(`the trainer failed: ${stderr.slice(-2000) || error.message}`));

@@ -108,7 +108,7 @@ suite('SEED: Train', () => {
     const runDir = path.join(path.dirname(experiment), 'runs', 'started-from-a-terminal');
     const child = spawn(trainerPython(), ['-m', 'seed_trainer', 'train', experiment, '--run-dir', runDir], {
       cwd: path.dirname(experiment),
-      env: { ...process.env, PYTHONPATH: path.join(repoRoot, 'trainer', 'tests'), OMP_NUM_THREADS: '1' },
+      env: { ...process.env, PYTHONPATH: path.join(repoRoot, 'trainer', 'tests', 'support'), OMP_NUM_THREADS: '1' },
       detached: true,
       stdio: 'ignore',
     });
