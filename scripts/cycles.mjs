@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Counts the import cycles of src/ and webview/ and prints them: dependency-cruiser reads the imports, each file
 // stands for its folder (or, with --features, its feature), and every elementary cycle of that graph is listed. Exits
-// non-zero when there is one, so `npm test` fails (it runs all four combinations).
+// non-zero when there is one, so `npm test` fails (it runs the plain count and `--features --types`).
 //   node scripts/cycles.mjs            value imports (dependency-cruiser's default: type-only imports are erased)
 //   node scripts/cycles.mjs --types    type-only imports too
 //   node scripts/cycles.mjs --features src/<feature>/** and webview/<feature>/** are one node. The composition root
