@@ -60,6 +60,11 @@ def update_metrics(
     return values
 
 
+def _strips(gate: torch.Tensor, delta: torch.Tensor) -> dict[str, float | int | None]:
+    """The quantiles of g and Δ at the run format's levels: the per-update strips of the dashboard."""
+    return token_quantiles(gate, "gate", QUANTILE_LEVELS) | token_quantiles(delta, "delta", QUANTILE_LEVELS)
+
+
 def gate_statistics(steps: Sequence[Step], beta: float, estimator: str = "sample") -> dict[str, float | None]:
     """Gate metrics at the rollout weights over the OPD-active tokens (steps with a teacher pass). An estimator that
     subtracts from g adds the mean of what it subtracts (`opd/gate_baseline_mean`); `expected` adds the share of the
@@ -77,11 +82,7 @@ def gate_statistics(steps: Sequence[Step], beta: float, estimator: str = "sample
             out["opd/gate_baseline_mean"] = None
         if estimator == "expected":
             out["opd/tail_mass"] = None
-        return (
-            out
-            | token_quantiles(torch.empty(0), "gate", QUANTILE_LEVELS)
-            | token_quantiles(torch.empty(0), "delta", QUANTILE_LEVELS)
-        )
+        return out | _strips(torch.empty(0), torch.empty(0))
     teacher = torch.cat([s.teacher_logp for s in scored])
     student = torch.cat([s.old_logp for s in scored])
     delta, gate = opd_gate(teacher, student, beta)
@@ -91,9 +92,7 @@ def gate_statistics(steps: Sequence[Step], beta: float, estimator: str = "sample
         "delta/mean": float(delta.mean()),
         "opd/active_ratio": teacher.numel() / max(total, 1),
     }
-    out |= token_quantiles(gate, "gate", QUANTILE_LEVELS) | token_quantiles(
-        delta, "delta", QUANTILE_LEVELS
-    )  # the per-update strips of the dashboard
+    out |= _strips(gate, delta)
     baseline = subtracted_gate(estimator, gate, _joined(scored, "gate_baseline"))
     if baseline is not None:
         out["opd/gate_baseline_mean"] = float(baseline.mean())
