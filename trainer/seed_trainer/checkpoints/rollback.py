@@ -4,11 +4,10 @@ The checkpoint recorded the byte size of `metrics.jsonl` and of every `trajector
 sizes belongs to the update that was interrupted and is cut; everything before them is kept, so it must be intact:
 each file at least as long as recorded, the recorded size on a line boundary, every kept line a JSON object, and the
 metrics and index rows valid against their schemas (a row that parses but lost a key would pass a JSON check and then
-fail every reader of the run). A file
-that fails stops `resume` with a located error and nothing changed. `repair_to_update` is the explicit way out
-(`resume --repair`): it keeps the records that parse and belong to updates up to the checkpoint's, moves corrupt lines
-to `<file>.corrupt` (nothing is thrown away; a metrics or index row its schema refuses counts as corrupt), and rebuilds the trajectory
-index's byte ranges.
+fail every reader of the run). A file that fails stops `resume` with a located error and nothing changed.
+`repair_to_update` is the explicit way out (`resume --repair`): it keeps the records that parse and belong to updates
+up to the checkpoint's, moves corrupt lines to `<file>.corrupt` (nothing is thrown away; a metrics row its schema
+refuses counts as corrupt), and rebuilds the trajectory index's byte ranges.
 """
 
 from __future__ import annotations
@@ -138,9 +137,10 @@ def _update_of(record: dict[str, Any], relative: str) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
-def _split_lines(path: Path, relative: str, last_update: int) -> tuple[list[bytes], list[bytes], int]:
+def _split_lines(
+    path: Path, relative: str, last_update: int, schemas: SchemaSet
+) -> tuple[list[bytes], list[bytes], int]:
     """(lines to keep, corrupt lines, lines dropped as after the checkpoint) of one JSONL file."""
-    schemas = SchemaSet()
     keep, corrupt, dropped = [], [], 0
     with open(path, "rb") as handle:
         for number, raw in enumerate(handle, start=1):
@@ -169,7 +169,7 @@ def first_damaged_update(run_dir: Path, last_update: int) -> tuple[int, str] | N
     metrics = run_dir / layout.METRICS
     if not metrics.exists():
         return None
-    keep, corrupt, _ = _split_lines(metrics, layout.METRICS, last_update)
+    keep, corrupt, _ = _split_lines(metrics, layout.METRICS, last_update, SchemaSet())
     steps = {r["step"] for r in map(json.loads, keep) if r.get("kind") == "update" and isinstance(r.get("step"), int)}
     missing = [u for u in range(1, last_update + 1) if u not in steps]
     if not missing:
@@ -193,6 +193,7 @@ def repair_to_update(run_dir: Path, last_update: int) -> list[str]:
     placed: dict[str, tuple[str, Appended]] = {}  # trajectory id → (file, where its line is now)
     records: dict[str, dict[str, Any]] = {}
     index = run_dir / layout.TRAJECTORY_INDEX
+    schemas = SchemaSet()
     for path in rollback_candidates(run_dir):
         relative = path.relative_to(run_dir).as_posix()
         if path == index:
@@ -202,7 +203,7 @@ def repair_to_update(run_dir: Path, last_update: int) -> list[str]:
             path.unlink()
             changed.append(f"{relative}: removed (update after the checkpoint)")
             continue
-        keep, corrupt, dropped = _split_lines(path, relative, last_update)
+        keep, corrupt, dropped = _split_lines(path, relative, last_update, schemas)
         if corrupt:
             _set_aside(path, corrupt)
             changed.append(f"{relative}: {len(corrupt)} corrupt line(s) moved to {relative}.corrupt")
