@@ -26,6 +26,7 @@ from seed_trainer.compute.ranks import (  # torch-free: most commands never load
 from seed_trainer.doctor import add_arguments as add_doctor_arguments
 from seed_trainer.experiment.config import ExperimentError, experiment_json_schema
 from seed_trainer.experiment.loading import load_experiment
+from seed_trainer.models import holds_model
 from seed_trainer.stages.commands import cmd_collect, cmd_eval, cmd_resume, cmd_sft, cmd_train
 
 
@@ -63,7 +64,7 @@ def _cmd_validate(args: argparse.Namespace) -> int:
 
 def _cmd_export(args: argparse.Namespace) -> int:
     checkpoint = Path(args.checkpoint)
-    if not (checkpoint / "config.json").is_file() and not (checkpoint / "adapter_config.json").is_file():
+    if not holds_model(checkpoint):
         sys.stderr.write(
             f"error: --checkpoint {checkpoint}: not a model directory (no config.json or adapter_config.json)\n"
         )

@@ -8,6 +8,7 @@ import re
 from pathlib import Path
 
 from seed_trainer.experiment.config import ExperimentConfig, builtin_model_dir
+from seed_trainer.models import holds_model
 from seed_trainer.models.builtin import BUILTIN_PREFIX, CONVERTED_MODELS
 
 # What a Hugging Face hub id looks like: `name` or `org/name`. Anything else given as model.path is a local path.
@@ -43,7 +44,7 @@ def check_model_path(config: ExperimentConfig) -> None:
     if local.exists():
         if not local.is_dir():
             raise InputError(f"model.path: {raw}: not a directory ({local})")
-        if not any((local / name).is_file() for name in ("config.json", "adapter_config.json")):
+        if not holds_model(local):
             # caught here, before a run directory exists, rather than by the model load inside the run
             raise InputError(
                 f"model.path: {raw}: holds no Hugging Face model (no config.json or adapter_config.json in {local})"

@@ -27,6 +27,7 @@ from seed_trainer.algo import skills
 from seed_trainer.algo.variants import gate_beta
 from seed_trainer.checkpoints.checkpoint import load_checkpoint_policy
 from seed_trainer.experiment.config import OpdConfig, RolloutConfig
+from seed_trainer.models import holds_model
 
 FORMATS = ("hf", "onnx")
 ONNX_OPSET = 17
@@ -113,7 +114,7 @@ def export(
     if format not in FORMATS:
         raise ValueError(f"export format {format!r} is not one of {', '.join(FORMATS)}")
     checkpoint = Path(checkpoint)
-    if not (checkpoint / "config.json").exists() and not (checkpoint / "adapter_config.json").exists():
+    if not holds_model(checkpoint):
         raise FileNotFoundError(f"{checkpoint}: not a model directory (no config.json or adapter_config.json)")
     out = Path(out) if out is not None else default_export_dir(checkpoint, format)
     out.parent.mkdir(parents=True, exist_ok=True)
