@@ -7,7 +7,7 @@ import { RunAccess } from './runs/runAccess';
 import { registerSkillReview } from './review/registerSkillReview';
 import { registerTrajectoryViewer } from './trajectory/registerTrajectoryViewer';
 import { registerTrajectoryDiff } from './diff/registerTrajectoryDiff';
-import { registerTrajectoryTable } from './table/tablePanel';
+import { registerTrajectoryTable } from './trajectoryTable/trajectoryTablePanel';
 import { registerSetUpTrainer } from './training/setUpTrainer';
 import { registerTrainCommands } from './training/trainCommands';
 import { registerExperimentLanguage } from './experiments/experimentLanguage';

@@ -6,10 +6,10 @@ import path from 'node:path';
 import { RunsCore } from '../../src/runs/core/runsCore';
 import { RunSchemas, findSchemasDir } from '../../src/runs/core/schemas';
 import type { TrajectoryIndexRow } from '../../src/runs/shared/types';
-import { batchRows } from '../../src/table/core/batchTable';
+import { batchRows } from '../../src/trajectoryTable/core/batchTable';
 import { trajectoryStats } from '../../src/trajectory/shared/turnStats';
 import { repoRoot } from './repoPaths';
-import { sortRows, tableRow } from '../../src/table/shared/trajectoryTable';
+import { sortRows, tableRow } from '../../src/trajectoryTable/shared/trajectoryTable';
 
 function index(id: string, fields: Partial<TrajectoryIndexRow>): TrajectoryIndexRow {
   return { id, file: 'it-000001.jsonl', line: 1, offset: 0, size: 1, phase: 'train', update: 1, task: { id: `t-${id}`, type: 'heat' }, success: false, reward: 0, length: 3, tokens: 10, teacher: true, ...fields };

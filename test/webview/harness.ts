@@ -40,13 +40,13 @@ export class PageServer {
         response.writeHead(204).end();
         return;
       }
-      const bundle = /^\/page\/([a-z]+)$/.exec(url.pathname)?.[1];
+      const bundle = /^\/page\/([a-zA-Z]+)$/.exec(url.pathname)?.[1];
       if (bundle) {
         response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
         response.end(bundlePage(bundle, origin));
         return;
       }
-      const file = /^\/(dist\/webview|media)\/[a-z]+\.(js|css|js\.map)$/.test(url.pathname) ? path.join(repoRoot, url.pathname) : undefined;
+      const file = /^\/(dist\/webview|media)\/[a-zA-Z]+\.(js|css|js\.map)$/.test(url.pathname) ? path.join(repoRoot, url.pathname) : undefined;
       if (!file || !existsSync(file)) {
         response.writeHead(404).end();
         return;

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { wilsonInterval } from '../../src/dashboard/shared/evaluation';
 import type { DashboardRun } from '../../src/dashboard/shared/protocol';
 import type { MetricRow } from '../../src/runs/shared/types';
-import type { TableRow } from '../../src/table/shared/trajectoryTable';
+import type { TableRow } from '../../src/trajectoryTable/shared/trajectoryTable';
 import type { TestCase } from './run';
 
 const RLO_NAME = '\u202Egnp.exe';
@@ -76,7 +76,7 @@ export const inertTests: TestCase[] = [
         { id: 'it-1', task: long, type: 'heat', success: false, length: 3, tokens: 40, skill: 'valid', meanGate: 0.5 },
         { id: 'it-2', task: 'household/short', type: 'heat', success: true, length: 2, tokens: 30, skill: 'valid', meanGate: 0.6 },
       ];
-      const view = await context.open('table', { width: 700, height: 500 });
+      const view = await context.open('trajectoryTable', { width: 700, height: 500 });
       await view.send('rows', { run: 'demo · seed', batch: 'Update 1', rows });
       await view.waitFor('rendered');
       const overflow = await view.page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);

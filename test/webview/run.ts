@@ -23,7 +23,7 @@ import { reviewTests } from './review';
 import { dashboardTests } from './dashboard';
 import { inertTests } from './inert';
 import { neutralTokenTests } from './neutralTokens';
-import { tableTests } from './table';
+import { tableTests } from './trajectoryTable';
 import { whatIfTests } from './whatIf';
 
 const LABEL = 'webview (Chromium)';

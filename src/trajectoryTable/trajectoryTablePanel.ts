@@ -21,7 +21,7 @@ function target(runs: RunsModel, arg: unknown): { runDir: string; batch: string 
 
 class TablePanel extends PanelBase<TableToWebview, TableToHost> {
   constructor(panel: vscode.WebviewPanel, runs: RunsModel, where: { runDir: string; batch: string }, context: PanelContext) {
-    super(panel, { title: 'Trajectories', bundle: 'table', fromPage: TABLE_TO_HOST }, context);
+    super(panel, { title: 'Trajectories', bundle: 'trajectoryTable', fromPage: TABLE_TO_HOST }, context);
     this.channel
       .onReady(() => {
         runs

@@ -1,9 +1,9 @@
-// The trajectory table (src/table/tablePanel.ts): one row per trajectory of a batch, sortable by every column
+// The trajectory table (src/trajectoryTable/tablePanel.ts): one row per trajectory of a batch, sortable by every column
 // (click a header; again to reverse), a row opens the viewer (click or Enter), two checked rows open the diff. All
 // text from the run goes in as text.
-import { TABLE_TO_WEBVIEW, type TableToHost, type TableToWebview } from '../../src/table/shared/protocol';
+import { TABLE_TO_WEBVIEW, type TableToHost, type TableToWebview } from '../../src/trajectoryTable/shared/protocol';
 import { formatNumber } from '../../src/trajectory/shared/format';
-import { sortRows, type SortKey, type TableRow } from '../../src/table/shared/trajectoryTable';
+import { sortRows, type SortKey, type TableRow } from '../../src/trajectoryTable/shared/trajectoryTable';
 import { clear, el } from '../shared/dom';
 import { HostChannel } from '../shared/hostApi';
 

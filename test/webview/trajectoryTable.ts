@@ -1,7 +1,7 @@
-// Webview tests of the trajectory table (webview/table): sortable columns, a row opens the viewer, two checked rows
+// Webview tests of the trajectory table (webview/trajectoryTable): sortable columns, a row opens the viewer, two checked rows
 // are compared.
 import assert from 'node:assert/strict';
-import type { TableRow } from '../../src/table/shared/trajectoryTable';
+import type { TableRow } from '../../src/trajectoryTable/shared/trajectoryTable';
 import type { TestCase } from './run';
 
 function row(id: string, fields: Partial<TableRow>): TableRow {
@@ -13,7 +13,7 @@ export const tableTests: TestCase[] = [
     'trajectory table: sort by mean g and by steps, open a row, compare two checked rows',
     async (context) => {
       const rows = [row('it-1', { meanGate: 0.52, length: 7, success: true }), row('it-2', { meanGate: 0.61, length: 2 }), row('it-3', { meanGate: null, length: 4, skill: 'none' })];
-      const view = await context.open('table');
+      const view = await context.open('trajectoryTable');
       await view.send('rows', { run: 'demo · seed', batch: 'Update 1', rows });
       await view.waitFor('rendered');
       const ids = () => view.page.$$eval('tbody tr', (trs) => trs.map((tr) => tr.getAttribute('data-id')));

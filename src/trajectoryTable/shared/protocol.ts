@@ -1,4 +1,4 @@
-// Messages of the trajectory table (webview/table, src/table/tablePanel.ts). See protocol.ts.
+// Messages of the trajectory table (webview/trajectoryTable, src/trajectoryTable/trajectoryTablePanel.ts). See protocol.ts.
 import type { TableRow } from './trajectoryTable';
 import { messageSet } from '../../webviewHost/shared/protocol';
 
