@@ -1,7 +1,10 @@
-// The host side of "What if…" for one open trajectory: picks the ONNX export whose weights scored it (or, when there is
-// none or it is above seedStudio.whatIf.maxOnnxSizeMB, offers the trainer), rescores the trajectory under a typed skill
-// behind a cancellable progress notification, keeps every result for comparison, saves them next to the run and
-// reopens them with the viewer.
+// The host side of "What if…" for one open trajectory: picks the weights that scored it, else the kept ones nearest
+// (src/whatIf/core/exportChoice.ts), rescores with their ONNX export (or, when there is none or it is above
+// seedStudio.whatIf.maxOnnxSizeMB, offers the trainer, which loads the same checkpoint) under a typed skill behind a
+// cancellable progress notification, keeps every result for comparison, saves them next to the run and reopens them
+// with the viewer. When the weights are not the ones that scored the trajectory, the recorded skill is rescored on
+// them first, once: that row is the control the viewer counts flips against, so a flip is the skill's and not the
+// change of weights'.
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import * as vscode from 'vscode';
@@ -11,14 +14,14 @@ import { resolveTrainerPython } from '../python/pythonInterpreter';
 import { trainerEnv } from '../python/trainerSettings';
 import type { RunAccess, TrajectoryRef } from '../runs/runAccess';
 import { WhatIfError } from './core/errors';
-import { exportCandidates } from './core/exportChoice';
+import { chooseWeights, type WeightsChoice } from './core/exportChoice';
 import { onnxModelBytes } from './core/onnxExport';
 import { DEFAULT_MAX_ONNX_MB, chooseScorer, type ScorerChoice } from './core/scorerChoice';
 import { checkSkillText } from './core/skillInsertion';
 import { rescoreWithTrainer } from './core/trainerRescore';
 import type { Rescorer, RescoreStep } from './core/rescore';
 import { readWhatIf, resultRecord, whatIfPath, writeWhatIf, type WhatIfResultRecord } from './core/whatIfFile';
-import { scoringStep, trainerWeightsText } from './shared/weights';
+import { checkpointName, stepOfWeights, trainerWeightsText } from './shared/weights';
 
 export class WhatIfSession implements vscode.Disposable {
   private results: WhatIfResultRecord[] = [];
@@ -55,25 +58,40 @@ export class WhatIfSession implements vscode.Disposable {
     checkSkillText(skill);
     if (useTrainer) this.trainerAccepted = true;
     const { trajectory, run } = await this.access.load(this.ref);
-    const scorer = this.chooseScorer(trajectory.update, trajectory.phase);
+    const { scorer, weights } = this.chooseScorer(trajectory.phase, trajectory.update);
     if ('question' in scorer) return { ...this.payload(), question: scorer.question };
-    const title = `SEED: What if… rescoring ${trajectory.steps.length} step(s)`;
-    let record: WhatIfResultRecord;
+    const skills = [...this.controlSkill(weights, trajectory.skill?.text ?? undefined, skill), skill];
+    const title = `SEED: What if… rescoring ${trajectory.steps.length} step(s)${skills.length > 1 ? ' under the recorded skill (the control) and yours' : ''}`;
+    let records: WhatIfResultRecord[];
     if (scorer.path === 'trainer') {
       const python = (await resolveTrainerPython()).path;
+      const checkpoint = weights.checkpoint ? path.join(this.ref.runDir, weights.checkpoint) : undefined;
       const file = await withCancellableProgress(`${title} with the trainer`, (signal, onProgress) =>
-        rescoreWithTrainer(this.ref.runDir, this.ref.id, [skill], this.access.schemas(), { python, env: trainerEnv(), signal, onProgress }),
+        rescoreWithTrainer(this.ref.runDir, this.ref.id, skills, this.access.schemas(), { python, env: trainerEnv(), signal, onProgress, ...(checkpoint ? { checkpoint } : {}) }),
       );
-      record = file.results[0]!;
+      records = file.results;
     } else {
       const rescorer = await this.rescorerFor(scorer.exportDir, trajectory.steps.map((step) => toRescoreStep(step)), run);
-      const result = await withCancellableProgress(title, (signal, onProgress) => rescorer.rescore(skill, { signal, onProgress }));
-      record = resultRecord(result, scorer.exportDir, this.ref.runDir);
+      records = [];
+      for (const text of skills) {
+        const result = await withCancellableProgress(title, (signal, onProgress) => rescorer.rescore(text, { signal, onProgress }));
+        records.push(resultRecord(result, scorer.exportDir, this.ref.runDir));
+      }
     }
-    this.log.info(`what-if ${this.ref.id}: ${trajectory.steps.length} steps with ${record.export} on ${record.path} (${record.provider}) in ${record.seconds} s`);
-    this.results = [...this.results, record];
-    this.file = undefined; // the saved file does not hold this result yet
+    for (const record of records) {
+      this.log.info(`what-if ${this.ref.id}: ${trajectory.steps.length} steps with ${record.export} on ${record.path} (${record.provider}) in ${record.seconds} s`);
+    }
+    this.results = [...this.results, ...records];
+    this.file = undefined; // the saved file does not hold these results yet
     return this.payload();
+  }
+
+  /** The recorded skill, when it must be rescored first as the control: the weights are not the ones that scored the
+   * trajectory and no result holds it on these weights yet. */
+  private controlSkill(weights: WeightsChoice, recorded: string | undefined, skill: string): string[] {
+    if (weights.exact || !recorded?.trim() || recorded === skill) return [];
+    const onTheseWeights = this.results.some((result) => result.skill === recorded && (stepOfWeights(result.export) ?? 0) === weights.step);
+    return onTheseWeights ? [] : [recorded];
   }
 
   async save(): Promise<WhatIfPayload> {
@@ -83,24 +101,22 @@ export class WhatIfSession implements vscode.Disposable {
     return this.payload();
   }
 
-  /** The export that fits, or — when there is none or it is too large — the trainer once the user agreed, else the question. */
-  private chooseScorer(update: number | null, phase: string): ScorerChoice | { question: WhatIfQuestion } {
-    if (this.trainerAccepted) return { path: 'trainer', reason: 'chosen before' };
-    const candidates = exportCandidates(this.ref.runDir, update, phase);
-    const exportDir = candidates.chosen;
+  /** The export of the chosen weights when it fits; else the trainer, with the weights it can load chosen by the same
+   * rule, once the user agreed, else the question. Looked up on every rescoring, so an export made meanwhile is used
+   * at once. */
+  private chooseScorer(phase: string, update: number | null): { scorer: ScorerChoice | { question: WhatIfQuestion }; weights: WeightsChoice } {
+    const nearest = chooseWeights(this.ref.runDir, update, phase);
+    const { exportDir } = nearest;
     const maxMegabytes = vscode.workspace.getConfiguration('seedStudio').get<number>('whatIf.maxOnnxSizeMB', DEFAULT_MAX_ONNX_MB);
     const choice = chooseScorer(exportDir, exportDir ? onnxModelBytes(exportDir) : undefined, maxMegabytes, exportDir && path.relative(this.ref.runDir, exportDir));
-    if (choice.path === 'onnxruntime-node') return choice;
-    const exportHint = `python -m seed_trainer export --checkpoint ${path.join('checkpoints', candidates.wanted)} --format onnx`;
-    // No checkpoint to name or export when the run's starting model (or an evaluated model) scored the trajectory.
-    const checkpointScored = scoringStep(phase, update) > 0;
-    return {
-      question: {
-        text: `${choice.reason} Score through the trainer on the run's device instead? It loads ${trainerWeightsText(phase, update)}.`,
-        accept: 'Score with the trainer',
-        ...(exportDir || !checkpointScored ? {} : { hint: `Or export the checkpoint that scored this trajectory: ${exportHint}` }),
-      },
-    };
+    if (choice.path === 'onnxruntime-node') return { scorer: choice, weights: nearest };
+    const weights = chooseWeights(this.ref.runDir, update, phase, false);
+    if (this.trainerAccepted) return { scorer: { path: 'trainer', reason: 'chosen before' }, weights };
+    const loads = weights.checkpoint ?? (weights.exact ? trainerWeightsText(phase, update) : 'the run\u2019s starting model');
+    // The export command names the checkpoint chosen (kept), never a pruned one; none for the starting model.
+    const hint = !exportDir && weights.checkpoint ? `Or export it for the editor: python -m seed_trainer export --checkpoint ${weights.checkpoint} --format onnx` : undefined;
+    const text = `${choice.reason} Score through the trainer on the run's device instead? It loads ${loads}${weights.exact ? '' : `, the kept weights nearest to ${checkpointName(weights.wantedStep)} (which scored this trajectory and was not kept)`}.`;
+    return { scorer: { question: { text, accept: 'Score with the trainer', ...(hint ? { hint } : {}) } }, weights };
   }
 
   private async rescorerFor(exportDir: string, steps: RescoreStep[], run: string): Promise<Rescorer> {

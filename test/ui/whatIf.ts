@@ -5,8 +5,9 @@
 // extension host) → the recomputed gates beside the recorded ones, and the weights named → Save writes
 // whatif/<id>.json next to the run. Then a size limit below the export (seedStudio.whatIf.maxOnnxSizeMB): the view
 // (not a toast) asks whether to use the trainer; accepted, a real trainer process scores the same skill and gives the
-// same mean g. Last, the checkpoint that scored update 2 is pruned (as the demo's Stage-2 runs prune theirs): the
-// trainer rescores with the latest weights kept before it and the view says they are not the ones that scored it.
+// same mean g. Then the checkpoint that scored update 2 is pruned and its export removed (as the demo's Stage-2 runs
+// prune theirs): the trainer rescores with the kept weights nearest to it, the recorded skill first as the control,
+// and the view says they are not the ones that scored it. Last, the export put back is used at the next rescoring.
 //
 //   npm run build && node out/test/ui/whatIf.js       (SEED_UI_VSIX=file.vsix: that VSIX instead of packaging one;
 //   out/seed-studio-<platform>-<arch>.vsix is reused when it is newer than dist/)
@@ -101,17 +102,40 @@ async function whatIfFromTree(page: Page, session: CodeServerSession, runDir: st
   if (trainerGate !== newGate) fail(`the trainer's mean g ${trainerGate} differs from onnxruntime-node's ${newGate} for the same skill`);
   await page.screenshot({ path: path.join(resultsDir, 'ui-whatif-trainer.png') });
 
-  // The checkpoint that scored update 2 pruned, as in the demo's Stage-2 runs: the latest kept weights before it (the
-  // run's starting model here) rescore, and the view says so.
+  // The checkpoint that scored update 2 pruned and its export gone, as in the demo's Stage-2 runs: the kept weights
+  // nearest to it rescore (the starting model and step-000002 are as near: the earlier), the recorded skill first on
+  // them as the control, and the view says so and counts the typed skill's flips against that control.
   renameSync(path.join(runDir, 'checkpoints', 'step-000001'), path.join(runDir, 'checkpoints', '.pruned-step-000001'));
+  const exportDir = path.join(runDir, 'exports', 'step-000001-onnx');
+  renameSync(exportDir, path.join(runDir, '.hidden-step-000001-onnx'));
   await frame.locator('[data-action="whatif-rescore"]').click();
-  const prunedRow = frame.locator(`.whatif-summary tr[data-result="${2 + extraOnnxRows}"]`);
+  const controlRow = frame.locator(`.whatif-summary tr[data-result="${2 + extraOnnxRows}"]`);
+  const prunedRow = frame.locator(`.whatif-summary tr[data-result="${3 + extraOnnxRows}"]`);
   await prunedRow.waitFor({ state: 'visible', timeout: 180_000 });
   const prunedWeights = (await frame.locator('[data-k="whatif-weights"]').textContent()) ?? '';
-  if (!prunedWeights.includes('step-000001, which scored update 2, was not kept')) fail(`after pruning, the weights say "${prunedWeights}"`);
+  if (!prunedWeights.includes('step-000001, which scored update 2, was not kept; the run’s starting model is the nearest kept, 1 update before it')) {
+    fail(`after pruning, the weights say "${prunedWeights}"`);
+  }
+  if ((await controlRow.locator('[data-k="control"]').count()) !== 1) fail('the recorded skill on the pruned run’s weights is not marked as the control');
+  if ((await prunedRow.locator('[data-k="against"]').count()) !== 1) fail('the typed skill’s flips are not said to be counted against the control');
+  const controlSkill = (await controlRow.locator('.skill-cell').textContent()) ?? '';
+  const labels = await frame.locator('.whatif-turns .whatif-row.recorded .row-label').allTextContents();
+  if (!labels.length || labels.some((label) => label !== 'recorded skill, same weights')) fail(`the turns compare with "${labels[0]}"`);
   await page.screenshot({ path: path.join(resultsDir, 'ui-whatif-pruned.png') });
+
+  // An export made meanwhile (here: put back) is used at the next rescoring, though the trainer was accepted before.
+  renameSync(path.join(runDir, '.hidden-step-000001-onnx'), exportDir);
+  writeFileSync(path.join(session.workspace, '.vscode', 'settings.json'), JSON.stringify({}));
+  for (let tries = 0; ; tries++) {
+    await new Promise((resolve) => setTimeout(resolve, 2_000)); // the configuration service reads the file change
+    await frame.locator('[data-action="whatif-rescore"]').click();
+    await frame.locator(`.whatif-summary tr[data-result="${4 + extraOnnxRows + tries}"]`).waitFor({ state: 'visible', timeout: 180_000 });
+    const last = (await frame.locator('[data-k="whatif-status"]').textContent()) ?? '';
+    if (/onnxruntime-node \(cpu\) in [\d.]+ s with exports\/step-000001-onnx/.test(last)) break;
+    if (tries === 2) fail(`with the export back, the status says "${last}"`);
+  }
   return [
-    `pruned checkpoint: ${prunedWeights.trim()}`,
+    `pruned checkpoint: ${prunedWeights.trim()}; control row: "${controlSkill.trim().slice(0, 60)}…"; then the export put back is used`,
     `trainer fallback: offered ("${offerText}"), ${trainerStatus.trim()}; mean g ${trainerGate} = onnxruntime-node's; ${trainerSeconds.toFixed(1)} s from the click`,
     `mean g recorded ${recordedGate} → ${newGate} under the typed skill; ${flips} tokens flipped side; ${turns} turns`,
     `rescored in ${seconds.toFixed(1)} s from the click (status: ${status.trim()})`,

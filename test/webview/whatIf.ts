@@ -11,10 +11,10 @@ import type { TestCase } from './run';
 import { syntheticTrajectory } from './synthetic';
 
 /** A result whose gates are the recorded ones shifted by `shift` (clamped), as a rescoring with another skill gives. */
-function shiftedResult(trajectory: ReturnType<typeof syntheticTrajectory>, skill: string, shift: number): WhatIfResultRecord {
+function shiftedResult(trajectory: ReturnType<typeof syntheticTrajectory>, skill: string, shift: number, weights = 'exports/step-000006-onnx'): WhatIfResultRecord {
   return {
     skill,
-    export: 'exports/step-000006-onnx',
+    export: weights,
     path: 'onnxruntime-node',
     provider: 'cpu',
     seconds: 1.25,
@@ -108,6 +108,37 @@ export const whatIfTests: TestCase[] = [
       assert.equal(await view.page.locator('#whatif img').count(), 0);
       await view.page.locator('[data-action="whatif-rescore"]').click();
       assert.equal((await view.waitFor<{ skill: string }>('whatIf')).skill, edited);
+      assert.deepEqual(view.errors, []);
+      assert.deepEqual(await view.violations(), []);
+    },
+  ],
+  [
+    'viewer: on weights that did not score the trajectory, flips are counted against the recorded skill on the same weights',
+    async (context) => {
+      // Update 7 was scored by step-000006; step-000010 is the nearest kept. The control (the recorded skill on
+      // step-000010) and the typed skill both shift every gate by +0.3: against the recorded gates that is a weights
+      // effect with many flips, against the control none.
+      const trajectory = syntheticTrajectory({ turns: 3, tokensPerTurn: 30 });
+      const view = await context.open('trajectory', { width: 1200, height: 1000 });
+      await view.send('show', { runDir: '/runs/valid', run: 'valid', trajectory });
+      await view.waitFor('rendered');
+      await view.page.locator('[data-action="what-if"]').click();
+      const control = shiftedResult(trajectory, trajectory.skill!.text, 0.3, 'checkpoints/step-000010');
+      const typed = shiftedResult(trajectory, 'Open the fridge last.', 0.3, 'checkpoints/step-000010');
+      await view.send('whatIf', { results: [control, typed] });
+      await view.page.locator('.whatif-summary tr[data-result="1"]').waitFor();
+      const controlRow = view.page.locator('.whatif-summary tr[data-result="0"]');
+      const typedRow = view.page.locator('.whatif-summary tr[data-result="1"]');
+      assert.equal(await controlRow.locator('[data-k="control"]').count(), 1, 'the control is named');
+      assert.ok(Number(await controlRow.locator('[data-k="flipsUp"]').textContent()) > 0, 'the control differs from the recorded gates: the weights did');
+      assert.equal(await typedRow.locator('[data-k="against"]').count(), 1);
+      assert.equal(await typedRow.locator('[data-k="flipsUp"]').textContent(), '0');
+      assert.equal(await typedRow.locator('[data-k="flipsDown"]').textContent(), '0');
+      assert.equal(await view.page.locator('.whatif-turns .flip-up, .whatif-turns .flip-down').count(), 0);
+      const labels = await view.page.locator('.whatif-turns .whatif-row.recorded .row-label').allTextContents();
+      assert.deepEqual([...new Set(labels)], ['recorded skill, same weights']);
+      assert.match((await view.page.locator('[data-k="whatif-weights"]').textContent()) ?? '', /step-000010 is the nearest kept, 4 updates after it/);
+      await context.screenshot(view, 'whatif-control');
       assert.deepEqual(view.errors, []);
       assert.deepEqual(await view.violations(), []);
     },

@@ -2,6 +2,9 @@
 // and this section shows every result beside the recorded gates — a summary row per skill (mean g, g > 0.5, mean Δ,
 // tokens that flipped side), and per turn the recorded and recomputed token rows on one colour scale, with the tokens
 // whose gate crossed 0.5 marked (↑: the teacher now finds the token more likely than the student does, ↓: less).
+// When a result's weights are not the ones that scored the trajectory, its flips are counted against the control —
+// the recorded skill rescored on the same weights (src/whatIf/whatIfSession.ts adds it) — not against the recorded
+// gates, so a flip is the skill's and not the change of weights'.
 import type { WhatIfPayload, WhatIfQuestion } from '../../src/trajectory/shared/protocol';
 import type { TokenArrays } from '../../src/runs/shared/tokenArrays';
 import { fittedScale, type HeatScale } from '../../src/trajectory/shared/colorScale';
@@ -9,7 +12,7 @@ import { formatNumber, formatPercent } from '../../src/trajectory/shared/format'
 import { summarizeGates, type GateSummary } from '../../src/runs/shared/gate';
 import { gateFlips } from '../../src/whatIf/shared/gateFlips';
 import type { WhatIfResultRecord } from '../../src/whatIf/shared/whatIfRecord';
-import { shortWeights, weightsNote } from '../../src/whatIf/shared/weights';
+import { scoringStep, shortWeights, stepOfWeights, weightsNote } from '../../src/whatIf/shared/weights';
 import { adoptCss, clear, el } from '../shared/dom';
 import { legend, renderTokens } from './heatmap';
 import type { TrajectoryModel } from './model';
@@ -41,6 +44,7 @@ const CSS = `
 .whatif-question[hidden] { display: none; }
 .whatif-question p { margin: 2px 0 6px; }
 .whatif-weights { opacity: 0.85; margin: 2px 0; }
+.whatif-note { opacity: 0.75; font-size: 0.9em; }
 .tok.flip-up { outline: 2px solid #1a7f37; outline-offset: -1px; }
 .tok.flip-down { outline: 2px dashed #cf222e; outline-offset: -1px; }
 `;
@@ -50,6 +54,10 @@ interface ResultView {
   summary: GateSummary;
   flipsUp: number;
   flipsDown: number;
+  /** The recorded skill on this result's weights, which its flips are counted against (undefined: the recorded gates). */
+  control?: WhatIfResultRecord;
+  /** This result is that control for its weights. */
+  isControl: boolean;
 }
 
 export class WhatIfView {
@@ -122,7 +130,7 @@ export class WhatIfView {
       return;
     }
     this.question.hidden = true;
-    this.results = payload.results.map((record) => this.viewOf(record));
+    this.results = payload.results.map((record) => this.viewOf(record, payload.results));
     this.selected = this.results.length - 1;
     this.element.hidden = false;
     this.saveButton.disabled = this.results.length === 0;
@@ -181,15 +189,28 @@ export class WhatIfView {
     }
   }
 
-  private recordedGate(turn: number): Float32Array | undefined {
-    return this.model.turns[turn]?.arrays?.gate;
+  /** The gates a result is compared with, per turn: its control's when it has one, else the recorded ones. */
+  private baselineGate(turn: number, control: WhatIfResultRecord | undefined): ArrayLike<number> | undefined {
+    return control ? control.steps[turn]?.gate : this.model.turns[turn]?.arrays?.gate;
   }
 
-  private viewOf(record: WhatIfResultRecord): ResultView {
+  /** The control of a result: when its weights did not score the trajectory, a result of the recorded skill on the
+   * same weights (other than itself). */
+  private controlOf(record: WhatIfResultRecord, all: readonly WhatIfResultRecord[]): WhatIfResultRecord | undefined {
+    const { phase, update } = this.model.trajectory;
+    const step = stepOfWeights(record.export) ?? 0;
+    const recorded = this.model.trajectory.skill?.text;
+    if (step === scoringStep(phase, update) || !recorded || record.skill === recorded) return undefined;
+    return all.find((other) => other !== record && other.skill === recorded && (stepOfWeights(other.export) ?? 0) === step);
+  }
+
+  private viewOf(record: WhatIfResultRecord, all: readonly WhatIfResultRecord[]): ResultView {
+    const control = this.controlOf(record, all);
+    const isControl = record.skill === this.model.trajectory.skill?.text && all.some((other) => this.controlOf(other, all) === record);
     let flipsUp = 0;
     let flipsDown = 0;
     const parts = record.steps.map((step, i) => {
-      const before = this.recordedGate(i);
+      const before = this.baselineGate(i, control);
       if (before) {
         for (const flip of gateFlips(before, step.gate)) {
           if (flip === 1) flipsUp++;
@@ -198,7 +219,7 @@ export class WhatIfView {
       }
       return { gate: Float32Array.from(step.gate), delta: Float32Array.from(step.delta) };
     });
-    return { record, summary: summarizeGates(parts), flipsUp, flipsDown };
+    return { record, summary: summarizeGates(parts), flipsUp, flipsDown, isControl, ...(control ? { control } : {}) };
   }
 
   private renderSummary(): void {
@@ -233,7 +254,13 @@ export class WhatIfView {
           'tr',
           { class: index === this.selected ? 'selected' : '', attrs: { 'data-result': String(index) } },
           el('td', {}, radio),
-          el('td', { class: 'skill-cell', text: result.record.skill }),
+          el(
+            'td',
+            { class: 'skill-cell' },
+            result.record.skill,
+            ...(result.isControl ? [el('div', { class: 'whatif-note', attrs: { 'data-k': 'control' }, text: 'the recorded skill on these weights: the control the other rows on them are compared with' })] : []),
+            ...(result.control ? [el('div', { class: 'whatif-note', attrs: { 'data-k': 'against' }, text: 'flips counted against the control (same weights)' })] : []),
+          ),
           el('td', { text: `${result.record.path} (${result.record.provider}), ${result.record.seconds.toFixed(2)} s` }),
           el('td', { class: 'num', attrs: { 'data-k': 'meanGate' }, text: formatNumber(summary.meanGate) }),
           el('td', { class: 'num', attrs: { 'data-k': 'fracAbove' }, text: formatPercent(summary.fracAboveHalf) }),
@@ -251,18 +278,21 @@ export class WhatIfView {
     if (!result) return;
     const steps = result.record.steps;
     // One scale for both rows of every turn, fitted to the recorded and the recomputed gates together.
-    const scale: HeatScale = fittedScale('gate', [...this.model.turns.map((turn) => turn.arrays?.gate), ...steps.map((step) => step.gate)]);
+    const scale: HeatScale = fittedScale('gate', [...this.model.turns.map((turn) => turn.arrays?.gate), ...steps.map((step) => step.gate), ...(result.control?.steps.map((step) => step.gate) ?? [])]);
     this.turnsBox.append(legend(scale));
     steps.forEach((step, i) => {
       const turn = this.model.turns[i];
       const arrays = turn?.arrays;
       if (!arrays) return;
-      const after: TokenArrays = { count: arrays.count, ids: arrays.ids, text: arrays.text, gate: Float32Array.from(step.gate), delta: Float32Array.from(step.delta), teacherLogp: Float32Array.from(step.teacher_logp), logp: Float32Array.from(step.logp) };
-      const before = summarizeGates(arrays.gate && arrays.delta ? [{ gate: arrays.gate, delta: arrays.delta }] : []);
+      const scored = (s: (typeof steps)[number]): TokenArrays => ({ count: arrays.count, ids: arrays.ids, text: arrays.text, gate: Float32Array.from(s.gate), delta: Float32Array.from(s.delta), teacherLogp: Float32Array.from(s.teacher_logp), logp: Float32Array.from(s.logp) });
+      const after = scored(step);
+      const controlStep = result.control?.steps[i];
+      const baseline = controlStep ? scored(controlStep) : arrays;
+      const before = summarizeGates(baseline.gate && baseline.delta ? [{ gate: baseline.gate, delta: baseline.delta }] : []);
       const now = summarizeGates([{ gate: after.gate!, delta: after.delta! }]);
-      const recordedRow = renderTokens(arrays, arrays.gate ? scale : undefined).fragment;
+      const recordedRow = renderTokens(baseline, baseline.gate ? scale : undefined).fragment;
       const whatIfRow = renderTokens(after, scale).fragment;
-      const flips = arrays.gate ? gateFlips(arrays.gate, after.gate!) : new Int8Array(0);
+      const flips = baseline.gate ? gateFlips(baseline.gate, after.gate!) : new Int8Array(0);
       for (const span of whatIfRow.querySelectorAll<HTMLElement>('.tok')) {
         const flip = flips[Number(span.getAttribute('data-i'))];
         if (flip === 1) span.classList.add('flip-up');
@@ -275,7 +305,7 @@ export class WhatIfView {
           'div',
           { class: 'whatif-turn', attrs: { 'data-turn': String(i) } },
           el('div', { class: 'whatif-turn-head', text: `Turn ${i + 1}: mean g ${formatNumber(before.meanGate)} → ${formatNumber(now.meanGate)} · g > 0.5 ${formatPercent(before.fracAboveHalf)} → ${formatPercent(now.fracAboveHalf)} · ↑ ${ups} ↓ ${downs}` }),
-          el('div', { class: 'whatif-row recorded' }, el('span', { class: 'row-label', text: 'recorded' }), el('div', { class: 'tokens' }, recordedRow)),
+          el('div', { class: 'whatif-row recorded' }, el('span', { class: 'row-label', text: controlStep ? 'recorded skill, same weights' : 'recorded' }), el('div', { class: 'tokens' }, recordedRow)),
           el('div', { class: 'whatif-row rescored' }, el('span', { class: 'row-label', text: 'what if' }), el('div', { class: 'tokens' }, whatIfRow)),
         ),
       );

@@ -2,9 +2,11 @@
 // π_old, the weights after update k − 1 (checkpoint step-(k−1)); update 1 and Stage-1 trajectories by the run's
 // starting model (step 0 here). An evaluation at update k played the weights after update k (step-k); an `eval` run
 // of a checkpoint records that checkpoint's update, one of the model none. When that checkpoint was not kept (runs
-// keep a few), the latest kept at or before it is used, else the nearest after — and the viewer says so. The trainer
-// applies the same rule (trainer/seed_trainer/export/rescore.py, `scoring_weights`). No vscode or Node imports: the webview
-// uses it too.
+// keep a few), the kept weights nearest to it in updates are used — the run's starting model counting as step 0, the
+// earlier of two as near — and the viewer says so. One rule for both scorers: the extension picks the step and hands
+// it to the trainer (`--checkpoint`), whose own default is the same rule (trainer/seed_trainer/export/rescore.py,
+// `nearest_kept`); test/fixtures/whatif/weights-rule.json holds the cases both test suites check. No vscode or Node
+// imports: the webview uses it too.
 
 /** The checkpoint step whose weights scored (an evaluation: played) a trajectory (0: the run's starting model). */
 export function scoringStep(phase: string, update: number | null | undefined): number {
@@ -13,15 +15,17 @@ export function scoringStep(phase: string, update: number | null | undefined): n
   return phase === 'eval' && update >= 1 ? update : 0;
 }
 
-/** Of the kept steps, the latest at or before `wanted`, else the nearest after; undefined when none is kept. */
+/** Of the kept steps (0: the starting model), the one nearest to `wanted` in updates, the earlier of two as near;
+ * undefined when none is kept. Why nearest and not "latest before": with checkpoints kept every 20 updates, update
+ * 30's π_old (step 29) is one update from step 30 but 29 from the starting model. */
 export function nearestKept(kept: readonly number[], wanted: number): number | undefined {
-  let before: number | undefined;
-  let after: number | undefined;
+  let best: number | undefined;
   for (const step of kept) {
-    if (step <= wanted && (before === undefined || step > before)) before = step;
-    if (step > wanted && (after === undefined || step < after)) after = step;
+    const closer = best === undefined || Math.abs(step - wanted) < Math.abs(best - wanted);
+    const asCloseAndEarlier = best !== undefined && Math.abs(step - wanted) === Math.abs(best - wanted) && step < best;
+    if (closer || asCloseAndEarlier) best = step;
   }
-  return before ?? after;
+  return best;
 }
 
 /** The step of a checkpoint or export name (`checkpoints/step-000020`, `exports/step-000020-onnx`). */
@@ -37,7 +41,7 @@ export function checkpointName(step: number): string {
 /**
  * One sentence saying which weights a rescoring used and whether they are the ones that scored the trajectory:
  * "the weights that scored update 30 (step-000029)" or "not the weights that scored update 30: step-000029 was not
- * kept; step-000020 is the latest kept before it"; for an evaluation, the weights that played it.
+ * kept; step-000030 is the nearest kept, 1 update after it"; for an evaluation, the weights that played it.
  */
 export function weightsNote(weights: string, phase: string, update: number | null | undefined): string {
   const wanted = scoringStep(phase, update);
@@ -51,11 +55,12 @@ export function weightsNote(weights: string, phase: string, update: number | nul
       : `${target} (${checkpointName(wanted)})`;
   const step = stepOfWeights(weights);
   if (step === undefined) {
-    return wanted === 0 ? `the weights that ${did} ${what}` : `the run\u2019s starting model: ${checkpointName(wanted)}, which ${did} ${target}, was not kept, nor any checkpoint before it`;
+    return wanted === 0 ? `the weights that ${did} ${what}` : `not the weights that ${did} ${what}: ${checkpointName(wanted)}, which ${did} ${target}, was not kept; the run\u2019s starting model is the nearest kept, ${wanted} update${wanted === 1 ? '' : 's'} before it`;
   }
   if (step === wanted) return `the weights that ${did} ${what}`;
   const kept = wanted === 0 ? 'the starting model has no export' : `${checkpointName(wanted)}, which ${did} ${target}, was not kept`;
-  return `not the weights that ${did} ${what}: ${kept}; ${checkpointName(step)} is the ${step < wanted ? 'latest kept before it' : 'nearest kept after it'}`;
+  const away = Math.abs(step - wanted);
+  return `not the weights that ${did} ${what}: ${kept}; ${checkpointName(step)} is the nearest kept, ${away} update${away === 1 ? '' : 's'} ${step < wanted ? 'before' : 'after'} it`;
 }
 
 /**
@@ -73,6 +78,6 @@ export function shortWeights(weights: string): string {
  * Stage 1 and an `eval` run of the model — no checkpoint at all. */
 export function trainerWeightsText(phase: string, update: number | null | undefined): string {
   const wanted = scoringStep(phase, update);
-  if (wanted > 0) return `${checkpointName(wanted)} when kept, else the latest kept checkpoint before it`;
+  if (wanted > 0) return `${checkpointName(wanted)} when kept, else the kept weights nearest to it`;
   return phase === 'eval' ? 'the weights this evaluation played' : 'the run\u2019s starting model';
 }

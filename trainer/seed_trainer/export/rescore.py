@@ -12,15 +12,15 @@ student and the teacher prompt, through the trainer's own teacher pass (`Policy.
 
 Which weights: Stage-2 update k's gates were computed by π_old, the weights after update k − 1, so the default is
 checkpoint step-(k−1), and for update 1 the run's starting model; Stage-1 trajectories were sampled by the run's model.
-A pruned step-(k−1) is replaced by the latest kept checkpoint before it (else the starting model, else the nearest
-kept after it); the record's `export` names the weights used.
+A pruned step-(k−1) is replaced by the kept weights nearest to it in updates (the starting model counting as step 0,
+the earlier of two as near: `nearest_kept`); the record's `export` names the weights used.
 """
 
 from __future__ import annotations
 
 import re
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -88,8 +88,8 @@ def scoring_weights(reader: RunReader, settings: RunSettings, trajectory: dict[s
     """The weights that scored (or sampled) `trajectory`: checkpoint step-(k−1) for Stage-2 update k ≥ 2; checkpoint
     step-k for a train run's evaluation at update k (the weights it played); for an `eval` run, the weights it
     evaluated (its report's `checkpoint`); else the run's starting model. When the checkpoint wanted was pruned: the
-    latest kept checkpoint before it, else the starting model (the weights before update 1), else the nearest kept
-    checkpoint after — the result names the checkpoint it used, and the extension says when it is not the wanted one."""
+    kept weights nearest to it (`nearest_kept`) — the result names the checkpoint it used, and the extension says when
+    it is not the wanted one."""
     update = trajectory.get("update")
     phase = trajectory.get("phase")
     start = Path(settings.config.resolved_model().path)
@@ -102,24 +102,28 @@ def scoring_weights(reader: RunReader, settings: RunSettings, trajectory: dict[s
     return start
 
 
+def nearest_kept(kept: Iterable[int], wanted: int) -> int | None:
+    """Of the kept steps (0: the starting model), the one nearest to `wanted` in updates, the earlier of two as near;
+    None when none is kept. The extension applies the same rule (src/whatIf/shared/weights.ts `nearestKept`; the
+    cases both check: test/fixtures/whatif/weights-rule.json)."""
+    return min(kept, key=lambda step: (abs(step - wanted), step), default=None)
+
+
 def _kept_or_nearest(reader: RunReader, step: int, start: Path, what: str) -> Path:
-    """Checkpoint step-`step` when kept, else the latest kept before it, else `start`, else the nearest kept after."""
+    """Checkpoint step-`step` when kept, else the kept weights nearest to it (`nearest_kept`; `start` is step 0)."""
     wanted = reader.paths.checkpoints / layout.checkpoint_name(step)
     if wanted.is_dir():
         return wanted
-    kept = reader.checkpoints()
-    before = [path for n, path in kept if n < step]
-    if before:
-        return before[-1]
+    kept = dict(reader.checkpoints())
     if start.exists():
-        return start
-    after = [path for n, path in kept if n > step]
-    if after:
-        return after[0]
-    raise RescoreError(
-        f"{reader.paths.relative(wanted)} ({what}) is not kept, no other checkpoint is and the starting model "
-        f"{start} is not on disk; pass --checkpoint to rescore with other weights"
-    )
+        kept[0] = start
+    nearest = nearest_kept(kept, step)
+    if nearest is None:
+        raise RescoreError(
+            f"{reader.paths.relative(wanted)} ({what}) is not kept, no other checkpoint is and the starting model "
+            f"{start} is not on disk; pass --checkpoint to rescore with other weights"
+        )
+    return kept[nearest]
 
 
 def _evaluated_weights(reader: RunReader, settings: RunSettings, trajectory: dict[str, Any], start: Path) -> Path:

@@ -232,8 +232,8 @@ def test_a_pruned_checkpoint_falls_back_and_a_step_without_prompt_is_named(run, 
     moved = tmp_path / "step-000001"
     hidden.rename(moved)
     try:
-        # step-000001 scored update 2; pruned, the latest kept before it is the starting model (the weights before
-        # update 1), and the result names it.
+        # step-000001 scored update 2; pruned, the starting model (the weights before update 1) and step-000002 are as
+        # near: the earlier, and the result names it.
         assert scoring_weights(reader, settings, trajectory) == Path(settings.config.resolved_model().path)
         # …and without the starting model on disk, the nearest kept checkpoint after it.
         missing = dataclasses.replace(
@@ -297,7 +297,7 @@ def test_a_step_the_teacher_did_not_score_records_its_prompt(run):
 def test_an_evaluation_is_rescored_with_the_weights_it_played(run, tmp_path):
     # An `eval` run of checkpoint 2 and one of the run's model: their trajectories record h_t and are rescored with
     # the weights each evaluated (the report's `checkpoint`), not the experiment's model; a train run's evaluation at
-    # update k with checkpoint step-k (kept), else the latest kept before it.
+    # update k with checkpoint step-k (kept), else the kept weights nearest to it.
     from seed_trainer.experiment.loading import load_experiment
     from seed_trainer.stages.evaluate import evaluate_checkpoint
 
@@ -329,5 +329,5 @@ def test_an_evaluation_is_rescored_with_the_weights_it_played(run, tmp_path):
     settings = RunSettings.read(reader)
     in_run = {**_trajectories(run, 2)[0], "phase": "eval", "update": 2}
     assert scoring_weights(reader, settings, in_run) == checkpoint
-    # step-000007 is not kept: the latest kept before it
+    # step-000007 is not kept: the nearest kept
     assert scoring_weights(reader, settings, {**in_run, "update": 7}) == checkpoint
