@@ -20,11 +20,10 @@ import sys
 from pathlib import Path
 
 from scipy import stats
+from seed_bench import REPO
+from seed_bench.report import write_report
+from seed_bench.stats import interval, paired_by_task
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import learning
-
-REPO = learning.REPO
 RESULTS = REPO / "bench" / "results"
 SPLITS = ("valid_seen", "valid_unseen")
 MARGIN = 2.0  # points: "the same" when the 95 % interval lies inside ±MARGIN
@@ -58,7 +57,7 @@ def seed_differences(a: dict[int, dict[str, dict]], b: dict[int, dict[str, dict]
         pairs = [(a[seed][split], b[seed][split]) for split in SPLITS]
         if any(x["tasks"] != y["tasks"] or len(x["success"]) != len(y["success"]) for x, y in pairs):
             raise SystemExit(f"seed {seed}: the two evaluations played other tasks; they do not pair")
-        out[seed] = 100.0 * learning.paired_by_task(pairs)["d"]
+        out[seed] = 100.0 * paired_by_task(pairs)["d"]
     return out
 
 
@@ -66,8 +65,8 @@ def t_contrast(by_seed: dict[int, float]) -> dict:
     """Mean of the per-seed differences, its 95 % t-interval and two-sided p (None below two seeds or no spread)."""
     values = list(by_seed.values())
     entry = {"seeds": sorted(by_seed), "by_seed": values, "d": None, "lo": None, "hi": None, "p": None}
-    if values:  # the interval the learning reports use (learning.interval); p from the same t distribution
-        spread = learning.interval(values)
+    if values:  # the interval the learning reports use (seed_bench.stats.interval); p from the same t distribution
+        spread = interval(values)
         entry.update(d=spread["mean"], lo=spread["lo"], hi=spread["hi"])
     if len(values) >= 2 and statistics.stdev(values) > 0:
         sem = statistics.stdev(values) / len(values) ** 0.5
@@ -183,7 +182,7 @@ def main(argv=None) -> int:
     controls["last_third_entropy"] = {"seed": last_third_entropy(args.learning_own, "seed")} | {
         name: last_third_entropy(args.learning_controls, name) for _, key, name in FAMILY if key == "controls"
     }
-    learning._write(controls, args.controls)
+    write_report(controls, args.controls)
     print("\n".join(table_lines(contrasts)))
     print(f"\nverdict: {controls['verdict']}")
     return 0

@@ -3,7 +3,7 @@
 The curve's evaluations (bench/learning/learning.py, 120 tasks per split) cannot resolve a change of a few points: its 95 %
 interval is about ±12 points per run. An evaluation episode costs well under a second on one thread, so the start model
 and the last checkpoint of every completed train run are cheap to evaluate again on, say, 500 tasks per split. Every
-run of a split plays the same tasks, so the differences are taken task by task (`learning.paired_by_task`):
+run of a split plays the same tasks, so the differences are taken task by task (`seed_bench.stats.paired_by_task`):
 
     .venv/bin/python bench/learning/final_eval.py --algorithms grpo seed --tasks 500
 
@@ -32,9 +32,11 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import yaml
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import learning
+from seed_bench import REPO
+from seed_bench.algorithms import ALGORITHMS, CONTROL_ALGORITHMS, DEFAULT_MODEL, SPLITS
+from seed_bench.report import shown_path, write_report
+from seed_bench.runs import ensure_run, eval_outcomes, started_from, status_of, weights_fingerprint
+from seed_bench.stats import interval, paired_by_task, wilson
 
 from seed_trainer.checkpoints.folder import (
     checkpoint_dirs,
@@ -42,8 +44,6 @@ from seed_trainer.checkpoints.folder import (
     latest_checkpoint,
     training_checkpoint_problem,
 )
-
-REPO = learning.REPO
 
 
 def eval_experiment(
@@ -69,14 +69,12 @@ def jobs_of(args, fingerprint: str) -> list[tuple[str, int, str, Path, Path, Pat
     # absolute paths: an experiment file's relative paths are read from its own folder
     for folder in sorted(Path(args.runs).resolve().glob("seed-*")):
         seed = int(folder.name.removeprefix("seed-"))
-        if learning.started_from(folder) != fingerprint:
+        if started_from(folder) != fingerprint:
             print(
                 f"[final_eval] {folder.name}: left out, its runs did not record starting from {fingerprint}", flush=True
             )
             continue
-        finals = {
-            a: latest_checkpoint(folder / a) for a in args.algorithms if learning.status_of(folder / a) == "completed"
-        }
+        finals = {a: latest_checkpoint(folder / a) for a in args.algorithms if status_of(folder / a) == "completed"}
         for algorithm in [a for a, checkpoint in finals.items() if checkpoint is None]:
             print(f"[final_eval] {folder.name}/{algorithm}: left out, the run kept no complete checkpoint", flush=True)
             del finals[algorithm]
@@ -175,14 +173,14 @@ def summary(
             entry = {
                 "start": _pooled(starts),
                 "final": _pooled(finals),
-                "over_start": learning.paired_by_task(list(zip(finals, starts))),
+                "over_start": paired_by_task(list(zip(finals, starts))),
             }
             # each seed's change, and their t-interval: the spread between training seeds, which the task-by-task
             # interval does not hold
-            by_seed = [learning.paired_by_task([(f, s)])["d"] for f, s in zip(finals, starts)]
+            by_seed = [paired_by_task([(f, s)])["d"] for f, s in zip(finals, starts)]
             entry["over_start_by_seed"] = by_seed
             if None not in by_seed:
-                entry["over_start_across_seeds"] = learning.interval(by_seed)
+                entry["over_start_across_seeds"] = interval(by_seed)
             if algorithm != "grpo":
                 entry["against_grpo"] = _against(
                     finals, seeds, grpo_of, "grpo" if grpo_of is outcomes else grpo_name, split
@@ -226,13 +224,13 @@ def _against(finals: list[dict | None], seeds: list[int], others: dict, other: s
     """The finals' difference from algorithm `other`'s finals in `others`, task by task over the seeds both have."""
     theirs = [others.get((other, s, split)) for s in seeds]
     entry = {
-        **learning.paired_by_task(list(zip(finals, theirs))),
+        **paired_by_task(list(zip(finals, theirs))),
         "seeds": [s for s in seeds if (other, s, split) in others],
     }
     # each seed's difference, and their t-interval: the spread between training seeds, which the task-by-task one lacks
-    by_seed = [learning.paired_by_task([(f, t)])["d"] for f, t in zip(finals, theirs) if f and t]
+    by_seed = [paired_by_task([(f, t)])["d"] for f, t in zip(finals, theirs) if f and t]
     if len(by_seed) >= 2:
-        entry["by_seed"], entry["across_seeds"] = by_seed, learning.interval(by_seed)
+        entry["by_seed"], entry["across_seeds"] = by_seed, interval(by_seed)
     return entry
 
 
@@ -303,7 +301,7 @@ def reference_names(paths: list[Path] | None) -> str | list[str] | None:
     """The report's `reference`: one path as before, several as a list."""
     if not paths:
         return None
-    shown = [learning._shown(path) for path in paths]
+    shown = [shown_path(path) for path in paths]
     return shown[0] if len(shown) == 1 else shown
 
 
@@ -323,17 +321,15 @@ def _pooled(outcomes: list[dict | None]) -> dict | None:
     played = "".join(o["success"] for o in outcomes if o)
     if not played:
         return None
-    return learning.wilson(played.count("1"), len(played))
+    return wilson(played.count("1"), len(played))
 
 
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--runs", default=str(REPO / "bench" / "results" / "runs"))
-    p.add_argument("--model", default=str(learning.DEFAULT_MODEL), help="the weights the runs started from")
-    p.add_argument(
-        "--algorithms", nargs="+", default=["grpo", "seed"], choices=learning.ALGORITHMS + learning.CONTROL_ALGORITHMS
-    )
-    p.add_argument("--splits", nargs="+", default=list(learning.SPLITS))
+    p.add_argument("--model", default=str(DEFAULT_MODEL), help="the weights the runs started from")
+    p.add_argument("--algorithms", nargs="+", default=["grpo", "seed"], choices=ALGORITHMS + CONTROL_ALGORITHMS)
+    p.add_argument("--splits", nargs="+", default=list(SPLITS))
     p.add_argument("--tasks", type=int, default=500, help="evaluation tasks per split")
     p.add_argument(
         "--temperature",
@@ -371,7 +367,7 @@ def parser() -> argparse.ArgumentParser:
 
 def main(argv=None) -> int:
     args = parser().parse_args(argv)
-    fingerprint = learning.weights_fingerprint(Path(args.model))
+    fingerprint = weights_fingerprint(Path(args.model))
     out = Path(args.out)
     previous = earlier_report(out)  # read before the evaluations: they take minutes and the file is rewritten after
     jobs = jobs_of(args, fingerprint)
@@ -379,13 +375,11 @@ def main(argv=None) -> int:
 
     def run(job):
         _kind, _seed, split, experiment, run_dir, log = job
-        return learning.ensure_run("eval", experiment, run_dir, log, args.threads, ["--split", split])
+        return ensure_run("eval", experiment, run_dir, log, args.threads, ["--split", split])
 
     with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
         list(pool.map(run, jobs))
-    outcomes = {
-        (kind, seed, split): learning.eval_outcomes(run_dir, split) for kind, seed, split, _, run_dir, _ in jobs
-    }
+    outcomes = {(kind, seed, split): eval_outcomes(run_dir, split) for kind, seed, split, _, run_dir, _ in jobs}
     kept = kept_outcomes(previous, fingerprint, args, set(outcomes))
     if kept:
         print(f"[final_eval] {len(kept)} evaluations kept from {out} (their run folders are not here)", flush=True)
@@ -405,7 +399,7 @@ def main(argv=None) -> int:
         **({"checkpoints": checkpoint_summary(outcomes, args.algorithms, args.splits)} if args.checkpoints else {}),
         "outcomes": {outcome_key(*key): outcome for key, outcome in sorted(outcomes.items(), key=str)},
     }
-    learning._write(result, out)
+    write_report(result, out)
     print(json.dumps(result, indent=2))
     return 0
 

@@ -38,7 +38,7 @@ def points(x: float | None, signed: bool = True) -> str:
 
 
 def with_interval(entry: dict | None) -> str:
-    """A difference (`d`) or a mean across seeds (`mean`, as learning.interval gives it) with its interval."""
+    """A difference (`d`) or a mean across seeds (`mean`, as seed_bench.stats.interval gives it) with its interval."""
     value = (entry or {}).get("d", (entry or {}).get("mean"))
     if value is None:
         return "—"

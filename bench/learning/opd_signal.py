@@ -52,9 +52,8 @@ import yaml
 
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "trainer"))
-sys.path.insert(0, str(REPO / "bench" / "learning"))
 
-from learning import action_token_mask  # noqa: E402 — the learning report's own split of the action tokens
+from seed_bench.diagnostics import action_token_mask  # noqa: E402 — the learning report's own split of the action tokens
 
 from seed_trainer.algo.losses import masked_mean, opd_gate, opd_loss, ppo_clip_loss  # noqa: E402
 from seed_trainer.analyzers import ANALYSIS_PROMPT_TOKENS  # noqa: E402

@@ -19,13 +19,7 @@ else:
 if os.environ.get("SEED_TEST_DEVICE") == "cpu":
     os.environ["CUDA_VISIBLE_DEVICES"] = ""
 
-import sys
-from pathlib import Path
-
-# The test helpers (environments, servers, torchrun drivers, fixture generators) are in support/, apart from the
-# test_*.py files that mirror seed_trainer's sub-packages; tests and the subprocesses they start import them by name.
-sys.path.insert(0, str(Path(__file__).resolve().parent / "support"))
-
+# The test helpers in support/ (testenv, counter_env, …) are importable by name: pyproject.toml's `pythonpath`.
 import pytest
 import torch
 from testenv import DTYPES

@@ -1,5 +1,6 @@
-"""bench/learning/learning.py's bookkeeping: a run is reused only with the settings asked for, the committed report keeps
-completed runs across checkouts, seeds per algorithm; the Wilson interval."""
+"""The learning benchmark's bookkeeping (bench/learning/seed_bench, and learning.py's command line): a run is reused
+only with the settings asked for, the committed report keeps completed runs across checkouts, seeds per algorithm; the
+Wilson interval."""
 
 from __future__ import annotations
 
@@ -10,11 +11,14 @@ from types import SimpleNamespace
 
 import pytest
 import yaml
+from seed_bench import algorithms, experiments, runs, stats
+from seed_bench import report as reports
 from testenv import bench_module
 
 
 @pytest.fixture(scope="module")
 def learning():
+    """learning.py, the benchmark's command line (its parser and main)."""
     return bench_module("learning")
 
 
@@ -25,7 +29,7 @@ def _run(tmp_path: Path, config: dict) -> Path:
     return run
 
 
-def test_a_run_made_with_another_learning_rate_is_named(learning, tmp_path):
+def test_a_run_made_with_another_learning_rate_is_named(tmp_path):
     run = _run(
         tmp_path, {"name": "grpo-s0", "updates": 60, "rl": {"lr": 3e-4, "kl_coef": 0.01}, "eval": {"splits": ["dev"]}}
     )
@@ -36,30 +40,30 @@ def test_a_run_made_with_another_learning_rate_is_named(learning, tmp_path):
         ),
         encoding="utf-8",
     )
-    assert learning.settings_mismatch(experiment, run) == ["rl.lr: 0.0003 ≠ 0.0001"]
+    assert experiments.settings_mismatch(experiment, run) == ["rl.lr: 0.0003 ≠ 0.0001"]
     with pytest.raises(SystemExit, match="rl.lr: 0.0003 ≠ 0.0001"):
-        learning.ensure_run("train", experiment, run, tmp_path / "log", threads=1)
+        runs.ensure_run("train", experiment, run, tmp_path / "log", threads=1)
 
 
-def test_the_same_settings_reuse_the_completed_run(learning, tmp_path):
+def test_the_same_settings_reuse_the_completed_run(tmp_path):
     run = _run(tmp_path, {"updates": 60, "rl": {"lr": 1e-4, "kl_coef": 0.01}, "eval": {"splits": ["dev"]}})
     experiment = tmp_path / "e.seed.yaml"
     experiment.write_text(
         yaml.safe_dump({"updates": 60, "rl": {"lr": 1e-4}, "eval": {"splits": ["dev"]}}), encoding="utf-8"
     )
-    assert learning.settings_mismatch(experiment, run) == []
-    assert learning.ensure_run("train", experiment, run, tmp_path / "log", threads=1) == run  # reused, nothing run
+    assert experiments.settings_mismatch(experiment, run) == []
+    assert runs.ensure_run("train", experiment, run, tmp_path / "log", threads=1) == run  # reused, nothing run
 
 
-def test_wilson_interval_by_hand(learning):
+def test_wilson_interval_by_hand():
     # 30 of 100: centre (0.3 + 1.96²/200) / (1 + 1.96²/100), half-width 1.96·√(0.0021 + 1.96²/40000) / (1 + 1.96²/100)
-    w = learning.wilson(30, 100)
+    w = stats.wilson(30, 100)
     assert w["lo"] == pytest.approx(0.21895, abs=1e-4) and w["hi"] == pytest.approx(0.39586, abs=1e-4)
 
 
-def test_difference_from_grpo_by_hand(learning):
+def test_difference_from_grpo_by_hand():
     seed, grpo = [(0.40, 120), (0.30, 120)], [(0.25, 120), (0.35, 120), (0.30, 120)]
-    diff = learning.difference(seed, grpo)
+    diff = stats.difference(seed, grpo)
     # across seeds: 0.35 − 0.30; Welch se² = 0.005/2 + 0.0025/3, df = 1.68 → 1, t = 12.706, half 12.706·0.05774
     across = diff["across_seeds"]
     assert across["d"] == pytest.approx(0.05) and across["seeds"] == [2, 3]
@@ -71,13 +75,13 @@ def test_difference_from_grpo_by_hand(learning):
     pooled = diff["pooled_episodes"]
     assert pooled["lo"] == pytest.approx(-0.02575, abs=1e-4) and pooled["hi"] == pytest.approx(0.12685, abs=1e-4)
     assert pooled["episodes"] == [240, 360]
-    one_seed = learning.difference([(0.4, 120)], grpo)["across_seeds"]
+    one_seed = stats.difference([(0.4, 120)], grpo)["across_seeds"]
     assert one_seed["lo"] is None and one_seed["hi"] is None and one_seed["d"] == pytest.approx(0.1)
 
 
-def test_change_over_start_by_hand(learning):
+def test_change_over_start_by_hand():
     pairs = [((0.30, 120), (0.25, 120)), ((0.35, 120), (0.25, 120))]
-    change = learning.change_over_start(pairs)
+    change = stats.change_over_start(pairs)
     # paired across seeds: changes 0.05 and 0.10, mean 0.075, sd 0.035355, se 0.025, t(1) = 12.706, half 0.31765
     across = change["across_seeds"]
     assert across["d"] == pytest.approx(0.075) and across["seeds"] == 2
@@ -89,46 +93,46 @@ def test_change_over_start_by_hand(learning):
     pooled = change["pooled_episodes"]
     assert pooled["d"] == pytest.approx(0.075)
     assert pooled["lo"] == pytest.approx(-0.00600, abs=1e-4) and pooled["hi"] == pytest.approx(0.15470, abs=1e-4)
-    one = learning.change_over_start(pairs[:1])["across_seeds"]
+    one = stats.change_over_start(pairs[:1])["across_seeds"]
     assert one["d"] == pytest.approx(0.05) and one["lo"] is None and one["seeds"] == 1
 
 
-def test_paired_difference_by_hand(learning):
+def test_paired_difference_by_hand():
     seed = {0: (0.40, 120), 1: (0.30, 120), 2: (0.50, 120), 4: (0.20, 120)}
     grpo = {0: (0.30, 120), 1: (0.30, 120), 2: (0.35, 120), 3: (0.90, 120)}
-    paired = learning.paired_difference(seed, grpo)
+    paired = stats.paired_difference(seed, grpo)
     # seeds 0-2 only: differences 0.10, 0.00, 0.15; mean 0.08333, sd 0.076376, se 0.044096, t(2) = 4.303, half 0.18975
     assert paired["seeds"] == [0, 1, 2] and paired["d"] == pytest.approx(0.083333, abs=1e-5)
     assert paired["lo"] == pytest.approx(0.083333 - 0.18975, abs=1e-4) and paired["hi"] == pytest.approx(
         0.083333 + 0.18975, abs=1e-4
     )
-    one = learning.paired_difference({0: (0.4, 120)}, grpo)
+    one = stats.paired_difference({0: (0.4, 120)}, grpo)
     assert one["d"] == pytest.approx(0.1) and one["lo"] is None and one["seeds"] == [0]
-    assert learning.paired_difference({4: (0.2, 120)}, grpo) == {"d": None, "lo": None, "hi": None, "seeds": []}
+    assert stats.paired_difference({4: (0.2, 120)}, grpo) == {"d": None, "lo": None, "hi": None, "seeds": []}
 
 
-def test_paired_by_task_by_hand(learning):
+def test_paired_by_task_by_hand():
     final, start = {"tasks": "a" * 16, "success": "1101"}, {"tasks": "a" * 16, "success": "0101"}
     other_tasks = {"tasks": "b" * 16, "success": "1111"}
-    paired = learning.paired_by_task([(final, start), (other_tasks, start), (None, start)])
+    paired = stats.paired_by_task([(final, start), (other_tasks, start), (None, start)])
     # only the first pair plays the same tasks: differences 1, 0, 0, 0; mean 0.25, sd 0.5, se 0.25, t(3) = 3.182
     assert paired["episodes"] == 4 and paired["d"] == pytest.approx(0.25)
     assert paired["lo"] == pytest.approx(0.25 - 0.7955, abs=1e-3) and paired["hi"] == pytest.approx(
         0.25 + 0.7955, abs=1e-3
     )
-    assert learning.paired_by_task([(other_tasks, start)]) == {"d": None, "lo": None, "hi": None, "episodes": 0}
+    assert stats.paired_by_task([(other_tasks, start)]) == {"d": None, "lo": None, "hi": None, "episodes": 0}
 
 
-def test_eval_outcomes_keep_the_task_order_and_a_fingerprint_of_it(learning, tmp_path):
+def test_eval_outcomes_keep_the_task_order_and_a_fingerprint_of_it(tmp_path):
     (tmp_path / "eval").mkdir()
     episodes = [{"task": {"id": f"household-dev-{i}-pick_and_place"}, "success": i % 2 == 0} for i in range(3)]
     (tmp_path / "eval" / "dev.json").write_text(json.dumps({"episodes": episodes}), encoding="utf-8")
-    outcomes = learning.eval_outcomes(tmp_path, "dev")
+    outcomes = runs.eval_outcomes(tmp_path, "dev")
     assert outcomes["success"] == "101" and re.fullmatch(r"[0-9a-f]{16}", outcomes["tasks"])
     episodes.reverse()  # the same tasks in another order: another fingerprint, so never paired
     (tmp_path / "eval" / "dev.json").write_text(json.dumps({"episodes": episodes}), encoding="utf-8")
-    assert learning.eval_outcomes(tmp_path, "dev")["tasks"] != outcomes["tasks"]
-    assert learning.eval_outcomes(tmp_path, "valid_seen") is None
+    assert runs.eval_outcomes(tmp_path, "dev")["tasks"] != outcomes["tasks"]
+    assert runs.eval_outcomes(tmp_path, "valid_seen") is None
 
 
 def _parsed(learning, tmp_path: Path, *extra: str):
@@ -153,10 +157,10 @@ def test_seeds_of_gives_one_algorithm_more_seeds(learning, tmp_path):
         "grpo=0-4",
         "seed=0,1,2,5",
     )
-    assert learning.seeds_of(args) == {"grpo": [0, 1, 2, 3, 4], "seed": [0, 1, 2, 5], "sdar": [0, 1, 2]}
+    assert algorithms.seeds_of(args) == {"grpo": [0, 1, 2, 3, 4], "seed": [0, 1, 2, 5], "sdar": [0, 1, 2]}
     bad = _parsed(learning, tmp_path, "--algorithms", "grpo", "--seeds-of", "seed=0-4")
     with pytest.raises(SystemExit, match="--seeds-of 'seed=0-4'"):
-        learning.seeds_of(bad)
+        algorithms.seeds_of(bad)
 
 
 def test_only_picks_which_of_the_runs_still_to_make_are_made(learning, tmp_path):
@@ -164,14 +168,14 @@ def test_only_picks_which_of_the_runs_still_to_make_are_made(learning, tmp_path)
     done = {("grpo", 0): {}, ("seed", 0): {}, ("sdar", 0): {}, ("grpo", 1): {}}
     args = _parsed(learning, tmp_path, *full)
     # seed-major, and the completed ones left out
-    assert learning.runs_to_make(args, done) == [("seed", 1), ("sdar", 1), ("grpo", 2), ("grpo", 3)]
+    assert algorithms.runs_to_make(args, done) == [("seed", 1), ("sdar", 1), ("grpo", 2), ("grpo", 3)]
     only = _parsed(learning, tmp_path, *full, "--only", "grpo=1-3", "seed=1")
-    assert learning.runs_to_make(only, done) == [("seed", 1), ("grpo", 2), ("grpo", 3)]  # grpo 1 is done already
-    assert learning.seeds_of(only) == learning.seeds_of(args)  # the report still covers every seed
+    assert algorithms.runs_to_make(only, done) == [("seed", 1), ("grpo", 2), ("grpo", 3)]  # grpo 1 is done already
+    assert algorithms.seeds_of(only) == algorithms.seeds_of(args)  # the report still covers every seed
     with pytest.raises(SystemExit, match="--only 'opsd=1'"):
-        learning.runs_to_make(_parsed(learning, tmp_path, *full, "--only", "opsd=1"), done)
+        algorithms.runs_to_make(_parsed(learning, tmp_path, *full, "--only", "opsd=1"), done)
     with pytest.raises(SystemExit, match=r"seeds \[4\] are not the report's"):
-        learning.runs_to_make(_parsed(learning, tmp_path, *full, "--only", "grpo=3-4"), done)
+        algorithms.runs_to_make(_parsed(learning, tmp_path, *full, "--only", "grpo=3-4"), done)
 
 
 def test_the_committed_report_keeps_completed_runs_made_with_the_same_settings(learning, tmp_path):
@@ -188,7 +192,7 @@ def test_the_committed_report_keeps_completed_runs_made_with_the_same_settings(l
     }
     unfinished = {**entry, "status": "running", "updates_done": 40}
     report = {
-        "settings": {**learning.report_settings(args), "seeds": [0, 1]},
+        "settings": {**reports.report_settings(args), "seeds": [0, 1]},
         "algorithms": {
             "grpo": {"0": entry, "1": unfinished},
             "seed": {
@@ -202,9 +206,9 @@ def test_the_committed_report_keeps_completed_runs_made_with_the_same_settings(l
     }
     out = tmp_path / "learning.json"
     out.write_text(json.dumps(report), encoding="utf-8")
-    previous = learning.previous_entries(out, args)
+    previous = reports.previous_entries(out, args)
     assert list(previous) == [("grpo", 0), ("seed", 0)]  # the unfinished run is made again
-    rebuilt = learning.report(args, tmp_path / "runs", previous)
+    rebuilt = reports.report(args, tmp_path / "runs", previous)
     assert list(rebuilt["algorithms"]["grpo"]) == ["0"]
     assert rebuilt["algorithms"]["grpo"]["0"]["curve"] == entry["curve"]
     assert rebuilt["summary"]["grpo"]["valid_seen"]["final_across_seeds"]["mean"] == pytest.approx(0.4)
@@ -224,24 +228,24 @@ def test_the_committed_report_keeps_completed_runs_made_with_the_same_settings(l
         "start": {"valid_seen": [0.45, 120], "valid_unseen": [0.4, 120]},
         "invalid_action_rate_eval_final": 0.9,
     }
-    mixed = learning.report(args, tmp_path / "runs", {("grpo", 0): entry, ("grpo", 1): running})
+    mixed = reports.report(args, tmp_path / "runs", {("grpo", 0): entry, ("grpo", 1): running})
     assert list(mixed["algorithms"]["grpo"]) == ["0", "1"]
     assert mixed["summary"]["grpo"]["valid_seen"]["start_mean"] == pytest.approx(0.25)
     assert mixed["summary"]["grpo"]["invalid_action_rate_eval_final"] == pytest.approx(0.1)
     assert mixed["summary"]["grpo"]["valid_seen"]["over_start"]["across_seeds"]["seeds"] == 1
     # the same report made at another learning rate keeps nothing
     other = _parsed(learning, tmp_path, "--algorithms", "grpo", "seed", "--updates", "100", "--lr", "3e-4")
-    assert learning.previous_entries(out, other) == {}
+    assert reports.previous_entries(out, other) == {}
     # nor one made from other weights in the same folder (a re-bootstrapped policy)
     assert re.fullmatch(r"[0-9a-f]{16}", report["settings"]["weights"])
     out.write_text(json.dumps({**report, "settings": {**report["settings"], "weights": "0" * 16}}), encoding="utf-8")
-    assert learning.previous_entries(out, args) == {}
+    assert reports.previous_entries(out, args) == {}
 
 
 def test_textworld_has_its_own_defaults_and_household_settings_stay_as_they_were(learning, tmp_path):
     household = learning.parser().parse_args([])
     assert vars(learning.parser("household").parse_args([])) == vars(household)
-    settings = learning.report_settings(household)
+    settings = reports.report_settings(household)
     # the household report's settings (what decides whether its completed runs are kept) have no trace of --env
     assert settings["environment"] == {"name": "household", "options": {"max_steps": 20}}
     assert "env" not in settings and settings["model"] == "trainer/seed_trainer/assets/household-tiny"
@@ -252,7 +256,7 @@ def test_textworld_has_its_own_defaults_and_household_settings_stay_as_they_were
         ["grpo", "seed", "seed_oracle"],
     )
     assert textworld.out.endswith("learning-textworld.json") and textworld.runs.endswith("runs-textworld")
-    environment = learning.report_settings(textworld)["environment"]
+    environment = reports.report_settings(textworld)["environment"]
     assert environment["name"] == "textworld" and environment["options"]["max_steps"] == 12
     assert set(environment["options"]["variants"]) == {"take", "cook", "cut"}
     with pytest.raises(SystemExit, match="household only"):
@@ -329,16 +333,16 @@ def test_the_docs_tables_are_rendered_from_the_report(tmp_path):
 def test_runs_made_from_other_weights_are_neither_resumed_nor_reported(learning, tmp_path, capsys):
     folder = tmp_path / "runs" / "seed-0"
     folder.mkdir(parents=True)
-    learning.record_start_weights(folder, "a" * 16)
-    learning.record_start_weights(folder, "a" * 16)  # the same weights: the next run of the seed goes on
-    assert learning.started_from(folder) == "a" * 16
+    runs.record_start_weights(folder, "a" * 16)
+    runs.record_start_weights(folder, "a" * 16)  # the same weights: the next run of the seed goes on
+    assert runs.started_from(folder) == "a" * 16
     with pytest.raises(SystemExit, match=f"started from weights {'a' * 16}, but --model now holds {'b' * 16}"):
-        learning.record_start_weights(folder, "b" * 16)
+        runs.record_start_weights(folder, "b" * 16)
     # a completed run in that folder is left out of a report on the current weights (the committed asset's)
     (folder / "grpo").mkdir()
     (folder / "grpo" / "run.json").write_text(json.dumps({"status": "completed", "config": {}}), encoding="utf-8")
     args = _parsed(learning, tmp_path, "--algorithms", "grpo", "--seeds", "0")
-    assert learning.report(args, tmp_path / "runs")["algorithms"]["grpo"] == {}
+    assert reports.report(args, tmp_path / "runs")["algorithms"]["grpo"] == {}
     assert f"grpo seed 0: left out, its runs started from weights {'a' * 16}" in capsys.readouterr().out
 
 
@@ -493,9 +497,9 @@ def test_an_experiment_file_rewritten_by_another_job_is_never_read_half_written(
 
     def write():
         while not stop.is_set():
-            learning.write_experiment(tmp_path, "base-eval-s0", "grpo", 0, model, args)
+            experiments.write_experiment(tmp_path, "base-eval-s0", "grpo", 0, model, args)
 
-    path = learning.write_experiment(tmp_path, "base-eval-s0", "grpo", 0, model, args)
+    path = experiments.write_experiment(tmp_path, "base-eval-s0", "grpo", 0, model, args)
     writers = [threading.Thread(target=write) for _ in range(2)]
     for thread in writers:
         thread.start()
@@ -543,13 +547,13 @@ def test_control_variants_are_trainer_settings(learning, tmp_path):
         learning,
         tmp_path,
         "--algorithms",
-        *learning.CONTROL_ALGORITHMS,
+        *algorithms.CONTROL_ALGORITHMS,
         "--opd-estimator",
         "expected",
         "--opd-lambda",
         "0.1",
     )
-    assert not set(learning.CONTROL_ALGORITHMS) & set(_parsed(learning, tmp_path).algorithms)  # not by default
+    assert not set(algorithms.CONTROL_ALGORITHMS) & set(_parsed(learning, tmp_path).algorithms)  # not by default
     want = {
         "seed_other_task": ("seed", "other_task", 0.001),
         "seed_unrelated": ("seed", "unrelated", 0.001),
@@ -558,7 +562,9 @@ def test_control_variants_are_trainer_settings(learning, tmp_path):
         "grpo_entneg": ("grpo", "none", -0.001),
     }
     for name, (algorithm, control, entropy) in want.items():
-        config = load_experiment(learning.write_experiment(tmp_path, f"{name}-s0", name, 0, tmp_path / "model", args))
+        config = load_experiment(
+            experiments.write_experiment(tmp_path, f"{name}-s0", name, 0, tmp_path / "model", args)
+        )
         assert (config.algorithm, config.opd.skill_control, config.rl.entropy_coef) == (algorithm, control, entropy)
         assert config.opd.estimator == "expected" and config.opd.lambda_ == 0.1
 
@@ -569,7 +575,9 @@ def test_oracle_variants_are_trainer_algorithms_with_the_oracle_in_the_teacher_s
     args = _parsed(learning, tmp_path, "--algorithms", "opsd_oracle", "seed_oracle", "--opd-lambda", "1")
     assert "opsd_oracle" not in _parsed(learning, tmp_path).algorithms  # a diagnostic, not in the default benchmark
     for name, trainer_algorithm in (("opsd_oracle", "opsd"), ("seed_oracle", "seed")):
-        config = load_experiment(learning.write_experiment(tmp_path, f"{name}-s0", name, 0, tmp_path / "model", args))
+        config = load_experiment(
+            experiments.write_experiment(tmp_path, f"{name}-s0", name, 0, tmp_path / "model", args)
+        )
         assert config.algorithm == trainer_algorithm
         assert config.opd.skill_source == "oracle" and config.opd.lambda_ == 1.0
 
@@ -590,11 +598,11 @@ def test_an_opd_estimator_other_than_the_papers_reaches_the_trainer_and_the_defa
 ):
     from seed_trainer.experiment.loading import load_experiment
 
-    assert "estimator" not in learning.report_settings(_parsed(learning, tmp_path))["opd"]
+    assert "estimator" not in reports.report_settings(_parsed(learning, tmp_path))["opd"]
     args = _parsed(learning, tmp_path, "--algorithms", "seed_oracle", "--opd-estimator", "expected")
-    assert learning.report_settings(args)["opd"]["estimator"] == "expected"
+    assert reports.report_settings(args)["opd"]["estimator"] == "expected"
     config = load_experiment(
-        learning.write_experiment(tmp_path, "seed_oracle-s0", "seed_oracle", 0, tmp_path / "m", args)
+        experiments.write_experiment(tmp_path, "seed_oracle-s0", "seed_oracle", 0, tmp_path / "m", args)
     )
     assert config.opd.estimator == "expected" and config.opd.skill_source == "oracle"
 
@@ -603,15 +611,15 @@ def test_a_gpu_run_names_its_device_dtype_and_engine_and_the_cpu_defaults_stay_a
     from seed_trainer.experiment.loading import load_experiment
 
     default = _parsed(learning, tmp_path)
-    config = load_experiment(learning.write_experiment(tmp_path, "grpo-s0", "grpo", 0, tmp_path / "model", default))
+    config = load_experiment(experiments.write_experiment(tmp_path, "grpo-s0", "grpo", 0, tmp_path / "model", default))
     assert (config.model.device, config.rollout.engine) == ("cpu", "hf")
-    assert "model_settings" not in learning.report_settings(default)  # earlier CPU reports still compare equal
-    assert "engine" not in learning.shared_settings(default)["rollout"]
+    assert "model_settings" not in reports.report_settings(default)  # earlier CPU reports still compare equal
+    assert "engine" not in experiments.shared_settings(default)["rollout"]
     gpu = _parsed(learning, tmp_path, "--device", "cuda", "--dtype", "bfloat16", "--engine", "vllm")
-    config = load_experiment(learning.write_experiment(tmp_path, "seed-s0", "seed", 0, tmp_path / "model", gpu))
+    config = load_experiment(experiments.write_experiment(tmp_path, "seed-s0", "seed", 0, tmp_path / "model", gpu))
     assert (config.model.device, config.model.dtype, config.rollout.engine) == ("cuda", "bfloat16", "vllm")
-    assert learning.report_settings(gpu)["model_settings"] == {"device": "cuda", "dtype": "bfloat16"}
-    assert learning.report_settings(gpu)["rollout"]["engine"] == "vllm"
+    assert reports.report_settings(gpu)["model_settings"] == {"device": "cuda", "dtype": "bfloat16"}
+    assert reports.report_settings(gpu)["rollout"]["engine"] == "vllm"
 
 
 def test_controls_verdict_contrasts_holm_and_the_three_verdicts():
@@ -701,7 +709,7 @@ def test_difference_of_differences_pairs_greedy_with_sampled_task_by_task():
 
 def test_keep_checkpoints_keeps_one_per_evaluation_and_nothing_else_changes(learning, tmp_path):
     default, kept = _parsed(learning, tmp_path), _parsed(learning, tmp_path, "--keep-checkpoints", "5")
-    assert learning.shared_settings(default)["checkpoint"] == {"every": 4, "keep_last": 1}
-    assert learning.shared_settings(kept)["checkpoint"] == {"every": 4, "keep_last": 5}
-    rest = lambda args: {k: v for k, v in learning.shared_settings(args).items() if k != "checkpoint"}  # noqa: E731
+    assert experiments.shared_settings(default)["checkpoint"] == {"every": 4, "keep_last": 1}
+    assert experiments.shared_settings(kept)["checkpoint"] == {"every": 4, "keep_last": 5}
+    rest = lambda args: {k: v for k, v in experiments.shared_settings(args).items() if k != "checkpoint"}  # noqa: E731
     assert rest(default) == rest(kept)
