@@ -30,7 +30,7 @@ from seed_trainer.bootstrap.recipe import BootstrapConfig, evaluation_summary
 from seed_trainer.envs.textworld_oracle import MISTAKES, analysis_reply, demonstrate, replay, rule_kinds, walkthrough
 
 # The cooking-game variants the bootstrap generates (tw-make recipe options), not the Stage-2 algorithms of
-# algo/variants.py; bench/learning/learning.py imports this name for its TextWorld runs.
+# algo/variants.py; bench/learning/seed_bench/experiments.py imports this name for its TextWorld runs.
 VARIANTS = {
     "take": {"recipe": 1, "take": 1},
     "cook": {"recipe": 1, "take": 1, "cook": True},
