@@ -2,7 +2,8 @@
 // by the diff, the first divergence and the per-turn deltas.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { actionKey, diffRows, diffTrajectories, firstDivergence, lcsAlign, type AlignOp } from '../../src/diff/shared/align';
+import { actionKey, diffRows, diffTrajectories, episodeDeltas, firstDivergence, lcsAlign, ownDelta, type AlignOp } from '../../src/diff/shared/align';
+import { signClass } from '../../src/trajectory/shared/format';
 import type { TrajectoryStep } from '../../src/runs/shared/types';
 import { statsOfArrays } from '../../src/trajectory/shared/turnStats';
 
@@ -113,4 +114,22 @@ test('per-turn deltas are B − A of score, advantage and gate summaries, only o
   assert.equal(diff.deltas[2]!.meanGate, -0.5); // take mug: A mean 0.5, B mean 0
   assert.equal(diff.deltas[3]!.meanGate, 0.5);
   assert.equal(diff.deltas[0]!.envReward, null, 'no env_reward recorded: no delta');
+});
+
+test('episodeDeltas: the most common B − A of score and advantage; ownDelta keeps only a row that differs', () => {
+  const row = (score: number | null, advantage: number | null) => ({ score, envReward: null, advantage, meanGate: null, fracGateAboveHalf: null });
+  const deltas = [row(-10, -1.6), row(-10, -1.6 + 1e-9), null, row(-10.1, -1.6), row(null, null)];
+  const episode = episodeDeltas(deltas);
+  assert.deepEqual(episode, { score: -10, advantage: -1.6 });
+  assert.equal(ownDelta(-10, episode.score), null);
+  assert.equal(ownDelta(-1.6 + 1e-9, episode.advantage), null, 'float noise is not a difference');
+  assert.equal(ownDelta(-10.1, episode.score), -10.1);
+  assert.deepEqual(episodeDeltas([null]), { score: null, advantage: null });
+});
+
+test('signClass: a difference that shows as zero at its precision is neither up nor down', () => {
+  assert.equal(signClass(-0.00004, 3), 'zero');
+  assert.equal(signClass(0.0006, 3), 'up');
+  assert.equal(signClass(-0.0006, 3), 'down');
+  assert.equal(signClass(0, 2), 'zero');
 });

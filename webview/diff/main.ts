@@ -7,8 +7,8 @@ import type { TrajectoryPayload } from '../../src/trajectory/shared/protocol';
 import { clear, el, isTyping } from '../shared/dom';
 import { TokenHoverCard, installHeatmapStyles, legend, renderTokens } from '../trajectory/heatmap';
 import { heatScale } from '../../src/trajectory/shared/colorScale';
-import { diffTrajectories, type DiffRow, type TrajectoryDiff, type TurnDelta } from '../../src/diff/shared/align';
-import { formatNumber, formatPercent, formatScore, formatSigned } from '../../src/trajectory/shared/format';
+import { diffTrajectories, episodeDeltas, ownDelta, type DiffRow, type TrajectoryDiff, type TurnDelta } from '../../src/diff/shared/align';
+import { SCORE_TITLE, actionBadges, formatNumber, formatPercent, formatScore, formatSigned, signClass } from '../../src/trajectory/shared/format';
 import { clip } from '../../src/common/shared/inertText';
 import { buildModel, type TrajectoryModel } from '../trajectory/model';
 import { gateSwatchClass } from '../trajectory/turnView';
@@ -59,8 +59,9 @@ function cell(m: TrajectoryModel, index: number | undefined, side: 'a' | 'b', ro
     'div',
     { class: 'cell-head' },
     el('span', { class: 'turn-no', text: `Turn ${index + 1}` }),
-    el('span', { class: `badge ${step.valid ? 'valid' : 'invalid'}`, text: step.valid ? 'valid' : 'invalid' }),
-    typeof step.score === 'number' ? el('span', { text: `score ${formatScore(step.score)}` }) : null,
+    // "well-formed" is format verification only; "no effect" where the environment answered "Nothing happens."
+    ...actionBadges(step.valid, m.turns[index + 1]?.step.observation).map((badge) => el('span', { class: `badge ${badge.kind}`, title: badge.title, text: badge.text })),
+    typeof step.score === 'number' ? el('span', { title: SCORE_TITLE, attrs: { 'data-k': 'score' }, text: `score ${formatScore(step.score)}` }) : null,
     stats.teacher ? el('span', { class: 'gate-summary' }, el('span', { class: `swatch ${gateSwatchClass(stats.meanGate)}` }), `g ${formatNumber(stats.meanGate, 3)}`) : null,
   );
   const action =
@@ -81,18 +82,23 @@ function cell(m: TrajectoryModel, index: number | undefined, side: 'a' | 'b', ro
   return el('div', { class: `cell side-${side}`, attrs: { 'data-turn': String(index) } }, head, action, obs, tokens);
 }
 
-function deltaView(delta: TurnDelta | null): HTMLElement {
+/** One B − A difference, coloured only when it shows as non-zero at its precision. */
+function deltaItem(key: string, label: string, value: number | null, digits: number): HTMLElement | null {
+  return value === null ? null : el('div', { class: `delta ${signClass(value, digits)}`, attrs: { 'data-k': key } }, `${label} ${formatSigned(value, digits)}`);
+}
+
+/** A row's differences; the step score's and the advantage's only where they are not the episode's (said once in the
+ * summary). */
+function deltaView(delta: TurnDelta | null, episode: ReturnType<typeof episodeDeltas>): HTMLElement {
   if (!delta) return el('div', { class: 'deltas' });
-  const item = (key: string, label: string, value: number | null, format: (v: number | null) => string) =>
-    value === null ? null : el('div', { class: `delta ${value > 0 ? 'up' : value < 0 ? 'down' : 'zero'}`, attrs: { 'data-k': key } }, `${label} ${format(value)}`);
   return el(
     'div',
     { class: 'deltas' },
-    item('score', 'Δscore', delta.score, (v) => formatSigned(v, 2)),
-    item('envReward', 'Δreward', delta.envReward, (v) => formatSigned(v, 2)),
-    item('advantage', 'Δadv', delta.advantage, (v) => formatSigned(v, 3)),
-    item('meanGate', 'Δg', delta.meanGate, (v) => formatSigned(v, 3)),
-    item('fracAbove', 'Δ(g>0.5)', delta.fracGateAboveHalf, (v) => formatSigned(v, 3)),
+    deltaItem('score', 'Δscore', ownDelta(delta.score, episode.score), 2),
+    deltaItem('envReward', 'Δreward', delta.envReward, 2),
+    deltaItem('advantage', 'Δadv', ownDelta(delta.advantage, episode.advantage), 3),
+    deltaItem('meanGate', 'Δg', delta.meanGate, 3),
+    deltaItem('fracAbove', 'Δ(g>0.5)', delta.fracGateAboveHalf, 3),
   );
 }
 
@@ -112,7 +118,7 @@ function rowView(diff: TrajectoryDiff, m: { a: TrajectoryModel; b: TrajectoryMod
       { class: 'gutter' },
       el('div', { class: 'kind', title: KIND_TITLE[row.kind], text: KIND_LABEL[row.kind] }),
       first ? el('div', { class: 'first-label', text: 'first divergence' }) : null,
-      deltaView(diff.deltas[rowIndex] ?? null),
+      deltaView(diff.deltas[rowIndex] ?? null, episodeDeltas(diff.deltas)),
       toggle,
     ),
     cell(m.b, row.b, 'b', rowIndex, expanded),
@@ -127,6 +133,7 @@ function rowView(diff: TrajectoryDiff, m: { a: TrajectoryModel; b: TrajectoryMod
 
 function summary(diff: TrajectoryDiff): HTMLElement {
   const { counts } = diff;
+  const episode = episodeDeltas(diff.deltas);
   let text: string;
   if (diff.firstDivergence < 0) {
     text = 'The actions agree turn for turn.';
@@ -140,6 +147,16 @@ function summary(diff: TrajectoryDiff): HTMLElement {
     { class: 'summary' },
     el('span', { class: 'summary-text', attrs: { 'data-k': 'divergence' }, text }),
     el('span', { class: 'counts', attrs: { 'data-k': 'counts' }, text: `${counts.same} same · ${counts.changed} changed · ${counts.removed} only in A · ${counts.inserted} only in B` }),
+    episode.score === null && episode.advantage === null
+      ? null
+      : el(
+          'span',
+          { class: 'episode-deltas', attrs: { 'data-k': 'episode-deltas' }, title: 'B − A of the step score and the advantage on most turns; a row shows its own only where it differs' },
+          'B − A per turn: ',
+          deltaItem('episodeScore', 'Δscore', episode.score, 2),
+          ' ',
+          deltaItem('episodeAdvantage', 'Δadv', episode.advantage, 3),
+        ),
   );
 }
 

@@ -148,3 +148,31 @@ export function diffTrajectories(
   );
   return { rows, firstDivergence: firstDivergence(rows), counts, deltas };
 }
+
+/** The per-episode part of the deltas: the most common B − A of the step score and of the advantage over the rows
+ * with both turns. In a GRPO-family run the advantage is one number per trajectory and the score differs only where
+ * one side's action was malformed, so this is the episode's difference, said once; a row shows its own only where it
+ * differs (`ownDelta`). */
+export function episodeDeltas(deltas: readonly (TurnDelta | null)[]): { score: number | null; advantage: number | null } {
+  const mode = (values: number[]): number | null => {
+    const counts = new Map<number, number>();
+    for (const v of values) counts.set(v, (counts.get(v) ?? 0) + 1);
+    let best: number | null = null;
+    let most = 0;
+    for (const [v, n] of counts) if (n > most) [best, most] = [v, n];
+    return best;
+  };
+  const of = (key: 'score' | 'advantage') => mode(deltas.flatMap((d) => (d && d[key] !== null ? [roundDelta(d[key]!)] : [])));
+  return { score: of('score'), advantage: of('advantage') };
+}
+
+/** A row's delta when it is not the episode's (see episodeDeltas), else null. */
+export function ownDelta(value: number | null, episode: number | null): number | null {
+  return value === null || (episode !== null && roundDelta(value) === episode) ? null : value;
+}
+
+/** A delta at the precision the view shows (1e-6 here): float noise is not a difference. */
+function roundDelta(value: number): number {
+  return Math.round(value * 1e6) / 1e6;
+}
+

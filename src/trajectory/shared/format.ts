@@ -16,6 +16,12 @@ export function formatSigned(value: number | null | undefined, digits = 4): stri
   return body.startsWith('\u2212') || Number(Math.abs(value).toFixed(digits)) === 0 ? body : `+${body}`;
 }
 
+/** The colour class of a signed difference as shown at `digits` decimals: one that shows as 0 is neither up nor down. */
+export function signClass(value: number, digits: number): 'up' | 'down' | 'zero' {
+  const shown = Number(value.toFixed(digits));
+  return shown > 0 ? 'up' : shown < 0 ? 'down' : 'zero';
+}
+
 /** A fraction as a percentage with one decimal: `33.3%`. */
 export function formatPercent(value: number | null | undefined): string {
   if (value === null || value === undefined || !Number.isFinite(value)) return '—';
