@@ -1,22 +1,24 @@
 // The runs table panel (webview/runsTable): every run the runs layer follows (the Runs view's include/exclude) as a
-// row. Rows are rebuilt for the runs that changed (coalesced, at most four times a second) and sent whole. Tags are
-// written to the run's tags.json; the pinned baseline is kept in the workspace state. One table per window.
+// row. Rows are rebuilt for the runs that changed (coalesced, at most four times a second) and sent whole, each with
+// its paired change against the baseline of each split (core/runsTableStore.ts). Tags are written to the run's
+// tags.json; the baselines (split → run) are kept in the workspace state. One table per window.
 import * as vscode from 'vscode';
 import { RUNS_TABLE_TO_HOST, type RunsTableToHost, type RunsTableToWebview } from './shared/protocol';
-import type { RunsTableRow } from './shared/runsTable';
-import { runsTableRow } from './core/runsTableRows';
+import { baselinesOf, pinBaseline, unpinBaseline, type Baselines } from './shared/runsTable';
+import { RunsTableStore } from './core/runsTableStore';
 import type { Services } from '../services';
 import { writeTags } from '../runs/core/tags';
 import { refuseWhenUntrusted } from '../common/trust';
 import { PanelBase, createPanel } from '../webviewHost/panelBase';
 
 const RUNS_TABLE_VIEW_TYPE = 'seedStudio.runsTable';
+/** Split → baseline run key (an older version kept one run key: that run for every split it has). */
 const BASELINE_KEY = 'seedStudio.runsTable.baseline';
 const COALESCE_MS = 250;
 
 class RunsTablePanel extends PanelBase<RunsTableToWebview, RunsTableToHost> {
   static current: RunsTablePanel | undefined;
-  private readonly rows = new Map<string, RunsTableRow>();
+  private readonly store = new RunsTableStore();
   private stale = new Set<string>();
   private all = true;
   private timer: NodeJS.Timeout | undefined;
@@ -47,8 +49,12 @@ class RunsTablePanel extends PanelBase<RunsTableToWebview, RunsTableToHost> {
         await this.flush();
       })
       .on('pin', async ({ run }) => {
-        await context.workspaceState.update(BASELINE_KEY, run ?? undefined);
-        await this.flush();
+        const row = this.store.list(runs.runs()).find((r) => r.key === run);
+        if (!row) throw new Error(`not a run of this workspace: ${run}`);
+        await this.saveBaselines(pinBaseline(this.baselines(), row));
+      })
+      .on('unpin', async ({ run }) => {
+        await this.saveBaselines(unpinBaseline(this.baselines(), run));
       })
       .on('openDashboard', async ({ runs: dirs }) => {
         await vscode.commands.executeCommand('seedStudio.openDashboard', dirs);
@@ -95,28 +101,31 @@ class RunsTablePanel extends PanelBase<RunsTableToWebview, RunsTableToHost> {
     }, COALESCE_MS);
   }
 
-  /** Rebuilds the rows that changed (all of them after a rescan) and sends the table. */
+  /** The baselines of the rows kept (runs gone left out). */
+  private baselines(): Baselines {
+    return baselinesOf(this.context.workspaceState.get<unknown>(BASELINE_KEY), this.store.list(this.services.runs.runs()));
+  }
+
+  private async saveBaselines(baselines: Baselines): Promise<void> {
+    await this.context.workspaceState.update(BASELINE_KEY, Object.keys(baselines).length > 0 ? baselines : undefined);
+    await this.flush();
+  }
+
+  /** Rebuilds the rows that changed (all of them after a rescan), their changes against the baselines, and sends the
+   * table. */
   private async flush(): Promise<void> {
     if (!this.ready) return;
-    const entries = this.services.runs.runs();
-    const keep = new Set(entries.map((e) => e.dir));
-    for (const dir of this.rows.keys()) if (!keep.has(dir)) this.rows.delete(dir);
-    const todo = entries.filter((e) => this.all || this.stale.has(e.dir) || !this.rows.has(e.dir));
+    const runs = this.services.runs;
+    const entries = runs.runs();
+    const all = this.all;
+    const stale = this.stale;
     this.all = false;
     this.stale = new Set();
-    const built = await Promise.all(todo.map((entry) => runsTableRow(entry, this.services.runs.title(entry.dir))));
-    for (const row of built) this.rows.set(row.key, row);
-    // Titles can change for every run when one is added (collisions get the start time).
-    for (const entry of entries) {
-      const row = this.rows.get(entry.dir);
-      if (row) row.title = this.services.runs.title(entry.dir);
-    }
-    const baseline = this.context.workspaceState.get<string>(BASELINE_KEY);
-    this.channel.post('rows', {
-      rows: entries.map((e) => this.rows.get(e.dir)).filter((r): r is RunsTableRow => r !== undefined),
-      baseline: baseline && keep.has(baseline) ? baseline : null,
-      readOnly: !vscode.workspace.isTrusted,
-    });
+    await this.store.update(entries, (dir) => all || stale.has(dir), (dir) => runs.title(dir));
+    const rows = this.store.list(entries);
+    const baselines = this.baselines();
+    this.store.applyBaselines(rows, baselines);
+    this.channel.post('rows', { rows, baselines, readOnly: !vscode.workspace.isTrusted });
   }
 
   override dispose(): void {

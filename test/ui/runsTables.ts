@@ -1,6 +1,6 @@
 // End to end in code-server, like a user: the learning benchmark's 19 runs (test/ui/benchmarkRuns.ts, written in
 // setup) and the valid fixture run in a workspace. SEED: Open Runs Table lists them; a header sorts, the filter
-// narrows, a pinned baseline adds Δ columns, a tag is written to the run's tags.json, the CSV is saved, two selected
+// narrows, a pinned baseline adds a Δ column after each evaluation (the paired change with its interval), a tag is written to the run's tags.json, the CSV is saved, two selected
 // runs open in the dashboard; the evaluation sample table of a run shows the summary per task type with Wilson
 // intervals, sorts and filters; a row of the fixture run's evaluation opens its trajectory.
 //
@@ -12,6 +12,8 @@ import { cpSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { FrameLocator, Page } from 'playwright-core';
 import { wilsonInterval } from '../../src/dashboard/shared/evaluation';
+import { points, successChange } from '../../src/runs/shared/pairedChange';
+import type { EvalReport } from '../../src/runs/shared/types';
 import { type CodeServerSession, repoRoot, resultsDir, runCodeServerTest, runnerPrerequisites } from '../integration/codeServerSession';
 import { writeBenchmarkRuns, type WrittenRun } from './benchmarkRuns';
 import { fail, inSeedSidebar, palette, runUiSteps, webview, wholeSidebarLabels } from './workbench';
@@ -88,18 +90,32 @@ async function runsTable(page: Page, session: CodeServerSession, runs: WrittenRu
   await fillField(frame, 'filter', 'bench-');
   await waitForCount(frame, runs.length, 'filter bench-');
 
-  // A pinned baseline: Δ columns, the baseline row says so.
+  // A pinned baseline (a train run: the baseline of both splits): a Δ column after each evaluation, the baseline row
+  // says so; another run's cell is the paired change of the two eval/valid_seen.json reports with its interval,
+  // coloured only when the interval excludes 0.
   const baseline = runs.find((r) => r.variant === 'grpo' && r.seed === 0)!;
   await rowOf(frame, path.basename(baseline.dir)).click();
   await frame.locator('vscode-button[data-action="pin"]').click();
   await frame.locator('th[data-delta="eval:valid_seen"]').waitFor({ timeout: 15_000 });
+  await frame.locator('th[data-delta="eval:valid_unseen"]').waitFor({ timeout: 5_000 });
+  if ((await frame.locator('th[data-delta^="metric:"], th[data-delta^="config:"]').count()) !== 0) fail('a Δ column after a metric or config column');
   const baselineDelta = ((await rowOf(frame, path.basename(baseline.dir)).locator('td[data-delta="eval:valid_seen"]').textContent()) ?? '').trim();
   if (baselineDelta !== 'baseline') fail(`the baseline row's Δ cell says "${baselineDelta}"`);
-  const taggedDelta = ((await rowOf(frame, path.basename(tagged.dir)).locator('td[data-delta="eval:valid_seen"]').textContent()) ?? '').trim();
-  const expectedDelta = ((100 * (tagged.final['valid_seen']!.successes - baseline.final['valid_seen']!.successes)) / 120).toFixed(1);
-  if (!taggedDelta.endsWith(`${expectedDelta.replace('-', '')} pp`)) fail(`Δ valid_seen of ${path.basename(tagged.dir)}: "${taggedDelta}", expected ${expectedDelta} pp`);
+  const report = (dir: string): EvalReport => JSON.parse(readFileSync(path.join(dir, 'eval', 'valid_seen.json'), 'utf8')) as EvalReport;
+  const change = successChange(report(tagged.dir), report(baseline.dir));
+  const deltaCell = rowOf(frame, path.basename(tagged.dir)).locator('td[data-delta="eval:valid_seen"]');
+  const taggedDelta = ((await deltaCell.textContent()) ?? '').trim();
+  const expectedDelta = `${points(change.change)} [${points(change.low)}, ${points(change.high)}]`;
+  if (taggedDelta !== expectedDelta) fail(`Δ valid_seen of ${path.basename(tagged.dir)}: "${taggedDelta}", expected ${expectedDelta}`);
+  const deltaClass = ((await deltaCell.getAttribute('class')) ?? '').split(/\s+/);
+  const expectedClass = change.verdict === 'better' ? 'up' : change.verdict === 'worse' ? 'down' : undefined;
+  if (expectedClass ? !deltaClass.includes(expectedClass) : deltaClass.includes('up') || deltaClass.includes('down')) fail(`Δ valid_seen (${change.verdict}) has the classes "${deltaClass.join(' ')}"`);
+  const deltaTitle = (await deltaCell.getAttribute('title')) ?? '';
+  if (!deltaTitle.includes(change.paired ? 'paired task by task over 120 tasks' : 'unpaired: different tasks')) fail(`Δ valid_seen title: "${deltaTitle}"`);
+  const countText = ((await frame.locator('.count').textContent()) ?? '').trim();
+  if (!countText.includes('baselines: valid_seen ← ') || !countText.includes('valid_unseen ← ')) fail(`the count line says "${countText}"`);
   await page.screenshot({ path: path.join(resultsDir, 'ui-runs-table-baseline.png') });
-  return [`${runs.length} benchmark runs + the fixture run; best valid_seen ${path.basename(best.dir)}: ${cell}`, `tag "promising" in ${path.relative(session.workspace, tagsFile)}; Δ valid_seen of ${path.basename(tagged.dir)} against ${path.basename(baseline.dir)}: ${taggedDelta}`];
+  return [`${runs.length} benchmark runs + the fixture run; best valid_seen ${path.basename(best.dir)}: ${cell}`, `tag "promising" in ${path.relative(session.workspace, tagsFile)}; Δ valid_seen of ${path.basename(tagged.dir)} against ${path.basename(baseline.dir)}: ${taggedDelta} (${change.verdict})`];
 }
 
 async function exportCsv(page: Page, session: CodeServerSession, runs: WrittenRun[]): Promise<string[]> {
@@ -116,7 +132,8 @@ async function exportCsv(page: Page, session: CodeServerSession, runs: WrittenRu
   if (!existsSync(target)) fail('runs.csv was not written');
   const lines = readFileSync(target, 'utf8').trim().split('\n');
   if (lines.length !== runs.length + 1) fail(`runs.csv has ${lines.length} lines`);
-  if (!lines[0]!.includes('eval valid_seen low') || !lines[0]!.includes('Δ eval valid_seen (pp)')) fail(`runs.csv header: ${lines[0]}`);
+  if (!lines[0]!.includes('eval valid_seen low') || !lines[0]!.includes('Δ eval valid_seen (pp)') || !lines[0]!.includes('Δ eval valid_seen paired')) fail(`runs.csv header: ${lines[0]}`);
+  if (lines[0]!.includes('Δ seed') || lines[0]!.includes('Δ algorithm')) fail(`runs.csv: a Δ of a config column: ${lines[0]}`);
   return [`runs.csv: ${lines.length - 1} rows; header ${lines[0]!.slice(0, 100)}…`];
 }
 
@@ -194,7 +211,7 @@ function main(): void {
       await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
       return runUiSteps(page, LABEL, 'ui-runs-tables', [
         ['the Runs tree at the default sidebar width: every benchmark run\'s label whole', () => runsTreeLabels(page)],
-        ['runs table: 19 benchmark runs, sort, filter, tag, pinned baseline with Δ', () => runsTable(page, session, runs)],
+        ['runs table: 19 benchmark runs, sort, filter, tag, pinned baseline with the paired Δ', () => runsTable(page, session, runs)],
         ['runs table: CSV export', () => exportCsv(page, session, runs)],
         ['runs table: two selected runs open in the dashboard', () => openInDashboard(page, runs)],
         ['evaluation samples: summary per type with Wilson intervals, filter, sort', () => evalSamples(page, runs)],

@@ -1,6 +1,8 @@
 // The runs table (src/runsTable/runsTablePanel.ts): every run of the workspace a row; columns picked from config keys,
-// final metrics and evaluations; a filter; sort by any column (click its header, again to reverse); tags; a pinned
-// baseline with Δ columns; CSV export; the selection opens in the dashboard. All run text goes in as text.
+// final metrics and evaluations; a filter; sort by any column (click its header, again to reverse); tags; a baseline
+// per split, and after each evaluation column with one a Δ column: the paired change with its 95 % interval (the
+// host computes it), coloured only when the interval excludes 0; CSV export; the selection opens in the dashboard. All
+// run text goes in as text.
 import '@vscode-elements/elements/dist/vscode-button/index.js';
 import '@vscode-elements/elements/dist/vscode-multi-select/index.js';
 import '@vscode-elements/elements/dist/vscode-option/index.js';
@@ -8,13 +10,13 @@ import '@vscode-elements/elements/dist/vscode-textfield/index.js';
 import { RUNS_TABLE_TO_WEBVIEW, type RunsTableToHost, type RunsTableToWebview } from '../../src/runsTable/shared/protocol';
 import {
   availableColumns,
+  baselineSplits,
   cellText,
   columnOf,
   defaultColumnIds,
-  delta,
-  deltaText,
+  deltaCell,
   filterRows,
-  isNumeric,
+  reportedSplits,
   runsCsv,
   sortRows,
   type Column,
@@ -123,15 +125,40 @@ function tagChips(row: RunsTableRow): HTMLElement {
   return cell;
 }
 
+/** `baseline` beside the title of a run that is the baseline of a split (the splits in its title). */
+function badge(row: RunsTableRow): HTMLElement | null {
+  const splits = baselineSplits(data?.baselines ?? {}, row.key);
+  return splits.length > 0 ? el('span', { class: 'pin-badge', text: 'baseline', attrs: { title: `baseline of ${splits.join(', ')}` } }) : null;
+}
+
 function updateActions(): void {
   const rows = data?.rows ?? [];
   const chosen = rows.filter((r) => selected.has(r.key));
   dashboard.disabled = chosen.length === 0;
   samples.disabled = chosen.length !== 1 || Object.keys(chosen[0]?.evals ?? {}).length === 0;
   addTag.disabled = chosen.length === 0 || (data?.readOnly ?? false);
-  const pinned = data?.baseline ?? null;
-  pin.textContent = pinned !== null && (chosen.length === 0 || chosen[0]?.key === pinned) ? 'Unpin Baseline' : 'Pin as Baseline';
-  pin.disabled = !(chosen.length === 1 || pinned !== null);
+  const pinned = pinAction(chosen);
+  pin.textContent = pinned === 'unpin-all' ? 'Unpin Baselines' : pinned === 'unpin' ? 'Unpin Baseline' : 'Pin as Baseline';
+  pin.disabled = pinned === undefined;
+}
+
+/** What the pin button does: unpin the one selected run if it is a baseline, else pin it (when it has a report);
+ * with nothing selected, unpin every baseline. */
+function pinAction(chosen: readonly RunsTableRow[]): 'pin' | 'unpin' | 'unpin-all' | undefined {
+  const baselines = data?.baselines ?? {};
+  const [one] = chosen;
+  if (chosen.length === 0) return Object.keys(baselines).length > 0 ? 'unpin-all' : undefined;
+  if (chosen.length !== 1 || !one) return undefined;
+  if (baselineSplits(baselines, one.key).length > 0) return 'unpin';
+  return reportedSplits(one).length > 0 ? 'pin' : undefined;
+}
+
+/** `baselines: valid_seen ← a, valid_unseen ← b` (titles as isolated text). */
+function baselinesText(all: readonly RunsTableRow[]): string {
+  const entries = Object.entries(data?.baselines ?? {});
+  if (entries.length === 0) return '';
+  const titles = entries.map(([split, key]) => `${split} ← ${isolatedText(all.find((r) => r.key === key)?.title ?? key)}`);
+  return ` · ${entries.length === 1 ? 'baseline' : 'baselines'}: ${titles.join(', ')}`;
 }
 
 function render(): void {
@@ -140,9 +167,9 @@ function render(): void {
   const all = data.rows;
   const columns = shownColumns(all);
   const rows = visibleRows();
-  const baseline = all.find((r) => r.key === data?.baseline);
-  const numeric = new Set(columns.filter((c) => isNumeric(c, all)).map((c) => c.id));
-  count.textContent = `${rows.length} of ${all.length} runs${baseline ? ` · baseline: ${isolatedText(baseline.title)}` : ''}`;
+  const baselines = data.baselines;
+  const deltaSplit = (column: Column): string | undefined => (column.kind === 'eval' && baselines[column.id.slice(5)] !== undefined ? column.id.slice(5) : undefined);
+  count.textContent = `${rows.length} of ${all.length} runs${baselinesText(all)}`;
 
   const allBox = el('input', { attrs: { type: 'checkbox', 'aria-label': 'Select all shown runs' } });
   allBox.checked = rows.length > 0 && rows.every((r) => selected.has(r.key));
@@ -166,7 +193,10 @@ function render(): void {
       if (event.key === 'Enter' || event.key === ' ') toggle();
     });
     headCells.push(th);
-    if (baseline && numeric.has(column.id)) headCells.push(el('th', { class: 'delta', attrs: { 'data-delta': column.id }, text: `Δ ${column.label}` }));
+    if (deltaSplit(column) !== undefined) {
+      const title = `change in success against the baseline of ${deltaSplit(column)}, points [95 % interval]; coloured only when the interval excludes 0`;
+      headCells.push(el('th', { class: 'delta', attrs: { 'data-delta': column.id, title }, text: `Δ ${column.label}` }));
+    }
   }
   const body = el('tbody');
   for (const row of rows) {
@@ -181,14 +211,16 @@ function render(): void {
     const cells: HTMLElement[] = [el('td', {}, box)];
     for (const column of columns) {
       if (column.kind === 'tags') cells.push(tagChips(row));
-      else if (column.id === 'run') cells.push(el('td', { attrs: { 'data-col': 'run' } }, cellText(row, 'run'), row.key === baseline?.key ? el('span', { class: 'pin-badge', text: 'baseline' }) : null));
+      else if (column.id === 'run') cells.push(el('td', { attrs: { 'data-col': 'run' } }, cellText(row, 'run'), badge(row)));
       else cells.push(el('td', { attrs: { 'data-col': column.id }, class: column.kind === 'text' ? '' : 'num', text: cellText(row, column.id) }));
-      if (baseline && numeric.has(column.id)) {
-        const d = row.key === baseline.key ? undefined : delta(row, baseline, column.id);
-        cells.push(el('td', { class: `num delta${d === undefined || d === 0 ? '' : d > 0 ? ' up' : ' down'}`, attrs: { 'data-delta': column.id }, text: row.key === baseline.key ? 'baseline' : deltaText(d, column.id) }));
+      const split = deltaSplit(column);
+      if (split !== undefined) {
+        const delta = deltaCell(row, split, baselines);
+        cells.push(el('td', { class: `num delta${delta.className ? ` ${delta.className}` : ''}`, attrs: { 'data-delta': column.id, ...(delta.title ? { title: delta.title } : {}) }, text: delta.text }));
       }
     }
-    const tr = el('tr', { class: `${selected.has(row.key) ? 'selected' : ''}${row.key === baseline?.key ? ' baseline' : ''}`, attrs: { 'data-key': row.key, 'data-id': row.id, tabindex: '0', 'aria-selected': String(selected.has(row.key)) } }, ...cells);
+    const isBaseline = baselineSplits(baselines, row.key).length > 0;
+    const tr = el('tr', { class: `${selected.has(row.key) ? 'selected' : ''}${isBaseline ? ' baseline' : ''}`, attrs: { 'data-key': row.key, 'data-id': row.id, tabindex: '0', 'aria-selected': String(selected.has(row.key)) } }, ...cells);
     tr.addEventListener('click', (event) => {
       if (!(event.ctrlKey || event.metaKey)) selected.clear();
       if (selected.has(row.key)) selected.delete(row.key);
@@ -234,15 +266,17 @@ samples.addEventListener('click', () => {
 });
 pin.addEventListener('click', () => {
   if (!data || pin.disabled) return;
-  const [chosen] = [...selected];
-  const unpin = data.baseline !== null && (chosen === undefined || chosen === data.baseline);
-  channel.post('pin', { run: unpin ? null : (chosen ?? null) });
+  const chosen = data.rows.filter((r) => selected.has(r.key));
+  const action = pinAction(chosen);
+  const run = chosen[0]?.key;
+  if (action === 'unpin-all') channel.post('unpin', { run: null });
+  else if (action === 'unpin' && run) channel.post('unpin', { run });
+  else if (action === 'pin' && run) channel.post('pin', { run });
 });
 exportCsv.addEventListener('click', () => {
   if (!data) return;
   const columns = shownColumns(data.rows).map((c) => c.id);
-  const baseline = data.rows.find((r) => r.key === data?.baseline);
-  channel.post('exportCsv', { csv: runsCsv(visibleRows(), columns, baseline) });
+  channel.post('exportCsv', { csv: runsCsv(visibleRows(), columns, data.baselines) });
 });
 
 channel

@@ -1,7 +1,9 @@
 // The runs table (as W&B's): every run of the workspace a row, columns picked from the runs' config keys, final
-// training metrics and evaluations (success with its 95 % Wilson interval), a text filter, sorting, a pinned baseline
-// with Δ against it, and CSV. No DOM, no `vscode`: the page and the unit tests use it alike.
+// training metrics and evaluations (success with its 95 % Wilson interval), a text filter, sorting, a baseline per
+// split with the paired change against it (src/runs/shared/pairedChange.ts, computed by the host) after each
+// evaluation column, and CSV. No DOM, no `vscode`: the page and the unit tests use it alike.
 import { formatCell, type EvalCell } from '../../dashboard/shared/evaluation';
+import { points, verdictText, type SuccessChange } from '../../runs/shared/pairedChange';
 
 export interface RunsTableRow {
   /** The run directory (the identity). */
@@ -21,6 +23,55 @@ export interface RunsTableRow {
   metrics: Record<string, number>;
   /** Each evaluated split's latest evaluation. */
   evals: Record<string, EvalCell>;
+  /** For each split with a baseline (of which this row is not the baseline): this evaluation's change in success
+   * against the baseline's, with its 95 % interval (filled by the host: both eval/<split>.json reports). */
+  changes: Record<string, SuccessChange>;
+}
+
+/** The baseline run of each split: split → run key. */
+export type Baselines = Record<string, string>;
+
+/** The splits a run can be the baseline of: those with an evaluation report (n > 0; a split known only from a
+ * metrics row has no episodes to pair). */
+export function reportedSplits(row: RunsTableRow): string[] {
+  return Object.entries(row.evals)
+    .filter(([, cell]) => cell.n > 0)
+    .map(([split]) => split)
+    .sort();
+}
+
+/** The baselines kept in the workspace state, as they apply to these rows: a run gone or without a report of the
+ * split is dropped; an older plain run key means that run for every split it has a report of. */
+export function baselinesOf(stored: unknown, rows: readonly RunsTableRow[]): Baselines {
+  const byKey = new Map(rows.map((row) => [row.key, row]));
+  const entries: [string, string][] =
+    typeof stored === 'string'
+      ? (byKey.get(stored) ? reportedSplits(byKey.get(stored)!) : []).map((split) => [split, stored])
+      : stored && typeof stored === 'object'
+        ? Object.entries(stored).filter((pair): pair is [string, string] => typeof pair[1] === 'string')
+        : [];
+  const result: Baselines = {};
+  for (const [split, key] of entries.sort((a, b) => a[0].localeCompare(b[0]))) {
+    if (byKey.get(key)?.evals[split]) result[split] = key;
+  }
+  return result;
+}
+
+/** Pinned: the run becomes the baseline of every split it has a report of, replacing those splits' baselines. */
+export function pinBaseline(baselines: Baselines, row: RunsTableRow): Baselines {
+  const result = { ...baselines };
+  for (const split of reportedSplits(row)) result[split] = row.key;
+  return result;
+}
+
+/** Unpinned: the run is no longer the baseline of any split (`null`: no split keeps a baseline). */
+export function unpinBaseline(baselines: Baselines, key: string | null): Baselines {
+  return key === null ? {} : Object.fromEntries(Object.entries(baselines).filter(([, run]) => run !== key));
+}
+
+/** The splits a run is the baseline of. */
+export function baselineSplits(baselines: Baselines, key: string): string[] {
+  return Object.keys(baselines).filter((split) => baselines[split] === key).sort();
 }
 
 type ColumnKind = 'text' | 'number' | 'eval' | 'tags';
@@ -142,29 +193,28 @@ export function cellText(row: RunsTableRow, id: string): string {
   return typeof value === 'number' ? formatNumber(value) : value;
 }
 
-/** The difference to the baseline run in a numeric column (evaluations in percentage points); undefined when either
- * side has no number. */
-export function delta(row: RunsTableRow, baseline: RunsTableRow, id: string): number | undefined {
-  const a = cellValue(row, id);
-  const b = cellValue(baseline, id);
-  if (typeof a !== 'number' || typeof b !== 'number') return undefined;
-  return id.startsWith('eval:') ? (a - b) * 100 : a - b;
+/** The change as a Δ cell shows it: `+3 [-4, +11]`, points with the 95 % interval, as the dashboard writes it. */
+export function changeText(change: SuccessChange): string {
+  return `${points(change.change)} [${points(change.low)}, ${points(change.high)}]`;
 }
 
-/** Δ as shown: `+3.3 pp` for evaluations, `−0.012` for metrics, `0` when equal. */
-export function deltaText(value: number | undefined, id: string): string {
-  if (value === undefined) return '';
-  const unit = id.startsWith('eval:') ? ' pp' : '';
-  const rounded = id.startsWith('eval:') ? Math.round(value * 10) / 10 : Number(value.toPrecision(3));
-  if (rounded === 0) return `±0${unit}`;
-  return `${rounded > 0 ? '+' : '−'}${id.startsWith('eval:') ? Math.abs(rounded).toFixed(1) : formatNumber(Math.abs(rounded))}${unit}`;
+/** What the interval rests on, and what it means (a Δ cell's title). */
+export function changeTitle(change: SuccessChange): string {
+  const basis = change.paired ? `paired task by task over ${change.nAfter} tasks` : 'unpaired: different tasks (Newcombe interval)';
+  return `change in success against the baseline, 95 % interval in points; ${basis} — ${verdictText(change)}`;
 }
 
-/** Whether a column holds numbers to take a Δ of. */
-export function isNumeric(column: Column, rows: readonly RunsTableRow[]): boolean {
-  if (column.kind === 'eval' || column.kind === 'number') return true;
-  if (!column.id.startsWith('config:')) return false;
-  return rows.some((r) => typeof cellValue(r, column.id) === 'number') && rows.every((r) => cellValue(r, column.id) === undefined || typeof cellValue(r, column.id) === 'number');
+/** The colour class of a Δ cell: only a resolved change has one. */
+export function changeClass(change: SuccessChange): '' | 'up' | 'down' {
+  return change.verdict === 'better' ? 'up' : change.verdict === 'worse' ? 'down' : '';
+}
+
+/** A Δ cell of one split: `baseline` on the baseline's row, the change on a row with one, else empty. */
+export function deltaCell(row: RunsTableRow, split: string, baselines: Baselines): { text: string; className: '' | 'up' | 'down'; title?: string } {
+  if (baselines[split] === row.key) return { text: 'baseline', className: '' };
+  const change = baselines[split] === undefined ? undefined : row.changes[split];
+  if (!change) return { text: '', className: '' };
+  return { text: changeText(change), className: changeClass(change), title: changeTitle(change) };
 }
 
 const collator = new Intl.Collator(undefined, { numeric: true, sensitivity: 'base' });
@@ -221,18 +271,21 @@ function csvField(value: string | number): string {
   return /[",\r\n]/.test(text) || /^[=+\-@\t]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }
 
+const pp = (x: number): number => Number((100 * x).toFixed(4));
+
 /**
  * The table as CSV (RFC 4180): the run's id and directory, then each column; an evaluation is four fields (success,
- * the interval's low and high, n), and with a baseline every numeric column is followed by its Δ.
+ * the interval's low and high, n) and, when its split has a baseline, four more: the change against the baseline in
+ * points, its 95 % interval's low and high, and whether it is paired task by task (`baseline` on the baseline's row).
  */
-export function runsCsv(rows: readonly RunsTableRow[], columnIds: readonly string[], baseline?: RunsTableRow): string {
+export function runsCsv(rows: readonly RunsTableRow[], columnIds: readonly string[], baselines: Baselines = {}): string {
   const columns = columnIds.map(columnOf);
-  const numeric = new Set(columns.filter((c) => isNumeric(c, rows)).map((c) => c.id));
+  const withDelta = (column: Column): boolean => column.kind === 'eval' && baselines[column.id.slice(5)] !== undefined;
   const header = ['id', 'dir'];
   for (const column of columns) {
     if (column.kind === 'eval') header.push(`${column.label}`, `${column.label} low`, `${column.label} high`, `${column.label} n`);
     else header.push(column.label);
-    if (baseline && numeric.has(column.id)) header.push(`Δ ${column.label}${column.kind === 'eval' ? ' (pp)' : ''}`);
+    if (withDelta(column)) header.push(`Δ ${column.label} (pp)`, `Δ ${column.label} low`, `Δ ${column.label} high`, `Δ ${column.label} paired`);
   }
   const lines = [header.map(csvField).join(',')];
   for (const row of rows) {
@@ -245,7 +298,13 @@ export function runsCsv(rows: readonly RunsTableRow[], columnIds: readonly strin
         const value = column.kind === 'tags' ? row.tags.join('; ') : column.id.startsWith('config:') ? (row.config[column.id.slice(7)] ?? '') : (cellValue(row, column.id) ?? '');
         fields.push(value);
       }
-      if (baseline && numeric.has(column.id)) fields.push(delta(row, baseline, column.id) ?? '');
+      if (withDelta(column)) {
+        const split = column.id.slice(5);
+        const change = row.changes[split];
+        if (baselines[split] === row.key) fields.push('', '', '', 'baseline');
+        else if (change) fields.push(pp(change.change), pp(change.low), pp(change.high), String(change.paired));
+        else fields.push('', '', '', '');
+      }
     }
     lines.push(fields.map(csvField).join(','));
   }
