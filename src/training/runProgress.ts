@@ -3,6 +3,7 @@
 import * as vscode from 'vscode';
 import type { RunEntry } from '../runs/runsModel';
 import type { ProgressHandle, RunSession } from './core/runSession';
+import { progressText } from './core/progressText';
 
 /** The session's progress notification; `stop` asks the run to stop (Cancel). */
 export function showRunProgress(session: RunSession, initial: string, stop: () => void): void {
@@ -63,14 +64,5 @@ export function progressFraction(entry: RunEntry): number | undefined {
 }
 
 export function progressMessage(entry: RunEntry): string {
-  const manifest = entry.index.manifest;
-  if (!manifest) return '';
-  const parts: string[] = [];
-  if (manifest.status === 'stopping') parts.push('stopping (checkpointing)');
-  if (manifest.progress) parts.push(`${manifest.progress.unit ?? 'step'} ${manifest.progress.step}/${manifest.progress.total ?? '?'}`);
-  const last = entry.index.lastEvent;
-  if (last?.type === 'progress' && last.phase) parts.push(`${last.phase} ${last.done ?? ''}${last.total ? `/${last.total}` : ''}`);
-  const success = latestSuccessValue(entry);
-  if (success !== undefined) parts.push(`success ${(success * 100).toFixed(0)}%`);
-  return parts.join(' · ');
+  return progressText(entry.index.manifest, entry.index.lastEvent, latestSuccessValue(entry));
 }

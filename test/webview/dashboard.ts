@@ -100,6 +100,33 @@ async function chartDrawn(view: WebviewPage, chart: string): Promise<{ yMin: num
 
 export const dashboardTests: TestCase[] = [
   [
+    'dashboard: a run that writes skills but parsed none says so in its gate charts; a GRPO run shows no gate chart',
+    async (context) => {
+      // Issue 54 item 3: the SmolLM2 template's first runs parse no skill; the gate charts vanished without a word.
+      const view = await context.open('dashboard', { width: 900, height: 1400 });
+      const seed = run('/runs/seed');
+      const rows = [1, 2, 3].map((step) => ({ ...updateRow(step, 0), 'skill/parse_rate': 0 }) as unknown as MetricRow);
+      await view.send('runs', { overlaid: [seed], available: [seed] });
+      await view.send('metrics', { run: seed.key, rows, reset: true });
+      await rendered(view, 1);
+      for (const chart of ['gate', 'gate-half', 'gate-quantiles', 'delta', 'opd']) {
+        const card = view.page.locator(`.card[data-chart="${chart}"]`);
+        assert.equal(await card.isHidden(), false, `${chart} is shown`);
+        assert.match((await card.locator('.no-data').textContent()) ?? '', /No data yet: no skill has parsed/, chart);
+        assert.equal(await card.locator('.canvas-holder').isHidden(), true);
+      }
+      assert.equal(await view.page.locator('.card[data-chart="parse"] .no-data').isHidden(), true, 'the parse-rate chart has its points');
+      await context.screenshot(view, 'dashboard-no-skill-data');
+      const grpo = run('/runs/grpo', { algorithm: 'grpo' });
+      await view.send('runs', { overlaid: [grpo], available: [seed, grpo] });
+      await view.send('metrics', { run: grpo.key, rows: [updateRow(1, 0.5)], reset: true });
+      const before = await renders(view);
+      await rendered(view, before + 1);
+      assert.equal(await view.page.locator('.card[data-chart="gate"]').isHidden(), true, 'no skills, no gate chart');
+      assert.deepEqual(view.errors, []);
+    },
+  ],
+  [
     'dashboard: quantile strips of g and Δ draw a box per update; "Robust y" leaves a loss spike out and is saved',
     async (context) => {
       const view = await context.open('dashboard', { width: 900, height: 1400 });

@@ -123,7 +123,7 @@ export const whatIfTests: TestCase[] = [
       await view.send('show', { runDir: '/runs/valid', run: 'valid', trajectory });
       await view.waitFor('rendered');
       await view.page.locator('[data-action="what-if"]').click();
-      const control = shiftedResult(trajectory, trajectory.skill!.text, 0.3, 'checkpoints/step-000010');
+      const control = shiftedResult(trajectory, trajectory.skill!.text!, 0.3, 'checkpoints/step-000010');
       const typed = shiftedResult(trajectory, 'Open the fridge last.', 0.3, 'checkpoints/step-000010');
       await view.send('whatIf', { results: [control, typed] });
       await view.page.locator('.whatif-summary tr[data-result="1"]').waitFor();

@@ -139,6 +139,8 @@ export class ChartView {
   chart: Chart<'line', Point[]> | undefined;
   dirty = false;
   private selection: HTMLElement;
+  private readonly holder: HTMLElement;
+  private readonly noData: HTMLElement;
   private dragFrom: number | undefined;
   private lastLegend: LegendEntry[] = [];
 
@@ -160,6 +162,8 @@ export class ChartView {
     head.append(title, png, csv);
     const holder = document.createElement('div');
     holder.className = 'canvas-holder';
+    this.holder = holder;
+    this.noData = Object.assign(document.createElement('p'), { className: 'no-data', hidden: true });
     this.canvas = document.createElement('canvas');
     this.selection = document.createElement('div');
     this.selection.className = 'zoom-selection';
@@ -169,9 +173,17 @@ export class ChartView {
     this.legend.className = 'legend';
     this.legend.setAttribute('role', 'group');
     this.legend.setAttribute('aria-label', `${spec.title}: series`);
-    this.card.append(head, holder, this.legend);
+    this.card.append(head, this.noData, holder, this.legend);
     this.card.hidden = true;
     this.installZoom(holder);
+  }
+
+  /** Says `text` in place of the plot (undefined: the plot). */
+  setNoData(text: string | undefined): void {
+    this.noData.hidden = text === undefined;
+    this.noData.textContent = text ?? '';
+    this.holder.hidden = text !== undefined;
+    this.legend.hidden = text !== undefined;
   }
 
   private installZoom(holder: HTMLElement): void {

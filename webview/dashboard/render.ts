@@ -1,6 +1,6 @@
 // Metrics rows in, redraws out: each row is parsed into the runs' typed series (smoothing kept incrementally), and the
 // charts whose data changed are redrawn at most four times per second.
-import { chartOfSeries, isUnsmoothed, metricPoints } from '../../src/dashboard/shared/charts';
+import { NO_SKILL_DATA, chartOfSeries, isUnsmoothed, metricPoints } from '../../src/dashboard/shared/charts';
 import { finalMetrics } from '../../src/dashboard/shared/runComparison';
 import { SmoothedSeries } from '../../src/dashboard/shared/series';
 import type { ToDashboard } from '../../src/dashboard/shared/protocol';
@@ -116,9 +116,12 @@ function renderPanels(): void {
 function render(): void {
   const started = performance.now();
   let any = false;
+  const writesSkills = model.overlaid.some((run) => model.runs.get(run.key)?.series.has('skill/parse_rate'));
   for (const view of model.charts) {
     const hasData = model.overlaid.some((run) => [...(model.runs.get(run.key)?.series.keys() ?? [])].some((name) => chartOfSeries(name)?.id === view.spec.id));
-    view.card.hidden = !hasData;
+    const awaited = !hasData && writesSkills && view.spec.fromSkills === true;
+    view.card.hidden = !hasData && !awaited;
+    view.setNoData(awaited ? NO_SKILL_DATA : undefined);
     any ||= hasData;
     if (!hasData || !view.dirty) continue;
     view.dirty = false;

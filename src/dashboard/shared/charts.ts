@@ -15,7 +15,13 @@ export interface ChartSpec {
   /** A strip chart of the family's per-update quantiles: one box per update (p25–p75 in p05–p95), the median as the
    * line (its metric, `<family>/p50`, unsmoothed). */
   quantiles?: QuantileFamily;
+  /** Drawn from the teacher's scores or the skills: a run that writes skills (it logs `skill/parse_rate`) but has no
+   * point here yet says so in the chart instead of the chart vanishing (no skill parsed, nothing distilled). */
+  fromSkills?: boolean;
 }
+
+/** What a `fromSkills` chart says while a run that writes skills has no point in it. */
+export const NO_SKILL_DATA = 'No data yet: no skill has parsed in these runs, so the teacher scored no token (see Skill parse rate).';
 
 export const DASHBOARD_CHARTS: readonly ChartSpec[] = [
   { id: 'success', title: 'Success rate (training rollouts)', metrics: ['success/'], fraction: true },
@@ -24,18 +30,18 @@ export const DASHBOARD_CHARTS: readonly ChartSpec[] = [
   { id: 'pg', title: 'Policy-gradient loss', metrics: ['loss/pg'] },
   { id: 'kl', title: 'KL to the reference (k3, nats/token)', metrics: ['loss/kl'] },
   { id: 'entropy', title: 'Entropy (nats/token)', metrics: ['loss/entropy'] },
-  { id: 'opd', title: 'OPD loss (before λ)', metrics: ['loss/opd'] },
+  { id: 'opd', title: 'OPD loss (before λ)', metrics: ['loss/opd'], fromSkills: true },
   // With an OPD estimator that subtracts a baseline (centred, baseline, expected) the update weighed tokens by g − b:
   // the mean b (opd/gate_baseline_mean) is drawn beside the mean g, so their gap is the mean weight.
-  { id: 'gate', title: 'Gate mean g (and baseline b, when the estimator subtracts one)', metrics: ['gate/mean', 'opd/gate_baseline_mean'], fraction: true },
-  { id: 'gate-half', title: 'Fraction g > 0.5', metrics: ['gate/frac_gt_half'], fraction: true },
-  { id: 'gate-quantiles', title: 'Gate g per update: median, 25–75 %, 5–95 % of distilled tokens', metrics: ['gate/p50'], fraction: true, quantiles: 'gate' },
-  { id: 'delta', title: 'Δ mean (nats)', metrics: ['delta/mean'] },
-  { id: 'delta-quantiles', title: 'Δ per update (nats): median, 25–75 %, 5–95 % of distilled tokens', metrics: ['delta/p50'], quantiles: 'delta' },
+  { id: 'gate', title: 'Gate mean g (and baseline b, when the estimator subtracts one)', metrics: ['gate/mean', 'opd/gate_baseline_mean'], fraction: true, fromSkills: true },
+  { id: 'gate-half', title: 'Fraction g > 0.5', metrics: ['gate/frac_gt_half'], fraction: true, fromSkills: true },
+  { id: 'gate-quantiles', title: 'Gate g per update: median, 25–75 %, 5–95 % of distilled tokens', metrics: ['gate/p50'], fraction: true, quantiles: 'gate', fromSkills: true },
+  { id: 'delta', title: 'Δ mean (nats)', metrics: ['delta/mean'], fromSkills: true },
+  { id: 'delta-quantiles', title: 'Δ per update (nats): median, 25–75 %, 5–95 % of distilled tokens', metrics: ['delta/p50'], quantiles: 'delta', fromSkills: true },
   { id: 'parse', title: 'Skill parse rate', metrics: ['skill/parse_rate'], fraction: true },
   // What the valid skills are about (trainer/seed_trainer/algo/skill_relevance.py): a format-valid skill can be about
   // another task, which the parse rate does not show. Null (no point) in an update without a valid skill.
-  { id: 'skill-relevance', title: 'Skills about their own task (share of valid skills)', metrics: ['skill/summary_names_task', 'skill/names_task_target'], fraction: true },
+  { id: 'skill-relevance', title: 'Skills about their own task (share of valid skills)', metrics: ['skill/summary_names_task', 'skill/names_task_target'], fraction: true, fromSkills: true },
   { id: 'time', title: 'Phase times (s)', metrics: ['time/'] },
   { id: 'sft', title: 'Stage-1 SFT loss', metrics: ['loss/sft', 'loss/sft_val'] },
 ];

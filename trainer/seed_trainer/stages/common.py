@@ -14,6 +14,7 @@ from typing import Any, TextIO
 import torch
 
 from seed_trainer.experiment.config import ExperimentConfig
+from seed_trainer.models.builtin import CONVERTED_MODELS, builtin_name
 from seed_trainer.reporting import attach_reporters
 from seed_trainer.rl.rollout import Episode
 from seed_trainer.runlog import RunWriter, TokenArrays, metric_name
@@ -81,6 +82,7 @@ def run_stage(
     stop = StopFlag()
     restore_signals = stop.install()
     try:
+        convert_model_first(writer)
         body(stop)
     except BaseException as exc:
         message = describe(exc) if describe is not None else None
@@ -91,6 +93,30 @@ def run_stage(
         raise
     finally:
         restore_signals()
+
+
+def convert_model_first(writer: RunWriter) -> None:
+    """A converted built-in model (SmolLM2) not yet in its cache is converted before the stage's work, as a progress
+    step of its own (phase `convert`): the run's views say what the half minute is spent on instead of showing
+    update 0. Nothing happens for any other model, or once the cache holds it."""
+    path = (writer.manifest.get("config") or {}).get("model", {}).get("path")
+    name = builtin_name(path) if isinstance(path, str) else None
+    if name not in CONVERTED_MODELS:
+        return
+    model = CONVERTED_MODELS[name]
+    from seed_trainer.models.smollm2 import cache_problem, converted_dir, ensure_converted
+
+    if cache_problem(model, converted_dir(model)) is None:
+        return
+    writer.event(
+        "progress",
+        f"converting {model.title} once (~{model.converted_mb} MB, about half a minute on one CPU core)",
+        phase="convert",
+        done=0,
+        total=1,
+    )
+    ensure_converted(model)
+    writer.event("progress", f"converted {model.title}", phase="convert", done=1, total=1)
 
 
 def seed_everything(seed: int) -> random.Random:

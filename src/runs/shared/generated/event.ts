@@ -30,7 +30,7 @@ export interface RunEvent {
    */
   pid?: number;
   /**
-   * progress: the part of the work (rollout, analysis, teacher, update, collect, sft, eval).
+   * progress: the part of the work (convert, rollout, analysis, teacher, update, collect, sft, eval).
    */
   phase?: string;
   /**
