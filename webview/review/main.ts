@@ -9,6 +9,8 @@ import type { ReviewState, SkillRecord } from '../../src/runs/shared/types';
 import { NO_FILTER, bulkTargets, describeCounts, groupSkills, matchesFilter, reviewCounts, taskTypes, type SkillFilter } from '../../src/review/shared/skillFilters';
 import { formatScore } from '../../src/trajectory/shared/format';
 import { clip, displayText } from '../../src/common/shared/inertText';
+import { skillMismatches } from '../../src/runs/shared/skillRelevance';
+import { mismatchNote } from '../shared/skillMismatch';
 
 type Records = ReviewToWebview['records'];
 
@@ -137,6 +139,7 @@ function card(record: SkillRecord, line: number, readOnly: string | null): HTMLE
     ),
     record.task.description ? el('div', { class: 'description', text: clip(record.task.description, 2000).text }) : null,
     record.valid ? null : el('div', { class: 'invalid-reason', attrs: { 'data-k': 'reason' }, text: `Format verification failed: ${record.reason ?? 'no reason given'}. Never trained on.` }),
+    mismatchNote(record.valid ? skillMismatches({ text: edited ? record.review.text : record.skill, summary: record.summary }, record.task.description ?? '', record.length) : []),
     el('div', { class: 'label', text: edited ? 'Edited skill' : 'Skill' }),
     el('div', { class: 'skill text', attrs: { 'data-k': 'skill' } }, clip((edited ? record.review.text : record.skill) ?? '(none)', MAX_TEXT).text),
     edited ? el('details', { class: 'original' }, el('summary', { text: 'Original skill' }), el('div', { class: 'text' }, clip(record.skill ?? '(none)', MAX_TEXT).text)) : null,

@@ -7,6 +7,8 @@ import { SCORE_TITLE, actionBadges, formatNumber, formatPercent, formatScore } f
 import { clip } from '../../src/common/shared/inertText';
 import { el } from '../shared/dom';
 import { renderTokens } from './heatmap';
+import { skillMismatches } from '../../src/runs/shared/skillRelevance';
+import { mismatchNote } from '../shared/skillMismatch';
 import type { TrajectoryModel } from './model';
 import { deltaSparkline } from './sparklineCanvas';
 
@@ -155,6 +157,7 @@ export function skillPanel(trajectory: Trajectory): HTMLElement {
       el('span', { class: `badge ${skill.valid ? 'valid' : 'invalid'}`, attrs: { 'data-k': 'parse' }, text: skill.valid ? 'parsed' : 'invalid' }),
     ),
     !skill.valid && skill.reason ? el('p', { class: 'reason', text: `Format verification failed: ${skill.reason}. No distillation on this trajectory (OPD mask 0).` }) : null,
+    mismatchNote(skill.valid ? skillMismatches(skill, trajectory.task.description ?? '', trajectory.length) : []),
     el('div', { class: 'field-label', text: 'Skill' }),
     el('div', { class: 'skill-text text', attrs: { 'data-k': 'skill' } }, skill.text === null ? '(not parseable)' : clip(skill.text, MAX_FIELD_CHARS).text),
     skill.summary ? el('div', { class: 'field-label', text: 'Episode summary' }) : null,
