@@ -9,6 +9,7 @@ import * as vscode from 'vscode';
 import type { Services } from '../services';
 import { defaultEnvironment, environmentMarkdown, optionInfo, type EnvironmentEntry } from './core/environmentCatalog';
 import { InstallBuiltinModelActions, InstallExtraActions, environmentProblemsOf, registerInstallBuiltinModel } from './environmentDiagnostics';
+import { DidYouMeanActions } from './didYouMeanActions';
 import { namedEnvironment } from './core/environmentProblems';
 import type { ExperimentProblem, FieldInfo } from './core/experimentSchema';
 import type { TextRange } from './core/experimentText';
@@ -316,6 +317,7 @@ export function registerExperimentLanguage(context: vscode.ExtensionContext, ser
     vscode.languages.registerHoverProvider(SELECTOR, new ExperimentHovers(experiments)),
     vscode.languages.registerCodeLensProvider(SELECTOR, lenses),
     vscode.languages.registerCodeActionsProvider(SELECTOR, new InstallExtraActions(), { providedCodeActionKinds: InstallExtraActions.kinds }),
+    vscode.languages.registerCodeActionsProvider(SELECTOR, new DidYouMeanActions(), { providedCodeActionKinds: DidYouMeanActions.kinds }),
     vscode.languages.registerCodeActionsProvider(SELECTOR, new InstallBuiltinModelActions(), { providedCodeActionKinds: InstallBuiltinModelActions.kinds }),
     registerInstallBuiltinModel(services),
     recheck,

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { ExperimentSchema, type ExperimentProblem, type JsonSchema } from '../../src/experiments/core/experimentSchema';
 import { LineMap } from '../../src/experiments/core/experimentText';
-import { closest } from '../../src/experiments/core/schemaErrors';
+import { closest, suggestionOf } from '../../src/experiments/core/schemaErrors';
 import { ExperimentService } from '../../src/experiments/core/experimentService';
 import { experimentName, instantiateTemplate, listTemplates } from '../../src/experiments/core/templates';
 import { cursorContext, keyAt } from '../../src/experiments/core/yamlCursor';
@@ -50,7 +50,7 @@ test('a wrong type or an out-of-range value is marked on the value', () => {
 test('an enum value lists the allowed ones; a missing required key marks its parent (or the first line)', () => {
   const problems = schema.validate('name: x\nalgorithm: ppo\nmodel:\n  dtype: auto\n');
   assert.deepEqual(located(problems), [
-    [1, 11, 1, 14, 'algorithm: must be one of "seed", "grpo", "grpo_opsd", "opsd", "sdar"'],
+    [1, 11, 1, 14, 'algorithm: must be one of "seed", "grpo", "grpo_opsd", "opsd", "sdar" (did you mean `grpo`?)'],
     [2, 0, 2, 5, 'model.path: is required'],
   ]);
   assert.deepEqual(located(schema.validate('name: x\n')), [[0, 0, 0, 7, 'model: is required']]);
@@ -134,4 +134,18 @@ test('helpers: positions, suggestions, facts of a file', () => {
   assert.equal(ExperimentService.facts(': bad', '/x/e.seed.yaml').runsDir, path.resolve('/x/runs'));
   const stage1 = ExperimentService.facts('name: s\neval:\n  splits: [valid_seen]\nsft:\n  data: runs/collect-1\n', path.join('/x', 'e.seed.yaml'));
   assert.deepEqual([stage1.evalSplits, stage1.sftData], [['valid_seen'], path.resolve('/x/runs/collect-1')]);
+});
+
+test('issue 54 item 8: a misspelt key or enum value carries its quick fix; the integer bound is named, not printed', () => {
+  const key = schema.validate('name: x\nmodel:\n  path: m\nrl:\n  mini_bach_size: 8\n');
+  assert.deepEqual(key.map((p) => [p.message, p.code, p.replacement]), [['rl.mini_bach_size: is not a known field (did you mean `mini_batch_size`?)', 'did-you-mean', 'mini_batch_size']]);
+  const value = schema.validate('name: x\nalgorithm: sead\nmodel:\n  path: m\n');
+  assert.deepEqual(located(value), [[1, 11, 1, 15, 'algorithm: must be one of "seed", "grpo", "grpo_opsd", "opsd", "sdar" (did you mean `seed`?)']]);
+  assert.deepEqual([value[0]?.code, value[0]?.replacement], ['did-you-mean', 'seed']);
+  assert.equal(suggestionOf(value[0]!.message), 'seed');
+  // far from every allowed value: no suggestion, no quick fix
+  const far = schema.validate('name: x\nalgorithm: reinforce\nmodel:\n  path: m\n');
+  assert.deepEqual([far[0]?.code, far[0]?.replacement], [undefined, undefined]);
+  // a float literal past the bound every integer has (ajv said "must be <= 9007199254740991")
+  assert.deepEqual(schema.validate('name: x\nmodel:\n  path: m\nupdates: 1.0e16\n').map((p) => p.message), ['updates: is out of range: integers here must lie within ±2^53 − 1 (about ±9.0e15)']);
 });

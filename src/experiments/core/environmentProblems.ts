@@ -10,7 +10,7 @@ import type { DoctorReport } from './trainerDoctor';
 import { environmentInFile, type EnvironmentEntry } from './environmentCatalog';
 import type { ExperimentProblem } from './experimentSchema';
 import type { TextRange } from './experimentText';
-import { closest } from './schemaErrors';
+import { DID_YOU_MEAN, closest } from './schemaErrors';
 
 export const MISSING_EXTRA = 'missing-extra';
 
@@ -52,6 +52,7 @@ export function environmentProblems(text: string, check: EnvironmentCheck): Expe
         'environment.name',
         `unknown environment \`${name}\`${suggestion ? ` (did you mean \`${suggestion}\`?)` : ''}; the trainer will refuse it. Built in: ${known.join(', ')}; or \`package.module:Factory\` for an environment of your own`,
         nameRange,
+        suggestion ? DID_YOU_MEAN : undefined,
       ),
     ];
   }

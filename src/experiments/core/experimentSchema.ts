@@ -15,7 +15,7 @@ import {
   type TextRange,
 } from './experimentText';
 import { readExperimentText } from './experimentYaml';
-import { closest, condenseErrors } from './schemaErrors';
+import { DID_YOU_MEAN, closest, condenseErrors } from './schemaErrors';
 
 /** Problems reported per file, first by position. */
 const MAX_PROBLEMS = 100;
@@ -28,8 +28,10 @@ export interface ExperimentProblem {
   /** Dotted key path of the field ('' for the document). */
   field: string;
   source: 'yaml' | 'limit' | 'schema' | 'environment';
-  /** A machine-readable kind for code actions (`missing-extra`). */
+  /** A machine-readable kind for code actions (`missing-extra`, `did-you-mean`). */
   code?: string;
+  /** With code `did-you-mean`: the text that replaces `range` (the known key or the allowed value nearest). */
+  replacement?: string;
 }
 
 /** The parts of a JSON Schema this module reads. */
@@ -131,7 +133,8 @@ export class ExperimentSchema {
 
   constructor(readonly schema: JsonSchema) {
     const Ajv2020 = loadAjv2020();
-    const ajv = new Ajv2020({ allErrors: true, strict: false, allowUnionTypes: true });
+    // verbose: an error carries the value it refused (error.data), for the enum's "did you mean".
+    const ajv = new Ajv2020({ allErrors: true, strict: false, allowUnionTypes: true, verbose: true });
     this.validateFn = ajv.compile(schema);
   }
 
@@ -217,9 +220,10 @@ export class ExperimentSchema {
     let field = path;
     let target: Target = 'value';
     let message: string;
+    let suggestion: string | undefined;
     if (error.keyword === 'additionalProperties' && typeof params.additionalProperty === 'string') {
       field = [...path, params.additionalProperty];
-      const suggestion = closest(params.additionalProperty, Object.keys(this.objectProperties(path)));
+      suggestion = closest(params.additionalProperty, Object.keys(this.objectProperties(path)));
       message = `is not a known field${suggestion ? ` (did you mean \`${suggestion}\`?)` : ''}`;
       target = 'key';
     } else if (error.keyword === 'required' && typeof params.missingProperty === 'string') {
@@ -227,7 +231,12 @@ export class ExperimentSchema {
       message = 'is required';
       target = 'parentKey';
     } else if (error.keyword === 'enum' && Array.isArray(params.allowedValues)) {
-      message = `must be one of ${params.allowedValues.map(formatValue).join(', ')}`;
+      const allowed = params.allowedValues.filter((value): value is string => typeof value === 'string');
+      suggestion = typeof error.data === 'string' ? closest(error.data, allowed) : undefined;
+      message = `must be one of ${params.allowedValues.map(formatValue).join(', ')}${suggestion ? ` (did you mean \`${suggestion}\`?)` : ''}`;
+    } else if ((error.keyword === 'maximum' || error.keyword === 'minimum') && Math.abs(Number(params.limit)) === Number.MAX_SAFE_INTEGER) {
+      // The bound every integer has (experiment/config.py MAX_INTEGER): say what it is, not 9007199254740991.
+      message = `is out of range: integers here must lie within ±2^53 − 1 (about ±9.0e15)`;
     } else if (error.keyword === 'const') {
       message = `must be ${formatValue(params.allowedValue)}`;
     } else if (error.keyword === 'anyOf' || error.keyword === 'oneOf') {
@@ -244,6 +253,7 @@ export class ExperimentSchema {
       severity: 'error',
       field: fieldText,
       source: 'schema',
+      ...(suggestion ? { code: DID_YOU_MEAN, replacement: suggestion } : {}),
     };
   }
 

@@ -32,6 +32,15 @@ export function condenseErrors(errors: readonly ErrorObject[]): ErrorObject[] {
   });
 }
 
+/** The code of a problem whose message says "did you mean `X`?" (a misspelt key, enum value or environment): the
+ * editor's quick fix replaces the marked text with X (src/experiments/didYouMeanActions.ts). */
+export const DID_YOU_MEAN = 'did-you-mean';
+
+/** The suggestion a did-you-mean message names, e.g. `group_size` in "… (did you mean `group_size`?)". */
+export function suggestionOf(message: string): string | undefined {
+  return /\(did you mean `([^`]+)`\?\)/.exec(message)?.[1];
+}
+
 /** The known key nearest to a misspelt one (edit distance ≤ 2), for "did you mean". */
 export function closest(word: string, candidates: readonly string[]): string | undefined {
   let best: string | undefined;

@@ -31,8 +31,30 @@ suite('SEED experiment files', () => {
     assert.deepEqual(seen, [
       [4, 2, 12, vscode.DiagnosticSeverity.Error, 'rollout.group_sise: is not a known field (did you mean `group_size`?)'],
       [6, 8, 12, vscode.DiagnosticSeverity.Error, 'opd.beta: must be a number'],
-      [7, 11, 14, vscode.DiagnosticSeverity.Error, 'algorithm: must be one of "seed", "grpo", "grpo_opsd", "opsd", "sdar"'],
+      [7, 11, 14, vscode.DiagnosticSeverity.Error, 'algorithm: must be one of "seed", "grpo", "grpo_opsd", "opsd", "sdar" (did you mean `grpo`?)'],
     ]);
+  });
+
+  test('issue 54 item 8: the quick fix of a misspelt key and of an enum value replaces each with the suggestion', async () => {
+    const file = path.join(workspaceDir(), 'authoring', 'typos.seed.yaml');
+    writeFileSync(file, 'name: typos\nalgorithm: sead\nmodel:\n  path: m\nrl:\n  mini_bach_size: 8\n');
+    const document = await vscode.workspace.openTextDocument(vscode.Uri.file(file));
+    await vscode.window.showTextDocument(document);
+    const fixes = async (line: number, character: number) => {
+      await waitFor(`a diagnostic on line ${line}`, () => vscode.languages.getDiagnostics(document.uri).some((d) => d.range.start.line === line) || undefined, 10_000);
+      const actions = await vscode.commands.executeCommand<vscode.CodeAction[]>('vscode.executeCodeActionProvider', document.uri, new vscode.Range(line, character, line, character + 1), vscode.CodeActionKind.QuickFix.value);
+      return actions.filter((action) => action.title.startsWith('Change to'));
+    };
+    const [value] = await fixes(1, 12);
+    assert.equal(value?.title, 'Change to `seed`');
+    assert.ok(value?.edit && (await vscode.workspace.applyEdit(value.edit)));
+    const [key] = await fixes(5, 4);
+    assert.equal(key?.title, 'Change to `mini_batch_size`');
+    assert.ok(key?.edit && (await vscode.workspace.applyEdit(key.edit)));
+    assert.equal(document.getText(), 'name: typos\nalgorithm: seed\nmodel:\n  path: m\nrl:\n  mini_batch_size: 8\n');
+    await waitFor('no diagnostics left', () => (vscode.languages.getDiagnostics(document.uri).length === 0 ? true : undefined), 10_000);
+    await vscode.commands.executeCommand('workbench.action.files.revert');
+    await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
   });
 
   test('bytes that are not UTF-8 and an alias bomb get located diagnostics, not an exception', async () => {

