@@ -100,6 +100,32 @@ async function chartDrawn(view: WebviewPage, chart: string): Promise<{ yMin: num
 
 export const dashboardTests: TestCase[] = [
   [
+    'dashboard defaults: overall success only (task types on demand); evaluations drawn as lines, before → after',
+    async (context) => {
+      // Issue 54 item 5: by default the success chart overlaid 14 series and the evaluation chart showed columns of dots.
+      const view = await context.open('dashboard', { width: 900, height: 1200 });
+      const a = run('/runs/a');
+      await view.send('runs', { overlaid: [a], available: [a] });
+      const rows = [...Array.from({ length: 10 }, (_, i) => updateRow(i + 1, 0.4 + i / 50)), evalRow(0, 'valid_seen', 0.4), evalRow(0, 'valid_unseen', 0.35), evalRow(10, 'valid_seen', 0.55), evalRow(10, 'valid_unseen', 0.45)];
+      await view.send('metrics', { run: a.key, rows, reset: true });
+      await rendered(view, 1);
+      assert.deepEqual((await chartState(view, 'success')).legend.map((e) => e.label), ['overall']);
+      const evaluation = await view.page.evaluate(() => {
+        const canvas = document.querySelector<HTMLCanvasElement>('.card[data-chart="eval"] canvas')!;
+        const chart = (window as unknown as { __seedCharts: Map<HTMLCanvasElement, { data: { datasets: Array<{ label: string; showLine: boolean; data: unknown[] }> } }> }).__seedCharts.get(canvas)!;
+        return chart.data.datasets.map((d) => [d.label, d.showLine, d.data.length]);
+      });
+      assert.equal(evaluation.length, 2, JSON.stringify(evaluation)); // one overall series per split
+      for (const [label, line, points] of evaluation) assert.deepEqual([line, points], [true, 2], String(label));
+      await view.page.locator('#per-task-type').click();
+      const before = await renders(view);
+      await rendered(view, before + 1);
+      assert.equal((await chartState(view, 'success')).legend.length, 1 + TYPES.length, 'the task types on demand');
+      await context.screenshot(view, 'dashboard-defaults');
+      assert.deepEqual(view.errors, []);
+    },
+  ],
+  [
     'dashboard: a run that writes skills but parsed none says so in its gate charts; a GRPO run shows no gate chart',
     async (context) => {
       // Issue 54 item 3: the SmolLM2 template's first runs parse no skill; the gate charts vanished without a word.
@@ -169,6 +195,7 @@ export const dashboardTests: TestCase[] = [
     'dashboard: 21 success series leave the plot its height; the legend scrolls and toggles a series; ticks are whole steps',
     async (context) => {
       const view = await context.open('dashboard', { width: 900, height: 900 });
+      await view.page.locator('#per-task-type').click(); // per task type is off by default (issue 54 item 5)
       const a = run('/runs/a', { name: 'household-demo · seed' });
       const b = run('/runs/b', { name: 'household-demo · grpo' });
       const c = run('/runs/c', { name: 'household-demo · grpo_opsd' });
@@ -231,6 +258,7 @@ export const dashboardTests: TestCase[] = [
     'dashboard: evaluation in its own chart with Wilson whiskers and a panel per split and task type; two runs compared',
     async (context) => {
       const view = await context.open('dashboard', { width: 1300, height: 1000 });
+      await view.page.locator('#per-task-type').click(); // per task type is off by default (issue 54 item 5)
       const a = run('/runs/a', { name: 'demo · seed', config: { algorithm: 'seed', opd: { beta: 5 }, rollout: { group_size: 8 } } });
       const b = run('/runs/b', { name: 'demo · grpo', algorithm: 'grpo', config: { algorithm: 'grpo', opd: { beta: 5 }, rollout: { group_size: 4 } } });
       await view.send('runs', { overlaid: [a, b], available: [a, b] });

@@ -24,6 +24,7 @@ export const inertTests: TestCase[] = [
     'inert text: bidi and zero-width characters of run names and task types are shown as markers in the dashboard',
     async (context) => {
       const view = await context.open('dashboard', { width: 1300, height: 1000 });
+      await view.page.locator('#per-task-type').click(); // per task type is off by default (issue 54 item 5)
       const a = run('/runs/a', RLO_NAME);
       const b = run('/runs/bb', 'plain');
       await view.send('runs', { overlaid: [a, b], available: [a, b] });

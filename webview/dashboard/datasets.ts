@@ -102,7 +102,7 @@ export function datasetsFor(view: ChartView, width: number): { datasets: SeriesD
       for (const p of raw) robustYs.push(p.y);
       for (const box of strips ?? []) robustYs.push(box.p05, box.p95);
     }
-    // A series of one point has no line to draw: it is drawn as a point (and evaluation series always are).
+    // A series of one point has no line to draw: it is drawn as a point (evaluation series are points on a line).
     const single = series.raw.length === 1;
     datasets.push({
       label,
@@ -113,7 +113,7 @@ export function datasetsFor(view: ChartView, width: number): { datasets: SeriesD
       borderDash: dash,
       pointRadius: isEval || single ? 3 : 0,
       pointHoverRadius: 3,
-      showLine: !isEval,
+      showLine: true, // evaluations too: before → after reads as one line, not two columns of dots
       parsing: false,
       normalized: true,
       spanGaps: true,

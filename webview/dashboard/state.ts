@@ -53,7 +53,7 @@ export const channel = new HostChannel<ToDashboard, FromDashboard>(TO_DASHBOARD)
 const saved = (channel.state ?? {}) as Partial<SavedState>;
 export const state: SavedState = {
   smoothing: saved.smoothing ?? 0.6,
-  perTaskType: saved.perTaskType ?? true,
+  perTaskType: saved.perTaskType ?? false, // the headline first: overall success per run; the six task types on demand
   runs: saved.runs ?? [],
   hidden: saved.hidden ?? [],
   xAxis: saved.xAxis ?? 'step',
