@@ -1,0 +1,107 @@
+"""Is SEED-`expected`'s held-out gain over GRPO a sharper policy at temperature 0.4? The decoding check of issue 48.
+
+Reads three final_eval reports made from the same start weights on the same 500 tasks per split:
+
+- the stored sampled finals (0.4): GRPO's in bench/results/final_eval.json, SEED-`expected`'s in
+  bench/results/final_eval-expected.json;
+- `--greedy`: final_eval.py `--greedy` of re-runs of the same seeds (learning.py, `--keep-checkpoints 5`);
+- `--reproduced` (optional): final_eval.py at 0.4 of some of those re-runs, which must give the stored outcomes task
+  for task — the re-runs are the stored runs, so the greedy finals belong to them.
+
+Per seed it takes SEED − GRPO over both splits' paired tasks at 0.4 and greedy, and their difference (greedy − 0.4):
+the gain shrinks under greedy decoding when that difference is negative. Over the seeds: the mean and its 95 %
+t-interval (controls_verdict.difference_of_differences). Writes the result as JSON.
+
+    .venv/bin/python bench/learning/decoding_check.py --greedy G.json [--reproduced R.json] --out bench/results/decoding_check.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from controls_verdict import difference_of_differences, outcomes, seed_differences, t_contrast
+from seed_bench import REPO
+from seed_bench.report import write_report
+from seed_bench.stats import wilson
+
+RESULTS = REPO / "bench" / "results"
+SPLITS = ("valid_seen", "valid_unseen")
+
+
+def sampled_report(grpo: dict, seed: dict) -> dict:
+    """One report of the stored sampled finals: GRPO's outcomes from one, SEED's from the other."""
+    kept = {k: v for k, v in grpo["outcomes"].items() if k.startswith("grpo/")}
+    kept |= {k: v for k, v in seed["outcomes"].items() if k.startswith("seed/")}
+    return {"outcomes": kept}
+
+
+def reproduction(reproduced: dict, sampled: dict) -> dict[str, bool]:
+    """Per re-evaluated final (`algorithm/seed/split`): the same tasks and the same outcome on each as stored."""
+    checks = {}
+    for key, outcome in (reproduced.get("outcomes") or {}).items():
+        if key.split("/")[0] in ("grpo", "seed") and outcome:
+            stored = sampled["outcomes"].get(key)
+            checks[key] = (
+                bool(stored) and stored["tasks"] == outcome["tasks"] and stored["success"] == outcome["success"]
+            )
+    return checks
+
+
+def pooled(report: dict, algorithm: str, seeds: list[int]) -> dict:
+    """Success over the seeds' and both splits' episodes, with its Wilson interval."""
+    played = "".join(report["outcomes"][f"{algorithm}/{s}/{split}"]["success"] for s in seeds for split in SPLITS)
+    return wilson(played.count("1"), len(played))
+
+
+def gain(report: dict, seeds: list[int]) -> dict:
+    """SEED − GRPO in points over the given seeds (the stored sampled reports hold five; the re-runs fewer)."""
+    by_seed = seed_differences(outcomes(report, "seed"), outcomes(report, "grpo"))
+    return t_contrast({s: d for s, d in by_seed.items() if s in seeds})
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--greedy", type=Path, required=True)
+    p.add_argument("--reproduced", type=Path)
+    p.add_argument("--grpo", type=Path, default=RESULTS / "final_eval.json")
+    p.add_argument("--own", type=Path, default=RESULTS / "final_eval-expected.json")
+    p.add_argument("--out", type=Path, default=RESULTS / "decoding_check.json")
+    args = p.parse_args(argv)
+    read = lambda path: json.loads(path.read_text(encoding="utf-8"))  # noqa: E731
+    greedy, grpo, own = read(args.greedy), read(args.grpo), read(args.own)
+    if not greedy.get("greedy"):
+        raise SystemExit(f"{args.greedy} is not a greedy report (final_eval.py --greedy)")
+    for report, path in ((grpo, args.grpo), (own, args.own)):
+        if (report.get("weights"), report.get("tasks_per_split")) != (
+            greedy.get("weights"),
+            greedy.get("tasks_per_split"),
+        ):
+            raise SystemExit(f"{path} and {args.greedy} were not made from the same weights and task count")
+    sampled = sampled_report(grpo, own)
+    seeds = sorted(set(outcomes(greedy, "seed")) & set(outcomes(greedy, "grpo")))
+    result = {
+        "benchmark": "decoding_check",
+        "weights": greedy["weights"],
+        "tasks_per_split": greedy["tasks_per_split"],
+        "seeds": seeds,
+        "reproduced": reproduction(read(args.reproduced), sampled) if args.reproduced else {},
+        "success": {
+            decoding: {a: pooled(report, a, seeds) for a in ("grpo", "seed")}
+            for decoding, report in (("sampled 0.4", sampled), ("greedy", greedy))
+        },
+        "seed_minus_grpo": {
+            decoding: gain(report, seeds) for decoding, report in (("sampled 0.4", sampled), ("greedy", greedy))
+        },
+        "greedy_minus_sampled": difference_of_differences(greedy, sampled),
+    }
+    write_report(result, args.out)
+    print(json.dumps({k: v for k, v in result.items() if k != "reproduced"}, indent=2))
+    print(f"reproduced: {sum(result['reproduced'].values())} of {len(result['reproduced'])} finals task for task")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
