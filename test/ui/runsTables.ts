@@ -192,10 +192,14 @@ async function sampleToTrajectory(page: Page): Promise<string[]> {
   const samples = webview(page);
   const row = samples.locator('tr[data-trajectory="eval-test_seen-0001"]');
   await row.waitFor({ timeout: 30_000 });
+  // "why it failed": every failed episode with a trajectory says how it ended (read from its trajectory)
+  const whys = (await samples.locator('tr.failure[data-trajectory] td[data-key="why"]').allTextContents()).map((w) => w.trim());
+  const unexplained = whys.filter((w) => !/^(ran out of steps \(\d+\/\d+\)|ended after \d+ steps?)/.test(w));
+  if (unexplained.length > 0) fail(`failed episodes without a why: ${JSON.stringify(unexplained.slice(0, 3))}`);
   await row.click();
   const viewer = webview(page);
   await viewer.locator('.turn[data-turn="0"]').first().waitFor({ timeout: 30_000 });
-  return ['eval-test_seen-0001 opened in the trajectory viewer'];
+  return [`eval-test_seen-0001 opened in the trajectory viewer; ${whys.length} failed episodes say why (${whys[0] ?? 'none'})`];
 }
 
 function main(): void {

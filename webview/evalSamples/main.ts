@@ -31,6 +31,7 @@ const COLUMNS: ReadonlyArray<[key: SampleSortKey, label: string, text: (row: Sam
   ['success', 'success', (row) => (row.success ? 'success' : 'failure')],
   ['length', 'length', (row) => String(row.length)],
   ['reward', 'reward', (row) => String(Number(row.reward.toPrecision(4)))],
+  ['why', 'why it failed', (row) => row.why ?? ''],
   ['trajectory', 'trajectory', (row) => row.trajectory ?? '—'],
 ];
 

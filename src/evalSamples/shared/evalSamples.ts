@@ -15,6 +15,8 @@ export interface SampleRow {
   length: number;
   reward: number;
   tokens?: number;
+  /** A failed episode's "why it failed" (failureReasons.ts), when its trajectory was recorded. */
+  why?: string;
 }
 
 export interface Evaluation {
@@ -61,7 +63,7 @@ export function summarizeSamples(rows: readonly SampleRow[]): SampleSummary {
   };
 }
 
-export type SampleSortKey = 'task' | 'type' | 'success' | 'length' | 'reward' | 'trajectory';
+export type SampleSortKey = 'task' | 'type' | 'success' | 'length' | 'reward' | 'why' | 'trajectory';
 
 const collator = new Intl.Collator(undefined, { numeric: true, sensitivity: 'base' });
 
@@ -81,13 +83,13 @@ export function sortSamples(rows: readonly SampleRow[], key: SampleSortKey, dire
 }
 
 /** Words that must all match: `success` / `failure`, `type:NAME`, `-WORD` excludes, else a substring of the task
- * id, its type or the trajectory id (case-insensitive). */
+ * id, its type, the trajectory id or why it failed (case-insensitive). */
 export function filterSamples(rows: readonly SampleRow[], query: string): SampleRow[] {
   const words = query.trim().toLowerCase().split(/\s+/).filter(Boolean);
   const matches = (row: SampleRow, word: string): boolean => {
     if (word === 'success' || word === 'failure') return row.success === (word === 'success');
     if (word.startsWith('type:')) return row.type.toLowerCase() === word.slice(5);
-    return `${row.task}\n${row.type}\n${row.trajectory ?? ''}`.toLowerCase().includes(word);
+    return `${row.task}\n${row.type}\n${row.trajectory ?? ''}\n${row.why ?? ''}`.toLowerCase().includes(word);
   };
   return rows.filter((row) => words.every((word) => (word.startsWith('-') && word.length > 1 ? !matches(row, word.slice(1)) : matches(row, word))));
 }
