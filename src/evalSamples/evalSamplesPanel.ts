@@ -4,6 +4,9 @@
 import * as vscode from 'vscode';
 import { EVAL_SAMPLES_TO_HOST, type EvalSamplesToHost, type EvalSamplesToWebview } from './shared/protocol';
 import { sampleRows } from './core/sampleRows';
+import type { SampleRow } from './shared/evalSamples';
+import { baselineDirs } from '../runs/core/beforeAfter';
+import type { RunEntry } from '../runs/core/runsCore';
 import type { Services } from '../services';
 import { pickRun } from '../runs/runsModel';
 import { PanelBase, createPanel } from '../webviewHost/panelBase';
@@ -28,8 +31,11 @@ class EvalSamplesPanel extends PanelBase<EvalSamplesToWebview, EvalSamplesToHost
         this.ready = true;
         void this.send();
       })
-      .on('open', async ({ trajectory }) => {
-        await vscode.commands.executeCommand('seedStudio.openTrajectory', runDir, trajectory);
+      .on('open', async ({ trajectory, runDir: other }) => {
+        await vscode.commands.executeCommand('seedStudio.openTrajectory', other ?? runDir, trajectory);
+      })
+      .on('compare', async ({ a, b }) => {
+        await vscode.commands.executeCommand('seedStudio.compareTrajectories', { runDir: a.runDir ?? runDir, id: a.trajectory }, { runDir: b.runDir ?? runDir, id: b.trajectory });
       })
       .on('rendered', () => undefined);
     this.own(
@@ -52,12 +58,24 @@ class EvalSamplesPanel extends PanelBase<EvalSamplesToWebview, EvalSamplesToHost
   private async send(): Promise<void> {
     try {
       const entry = await this.services.runs.add(this.runDir);
-      const rows = await sampleRows(entry);
+      const rows = [...(await sampleRows(entry)), ...(await this.baselineRows(entry))];
       this.channel.post('samples', { run: this.services.runs.title(this.runDir), rows, ...(this.initial ? { initial: this.initial } : {}) });
       this.initial = undefined;
     } catch (error) {
       this.channel.post('error', { message: error instanceof Error ? error.message : String(error) });
     }
+  }
+
+  /** The episodes of the base evaluations run.json links for each split (`baseline_evals`), to compare with. */
+  private async baselineRows(entry: RunEntry): Promise<SampleRow[]> {
+    const rows: SampleRow[] = [];
+    for (const [split, dir] of baselineDirs(entry.dir, entry.index.manifest)) {
+      const base = await this.services.runs.add(dir).catch(() => undefined);
+      if (!base) continue;
+      const source = { runDir: dir, title: this.services.runs.title(dir) };
+      for (const row of await sampleRows(base).catch(() => [])) if (row.split === split) rows.push({ ...row, source });
+    }
+    return rows;
   }
 
   override dispose(): void {

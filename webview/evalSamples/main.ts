@@ -1,11 +1,14 @@
 // The evaluation sample table (src/evalSamples/evalSamplesPanel.ts): pick an evaluation (split · update), see the
 // summary per task type with 95 % Wilson intervals, sort by any column, filter, and open a row's trajectory (click or
-// Enter). All run text goes in as text.
+// Enter). "Compare with" another evaluation of the split (a linked base evaluation, an earlier update) pairs them task
+// by task (compareView.ts). All run text goes in as text.
 import '@vscode-elements/elements/dist/vscode-option/index.js';
 import '@vscode-elements/elements/dist/vscode-single-select/index.js';
 import '@vscode-elements/elements/dist/vscode-textfield/index.js';
 import { EVAL_SAMPLES_TO_WEBVIEW, type EvalSamplesToHost, type EvalSamplesToWebview } from '../../src/evalSamples/shared/protocol';
-import { evaluationKey, evaluationsOf, filterSamples, sortSamples, summarizeSamples, type SampleRow, type SampleSortKey } from '../../src/evalSamples/shared/evalSamples';
+import { evaluationsOf, filterSamples, rowEvaluation, sortSamples, summarizeSamples, type SampleRow, type SampleSortKey } from '../../src/evalSamples/shared/evalSamples';
+import { pairEvaluations } from '../../src/evalSamples/shared/pairedEvaluations';
+import { comparisonSummary, comparisonTable, filterPairs } from './compareView';
 import { formatCell } from '../../src/dashboard/shared/evaluation';
 import { clear, el } from '../shared/dom';
 import { HostChannel } from '../shared/hostApi';
@@ -16,11 +19,13 @@ const root = document.getElementById('root') ?? document.body.appendChild(docume
 
 interface PageState {
   evaluation?: string;
+  /** The evaluation compared with (its key), when one is. */
+  compare?: string;
   sort: { key: SampleSortKey; direction: 'ascending' | 'descending' };
   filter: string;
 }
 const saved = (channel.state ?? {}) as Partial<PageState>;
-const state: PageState = { sort: saved.sort ?? { key: 'task', direction: 'ascending' }, filter: saved.filter ?? '', ...(saved.evaluation ? { evaluation: saved.evaluation } : {}) };
+const state: PageState = { sort: saved.sort ?? { key: 'task', direction: 'ascending' }, filter: saved.filter ?? '', ...(saved.evaluation ? { evaluation: saved.evaluation } : {}), ...(saved.compare ? { compare: saved.compare } : {}) };
 const save = (): void => {
   channel.state = state;
 };
@@ -42,6 +47,15 @@ evaluationSelect.id = 'evaluation';
 evaluationSelect.setAttribute('aria-label', 'Evaluation');
 evaluationSelect.addEventListener('change', () => {
   state.evaluation = evaluationSelect.value;
+  fillCompareSelect();
+  save();
+  render();
+});
+const compareSelect = document.createElement('vscode-single-select') as HTMLElement & { value: string };
+compareSelect.id = 'compare';
+compareSelect.setAttribute('aria-label', 'Compare with');
+compareSelect.addEventListener('change', () => {
+  state.compare = compareSelect.value || undefined;
   save();
   render();
 });
@@ -56,11 +70,43 @@ filterField.addEventListener('input', () => {
 });
 const summary = el('div', { class: 'summary' });
 const tableHolder = el('div', { class: 'table-holder' });
-root.append(el('header', { class: 'toolbar' }, title, evaluationSelect, filterField), summary, tableHolder);
+root.append(el('header', { class: 'toolbar' }, title, evaluationSelect, el('span', { class: 'muted', text: 'compare with' }), compareSelect, filterField), summary, tableHolder);
+
+/** "Compare with": nothing, or another evaluation of the shown one's split. */
+function fillCompareSelect(): void {
+  const evaluations = evaluationsOf(data?.rows ?? []);
+  const shown = evaluations.find((e) => e.key === state.evaluation);
+  const others = evaluations.filter((e) => e.split === shown?.split && e.key !== shown?.key);
+  if (!others.some((e) => e.key === state.compare)) delete state.compare;
+  clear(compareSelect);
+  for (const [value, label] of [['', 'nothing'], ...others.map((e) => [e.key, `${e.label} (${e.n})`])] as const) {
+    const option = document.createElement('vscode-option');
+    option.setAttribute('value', value);
+    option.textContent = isolatedText(label);
+    if (value === (state.compare ?? '')) option.setAttribute('selected', '');
+    compareSelect.append(option);
+  }
+  compareSelect.value = state.compare ?? '';
+}
+
+/** The paired view of the shown evaluation (B) against the one compared with (A). */
+function renderComparison(rows: readonly SampleRow[]): void {
+  const evaluations = evaluationsOf(data?.rows ?? []);
+  const label = (key: string | undefined) => evaluations.find((e) => e.key === key)?.label ?? '?';
+  const compared = pairEvaluations(data?.rows.filter((r) => rowEvaluation(r) === state.compare) ?? [], rows);
+  const shown = filterPairs(compared.rows, state.filter);
+  clear(tableHolder);
+  tableHolder.append(
+    comparisonSummary(compared, { a: label(state.compare), b: label(state.evaluation) }),
+    el('p', { class: 'muted count', text: `${shown.length} of ${compared.rows.length} tasks` }),
+    comparisonTable(shown, (row) => channel.post('compare', { a: { trajectory: row.a.trajectory!, ...(row.a.source ? { runDir: row.a.source.runDir } : {}) }, b: { trajectory: row.b.trajectory!, ...(row.b.source ? { runDir: row.b.source.runDir } : {}) } })),
+  );
+  channel.post('rendered', { rows: shown.length, ms: 0 });
+}
 
 function currentRows(): SampleRow[] {
   if (!data) return [];
-  return data.rows.filter((r) => evaluationKey(r.split, r.step) === state.evaluation);
+  return data.rows.filter((r) => rowEvaluation(r) === state.evaluation);
 }
 
 function renderSummary(rows: readonly SampleRow[]): void {
@@ -86,6 +132,10 @@ function render(): void {
   const started = performance.now();
   const all = currentRows();
   renderSummary(all);
+  if (state.compare) {
+    renderComparison(all);
+    return;
+  }
   const rows = sortSamples(filterSamples(all, state.filter), state.sort.key, state.sort.direction);
   const head = el(
     'tr',
@@ -110,9 +160,10 @@ function render(): void {
     if (row.trajectory) {
       const id = row.trajectory;
       tr.classList.add('openable');
-      tr.addEventListener('click', () => channel.post('open', { trajectory: id }));
+      const where = row.source ? { runDir: row.source.runDir } : {};
+      tr.addEventListener('click', () => channel.post('open', { trajectory: id, ...where }));
       tr.addEventListener('keydown', (event) => {
-        if (event.key === 'Enter') channel.post('open', { trajectory: id });
+        if (event.key === 'Enter') channel.post('open', { trajectory: id, ...where });
       });
     }
     body.append(tr);
@@ -144,6 +195,7 @@ channel
       evaluationSelect.append(option);
     }
     if (state.evaluation) evaluationSelect.value = state.evaluation;
+    fillCompareSelect();
     if (evaluations.length === 0) {
       clear(tableHolder);
       clear(summary);

@@ -17,6 +17,9 @@ export interface SampleRow {
   tokens?: number;
   /** A failed episode's "why it failed" (failureReasons.ts), when its trajectory was recorded. */
   why?: string;
+  /** An episode of another run: the base evaluation this run's run.json links for the split (`baseline_evals`);
+   * its directory opens the trajectory, its title names the evaluation. */
+  source?: { runDir: string; title: string };
 }
 
 export interface Evaluation {
@@ -28,20 +31,27 @@ export interface Evaluation {
   n: number;
 }
 
-export function evaluationKey(split: string, step: number | null): string {
-  return `${split}@${step ?? 'base'}`;
+export function evaluationKey(split: string, step: number | null, source?: { runDir: string }): string {
+  return `${split}@${source ? `run:${source.runDir}` : (step ?? 'base')}`;
+}
+
+/** The key of the evaluation a row belongs to. */
+export function rowEvaluation(row: SampleRow): string {
+  return evaluationKey(row.split, row.step, row.source);
 }
 
 /** The evaluations among the rows, by split, then step (the model as loaded first). */
 export function evaluationsOf(rows: readonly SampleRow[]): Evaluation[] {
   const found = new Map<string, Evaluation>();
   for (const row of rows) {
-    const key = evaluationKey(row.split, row.step);
-    const entry = found.get(key) ?? { key, split: row.split, step: row.step, label: `${row.split} · ${row.step === null ? 'as loaded' : `update ${row.step}`}`, n: 0 };
+    const key = rowEvaluation(row);
+    const label = row.source ? `${row.split} · base evaluation (${row.source.title})` : `${row.split} · ${row.step === null ? 'as loaded' : `update ${row.step}`}`;
+    const entry = found.get(key) ?? { key, split: row.split, step: row.source ? -1 : row.step, label, n: 0 };
     entry.n += 1;
     found.set(key, entry);
   }
-  return [...found.values()].sort((a, b) => a.split.localeCompare(b.split) || (a.step ?? -1) - (b.step ?? -1));
+  // a linked base evaluation first (step −1 for the order), then the model as loaded, then by update
+  return [...found.values()].sort((a, b) => a.split.localeCompare(b.split) || (a.step ?? -0.5) - (b.step ?? -0.5)).map((e) => (e.step === -1 ? { ...e, step: null } : e));
 }
 
 export interface SampleSummary {

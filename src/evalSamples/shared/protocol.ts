@@ -9,9 +9,12 @@ export type EvalSamplesToWebview = {
 };
 
 export type EvalSamplesToHost = {
-  open: { trajectory: string };
+  /** Open a trajectory; `runDir` when it is another run's (a linked base evaluation). */
+  open: { trajectory: string; runDir?: string };
+  /** Open two episodes of the same task side by side in the diff viewer. */
+  compare: { a: { trajectory: string; runDir?: string }; b: { trajectory: string; runDir?: string } };
   rendered: { rows: number; ms: number };
 };
 
 export const EVAL_SAMPLES_TO_WEBVIEW = messageSet<EvalSamplesToWebview>({ samples: true, error: true });
-export const EVAL_SAMPLES_TO_HOST = messageSet<EvalSamplesToHost>({ open: true, rendered: true });
+export const EVAL_SAMPLES_TO_HOST = messageSet<EvalSamplesToHost>({ open: true, compare: true, rendered: true });
