@@ -113,8 +113,24 @@ export interface WebviewPage {
   close(): Promise<void>;
 }
 
-export async function openWebview(browser: Browser, server: PageServer, bundle: string, viewport = { width: 1200, height: 800 }): Promise<WebviewPage> {
+/**
+ * Delays every host → page message by `delay` ms inside the page (its `message` listeners run that much later), as a
+ * slow or loaded machine may: a test that reads the page right after a `send` instead of waiting for what it asserts
+ * then fails (issue 52). Set for a whole run with SEED_WEBVIEW_MESSAGE_DELAY_MS, or per page (`messageDelayMs`).
+ */
+function delayMessages(delay: number): void {
+  const add = window.addEventListener.bind(window);
+  window.addEventListener = ((type: string, listener: EventListenerOrEventListenerObject, options?: boolean | AddEventListenerOptions) => {
+    if (type !== 'message') return add(type, listener, options);
+    const call = (event: Event) => (typeof listener === 'function' ? listener(event) : listener.handleEvent(event));
+    return add(type, (event: Event) => void setTimeout(() => call(event), delay), options);
+  }) as typeof window.addEventListener;
+}
+
+export async function openWebview(browser: Browser, server: PageServer, bundle: string, viewport = { width: 1200, height: 800 }, options: { messageDelayMs?: number } = {}): Promise<WebviewPage> {
   const page = await browser.newPage({ viewport });
+  const delay = options.messageDelayMs ?? Number(process.env.SEED_WEBVIEW_MESSAGE_DELAY_MS ?? 0);
+  if (delay > 0) await page.addInitScript(`(${delayMessages.toString()})(${delay});`);
   const errors: string[] = [];
   page.on('pageerror', (error) => errors.push(error.stack ?? error.message));
   page.on('console', (message) => {

@@ -8,6 +8,7 @@ import { summarizeGates } from '../../src/runs/shared/gate';
 import { gateFlips } from '../../src/whatIf/shared/gateFlips';
 import type { WhatIfResultRecord } from '../../src/whatIf/shared/whatIfRecord';
 import type { TestCase } from './run';
+import { openWebview } from './harness';
 import { syntheticTrajectory } from './synthetic';
 
 /** A result whose gates are the recorded ones shifted by `shift` (clamped), as a rescoring with another skill gives. */
@@ -141,6 +142,27 @@ export const whatIfTests: TestCase[] = [
       await context.screenshot(view, 'whatif-control');
       assert.deepEqual(view.errors, []);
       assert.deepEqual(await view.violations(), []);
+    },
+  ],
+  [
+    'harness: under a 300 ms message delay a read right after send races; the waiting read the tests use does not',
+    async (context) => {
+      // Issue 52: the What if… test once read the status line right after sending "saved", before the page had the
+      // message. The delay makes that race certain: the naive read sees the old text, the auto-waiting one the new.
+      const trajectory = syntheticTrajectory({ turns: 2, tokensPerTurn: 10 });
+      const view = await openWebview(context.browser, context.server, 'trajectory', { width: 1000, height: 700 }, { messageDelayMs: 300 });
+      try {
+        await view.send('show', { runDir: '/runs/valid', run: 'valid', trajectory });
+        await view.waitFor('rendered');
+        await view.page.locator('[data-action="what-if"]').click();
+        await view.send('whatIf', { results: [shiftedResult(trajectory, 'Open the fridge last.', 0.2)], file: 'whatif/it-000007-0001.json' });
+        const raced = (await view.page.locator('[data-k="whatif-status"]').textContent()) ?? '';
+        assert.doesNotMatch(raced, /saved in whatif/, 'the injected delay did not delay the message');
+        await view.page.locator('[data-k="whatif-status"]', { hasText: /saved in whatif\/it-000007-0001\.json/ }).waitFor({ timeout: 10_000 });
+        assert.deepEqual(view.errors, []);
+      } finally {
+        await view.close();
+      }
     },
   ],
 ];
