@@ -4,9 +4,9 @@
 // of a checkpoint records that checkpoint's update, one of the model none. When that checkpoint was not kept (runs
 // keep a few), the kept weights nearest to it in updates are used — the run's starting model counting as step 0, the
 // earlier of two as near — and the viewer says so. One rule for both scorers: the extension picks the step and hands
-// it to the trainer (`--checkpoint`), whose own default is the same rule (trainer/seed_trainer/export/rescore.py,
-// `nearest_kept`); test/fixtures/whatif/weights-rule.json holds the cases both test suites check. No vscode or Node
-// imports: the webview uses it too.
+// it to the trainer (`--checkpoint`), whose own default is the same rule (`nearest_kept` in
+// trainer/seed_trainer/checkpoints/folder.py); test/fixtures/whatif/weights-rule.json holds the cases both test
+// suites check. No vscode or Node imports: the webview uses it too.
 
 /** The checkpoint step whose weights scored (an evaluation: played) a trajectory (0: the run's starting model). */
 export function scoringStep(phase: string, update: number | null | undefined): number {

@@ -13,19 +13,20 @@ student and the teacher prompt, through the trainer's own teacher pass (`Policy.
 Which weights: Stage-2 update k's gates were computed by π_old, the weights after update k − 1, so the default is
 checkpoint step-(k−1), and for update 1 the run's starting model; Stage-1 trajectories were sampled by the run's model.
 A pruned step-(k−1) is replaced by the kept weights nearest to it in updates (the starting model counting as step 0,
-the earlier of two as near: `nearest_kept`); the record's `export` names the weights used.
+the earlier of two as near: checkpoints/folder.py `nearest_kept`); the record's `export` names the weights used.
 """
 
 from __future__ import annotations
 
 import re
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from seed_trainer.algo.variants import gate_beta
+from seed_trainer.checkpoints.folder import nearest_kept
 from seed_trainer.experiment.config import ExperimentConfig
 from seed_trainer.experiment.loading import experiment_from_data
 from seed_trainer.runlog import layout
@@ -100,13 +101,6 @@ def scoring_weights(reader: RunReader, settings: RunSettings, trajectory: dict[s
     if phase == "eval" and isinstance(update, int) and update >= 1:
         return _kept_or_nearest(reader, update, start, f"the weights evaluated at update {update}")
     return start
-
-
-def nearest_kept(kept: Iterable[int], wanted: int) -> int | None:
-    """Of the kept steps (0: the starting model), the one nearest to `wanted` in updates, the earlier of two as near;
-    None when none is kept. The extension applies the same rule (src/whatIf/shared/weights.ts `nearestKept`; the
-    cases both check: test/fixtures/whatif/weights-rule.json)."""
-    return min(kept, key=lambda step: (abs(step - wanted), step), default=None)
 
 
 def _kept_or_nearest(reader: RunReader, step: int, start: Path, what: str) -> Path:
