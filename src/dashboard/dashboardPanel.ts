@@ -73,9 +73,9 @@ export class DashboardPanel extends PanelBase<ToDashboard, FromDashboard> {
         const dir = event.entry.dir;
         if (!this.overlay.includes(dir)) return;
         const change = event.change;
-        if (change && (change.metrics.length > 0 || change.metricsReset)) {
-          this.channel.post('metrics', { run: dir, rows: change.metrics, reset: change.metricsReset });
-        }
+        // A reset (metrics.jsonl rewritten) sends everything again, the base evaluations with it.
+        if (change?.metricsReset) this.sendMetrics(dir);
+        else if (change && change.metrics.length > 0) this.channel.post('metrics', { run: dir, rows: change.metrics, reset: false });
         if (event.stateChanged || change?.manifest) {
           const run = describeRun(event.entry, services.runs.title(dir));
           const progress = event.entry.index.manifest?.progress;
@@ -140,15 +140,16 @@ export class DashboardPanel extends PanelBase<ToDashboard, FromDashboard> {
     for (const entry of entries) if (!known.has(entry.dir)) this.sendMetrics(entry.dir);
   }
 
-  /** The run's metrics so far, after its base evaluations as update 0 of the evaluation chart (when it links any). */
+  /** The run's metrics so far, and apart from them its base evaluations (update 0 of the evaluation chart, never the run's
+   * own evaluation) when it links any. */
   private sendMetrics(dir: string): void {
     const entry = this.services.runs.get(dir);
     if (entry) {
       void this.services.runs.core.beforeAfter(entry).catch(() => []).then((pairs) => {
         const current = this.services.runs.get(dir);
         if (!current || !this.overlay.includes(dir)) return;
-        const base = baselineRows(pairs, current.index.manifest?.started);
-        this.channel.post('metrics', { run: dir, rows: [...base, ...current.index.metrics], reset: true });
+        const baseline = baselineRows(pairs, current.index.manifest?.started);
+        this.channel.post('metrics', { run: dir, rows: current.index.metrics, reset: true, ...(baseline.length ? { baseline } : {}) });
       });
     }
     this.sendEvaluations(dir);

@@ -10,6 +10,7 @@ import type { Services } from '../services';
 import { defaultEnvironment, environmentMarkdown, optionInfo, type EnvironmentEntry } from './core/environmentCatalog';
 import { InstallBuiltinModelActions, InstallExtraActions, environmentProblemsOf, registerInstallBuiltinModel } from './environmentDiagnostics';
 import { DidYouMeanActions } from './didYouMeanActions';
+import { budgetProblems } from './core/budgetProblems';
 import { namedEnvironment } from './core/environmentProblems';
 import type { ExperimentProblem, FieldInfo } from './core/experimentSchema';
 import type { TextRange } from './core/experimentText';
@@ -273,6 +274,8 @@ export function registerExperimentLanguage(context: vscode.ExtensionContext, ser
     experiments.problemsAsync(document).then(
       async (problems) => {
         if (stale()) return;
+        // A valid file may still ask for something no run means (group_size: 4000000): warned at the value.
+        if (!problems.some((p) => p.severity === 'error')) problems = [...problems, ...budgetProblems(document.getText())];
         diagnostics.set(document.uri, problems.map(toDiagnostic));
         lenses.refresh();
         // Then what the trainer's Python lacks for the environment (the doctor may take a moment the first time).

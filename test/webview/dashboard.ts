@@ -4,63 +4,11 @@
 // diffs configs, exports are posted, a failing host handler is shown on the page, quantile strips of g and Δ draw and
 // "Robust y" leaves outliers out of the y range.
 import assert from 'node:assert/strict';
-import { wilsonInterval } from '../../src/dashboard/shared/evaluation';
-import type { DashboardRun } from '../../src/dashboard/shared/protocol';
 import type { MetricRow } from '../../src/runs/shared/types';
+import { TYPES, chartState, datasets, evalRow, evaluation, rendered, renders, run, updateRow } from './dashboardHelpers';
+import { dashboardPanelTests } from './dashboardPanels';
 import type { WebviewPage } from './harness';
 import type { TestCase } from './run';
-
-const TYPES = ['pick_and_place', 'look_at_obj_in_light', 'pick_clean_then_place_in_recep', 'pick_heat_then_place_in_recep', 'pick_cool_then_place_in_recep', 'pick_two_obj_and_place'];
-
-function run(key: string, fields: Partial<DashboardRun> = {}): DashboardRun {
-  return { key, id: key, name: key, stage: 'train', algorithm: 'seed', status: 'completed', started: '2026-11-30T10:00:00Z', config: {}, ...fields };
-}
-
-function updateRow(step: number, success: number): MetricRow {
-  const row: Record<string, unknown> = { step, time: new Date(Date.parse('2026-11-30T10:00:00Z') + step * 60_000).toISOString(), kind: 'update', 'success/overall': success, 'loss/pg': -0.01 * step };
-  for (const [i, type] of TYPES.entries()) row[`success/${type}`] = (success + i / 10) % 1;
-  return row as unknown as MetricRow;
-}
-
-function evalRow(step: number, split: string, success: number): MetricRow {
-  const row: Record<string, unknown> = { step, time: '2026-11-30T10:30:00Z', kind: 'eval', split, 'success/overall': success };
-  for (const type of TYPES) row[`success/${type}`] = success;
-  return row as unknown as MetricRow;
-}
-
-function evaluation(split: string, step: number, success: number, n: number) {
-  const cell = { success, n, interval: wilsonInterval(Math.round(success * n), n) };
-  return { split, step, overall: cell, byType: Object.fromEntries(TYPES.map((type) => [type, { ...cell, n: n / 6, interval: wilsonInterval(Math.round((success * n) / 6), n / 6) }])) };
-}
-
-/** The page's redraw count so far (redraws are throttled, so several messages may land in one). */
-async function renders(view: WebviewPage): Promise<number> {
-  return view.page.evaluate(() => (window as unknown as { __seedDashboard: { renders: number } }).__seedDashboard.renders);
-}
-
-async function rendered(view: WebviewPage, minimum: number): Promise<void> {
-  await view.page.waitForFunction((n) => (window as unknown as { __seedDashboard: { renders: number } }).__seedDashboard.renders >= n, minimum);
-  await view.page.waitForTimeout(300); // the ≤ 4/s render throttle
-}
-
-/** Datasets of a chart as chart.js holds them (label, point count, point radius, hidden in the legend). */
-async function chartState(view: WebviewPage, chart: string) {
-  return view.page.evaluate((id) => {
-    const card = document.querySelector<HTMLElement>(`.card[data-chart="${id}"]`)!;
-    const canvas = card.querySelector('canvas')!;
-    const legend = [...card.querySelectorAll<HTMLElement>('.legend-item')].map((item) => ({ label: item.textContent ?? '', pressed: item.getAttribute('aria-pressed') }));
-    return { hidden: card.hidden, canvasHeight: canvas.getBoundingClientRect().height, legendHeight: card.querySelector('.legend')!.getBoundingClientRect().height, legend };
-  }, chart);
-}
-
-async function datasets(view: WebviewPage, chart: string): Promise<Array<{ label: string; points: number; radius: number; xs: number[] }>> {
-  return view.page.evaluate((id) => {
-    const canvas = document.querySelector<HTMLCanvasElement>(`.card[data-chart="${id}"] canvas`)!;
-    const registry = (window as unknown as { __seedCharts?: Map<HTMLCanvasElement, { data: { datasets: Array<{ label: string; data: Array<{ x: number }>; pointRadius: number }> } }> }).__seedCharts;
-    const chart = registry?.get(canvas);
-    return (chart?.data.datasets ?? []).map((d) => ({ label: d.label, points: d.data.length, radius: d.pointRadius, xs: d.data.map((p) => p.x) }));
-  }, chart);
-}
 
 async function tickLabels(view: WebviewPage, chart: string, axis: 'x' | 'y' = 'x'): Promise<string[]> {
   return view.page.evaluate(
@@ -117,8 +65,8 @@ export const dashboardTests: TestCase[] = [
       });
       assert.equal(evaluation.length, 2, JSON.stringify(evaluation)); // one overall series per split
       for (const [label, line, points] of evaluation) assert.deepEqual([line, points], [true, 2], String(label));
+      const before = await renders(view); // read before the click: its redraw may land before a read after it
       await view.page.locator('#per-task-type').click();
-      const before = await renders(view);
       await rendered(view, before + 1);
       assert.equal((await chartState(view, 'success')).legend.length, 1 + TYPES.length, 'the task types on demand');
       await context.screenshot(view, 'dashboard-defaults');
@@ -144,9 +92,9 @@ export const dashboardTests: TestCase[] = [
       assert.equal(await view.page.locator('.card[data-chart="parse"] .no-data').isHidden(), true, 'the parse-rate chart has its points');
       await context.screenshot(view, 'dashboard-no-skill-data');
       const grpo = run('/runs/grpo', { algorithm: 'grpo' });
+      const before = await renders(view); // read before the sends: their redraw may land before a read after them
       await view.send('runs', { overlaid: [grpo], available: [seed, grpo] });
       await view.send('metrics', { run: grpo.key, rows: [updateRow(1, 0.5)], reset: true });
-      const before = await renders(view);
       await rendered(view, before + 1);
       assert.equal(await view.page.locator('.card[data-chart="gate"]').isHidden(), true, 'no skills, no gate chart');
       assert.deepEqual(view.errors, []);
@@ -371,4 +319,5 @@ export const dashboardTests: TestCase[] = [
       assert.deepEqual(view.errors, []);
     },
   ],
+  ...dashboardPanelTests,
 ];

@@ -31,6 +31,7 @@ export function ingest(params: ToDashboard['metrics']): void {
     data.origin = data.run.started ? Date.parse(data.run.started) : undefined;
     for (const view of model.charts) view.dirty = true;
   }
+  for (const row of params.baseline ?? []) ingestRow(data, row); // the chart's update 0, not the run's own evaluation
   for (const row of params.rows) ingestRow(data, row);
   const final = finalMetrics(params.rows);
   data.final = {

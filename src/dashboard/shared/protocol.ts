@@ -36,8 +36,12 @@ export interface BeforeAfterView {
 export type ToDashboard = {
   /** The runs overlaid (in order; first = primary) and all runs that could be. */
   runs: { overlaid: DashboardRun[]; available: DashboardRun[] };
-  /** Metrics rows of one run: appended, or the whole series again when `reset`. */
-  metrics: { run: string; rows: MetricRow[]; reset: boolean };
+  /**
+   * Metrics rows of one run: appended, or the whole series again when `reset`. `baseline`: the run's base evaluations
+   * (run.json `baseline_evals`) as evaluation rows at update 0, drawn as the evaluation chart's first point but never
+   * the run's own evaluation (its final metrics); the before/after panel shows them as "before".
+   */
+  metrics: { run: string; rows: MetricRow[]; reset: boolean; baseline?: MetricRow[] };
   /** A run's status or progress changed. */
   status: { run: string; status: DashboardRun['status']; progress?: { step: number; total: number | null }; error?: string };
   /** The latest evaluation report of each split of a run (eval/<split>.json), with intervals. */
