@@ -39,10 +39,12 @@ suite('SEED experiment files', () => {
     const file = path.join(workspaceDir(), 'authoring', 'absurd.seed.yaml');
     writeFileSync(file, 'name: absurd\nmodel:\n  path: m\nrollout:\n  tasks_per_update: 4\n  group_size: 4000000\n');
     const document = await vscode.workspace.openTextDocument(vscode.Uri.file(file));
+    await vscode.window.showTextDocument(document);
     const found = await waitFor('the group_size warning', () => vscode.languages.getDiagnostics(document.uri).find((d) => d.message.startsWith('rollout.group_size: 4,000,000')), 10_000);
     assert.equal(found.severity, vscode.DiagnosticSeverity.Warning);
     assert.deepEqual([found.range.start.line, found.range.start.character], [5, 14]);
     assert.match(found.message, /one update would play 16,000,000 episodes$/);
+    await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
   });
 
   test('issue 54 item 8: the quick fix of a misspelt key and of an enum value replaces each with the suggestion', async () => {
