@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import { cleanNumber, paddedRange, xTickLabel } from '../../src/dashboard/shared/axis';
 import { chartCsv } from '../../src/dashboard/shared/csv';
 import { formatCell, summarizeEval, wilsonInterval } from '../../src/dashboard/shared/evaluation';
-import { FINAL_METRICS, differingKeys, finalMetrics, flattenConfig } from '../../src/dashboard/shared/runComparison';
+import { FINAL_METRICS, NOT_READ, configDifferences, differingKeys, finalMetrics, flattenConfig, stageReads } from '../../src/dashboard/shared/runComparison';
 import type { MetricRow } from '../../src/runs/shared/types';
 
 function close(actual: number, expected: number, digits = 4): void {
@@ -56,6 +56,28 @@ test('comparison: only the config keys that differ; the last value of each metri
   assert.equal(final.step, 2);
   assert.deepEqual(final.values, { 'success/overall': 0.5, 'loss/opd': 0.02 });
   assert.deepEqual(final.evaluations, { valid_seen: 0.75 });
+});
+
+test('comparison: only the config sections a stage reads (issue 54 item 9: sft.* and collect.* of Stage-2 runs)', () => {
+  const common = { algorithm: 'seed', rollout: { group_size: 8 }, collect: { split: 'train' }, sft: { lr: 1e-5, data: 'runs/a' } };
+  const a = { stage: 'train', config: { ...common, rl: { lr: 1e-6 } } };
+  const b = { stage: 'train', config: { ...common, rl: { lr: 2e-6 }, collect: { split: 'valid_seen' }, sft: { lr: 2e-5, data: 'runs/b' } } };
+  assert.deepEqual(configDifferences([a, b]), [{ key: 'rl.lr', cells: ['0.000001', '0.000002'] }]);
+  // Stage 1's SFT reads rl.* (its non-finite guard) but no rollout: two SFT runs differ by sft.* only here.
+  const sft = (lr: number, groupSize: number) => ({ stage: 'sft', config: { ...common, sft: { lr }, rollout: { group_size: groupSize } } });
+  assert.deepEqual(configDifferences([sft(1e-5, 8), sft(3e-5, 4)]).map((row) => row.key), ['sft.lr']);
+  // An eval run next to a train run: keys the eval does not read are not read, compared among the train runs only.
+  const evaluation = { stage: 'eval', config: { ...common, rl: { lr: 5e-6 }, rollout: { group_size: 1 } } };
+  const rows = configDifferences([a, b, evaluation]);
+  assert.deepEqual(rows.find((row) => row.key === 'rl.lr')?.cells, ['0.000001', '0.000002', NOT_READ]);
+  assert.deepEqual(rows.find((row) => row.key === 'rollout.group_size')?.cells, ['8', '8', '1']);
+  assert.equal(rows.some((row) => row.key.startsWith('sft.') || row.key.startsWith('collect.')), false, JSON.stringify(rows));
+  // A key read by one run only is no difference; a key missing from a run that reads it is.
+  assert.deepEqual(configDifferences([a, evaluation]).map((row) => row.key), ['rollout.group_size']);
+  assert.deepEqual(configDifferences([a, { stage: 'train', config: { algorithm: 'seed' } }]).find((row) => row.key === 'rl.lr')?.cells, ['0.000001', '∅']);
+  assert.equal(stageReads('train', 'collect.split'), false);
+  assert.equal(stageReads('eval', 'eval.tasks'), true);
+  assert.equal(stageReads('unknown-stage', 'sft.lr'), true);
 });
 
 test('comparison: what the valid skills are about, listed after the parse rate; a null keeps the last value', () => {

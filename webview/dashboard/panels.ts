@@ -3,7 +3,7 @@
 // keys on which the runs differ, as W&B's runs table). Every cell is text (textContent): run names and config values
 // come from files.
 import { formatCell, type EvalSummary } from '../../src/dashboard/shared/evaluation';
-import { FINAL_METRICS, differingKeys, flattenConfig, type FinalMetrics } from '../../src/dashboard/shared/runComparison';
+import { FINAL_METRICS, configDifferences, type FinalMetrics } from '../../src/dashboard/shared/runComparison';
 import { cleanNumber } from '../../src/dashboard/shared/axis';
 import type { DashboardRun } from '../../src/dashboard/shared/protocol';
 import { displayText } from '../../src/common/shared/inertText';
@@ -72,10 +72,10 @@ export function comparisonTable(runs: readonly PanelRun[]): HTMLElement {
   const splits = [...new Set(runs.flatMap((r) => Object.keys(r.final.evaluations)))].sort();
   for (const split of splits) rows.push({ label: `eval ${split}`, cells: runs.map((r) => metricText(r.final.evaluations[split])) });
   if (runs.length > 1) {
-    const configs = runs.map((r) => flattenConfig(r.run.config ?? {}));
-    const keys = differingKeys(configs);
-    for (const key of keys) rows.push({ label: key, cells: configs.map((c) => c[key] ?? '∅'), className: 'config-row' });
-    if (keys.length === 0) rows.push({ label: 'config', cells: runs.map(() => 'identical'), className: 'config-row' });
+    // Only the sections each run's stage reads: a Stage-2 run's sft.* and collect.* are not what it did.
+    const differences = configDifferences(runs.map((r) => ({ stage: r.run.stage, ...(r.run.config ? { config: r.run.config } : {}) })));
+    for (const { key, cells } of differences) rows.push({ label: key, cells, className: 'config-row' });
+    if (differences.length === 0) rows.push({ label: 'config', cells: runs.map(() => 'identical'), className: 'config-row' });
   }
   const section = document.createElement('section');
   section.className = 'panel comparison-panel';

@@ -18,6 +18,44 @@ export function differingKeys(configs: readonly Record<string, string>[]): strin
   return [...keys].filter((key) => new Set(configs.map((config) => config[key] ?? '∅')).size > 1).sort();
 }
 
+/**
+ * The top-level config sections each stage's trainer never reads (trainer/seed_trainer/stages/: a Stage-2 run reads
+ * no `collect.*` and no `sft.*`; an evaluation plays the plain prompt, without skills, analyzer or updates). A run's
+ * value there is not part of what it did, so the comparison leaves those keys out for it.
+ */
+export const UNREAD_SECTIONS: Readonly<Record<string, readonly string[]>> = {
+  collect: ['sft', 'rl', 'eval', 'updates', 'checkpoint', 'distributed'],
+  sft: ['collect', 'environment', 'rollout', 'opd', 'analyzer', 'eval', 'sdar', 'updates', 'checkpoint', 'distributed'],
+  train: ['collect', 'sft'],
+  eval: ['collect', 'sft', 'rl', 'opd', 'analyzer', 'sdar', 'updates', 'checkpoint', 'distributed'],
+};
+
+/** Whether a run of `stage` reads the flattened config key `key` (an unknown stage reads every key). */
+export function stageReads(stage: string, key: string): boolean {
+  const section = key.split('.', 1)[0] ?? key;
+  return !(UNREAD_SECTIONS[stage] ?? []).includes(section);
+}
+
+/** What a run's cell says for a key its stage does not read. */
+export const NOT_READ = 'not read';
+
+/**
+ * The config rows of the comparison: each key on which the runs whose stage reads it differ (a key missing from one
+ * of them counts as different, `∅`), with one cell per run, `not read` for a run whose stage does not read it. A key
+ * that at most one run reads is no difference. Sorted by key.
+ */
+export function configDifferences(runs: ReadonlyArray<{ stage: string; config?: Record<string, unknown> }>): Array<{ key: string; cells: string[] }> {
+  const configs = runs.map((run) => flattenConfig(run.config ?? {}));
+  const keys = [...new Set(configs.flatMap((config) => Object.keys(config)))].sort();
+  const rows: Array<{ key: string; cells: string[] }> = [];
+  for (const key of keys) {
+    const cells = runs.map((run, i) => (stageReads(run.stage, key) ? (configs[i]?.[key] ?? '∅') : NOT_READ));
+    const read = cells.filter((_, i) => stageReads(runs[i]!.stage, key));
+    if (read.length > 1 && new Set(read).size > 1) rows.push({ key, cells });
+  }
+  return rows;
+}
+
 /** The metrics the table lists, in order, with their label. */
 export const FINAL_METRICS: ReadonlyArray<[metric: string, label: string]> = [
   ['success/overall', 'success (last update)'],
