@@ -214,8 +214,15 @@ export const dashboardTests: TestCase[] = [
       await view.send('metrics', { run: b.key, rows: [updateRow(1, 0.1), updateRow(2, 0.3), evalRow(2, 'valid_seen', 0.5)], reset: true });
       await view.send('evaluations', { run: a.key, reports: [evaluation('valid_seen', 2, 0.75, 24)] });
       await view.send('evaluations', { run: b.key, reports: [evaluation('valid_seen', 2, 0.5, 24)] });
-      await rendered(view, 1);
-      const evalSets = await datasets(view, 'eval');
+      // Wait for what the assertions read — both runs' evaluations drawn and in the panels — not for a first redraw,
+      // which may come before the last messages (a slow page: SEED_WEBVIEW_MESSAGE_DELAY_MS).
+      await view.page.waitForFunction(() => document.querySelectorAll('.comparison-panel td').length > 0 && document.querySelectorAll('.evaluation-panel tr.type-row').length === 6);
+      await view.page.locator('.comparison-panel tr', { hasText: /^eval valid_seen/ }).filter({ hasText: '0.5' }).waitFor();
+      let evalSets = await datasets(view, 'eval');
+      for (let tries = 0; evalSets.length < 2 && tries < 100; tries += 1) {
+        await view.page.waitForTimeout(100); // the chart redraws at most 4 times a second
+        evalSets = await datasets(view, 'eval');
+      }
       assert.ok(evalSets.length >= 2 && evalSets.every((d) => d.label.includes('eval valid_seen')), JSON.stringify(evalSets.map((d) => d.label)));
       const panel = view.page.locator('.evaluation-panel');
       assert.equal(await panel.locator('thead th').nth(1).textContent(), 'demo · seed');

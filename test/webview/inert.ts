@@ -59,7 +59,8 @@ export const inertTests: TestCase[] = [
       const failed: DashboardRun = { ...run('/runs/f', RLO_NAME), status: 'failed', error: `model ${RLO_NAME} not found` };
       await view.send('runs', { overlaid: [failed], available: [failed] });
       const note = view.page.locator('.empty-note');
-      await note.waitFor({ state: 'visible' });
+      // The note is there before the message ("Waiting for metrics…"): wait for the sentence about the failed run.
+      await note.filter({ hasText: 'It wrote no metrics.' }).waitFor({ state: 'visible' });
       const shown = (await note.textContent()) ?? '';
       assert.ok(shown.startsWith('\u2068'), `the name is isolated from the sentence: ${JSON.stringify(shown)}`);
       const text = shown.replace(/[\u2068\u2069]/g, '');
