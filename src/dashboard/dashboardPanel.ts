@@ -9,6 +9,7 @@ import type { Services } from '../services';
 import { baselineRows, summarizeEval, type EvalSummary } from './shared/evaluation';
 import { defaultDashboardRuns, restoredDashboardRuns } from './core/dashboardRuns';
 import { describeRun } from './core/runDescription';
+import { savedExportNotice } from './core/savedExport';
 import type { RunEntry } from '../runs/runsModel';
 import { PanelBase, createPanel } from '../webviewHost/panelBase';
 import { providePanelSerializer } from '../lazyFeatures/featureStandIns';
@@ -23,7 +24,7 @@ async function readEvaluations(entry: RunEntry): Promise<EvalSummary[]> {
   return reports.filter((r): r is EvalSummary => r !== undefined);
 }
 
-/** Writes an exported chart where the user chooses (PNG from a data URL, CSV as text). */
+/** Writes an exported chart where the user chooses (PNG from a data URL, CSV as text), then says where it is. */
 async function saveExport(params: FromDashboard['export']): Promise<void> {
   const base = vscode.workspace.workspaceFolders?.[0]?.uri;
   const name = params.name.replace(/[^A-Za-z0-9_.-]+/g, '-');
@@ -37,6 +38,11 @@ async function saveExport(params: FromDashboard['export']): Promise<void> {
   if (params.format === 'png' && !params.data.startsWith(prefix)) throw new Error('the chart image is not a PNG data URL');
   const bytes = params.format === 'png' ? Buffer.from(params.data.slice(prefix.length), 'base64') : Buffer.from(params.data, 'utf8');
   await vscode.workspace.fs.writeFile(target, bytes);
+  const notice = savedExportNotice(target.fsPath, vscode.workspace.getWorkspaceFolder(target) !== undefined);
+  void vscode.window.showInformationMessage(notice.text, ...notice.actions.map((action) => action.title)).then((pick) => {
+    const action = notice.actions.find((a) => a.title === pick);
+    if (action) void vscode.commands.executeCommand(action.command, target);
+  });
 }
 
 export class DashboardPanel extends PanelBase<ToDashboard, FromDashboard> {

@@ -274,7 +274,8 @@ export const dashboardTests: TestCase[] = [
       const png = await view.waitFor<{ format: string; data: string }>('export', 2);
       assert.ok(png.format === 'png' && png.data.startsWith('data:image/png;base64,') && png.data.length > 1000);
       // The image stands alone (issue 41 item 6): a title band above the plot and the legend below it, so it is taller
-      // than the chart's canvas, with text drawn in both bands.
+      // than the chart's canvas, with text drawn in both bands. It is drawn at a whole multiple of the canvas' pixel
+      // ratio, at least 1200 px wide (issue 54 item 9: it was the on-screen 383 px), and the chart is back at its own size.
       const image = await view.page.evaluate(async (url) => {
         const img = new Image();
         img.src = url;
@@ -291,17 +292,21 @@ export const dashboardTests: TestCase[] = [
           for (let i = 0; i < data.length; i += 4) if (data[i] !== r || data[i + 1] !== gr || data[i + 2] !== b) count += 1;
           return count;
         };
-        const titleBand = Math.round(img.height - canvas.height - 10);
-        return { width: img.width, height: img.height, canvasWidth: canvas.width, canvasHeight: canvas.height, title: inked(0, Math.min(20, img.height)), legend: inked(img.height - 24, img.height), titleBand };
+        const factor = img.width / canvas.width;
+        const titleBand = Math.round(26 * factor);
+        const plotBottom = titleBand + canvas.height * factor;
+        return { width: img.width, height: img.height, canvasWidth: canvas.width, canvasHeight: canvas.height, cssWidth: canvas.clientWidth, factor, title: inked(0, titleBand), legend: inked(plotBottom, img.height) };
       }, png.data);
-      assert.equal(image.width, image.canvasWidth);
-      assert.ok(image.height > image.canvasHeight + 30, JSON.stringify(image));
-      assert.ok(image.title > 20 && image.legend > 20, `title and legend drawn: ${JSON.stringify(image)}`);
+      assert.ok(image.width >= 1200, `the PNG is at least 1200 px wide: ${JSON.stringify(image)}`);
+      assert.ok(Number.isInteger(image.factor) && image.factor > 1, `a whole multiple of the chart's canvas: ${JSON.stringify(image)}`);
+      assert.equal(image.canvasWidth, image.cssWidth, 'the chart on screen is back at its pixel ratio (1 in this page)');
+      assert.ok(image.height > (image.canvasHeight + 30) * image.factor, JSON.stringify(image));
+      assert.ok(image.title > 20 * image.factor && image.legend > 20 * image.factor, `title and legend drawn: ${JSON.stringify(image)}`);
       await view.page.evaluate((url) => {
         const img = document.createElement('img');
         img.id = 'exported-png';
         img.src = url;
-        img.style.cssText = 'position:fixed;left:0;top:0;z-index:99;border:2px solid red;background:white';
+        img.style.cssText = 'position:fixed;left:0;top:0;z-index:99;border:2px solid red;background:white;max-width:calc(100% - 4px)';
         document.body.append(img);
       }, png.data);
       await context.screenshot(view, 'dashboard-exported-png');

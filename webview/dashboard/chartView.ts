@@ -20,6 +20,7 @@ import type { ChartSpec } from '../../src/dashboard/shared/charts';
 import type { Interval } from '../../src/dashboard/shared/evaluation';
 import { chartYRange } from '../../src/dashboard/shared/robustRange';
 import type { Point } from '../../src/dashboard/shared/series';
+import { chartImage } from './chartExport';
 import { quantileStrips, type StripBox } from './quantileStrips';
 
 Chart.register(LineController, ScatterController, LineElement, PointElement, LinearScale, LogarithmicScale, Tooltip);
@@ -269,65 +270,17 @@ export class ChartView {
   }
 
   /**
-   * The chart as a PNG data URL that stands on its own: the title (with the runs it shows) above the plot and the
-   * legend (each series' colour, dash and name) below, on the theme's background.
+   * The chart as a PNG data URL that stands on its own, at least 1200 px wide (chartExport.ts): the title above the
+   * plot, the legend below, on the theme's background.
    */
   exportImage(title: string): string {
-    const chart = this.chart;
-    if (!chart) return '';
-    const ratio = window.devicePixelRatio || 1;
-    const source = chart.canvas;
-    const width = source.width;
-    const font = cssVar('--vscode-font-family', 'sans-serif');
-    const foreground = cssVar('--vscode-charts-foreground', cssVar('--vscode-foreground', '#333333'));
-    const background = cssVar('--vscode-editor-background', '#ffffff');
-    const pad = 10 * ratio;
-    const line = 16 * ratio;
-    const entries = this.lastLegend.filter((entry) => !entry.hidden);
-    const measure = document.createElement('canvas').getContext('2d')!;
-    measure.font = `${12 * ratio}px ${font}`;
-    // Legend entries flow in rows across the width.
-    const placed: Array<{ entry: LegendEntry; x: number; row: number }> = [];
-    let x = pad;
-    let row = 0;
-    for (const entry of entries) {
-      const w = 28 * ratio + measure.measureText(entry.label).width + 14 * ratio;
-      if (x + w > width - pad && x > pad) {
-        row += 1;
-        x = pad;
-      }
-      placed.push({ entry, x, row });
-      x += w;
-    }
-    const titleHeight = 26 * ratio;
-    const legendHeight = entries.length ? (row + 1) * line + pad : 0;
-    const out = document.createElement('canvas');
-    out.width = width;
-    out.height = titleHeight + source.height + legendHeight + pad;
-    const g = out.getContext('2d')!;
-    g.fillStyle = background;
-    g.fillRect(0, 0, out.width, out.height);
-    g.fillStyle = foreground;
-    g.textBaseline = 'middle';
-    g.font = `bold ${13 * ratio}px ${font}`;
-    g.fillText(title, pad, titleHeight / 2, width - 2 * pad);
-    g.drawImage(source, 0, titleHeight);
-    g.font = `${12 * ratio}px ${font}`;
-    const top = titleHeight + source.height + pad / 2;
-    for (const { entry, x: left, row: r } of placed) {
-      const y = top + r * line + line / 2;
-      g.strokeStyle = entry.colour;
-      g.lineWidth = 2 * ratio;
-      g.setLineDash(entry.dash.map((d) => d * ratio));
-      g.beginPath();
-      g.moveTo(left, y);
-      g.lineTo(left + 22 * ratio, y);
-      g.stroke();
-      g.setLineDash([]);
-      g.fillStyle = foreground;
-      g.fillText(entry.label, left + 28 * ratio, y);
-    }
-    return out.toDataURL('image/png');
+    if (!this.chart) return '';
+    const theme = {
+      font: cssVar('--vscode-font-family', 'sans-serif'),
+      foreground: cssVar('--vscode-charts-foreground', cssVar('--vscode-foreground', '#333333')),
+      background: cssVar('--vscode-editor-background', '#ffffff'),
+    };
+    return chartImage(this.chart, this.lastLegend.filter((entry) => !entry.hidden), title, theme);
   }
 
   /** Axis and grid colours from the theme (called again when the theme changes). */
