@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { baselineRows } from '../../src/dashboard/shared/evaluation';
 import type { EvalReport } from '../../src/runs/shared/types';
-import { datasets, evalRow, evaluation, rendered, renders, run, updateRow } from './dashboardHelpers';
+import { evalRow, evaluation, run, updateRow } from './dashboardHelpers';
 import type { WebviewPage } from './harness';
 import type { TestCase } from './run';
 
@@ -32,24 +32,28 @@ export const dashboardPanelTests: TestCase[] = [
       const baseline = baselineRows([{ split: 'valid_seen', before: baseReport }], a.started);
       await view.send('metrics', { run: a.key, rows: [updateRow(1, 0.3), updateRow(2, 0.35)], reset: true, baseline });
       await view.send('evaluations', { run: a.key, reports: [], beforeAfter: [{ split: 'valid_seen', baseRun: 'demo-base-valid_seen', before: { success: 0.4, n: 60 } }] });
-      await rendered(view, 1);
-      await view.page.waitForSelector('.before-after-panel');
+      // Wait for what the assertions read (the before/after row, the chart's update 0), not for a first redraw: on a
+      // slow page (SEED_WEBVIEW_MESSAGE_DELAY_MS) that may come before the last messages.
+      await view.page.locator('.before-after-panel td', { hasText: '40% (n=60)' }).waitFor();
+      await view.page.locator('.comparison-panel th', { hasText: /^last step$/ }).waitFor();
       assert.equal(await comparisonRow(view, 'eval valid_seen'), undefined, 'no evaluation of its own yet: no eval row');
       const pair = await view.page.locator('.before-after-panel tbody tr td').allTextContents();
       assert.deepEqual(pair.slice(0, 3), ['valid_seen', '40% (n=60)', '…'], 'the base evaluation is the before');
-      const evalChart = await datasets(view, 'eval');
-      assert.ok(evalChart.some((d) => d.xs.includes(0)), `the base evaluation is update 0 of the evaluation chart: ${JSON.stringify(evalChart)}`);
+      await view.page.waitForFunction(() => {
+        const canvas = document.querySelector<HTMLCanvasElement>('.card[data-chart="eval"] canvas');
+        const chart = canvas && (window as unknown as { __seedCharts?: Map<HTMLCanvasElement, { data: { datasets: Array<{ data: Array<{ x: number }> }> } }> }).__seedCharts?.get(canvas);
+        return chart?.data.datasets.some((d) => d.data.some((p) => p.x === 0)) === true;
+      });
       // Its own end-of-run evaluation arrives: the row shows it, and only it.
-      const before = await renders(view);
       await view.send('metrics', { run: a.key, rows: [updateRow(3, 0.4), evalRow(3, 'valid_seen', 0.55)], reset: false });
       await view.send('evaluations', { run: a.key, reports: [evaluation('valid_seen', 3, 0.55, 60)] });
-      await rendered(view, before + 1);
+      await view.page.locator('.comparison-panel th', { hasText: /^eval valid_seen$/ }).waitFor();
       assert.deepEqual(await comparisonRow(view, 'eval valid_seen'), ['0.55']);
       // A rewritten metrics.jsonl (reset) keeps the base out too.
-      const again = await renders(view);
       await view.send('metrics', { run: a.key, rows: [updateRow(1, 0.3)], reset: true, baseline });
-      await rendered(view, again + 1);
+      await view.page.locator('.comparison-panel th', { hasText: /^eval valid_seen$/ }).waitFor({ state: 'detached' });
       assert.equal(await comparisonRow(view, 'eval valid_seen'), undefined);
+      assert.deepEqual(await comparisonRow(view, 'last step'), ['1']);
       await context.screenshot(view, 'dashboard-live-baseline');
       assert.deepEqual(view.errors, []);
     },
