@@ -19,6 +19,7 @@ import { queryGpus } from './core/gpuQuery';
 import { isLive, pickRun as pickRunOf, type RunEntry } from '../runs/runsModel';
 import { refuseWhenUntrusted } from '../common/trust';
 import { baselineArgs, chooseBaselines, type EvalRunFacts } from './core/baselineEvals';
+import { EXPERIMENT_SEARCH_EXCLUDE, experimentChoices } from './core/experimentChoices';
 
 interface TrainArgs {
   experiment?: string | vscode.Uri;
@@ -54,7 +55,9 @@ async function pickExperiment(arg: TrainArgs['experiment']): Promise<vscode.Uri 
   if (arg) return typeof arg === 'string' ? vscode.Uri.file(arg) : arg;
   const active = vscode.window.activeTextEditor?.document.uri;
   if (active && ExperimentService.isExperiment(active)) return active;
-  const files = await vscode.workspace.findFiles(EXPERIMENT_GLOB, '{**/node_modules/**,**/.git/**}', 200);
+  // Not dependencies, build output or (while there is anything else) test fixtures; the shallowest first.
+  const found = await vscode.workspace.findFiles(EXPERIMENT_GLOB, EXPERIMENT_SEARCH_EXCLUDE, 2000);
+  const files = experimentChoices(found, (uri) => vscode.workspace.asRelativePath(uri, false));
   if (files.length === 0) {
     void vscode.window.showWarningMessage('SEED: no *.seed.yaml experiment in this workspace.', 'New Experiment').then((pick) => {
       if (pick) void vscode.commands.executeCommand('seedStudio.newExperiment');
@@ -63,9 +66,7 @@ async function pickExperiment(arg: TrainArgs['experiment']): Promise<vscode.Uri 
   }
   if (files.length === 1) return files[0];
   const picked = await vscode.window.showQuickPick(
-    files
-      .sort((a, b) => a.fsPath.localeCompare(b.fsPath))
-      .map((uri) => ({ label: path.basename(uri.fsPath), description: vscode.workspace.asRelativePath(uri, true), uri })),
+    files.map((uri) => ({ label: path.basename(uri.fsPath), description: vscode.workspace.asRelativePath(uri, true), uri })),
     { title: 'SEED: Train — experiment', placeHolder: 'Which experiment?', ignoreFocusOut: true }, // see pickRun
   );
   return picked?.uri;
