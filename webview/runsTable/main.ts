@@ -1,11 +1,13 @@
 // The runs table (src/runsTable/runsTablePanel.ts): every run of the workspace a row; columns picked from config keys,
 // final metrics and evaluations; a filter; sort by any column (click its header, again to reverse); tags; a baseline
 // per split, and after each evaluation column with one a Δ column: the paired change with its 95 % interval (the
-// host computes it), coloured only when the interval excludes 0; CSV export; the selection opens in the dashboard. All
-// run text goes in as text.
+// host computes it), coloured only when the interval excludes 0; runs grouped by a config key or "all but seed", a
+// group row with each measured column's mean and t-interval across runs (groupRows.ts), its runs a click away; CSV
+// export; the selection opens in the dashboard. All run text goes in as text.
 import '@vscode-elements/elements/dist/vscode-button/index.js';
 import '@vscode-elements/elements/dist/vscode-multi-select/index.js';
 import '@vscode-elements/elements/dist/vscode-option/index.js';
+import '@vscode-elements/elements/dist/vscode-single-select/index.js';
 import '@vscode-elements/elements/dist/vscode-textfield/index.js';
 import { RUNS_TABLE_TO_WEBVIEW, type RunsTableToHost, type RunsTableToWebview } from '../../src/runsTable/shared/protocol';
 import {
@@ -22,6 +24,8 @@ import {
   type Column,
   type RunsTableRow,
 } from '../../src/runsTable/shared/runsTable';
+import { filterGroups, groupIntervalTitle, groupRows, groupingOf, groupingOptions, groupsCsv, sortGroups, type RunGroup } from '../../src/runsTable/shared/runGroups';
+import { groupRow } from './groupRows';
 import { clear, el } from '../shared/dom';
 import { HostChannel } from '../shared/hostApi';
 import { isolatedText } from '../../src/common/shared/inertText';
@@ -33,9 +37,19 @@ interface PageState {
   columns?: string[];
   sort: { id: string; direction: 'ascending' | 'descending' };
   filter: string;
+  /** '' (none), `all-but-seed` or `config:<key>` (runGroups.ts). */
+  group: string;
+  /** The ids of the expanded groups. */
+  expanded: string[];
 }
 const saved = (channel.state ?? {}) as Partial<PageState>;
-const state: PageState = { sort: saved.sort ?? { id: 'run', direction: 'ascending' }, filter: saved.filter ?? '', ...(saved.columns ? { columns: saved.columns } : {}) };
+const state: PageState = {
+  sort: saved.sort ?? { id: 'run', direction: 'ascending' },
+  filter: saved.filter ?? '',
+  group: typeof saved.group === 'string' ? saved.group : '',
+  expanded: Array.isArray(saved.expanded) ? saved.expanded.filter((id) => typeof id === 'string') : [],
+  ...(saved.columns ? { columns: saved.columns } : {}),
+};
 const save = (): void => {
   channel.state = state;
 };
@@ -71,6 +85,14 @@ columnSelect.addEventListener('change', () => {
   save();
   render();
 });
+const groupSelect = document.createElement('vscode-single-select') as Field;
+groupSelect.id = 'group-by';
+groupSelect.setAttribute('aria-label', 'Group by');
+groupSelect.addEventListener('change', () => {
+  state.group = groupSelect.value;
+  save();
+  render();
+});
 const count = el('span', { class: 'muted count' });
 const tagField = document.createElement('vscode-textfield') as Field;
 tagField.id = 'tag-input';
@@ -82,7 +104,7 @@ const pin = button('Pin as Baseline', 'pin');
 const exportCsv = button('Export CSV', 'csv');
 const tableHolder = el('div', { class: 'table-holder' });
 root.append(
-  el('header', { class: 'toolbar' }, el('h1', { text: 'Runs' }), count, filterField, el('span', { class: 'muted', text: 'Columns' }), columnSelect),
+  el('header', { class: 'toolbar' }, el('h1', { text: 'Runs' }), count, filterField, el('span', { class: 'muted', text: 'Columns' }), columnSelect, el('span', { class: 'muted', text: 'Group by' }), groupSelect),
   el('div', { class: 'toolbar actions' }, tagField, addTag, dashboard, samples, pin, exportCsv),
   tableHolder,
 );
@@ -92,10 +114,33 @@ function shownColumns(rows: readonly RunsTableRow[]): Column[] {
   return ids.map(columnOf);
 }
 
+/** The groups shown (none without a grouping): filtered, sorted, each with its matching runs. */
+function visibleGroups(): RunGroup[] {
+  if (!data || !state.group) return [];
+  const ids = shownColumns(data.rows).map((c) => c.id);
+  return sortGroups(filterGroups(groupRows(data.rows, state.group), state.filter, ids), state.sort.id, state.sort.direction);
+}
+
+/** The runs shown, in the table's order (grouped: every run of the shown groups, expanded or not). */
 function visibleRows(): RunsTableRow[] {
   if (!data) return [];
+  if (state.group) return visibleGroups().flatMap((g) => g.rows);
   const ids = shownColumns(data.rows).map((c) => c.id);
   return sortRows(filterRows(data.rows, state.filter, ids), state.sort.id, state.sort.direction);
+}
+
+/** "Group by": nothing, all but seed, or a config key. */
+function fillGroupSelect(rows: readonly RunsTableRow[]): void {
+  state.group = groupingOf(state.group, rows);
+  clear(groupSelect);
+  for (const { value, label } of groupingOptions(rows)) {
+    const option = document.createElement('vscode-option');
+    option.setAttribute('value', value);
+    option.textContent = label;
+    if (value === state.group) option.setAttribute('selected', '');
+    groupSelect.append(option);
+  }
+  groupSelect.value = state.group;
 }
 
 function fillColumnSelect(rows: readonly RunsTableRow[]): void {
@@ -161,17 +206,9 @@ function baselinesText(all: readonly RunsTableRow[]): string {
   return ` · ${entries.length === 1 ? 'baseline' : 'baselines'}: ${titles.join(', ')}`;
 }
 
-function render(): void {
-  if (!data) return;
-  const started = performance.now();
-  const all = data.rows;
-  const columns = shownColumns(all);
-  const rows = visibleRows();
-  const baselines = data.baselines;
-  const deltaSplit = (column: Column): string | undefined => (column.kind === 'eval' && baselines[column.id.slice(5)] !== undefined ? column.id.slice(5) : undefined);
-  count.textContent = `${rows.length} of ${all.length} runs${baselinesText(all)}`;
-
-  const allBox = el('input', { attrs: { type: 'checkbox', 'aria-label': 'Select all shown runs' } });
+/** The header row: the select-all box and each column (a click sorts by it), a Δ header after each column with one. */
+function headRow(columns: readonly Column[], rows: readonly RunsTableRow[], deltaSplit: (column: Column) => string | undefined): HTMLElement {
+  const allBox = el('input', { attrs: { type: 'checkbox', 'aria-label': state.group ? 'Select the runs of every shown group' : 'Select all shown runs' } });
   allBox.checked = rows.length > 0 && rows.every((r) => selected.has(r.key));
   allBox.addEventListener('change', () => {
     for (const row of rows) {
@@ -182,7 +219,8 @@ function render(): void {
   });
   const headCells: HTMLElement[] = [el('th', {}, allBox)];
   for (const column of columns) {
-    const th = el('th', { attrs: { 'data-col': column.id, 'aria-sort': state.sort.id === column.id ? state.sort.direction : 'none', tabindex: '0', role: 'columnheader', title: column.id } }, column.label);
+    const title = state.group && (column.kind === 'eval' || column.kind === 'number') ? `${column.id} — ${groupIntervalTitle(column.id)}` : column.id;
+    const th = el('th', { attrs: { 'data-col': column.id, 'aria-sort': state.sort.id === column.id ? state.sort.direction : 'none', tabindex: '0', role: 'columnheader', title } }, column.label);
     const toggle = (): void => {
       state.sort = { id: column.id, direction: state.sort.id === column.id && state.sort.direction === 'descending' ? 'ascending' : state.sort.id === column.id ? 'descending' : column.kind === 'text' || column.kind === 'tags' ? 'ascending' : 'descending' };
       save();
@@ -194,50 +232,95 @@ function render(): void {
     });
     headCells.push(th);
     if (deltaSplit(column) !== undefined) {
-      const title = `change in success against the baseline of ${deltaSplit(column)}, points [95 % interval]; coloured only when the interval excludes 0`;
-      headCells.push(el('th', { class: 'delta', attrs: { 'data-delta': column.id, title }, text: `Δ ${column.label}` }));
+      const deltaTitle = `change in success against the baseline of ${deltaSplit(column)}, points [95 % interval]; coloured only when the interval excludes 0`;
+      headCells.push(el('th', { class: 'delta', attrs: { 'data-delta': column.id, title: deltaTitle }, text: `Δ ${column.label}` }));
     }
   }
-  const body = el('tbody');
-  for (const row of rows) {
-    const box = el('input', { attrs: { type: 'checkbox', 'aria-label': `Select ${row.title}` } });
-    box.checked = selected.has(row.key);
-    box.addEventListener('click', (event) => event.stopPropagation());
-    box.addEventListener('change', () => {
-      if (box.checked) selected.add(row.key);
-      else selected.delete(row.key);
+  return el('tr', {}, ...headCells);
+}
+
+/** A run's row (`group`: a member row of that group, indented). */
+function runRow(row: RunsTableRow, columns: readonly Column[], deltaSplit: (column: Column) => string | undefined, group?: string): HTMLElement {
+  const baselines = data?.baselines ?? {};
+  const box = el('input', { attrs: { type: 'checkbox', 'aria-label': `Select ${row.title}` } });
+  box.checked = selected.has(row.key);
+  box.addEventListener('click', (event) => event.stopPropagation());
+  box.addEventListener('change', () => {
+    if (box.checked) selected.add(row.key);
+    else selected.delete(row.key);
+    render();
+  });
+  const cells: HTMLElement[] = [el('td', {}, box)];
+  for (const column of columns) {
+    if (column.kind === 'tags') cells.push(tagChips(row));
+    else if (column.id === 'run') cells.push(el('td', { attrs: { 'data-col': 'run' } }, cellText(row, 'run'), badge(row)));
+    else cells.push(el('td', { attrs: { 'data-col': column.id }, class: column.kind === 'text' ? '' : 'num', text: cellText(row, column.id) }));
+    const split = deltaSplit(column);
+    if (split !== undefined) {
+      const delta = deltaCell(row, split, baselines);
+      cells.push(el('td', { class: `num delta${delta.className ? ` ${delta.className}` : ''}`, attrs: { 'data-delta': column.id, ...(delta.title ? { title: delta.title } : {}) }, text: delta.text }));
+    }
+  }
+  const isBaseline = baselineSplits(baselines, row.key).length > 0;
+  const classes = [selected.has(row.key) ? 'selected' : '', isBaseline ? 'baseline' : '', group !== undefined ? 'member' : ''].filter(Boolean).join(' ');
+  const tr = el('tr', { class: classes, attrs: { 'data-key': row.key, 'data-id': row.id, ...(group !== undefined ? { 'data-member-of': group } : {}), tabindex: '0', 'aria-selected': String(selected.has(row.key)) } }, ...cells);
+  tr.addEventListener('click', (event) => {
+    if (!(event.ctrlKey || event.metaKey)) selected.clear();
+    if (selected.has(row.key)) selected.delete(row.key);
+    else selected.add(row.key);
+    render();
+  });
+  tr.addEventListener('dblclick', () => channel.post('openDashboard', { runs: [row.key] }));
+  tr.addEventListener('keydown', (event) => {
+    if (event.key === 'Enter') channel.post('openDashboard', { runs: [row.key] });
+  });
+  return tr;
+}
+
+/** A group's row, then its runs when it is expanded. */
+function groupRowsOf(group: RunGroup, columns: readonly Column[], deltaSplit: (column: Column) => string | undefined): HTMLElement[] {
+  const expanded = state.expanded.includes(group.id);
+  const head = groupRow(group, {
+    columns,
+    expanded,
+    selected: group.rows.filter((r) => selected.has(r.key)).length,
+    hasDelta: (column) => deltaSplit(column) !== undefined,
+    onToggle: () => {
+      state.expanded = expanded ? state.expanded.filter((id) => id !== group.id) : [...state.expanded, group.id];
+      save();
       render();
-    });
-    const cells: HTMLElement[] = [el('td', {}, box)];
-    for (const column of columns) {
-      if (column.kind === 'tags') cells.push(tagChips(row));
-      else if (column.id === 'run') cells.push(el('td', { attrs: { 'data-col': 'run' } }, cellText(row, 'run'), badge(row)));
-      else cells.push(el('td', { attrs: { 'data-col': column.id }, class: column.kind === 'text' ? '' : 'num', text: cellText(row, column.id) }));
-      const split = deltaSplit(column);
-      if (split !== undefined) {
-        const delta = deltaCell(row, split, baselines);
-        cells.push(el('td', { class: `num delta${delta.className ? ` ${delta.className}` : ''}`, attrs: { 'data-delta': column.id, ...(delta.title ? { title: delta.title } : {}) }, text: delta.text }));
+      (tableHolder.querySelector(`tr.group[data-group="${CSS.escape(group.id)}"]`) as HTMLElement | null)?.focus();
+    },
+    onSelect: (checked) => {
+      for (const row of group.rows) {
+        if (checked) selected.add(row.key);
+        else selected.delete(row.key);
       }
-    }
-    const isBaseline = baselineSplits(baselines, row.key).length > 0;
-    const tr = el('tr', { class: `${selected.has(row.key) ? 'selected' : ''}${isBaseline ? ' baseline' : ''}`, attrs: { 'data-key': row.key, 'data-id': row.id, tabindex: '0', 'aria-selected': String(selected.has(row.key)) } }, ...cells);
-    tr.addEventListener('click', (event) => {
-      if (!(event.ctrlKey || event.metaKey)) selected.clear();
-      if (selected.has(row.key)) selected.delete(row.key);
-      else selected.add(row.key);
       render();
-    });
-    tr.addEventListener('dblclick', () => channel.post('openDashboard', { runs: [row.key] }));
-    tr.addEventListener('keydown', (event) => {
-      if (event.key === 'Enter') channel.post('openDashboard', { runs: [row.key] });
-    });
-    body.append(tr);
-  }
+    },
+  });
+  return [head, ...(expanded ? group.rows.map((row) => runRow(row, columns, deltaSplit, group.id)) : [])];
+}
+
+function render(): void {
+  if (!data) return;
+  const started = performance.now();
+  const all = data.rows;
+  const columns = shownColumns(all);
+  const groups = visibleGroups();
+  const rows = visibleRows();
+  const baselines = data.baselines;
+  const deltaSplit = (column: Column): string | undefined => (column.kind === 'eval' && baselines[column.id.slice(5)] !== undefined ? column.id.slice(5) : undefined);
+  const inGroups = state.group ? ` in ${groups.length} ${groups.length === 1 ? 'group' : 'groups'}` : '';
+  count.textContent = `${rows.length} of ${all.length} runs${inGroups}${baselinesText(all)}`;
+  const body = el('tbody');
+  if (state.group) for (const group of groups) body.append(...groupRowsOf(group, columns, deltaSplit));
+  else for (const row of rows) body.append(runRow(row, columns, deltaSplit));
   clear(tableHolder);
   tableHolder.append(
     rows.length === 0
       ? el('p', { class: 'muted empty', text: all.length === 0 ? 'No runs in this workspace yet (seedStudio.runs.include).' : 'No run matches the filter.' })
-      : el('table', { class: 'runs' }, el('thead', {}, el('tr', {}, ...headCells)), body),
+      : el('table', { class: `runs${state.group ? ' grouped' : ''}` }, el('thead', {}, headRow(columns, rows, deltaSplit)), body),
   );
   updateActions();
   channel.post('rendered', { rows: rows.length, ms: performance.now() - started });
@@ -276,7 +359,7 @@ pin.addEventListener('click', () => {
 exportCsv.addEventListener('click', () => {
   if (!data) return;
   const columns = shownColumns(data.rows).map((c) => c.id);
-  channel.post('exportCsv', { csv: runsCsv(visibleRows(), columns, data.baselines) });
+  channel.post('exportCsv', { csv: state.group ? groupsCsv(visibleGroups(), columns, data.baselines) : runsCsv(visibleRows(), columns, data.baselines) });
 });
 
 channel
@@ -285,6 +368,7 @@ channel
     const keys = new Set(rows.rows.map((r) => r.key));
     for (const key of [...selected]) if (!keys.has(key)) selected.delete(key);
     fillColumnSelect(rows.rows);
+    if (rows.rows.length > 0) fillGroupSelect(rows.rows);
     render();
   })
   .on('error', ({ message }) => {

@@ -149,7 +149,7 @@ export function columnOf(id: string): Column {
 }
 
 /** The value a cell sorts and compares by: a number where there is one, else text; undefined when empty. */
-function cellValue(row: RunsTableRow, id: string): number | string | undefined {
+export function cellValue(row: RunsTableRow, id: string): number | string | undefined {
   switch (id) {
     case 'run':
       return row.title;
@@ -176,7 +176,7 @@ function cellValue(row: RunsTableRow, id: string): number | string | undefined {
   return undefined;
 }
 
-function formatNumber(value: number): string {
+export function formatNumber(value: number): string {
   if (Number.isInteger(value)) return String(value);
   const abs = Math.abs(value);
   if (abs !== 0 && (abs < 1e-3 || abs >= 1e5)) return value.toExponential(2);
@@ -271,42 +271,67 @@ function csvField(value: string | number): string {
   return /[",\r\n]/.test(text) || /^[=+\-@\t]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }
 
+/** One CSV line (RFC 4180 quoting; a cell that starts like a formula is quoted). */
+export function csvLine(fields: readonly (string | number)[]): string {
+  return fields.map(csvField).join(',');
+}
+
 const pp = (x: number): number => Number((100 * x).toFixed(4));
+
+/** Whether a column is measured (a mean across runs means something): the step, a metric, an evaluation. */
+export function isMeasured(id: string): boolean {
+  return id === 'step' || id.startsWith('metric:') || id.startsWith('eval:');
+}
+
+/** Whether the CSV writes a column four wide (value, low, high, n): an evaluation, and with groups every measured
+ * column (its group lines hold the mean and the t-interval). */
+export const csvWide = (column: Column, grouped: boolean): boolean => column.kind === 'eval' || (grouped && isMeasured(column.id));
+
+/** Whether a column of the CSV has its four Δ fields after it (an evaluation whose split has a baseline). */
+export const csvDelta = (column: Column, baselines: Baselines): boolean => column.kind === 'eval' && baselines[column.id.slice(5)] !== undefined;
+
+/** The header: id, dir, then each column (see runsCsv); `grouped`: measured columns four wide. */
+export function csvHeader(columns: readonly Column[], baselines: Baselines, grouped = false): string[] {
+  const header = ['id', 'dir'];
+  for (const column of columns) {
+    if (csvWide(column, grouped)) header.push(`${column.label}`, `${column.label} low`, `${column.label} high`, `${column.label} n`);
+    else header.push(column.label);
+    if (csvDelta(column, baselines)) header.push(`Δ ${column.label} (pp)`, `Δ ${column.label} low`, `Δ ${column.label} high`, `Δ ${column.label} paired`);
+  }
+  return header;
+}
+
+/** A run's fields under csvHeader. */
+export function csvRunFields(row: RunsTableRow, columns: readonly Column[], baselines: Baselines, grouped = false): (string | number)[] {
+  const fields: (string | number)[] = [row.id, row.key];
+  for (const column of columns) {
+    if (column.kind === 'eval') {
+      const cell = row.evals[column.id.slice(5)];
+      fields.push(cell?.success ?? '', cell?.interval.low ?? '', cell?.interval.high ?? '', cell?.n ?? '');
+    } else {
+      const value = column.kind === 'tags' ? row.tags.join('; ') : column.id.startsWith('config:') ? (row.config[column.id.slice(7)] ?? '') : (cellValue(row, column.id) ?? '');
+      fields.push(value);
+      if (csvWide(column, grouped)) fields.push('', '', '');
+    }
+    if (csvDelta(column, baselines)) {
+      const split = column.id.slice(5);
+      const change = row.changes[split];
+      if (baselines[split] === row.key) fields.push('', '', '', 'baseline');
+      else if (change) fields.push(pp(change.change), pp(change.low), pp(change.high), String(change.paired));
+      else fields.push('', '', '', '');
+    }
+  }
+  return fields;
+}
 
 /**
  * The table as CSV (RFC 4180): the run's id and directory, then each column; an evaluation is four fields (success,
  * the interval's low and high, n) and, when its split has a baseline, four more: the change against the baseline in
  * points, its 95 % interval's low and high, and whether it is paired task by task (`baseline` on the baseline's row).
+ * Grouped runs: runGroups.ts's groupsCsv.
  */
 export function runsCsv(rows: readonly RunsTableRow[], columnIds: readonly string[], baselines: Baselines = {}): string {
   const columns = columnIds.map(columnOf);
-  const withDelta = (column: Column): boolean => column.kind === 'eval' && baselines[column.id.slice(5)] !== undefined;
-  const header = ['id', 'dir'];
-  for (const column of columns) {
-    if (column.kind === 'eval') header.push(`${column.label}`, `${column.label} low`, `${column.label} high`, `${column.label} n`);
-    else header.push(column.label);
-    if (withDelta(column)) header.push(`Δ ${column.label} (pp)`, `Δ ${column.label} low`, `Δ ${column.label} high`, `Δ ${column.label} paired`);
-  }
-  const lines = [header.map(csvField).join(',')];
-  for (const row of rows) {
-    const fields: (string | number)[] = [row.id, row.key];
-    for (const column of columns) {
-      if (column.kind === 'eval') {
-        const cell = row.evals[column.id.slice(5)];
-        fields.push(cell?.success ?? '', cell?.interval.low ?? '', cell?.interval.high ?? '', cell?.n ?? '');
-      } else {
-        const value = column.kind === 'tags' ? row.tags.join('; ') : column.id.startsWith('config:') ? (row.config[column.id.slice(7)] ?? '') : (cellValue(row, column.id) ?? '');
-        fields.push(value);
-      }
-      if (withDelta(column)) {
-        const split = column.id.slice(5);
-        const change = row.changes[split];
-        if (baselines[split] === row.key) fields.push('', '', '', 'baseline');
-        else if (change) fields.push(pp(change.change), pp(change.low), pp(change.high), String(change.paired));
-        else fields.push('', '', '', '');
-      }
-    }
-    lines.push(fields.map(csvField).join(','));
-  }
+  const lines = [csvLine(csvHeader(columns, baselines)), ...rows.map((row) => csvLine(csvRunFields(row, columns, baselines)))];
   return `${lines.join('\n')}\n`;
 }
