@@ -5,7 +5,8 @@ import type { RunEntry } from '../runs/runsModel';
 import type { ProgressHandle, RunSession } from './core/runSession';
 import { progressText } from './core/progressText';
 
-/** The session's progress notification; `stop` asks the run to stop (Cancel). */
+/** The session's progress notification, titled "SEED": each message starts with the run's title
+ * (notificationMessage); `stop` asks the run to stop (Cancel). */
 export function showRunProgress(session: RunSession, initial: string, stop: () => void): void {
     if (session.progress) return;
     let fractionSoFar = 0;
@@ -27,7 +28,7 @@ export function showRunProgress(session: RunSession, initial: string, stop: () =
     session.progress = handle;
     void vscode.window.withProgress(
       // Untrusted workspace: runs are read-only, so the notification cannot stop the run.
-      { location: vscode.ProgressLocation.Notification, title: `SEED ${session.runId}`, cancellable: vscode.workspace.isTrusted },
+      { location: vscode.ProgressLocation.Notification, title: 'SEED', cancellable: vscode.workspace.isTrusted },
       (progress, token) =>
         new Promise<void>((resolve) => {
           finish = resolve;

@@ -12,6 +12,7 @@ import { RunSession, type LaunchRequest, type RunLifetime } from './core/runSess
 import { isStaleReading, launchedSession, reattachedSession, type SessionOutcome } from './core/sessionMachine';
 import { LaunchedRuns } from './launchedRuns';
 import { latestSuccess, progressFraction, progressMessage, showRunProgress } from './runProgress';
+import { notificationMessage, statusBarText } from './core/progressText';
 import { trainerEnv } from '../python/trainerSettings';
 import type { Stage } from '../runs/shared/types';
 import { isLive, type RunChangeEvent, type RunEntry, type RunsModel } from '../runs/runsModel';
@@ -194,7 +195,7 @@ export class TrainerHost implements vscode.Disposable {
       return;
     }
     if (session.ended || !isLive(entry.state)) return;
-    session.progress?.report(progressMessage(entry), progressFraction(entry));
+    session.progress?.report(notificationMessage(this.runs.title(entry.dir), progressMessage(entry)), progressFraction(entry));
     if (event.change && (event.change.metrics.length > 0 || event.change.events.length > 0)) this.focus = entry.dir;
     this.updateStatusBar();
   }
@@ -331,8 +332,9 @@ export class TrainerHost implements vscode.Disposable {
 
   // ---- progress and status bar -------------------------------------------------------------------------------------
 
+  // The notification and the status bar name the run by the Runs tree's title (its id until run.json is read).
   private showProgress(session: RunSession, initial: string): void {
-    showRunProgress(session, initial, () => void this.stop(session.dir));
+    showRunProgress(session, notificationMessage(this.runs.title(session.dir), initial), () => void this.stop(session.dir));
   }
 
   private updateStatusBar(): void {
@@ -346,11 +348,13 @@ export class TrainerHost implements vscode.Disposable {
     const entry = this.runs.get(focus.dir);
     const manifest = entry?.index.manifest;
     const stopping = focus.stopRequested || manifest?.status === 'stopping';
-    const icon = stopping ? '$(debug-pause)' : '$(loading~spin)';
-    const step = manifest?.progress ? ` ${manifest.progress.step}/${manifest.progress.total ?? '?'}` : '';
-    const success = latestSuccess(entry);
-    const more = live.length > 1 ? ` +${live.length - 1}` : '';
-    this.statusBar.text = `${icon} SEED ${manifest?.name ?? focus.runId}${step}${success}${more}`;
+    const progress = manifest?.progress;
+    this.statusBar.text = statusBarText(this.runs.title(focus.dir), {
+      stopping,
+      ...(progress ? { progress: { step: progress.step, total: progress.total } } : {}),
+      success: latestSuccess(entry),
+      others: live.length - 1,
+    });
     const tooltip = new vscode.MarkdownString(undefined, true);
     tooltip.isTrusted = false;
     tooltip.appendText(`${focus.runId}\n`);

@@ -96,7 +96,7 @@ async function trainAndWatch(session: CodeServerSession, python: string): Promis
   });
 
   // The status bar follows the run once the trainer has written run.json and its first update.
-  const status = page.locator('.statusbar-item', { hasText: /SEED tiny-grpo \d+\/100000/ }).first();
+  const status = page.locator('.statusbar-item', { hasText: /SEED tiny-grpo · grpo \d+\/100000/ }).first();
   await during('waiting for the run in the status bar and the Runs view', async () => {
     await status.waitFor({ state: 'visible', timeout: 90_000 });
     await activity.click({ force: true }); // the run-count badge covers the icon
