@@ -1,8 +1,8 @@
 // Values the schema accepts but no run of this field could mean: `rollout.group_size: 4000000` is a valid integer
 // and 16 million episodes per update. A warning at the value (not an error: the trainer accepts it, and a user with
 // the hardware may mean it), with the number of episodes or tokens it asks for and what the papers use. No `vscode`.
-import { loadYaml } from '../../common/core/lazyRequire';
 import type { ExperimentProblem } from './experimentSchema';
+import { parsedDocument } from './experimentYaml';
 import { LineMap } from './experimentText';
 
 interface Bound {
@@ -32,13 +32,8 @@ function episodesPerUpdate(value: Record<string, unknown>): number | undefined {
 }
 
 export function budgetProblems(text: string): ExperimentProblem[] {
-  let document;
-  try {
-    document = loadYaml().parseDocument(text, { prettyErrors: false });
-  } catch {
-    return [];
-  }
-  if (document.errors.length > 0) return [];
+  const document = parsedDocument(text);
+  if (!document) return [];
   const value = document.toJS() as unknown;
   if (!value || typeof value !== 'object' || Array.isArray(value)) return [];
   const lines = new LineMap(text);

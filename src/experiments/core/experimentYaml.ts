@@ -300,3 +300,14 @@ export function readExperimentText(text: string): ExperimentData {
   const value = builder.value(root, [], 0);
   return { value, located: builder.located, lines, rootRange: builder.located.values.get(pathKey([])) };
 }
+
+/** The YAML document of an experiment text for the warnings that read single nodes with their ranges (model.path,
+ * values past a plausible budget); undefined when it does not parse (the schema's errors speak then). */
+export function parsedDocument(text: string): ReturnType<ReturnType<typeof loadYaml>['parseDocument']> | undefined {
+  try {
+    const document = loadYaml().parseDocument(text, { prettyErrors: false });
+    return document.errors.length > 0 ? undefined : document;
+  } catch {
+    return undefined;
+  }
+}

@@ -5,8 +5,8 @@
 import { existsSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { loadYaml } from '../../common/core/lazyRequire';
 import type { ExperimentProblem } from './experimentSchema';
+import { parsedDocument } from './experimentYaml';
 import { LineMap } from './experimentText';
 
 export const BUILTIN_PREFIX = 'builtin:';
@@ -73,13 +73,8 @@ function expandHome(value: string): string {
 
 /** The problem of `model.path` in an experiment text whose file is in `baseDir`, if any. */
 export function modelPathProblems(text: string, baseDir: string): ExperimentProblem[] {
-  let document;
-  try {
-    document = loadYaml().parseDocument(text, { prettyErrors: false });
-  } catch {
-    return [];
-  }
-  if (document.errors.length > 0) return [];
+  const document = parsedDocument(text);
+  if (!document) return [];
   const node = document.getIn(['model', 'path'], true) as { value?: unknown; range?: [number, number, number] } | undefined;
   const value = node?.value;
   if (typeof value !== 'string' || !value || !node?.range) return [];
