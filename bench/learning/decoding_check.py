@@ -5,8 +5,10 @@ Reads three final_eval reports made from the same start weights on the same 500 
 - the stored sampled finals (0.4): GRPO's in bench/results/final_eval.json, SEED-`expected`'s in
   bench/results/final_eval-expected.json;
 - `--greedy`: final_eval.py `--greedy` of re-runs of the same seeds (learning.py, `--keep-checkpoints 5`);
-- `--reproduced` (optional): final_eval.py at 0.4 of some of those re-runs, which must give the stored outcomes task
-  for task — the re-runs are the stored runs, so the greedy finals belong to them.
+- `--reproduced` (optional): final_eval.py at 0.4 of some of those re-runs, checked task for task against the stored
+  outcomes: where they agree the greedy finals belong to the stored runs;
+- `--sampled` (optional): final_eval.py at 0.4 of the same re-runs as `--greedy`, used instead of the stored reports
+  when the re-runs did not reproduce them (then the comparison is within the re-runs only).
 
 Per seed it takes SEED − GRPO over both splits' paired tasks at 0.4 and greedy, and their difference (greedy − 0.4):
 the gain shrinks under greedy decoding when that difference is negative. Over the seeds: the mean and its 95 %
@@ -66,6 +68,7 @@ def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--greedy", type=Path, required=True)
     p.add_argument("--reproduced", type=Path)
+    p.add_argument("--sampled", type=Path, help="the re-runs' own finals at 0.4, instead of the stored reports")
     p.add_argument("--grpo", type=Path, default=RESULTS / "final_eval.json")
     p.add_argument("--own", type=Path, default=RESULTS / "final_eval-expected.json")
     p.add_argument("--out", type=Path, default=RESULTS / "decoding_check.json")
@@ -80,14 +83,16 @@ def main(argv=None) -> int:
             greedy.get("tasks_per_split"),
         ):
             raise SystemExit(f"{path} and {args.greedy} were not made from the same weights and task count")
-    sampled = sampled_report(grpo, own)
+    stored = sampled_report(grpo, own)
+    sampled = read(args.sampled) if args.sampled else stored
     seeds = sorted(set(outcomes(greedy, "seed")) & set(outcomes(greedy, "grpo")))
     result = {
         "benchmark": "decoding_check",
         "weights": greedy["weights"],
         "tasks_per_split": greedy["tasks_per_split"],
         "seeds": seeds,
-        "reproduced": reproduction(read(args.reproduced), sampled) if args.reproduced else {},
+        "sampled_from": str(args.sampled) if args.sampled else "the stored reports",
+        "reproduced": reproduction(read(args.reproduced), stored) if args.reproduced else {},
         "success": {
             decoding: {a: pooled(report, a, seeds) for a in ("grpo", "seed")}
             for decoding, report in (("sampled 0.4", sampled), ("greedy", greedy))

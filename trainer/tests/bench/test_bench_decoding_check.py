@@ -65,3 +65,21 @@ def test_a_sampled_report_is_refused_as_the_greedy_one(tmp_path):
     path.write_text(json.dumps(_report(GREEDY)), encoding="utf-8")
     with pytest.raises(SystemExit, match="not a greedy report"):
         decoding_check.main(["--greedy", str(path), "--out", str(tmp_path / "o.json")])
+
+
+def test_the_re_runs_own_sampled_finals_replace_the_stored_ones(tmp_path):
+    # --sampled: the re-runs did not reproduce the stored finals, so the comparison stays within the re-runs
+    paths = {}
+    for name, report in {
+        "greedy": _report(GREEDY, greedy=True),
+        "sampled": _report(GREEDY),  # the same outcomes at 0.4 as greedy: the gain does not change
+        "grpo": _report(SAMPLED_GRPO),
+        "own": _report(SAMPLED_SEED),
+    }.items():
+        paths[name] = tmp_path / f"{name}.json"
+        paths[name].write_text(json.dumps(report), encoding="utf-8")
+    out = tmp_path / "out.json"
+    decoding_check.main([*(f"--{k}={paths[k]}" for k in ("greedy", "sampled", "grpo", "own")), "--out", str(out)])
+    result = json.loads(out.read_text(encoding="utf-8"))
+    assert result["sampled_from"] == str(paths["sampled"])
+    assert result["greedy_minus_sampled"]["by_seed"] == pytest.approx([0.0, 0.0])
