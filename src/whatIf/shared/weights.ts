@@ -5,7 +5,7 @@
 // keep a few), the kept weights nearest to it in updates are used — the run's starting model counting as step 0, the
 // earlier of two as near — and the viewer says so. One rule for both scorers: the extension picks the step and hands
 // it to the trainer (`--checkpoint`), whose own default is the same rule (`nearest_kept` in
-// trainer/seed_trainer/checkpoints/folder.py); test/fixtures/whatif/weights-rule.json holds the cases both test
+// trainer/seed_trainer/runlog/layout.py); test/fixtures/whatif/weights-rule.json holds the cases both test
 // suites check. No vscode or Node imports: the webview uses it too.
 
 /** The checkpoint step whose weights scored (an evaluation: played) a trajectory (0: the run's starting model). */

@@ -6,7 +6,6 @@ What one checkpoint holds, and saving and loading it, is `checkpoints/checkpoint
 from __future__ import annotations
 
 import shutil
-from collections.abc import Iterable
 from pathlib import Path
 
 from seed_trainer.checkpoints.checkpoint import OPTIMIZER_FILE, RNG_FILE, STATE_FILE, is_adapter, read_state
@@ -100,10 +99,3 @@ def set_aside_broken(directory: Path, why: str = "broken") -> str:
     shutil.rmtree(aside, ignore_errors=True)
     directory.rename(aside)
     return aside.name
-
-
-def nearest_kept(kept: Iterable[int], wanted: int) -> int | None:
-    """Of the kept steps (0: the starting model), the one nearest to `wanted` in updates, the earlier of two as near;
-    None when none is kept. The extension applies the same rule (src/whatIf/shared/weights.ts `nearestKept`; the
-    cases both check: test/fixtures/whatif/weights-rule.json)."""
-    return min(kept, key=lambda step: (abs(step - wanted), step), default=None)

@@ -13,7 +13,7 @@ student and the teacher prompt, through the trainer's own teacher pass (`Policy.
 Which weights: Stage-2 update k's gates were computed by π_old, the weights after update k − 1, so the default is
 checkpoint step-(k−1), and for update 1 the run's starting model; Stage-1 trajectories were sampled by the run's model.
 A pruned step-(k−1) is replaced by the kept weights nearest to it in updates (the starting model counting as step 0,
-the earlier of two as near: checkpoints/folder.py `nearest_kept`); the record's `export` names the weights used.
+the earlier of two as near: runlog/layout.py `nearest_kept`); the record's `export` names the weights used.
 """
 
 from __future__ import annotations
@@ -26,10 +26,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from seed_trainer.algo.variants import gate_beta
-from seed_trainer.checkpoints.folder import nearest_kept
 from seed_trainer.experiment.config import ExperimentConfig
 from seed_trainer.experiment.loading import experiment_from_data
 from seed_trainer.runlog import layout
+from seed_trainer.runlog.layout import nearest_kept
 from seed_trainer.runlog.reader import RunReader
 from seed_trainer.runlog.schemas import SchemaSet
 from seed_trainer.runlog.tokens import decode_int32

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -124,3 +125,10 @@ class RunPaths:
             return path.relative_to(self.root).as_posix()
         except ValueError:
             return str(path)
+
+
+def nearest_kept(kept: Iterable[int], wanted: int) -> int | None:
+    """Of the kept steps (0: the starting model), the one nearest to `wanted` in updates, the earlier of two as near;
+    None when none is kept. The extension applies the same rule (src/whatIf/shared/weights.ts `nearestKept`; the
+    cases both check: test/fixtures/whatif/weights-rule.json)."""
+    return min(kept, key=lambda step: (abs(step - wanted), step), default=None)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from seed_trainer.checkpoints.folder import nearest_kept
+from seed_trainer.runlog.layout import nearest_kept
 
 CASES = Path(__file__).resolve().parents[3] / "test" / "fixtures" / "whatif" / "weights-rule.json"
 
