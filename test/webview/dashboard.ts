@@ -111,6 +111,10 @@ export const dashboardTests: TestCase[] = [
       const rows = Array.from({ length: 30 }, (_, i) => quantileRow(i + 1, i === 6 ? 50 : -0.01 * (i + 1)));
       await view.send('metrics', { run: a.key, rows, reset: true });
       await view.send('metrics', { run: b.key, rows: rows.slice(0, 10), reset: true });
+      // Wait for both runs' boxes, not for a first redraw (it may come before the second run's rows arrive).
+      for (let tries = 0; (await chartDrawn(view, 'delta-quantiles').catch(() => ({ boxes: 0 }))).boxes !== 40 && tries < 100; tries += 1) {
+        await view.page.waitForTimeout(100); // redraws are throttled to 4 a second
+      }
       await rendered(view, 1);
       for (const chart of ['gate-quantiles', 'delta-quantiles']) {
         assert.equal((await chartState(view, chart)).hidden, false, chart);
