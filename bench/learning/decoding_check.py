@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import statistics
 import sys
 from pathlib import Path
 
@@ -28,6 +29,8 @@ from controls_verdict import difference_of_differences, outcomes, seed_differenc
 from seed_bench import REPO
 from seed_bench.report import write_report
 from seed_bench.stats import wilson
+
+T975 = 1.96  # thousands of tasks: the normal quantile
 
 RESULTS = REPO / "bench" / "results"
 SPLITS = ("valid_seen", "valid_unseen")
@@ -56,6 +59,21 @@ def pooled(report: dict, algorithm: str, seeds: list[int]) -> dict:
     """Success over the seeds' and both splits' episodes, with its Wilson interval."""
     played = "".join(report["outcomes"][f"{algorithm}/{s}/{split}"]["success"] for s in seeds for split in SPLITS)
     return wilson(played.count("1"), len(played))
+
+
+def task_level(greedy: dict, sampled: dict, seeds: list[int]) -> dict:
+    """(SEED − GRPO at greedy) − (SEED − GRPO at 0.4) per task, pooled over the seeds' and both splits' tasks, in
+    points, with a t-interval over the tasks: the evaluation noise only (the seed-to-seed spread is not in it; the
+    seed-level interval is `greedy_minus_sampled`)."""
+    diffs = []
+    for seed in seeds:
+        for split in SPLITS:
+            g = [greedy["outcomes"][f"{a}/{seed}/{split}"]["success"] for a in ("seed", "grpo")]
+            s = [sampled["outcomes"][f"{a}/{seed}/{split}"]["success"] for a in ("seed", "grpo")]
+            diffs += [100.0 * ((int(a) - int(b)) - (int(c) - int(d))) for a, b, c, d in zip(*g, *s)]
+    mean = statistics.fmean(diffs)
+    half = T975 * statistics.stdev(diffs) / len(diffs) ** 0.5
+    return {"tasks": len(diffs), "d": mean, "lo": mean - half, "hi": mean + half}
 
 
 def gain(report: dict, seeds: list[int]) -> dict:
@@ -101,6 +119,7 @@ def main(argv=None) -> int:
             decoding: gain(report, seeds) for decoding, report in (("sampled 0.4", sampled), ("greedy", greedy))
         },
         "greedy_minus_sampled": difference_of_differences(greedy, sampled),
+        "greedy_minus_sampled_task_level": task_level(greedy, sampled, seeds),
     }
     write_report(result, args.out)
     print(json.dumps({k: v for k, v in result.items() if k != "reproduced"}, indent=2))

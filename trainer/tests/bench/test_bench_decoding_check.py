@@ -56,6 +56,9 @@ def test_the_gain_at_each_decoding_and_its_change(tmp_path):
     assert result["seed_minus_grpo"]["greedy"]["by_seed"] == pytest.approx([25.0, 0.0])
     assert result["greedy_minus_sampled"]["by_seed"] == pytest.approx([-25.0, -25.0])
     assert result["greedy_minus_sampled"]["d"] == pytest.approx(-25.0)
+    # per task: seed 0 valid_seen task 2 and seed 1 valid_unseen task 1 lose their SEED − GRPO edge under greedy
+    assert result["greedy_minus_sampled_task_level"]["tasks"] == 8
+    assert result["greedy_minus_sampled_task_level"]["d"] == pytest.approx(-25.0)
     assert result["success"]["greedy"]["grpo"]["p"] == pytest.approx(6 / 8)
     assert result["reproduced"] == {"grpo/0/valid_seen": True, "seed/0/valid_unseen": False}
 
