@@ -21,16 +21,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import statistics
 import sys
 from pathlib import Path
 
 from controls_verdict import difference_of_differences, outcomes, seed_differences, t_contrast
 from seed_bench import REPO
 from seed_bench.report import write_report
-from seed_bench.stats import wilson
-
-T975 = 1.96  # thousands of tasks: the normal quantile
+from seed_bench.stats import interval, wilson
 
 RESULTS = REPO / "bench" / "results"
 SPLITS = ("valid_seen", "valid_unseen")
@@ -71,9 +68,8 @@ def task_level(greedy: dict, sampled: dict, seeds: list[int]) -> dict:
             g = [greedy["outcomes"][f"{a}/{seed}/{split}"]["success"] for a in ("seed", "grpo")]
             s = [sampled["outcomes"][f"{a}/{seed}/{split}"]["success"] for a in ("seed", "grpo")]
             diffs += [100.0 * ((int(a) - int(b)) - (int(c) - int(d))) for a, b, c, d in zip(*g, *s)]
-    mean = statistics.fmean(diffs)
-    half = T975 * statistics.stdev(diffs) / len(diffs) ** 0.5
-    return {"tasks": len(diffs), "d": mean, "lo": mean - half, "hi": mean + half}
+    spread = interval(diffs)
+    return {"tasks": len(diffs), "d": spread["mean"], "lo": spread["lo"], "hi": spread["hi"]}
 
 
 def gain(report: dict, seeds: list[int]) -> dict:
