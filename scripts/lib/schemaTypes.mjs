@@ -32,6 +32,7 @@ const ROOT_NAMES = {
   lock: 'RunLock',
   metric: 'MetricRow',
   'onnx-export': 'OnnxExportMeta',
+  premise: 'PremiseReport',
   run: 'RunManifest',
   skill: 'SkillRecord',
   tags: 'RunTags',

@@ -27,6 +27,7 @@ from seed_trainer.doctor import add_arguments as add_doctor_arguments
 from seed_trainer.experiment.config import ExperimentError, experiment_json_schema
 from seed_trainer.experiment.loading import load_experiment
 from seed_trainer.models import holds_model
+from seed_trainer.premise.command import add_arguments as premise_arguments
 from seed_trainer.stages.commands import cmd_collect, cmd_eval, cmd_resume, cmd_sft, cmd_train
 
 
@@ -77,6 +78,18 @@ def _cmd_export(args: argparse.Namespace) -> int:
         sys.stderr.write(f"error: export failed: {type(exc).__name__}: {exc}\n")
         return 1
     sys.stdout.write(json.dumps({"type": "exported", "format": args.format, "path": str(out)}) + "\n")
+    return 0
+
+
+def _cmd_premise(args: argparse.Namespace) -> int:
+    from seed_trainer.premise.command import write_report
+    from seed_trainer.runlog import RunFormatError
+
+    try:
+        write_report(args)
+    except (RunFormatError, OSError, ValueError) as exc:
+        sys.stderr.write(f"error: {exc}\n")
+        return 2
     return 0
 
 
@@ -222,6 +235,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     rescore.add_argument("--device", help="cpu, cuda, cuda:N (default: the run's model.device)")
     rescore.set_defaults(func=_cmd_rescore)
+
+    premise = commands.add_parser(
+        "premise",
+        help="premise check before training: does a hindsight skill raise the log-probability of what worked and "
+        "lower that of mistakes? forward passes only; writes a JSON report (schemas/premise.schema.json)",
+    )
+    premise_arguments(premise)
+    premise.set_defaults(func=_cmd_premise)
 
     verl = commands.add_parser(
         "export-verl",

@@ -43,6 +43,8 @@ def test_light_commands_do_not_import_torch(tmp_path):
         # what-if rescoring refused for its input: a control character in the skill, a folder that is no run
         (["rescore", str(tmp_path), "--trajectory", "x", "--skill", "look\u0007"], 2),
         (["rescore", str(tmp_path), "--trajectory", "x", "--skill", "x"], 2),
+        # the premise check refused for its input
+        (["premise", "--model", str(tmp_path / "missing"), "--out", str(tmp_path / "p.json")], 2),
     ]
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(TRAINER), os.environ.get("PYTHONPATH", "")])}
     out = subprocess.run(

@@ -32,6 +32,7 @@ RECORD_SCHEMAS = (
     "onnx-export",
     "whatif",
     "tags",
+    "premise",
 )
 ENV_VAR = "SEED_SCHEMAS_DIR"
 _MARKER = "run.schema.json"

@@ -114,7 +114,8 @@ class Tokenized:
     response_ids: list[int]
 
 
-def _end_of_turn_id(policy: Policy) -> int:
+def end_of_turn_id(policy: Policy) -> int:
+    """The token that ends an assistant turn (ChatML `<|im_end|>`, else end of sequence): SFT replies end with it."""
     tokenizer = policy.tokenizer
     im_end = tokenizer.convert_tokens_to_ids("<|im_end|>")
     if isinstance(im_end, int) and im_end != tokenizer.unk_token_id and im_end is not None:
@@ -125,7 +126,7 @@ def _end_of_turn_id(policy: Policy) -> int:
 def tokenize(policy: Policy, examples: Iterable[SftExample], max_length: int) -> tuple[list[Tokenized], int]:
     """(prompt through the chat template, reply + end-of-turn token); prompts are left-truncated to fit `max_length`.
     Returns the tokenized examples and how many were dropped because the reply alone does not fit."""
-    end = _end_of_turn_id(policy)
+    end = end_of_turn_id(policy)
     out, dropped = [], 0
     for example in examples:
         response = policy.tokenizer.encode(example.target, add_special_tokens=False) + [end]

@@ -253,27 +253,35 @@ class Demonstrator:
     # -- mistakes ---------------------------------------------------------------------------------------------
 
     def _mistake(self, right: Decision) -> Decision | None:
-        inst, s, m = self.instance, self.env.state, self.memory
+        m = self.memory
         if m.last_invalid is not None and self.rng.random() < self.repeat_invalid:
             return Decision("invalid", right.think, m.last_invalid, "invalid")
+        options = self.mistake_options(right, self.rng, self.rates)
+        options = [d for d in options if self.rng.random() < self.rates[d.mistake]]
+        return self.rng.choice(options) if options else None
+
+    def mistake_options(self, right: Decision, rng: random.Random, kinds=MISTAKES) -> list[Decision]:
+        """The mistakes of `kinds` that apply where `right` is the correct step, one per kind (a random one of its
+        variants, drawn from `rng`); the premise check scores each against `right`."""
+        inst, s, m = self.instance, self.env.state, self.memory
         options: list[Decision] = []
         here = s.location
-        if "revisit" in self.rates and right.kind == "search":
+        if "revisit" in kinds and right.kind == "search":
             back = sorted(
                 r for r in m.checked if r != here and not any(object_type(o) == inst.obj for o in m.seen.get(r, []))
             )
             if back:
-                r = self.rng.choice(back)
+                r = rng.choice(back)
                 options.append(
                     Decision("search", right.think.rsplit(" in ", 1)[0] + f" in {r}.", f"go to {r}", "revisit")
                 )
-        if "skip_open" in self.rates and right.kind == "open":
+        if "skip_open" in kinds and right.kind == "open":
             nxt = [r for r in search_order(inst) if r not in m.checked and r != here]
             if nxt:
                 options.append(
                     Decision("search", f"Look for a {inst.obj} in {nxt[0]}.", f"go to {nxt[0]}", "skip_open")
                 )
-        if "skip_transform" in self.rates and right.kind == "go_tool":
+        if "skip_transform" in kinds and right.kind == "go_tool":
             target = target_receptacles(inst)[0]
             options.append(
                 Decision(
@@ -283,19 +291,18 @@ class Demonstrator:
                     "skip_transform",
                 )
             )
-        if "wrong_object" in self.rates and right.kind == "take" and here is not None:
+        if "wrong_object" in kinds and right.kind == "take" and here is not None:
             others = [o for o in self.env.visible_objects(here) if object_type(o) != inst.obj]
             if others:
-                other = self.rng.choice(others)
+                other = rng.choice(others)
                 options.append(
                     Decision("take", f"Here is the {other}; take it.", f"take {other} from {here}", "wrong_object")
                 )
-        if "invalid" in self.rates:
-            options.append(self._invalid_variant(right))
-        options = [d for d in options if self.rng.random() < self.rates[d.mistake]]
-        return self.rng.choice(options) if options else None
+        if "invalid" in kinds:
+            options.append(self._invalid_variant(right, rng))
+        return options
 
-    def _invalid_variant(self, right: Decision) -> Decision:
+    def _invalid_variant(self, right: Decision, rng: random.Random) -> Decision:
         """A plausible command that is not admissible here, keeping the step's reasoning."""
         inst, s = self.instance, self.env.state
         here = s.location
@@ -315,7 +322,7 @@ class Demonstrator:
                 candidates.append(f"{VERB[inst.task_type]} {s.holding} with {tool}")
         admissible = set(self.env.admissible_actions())
         candidates = [c for c in candidates if c not in admissible] or ["go to the room"]
-        return Decision(right.kind, right.think, self.rng.choice(candidates), "invalid")
+        return Decision(right.kind, right.think, rng.choice(candidates), "invalid")
 
     # -- one step --------------------------------------------------------------------------------------------
 

@@ -1,0 +1,107 @@
+"""The household states of the premise check where the environment knows the expert action a* and a mistake m.
+
+Per task, two attempts by the demonstrator (envs/household/demonstrator.py):
+- attempt A plays with mistakes at a fixed rate; the skills are written about it (the oracle analyzer's from the ground
+  truth, the model's own from the analysis prompt), so a skill is about *another attempt at this task* and cannot
+  simply name the a* of a state it is scored on;
+- attempt B plays without mistakes; at each of its states the correct step a* is paired with every mistake kind that
+  applies there (one variant each, `Demonstrator.mistake_options`), each written as a whole policy response
+  `<think>…</think><action>…</action>`.
+Deterministic in (split, seed, task count).
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from dataclasses import dataclass, field
+
+from seed_trainer.algo.prompts import build_step_prompt
+from seed_trainer.algo.skills import AnalysisStep, build_analysis_prompt
+from seed_trainer.envs.household import HouseholdTasks
+from seed_trainer.envs.household.demonstrator import MISTAKES, Demonstrator, demonstrate
+from seed_trainer.envs.household.oracle_analysis import analysis_reply
+
+# Attempt A's mistake rates: high enough that about half the attempts fail within 20 steps (55 % of 60 dev tasks won
+# at these rates, 92 % at 0.15 / 0.3), so both outcomes and both kinds of skill (workflow, mistakes) occur.
+ATTEMPT_A_RATES = {kind: 0.3 for kind in MISTAKES}
+ATTEMPT_A_REPEAT = 0.5
+
+
+@dataclass(frozen=True)
+class Candidate:
+    kind: str  # `expert` or a mistake kind
+    response: str  # the whole response, <think>…</think><action>…</action>
+    action: str
+
+
+@dataclass(frozen=True)
+class State:
+    step: int
+    prompt: str  # h_t, the plain step prompt
+    expert: Candidate
+    mistakes: tuple[Candidate, ...]
+
+
+@dataclass
+class TaskStates:
+    task_id: str
+    task_type: str
+    task: str  # the task sentence
+    attempt_a_won: bool
+    attempt_a_steps: int
+    analysis_prompt: str  # attempt A through the analysis prompt (what the model's own skill answers)
+    oracle_skill: str  # the oracle analyzer's skill of attempt A
+    states: list[State] = field(default_factory=list)
+
+
+def household_states(split: str, tasks: int, seed: int, *, max_steps: int, history: int) -> list[TaskStates]:
+    source = HouseholdTasks(max_steps=max_steps)
+    out = []
+    for index, spec in enumerate(source.sample(split, tasks, seed=seed)):
+        rng = random.Random(f"premise|{split}|{seed}|{index}")
+        env_a = source.make(spec)
+        first, won = demonstrate(env_a, rng, ATTEMPT_A_RATES, ATTEMPT_A_REPEAT)
+        described = env_a.reset()[0]
+        task_id, task = described.id, described.description
+        commands = [decision.action for _, decision in first]
+        reply = json.loads(analysis_reply(spec.instance, commands, [True] * len(commands), won))
+        analysis = build_analysis_prompt(
+            task, 1.0 if won else 0.0, [AnalysisStep(obs.text, d.response, True) for obs, d in first]
+        )
+        item = TaskStates(task_id, spec.task_type, task, won, len(first), analysis, reply["episode_skill"])
+        item.states = _expert_states(source, spec, task, rng, history)
+        out.append(item)
+    return out
+
+
+def _expert_states(source: HouseholdTasks, spec, task: str, rng: random.Random, history: int) -> list[State]:
+    """Attempt B: the demonstrator without mistakes; each state with its applicable mistakes."""
+    env = source.make(spec)
+    _task, observation = env.reset()
+    agent = Demonstrator(env, rng)
+    past: list[tuple[str, str]] = []
+    states = []
+    for t in range(env.max_steps):
+        right = agent.decide()
+        prompt = build_step_prompt(
+            task=task,
+            observation=observation.text,
+            admissible_actions=observation.admissible_actions,
+            history=past,
+            history_length=history,
+        )
+        mistakes = tuple(
+            Candidate(d.mistake or "mistake", d.response, d.action)
+            for d in agent.mistake_options(right, rng)
+            if d.action != right.action
+        )
+        if mistakes:
+            states.append(State(t, prompt, Candidate("expert", right.response, right.action), mistakes))
+        result = env.step(right.action)
+        agent.after(right, result.observation.text)
+        past.append((observation.text, right.action))
+        observation = result.observation
+        if result.done:
+            break
+    return states
