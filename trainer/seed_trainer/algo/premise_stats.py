@@ -134,6 +134,13 @@ def token_kinds(text: str, offsets: Sequence[tuple[int, int]]) -> list[str]:
     ]
 
 
+def decoded_spans(decode: Callable[[list[int]], str], ids: Sequence[int]) -> tuple[str, list[tuple[int, int]]]:
+    """The text of `ids` and each token's character span in it, from decoding growing prefixes (`decode` should skip
+    special tokens: they get empty spans). Quadratic in the length: meant for one response of a few dozen tokens."""
+    ends = [len(decode(list(ids[: k + 1]))) for k in range(len(ids))]
+    return decode(list(ids)), list(zip([0, *ends[:-1]], ends))
+
+
 def gate(delta: float, beta: float) -> float:
     """g = σ(β·Δ), the distillation gate of one token."""
     z = beta * delta

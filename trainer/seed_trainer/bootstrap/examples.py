@@ -26,6 +26,7 @@ class Example:
     prompt: str  # the user turn
     response: str  # the assistant turn (trained on)
     kind: str  # step | analysis
+    mistake: str | None = None  # a step's injected mistake kind (demonstrator.MISTAKES), None when it is correct
 
 
 def _noise_profile(rng: random.Random, config: BootstrapConfig, boost: float = 0.0) -> tuple[dict[str, float], float]:
@@ -48,7 +49,7 @@ def step_examples(task: str, steps, history: int, wrap=None, step_prompt=build_s
         )
         if wrap is not None:
             prompt = wrap(prompt)
-        examples.append(Example(prompt, decision.response, "step"))
+        examples.append(Example(prompt, decision.response, "step", decision.mistake))
         past.append((observation.text, decision.action))
     return examples
 

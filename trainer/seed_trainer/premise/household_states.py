@@ -16,10 +16,10 @@ import json
 import random
 from dataclasses import dataclass, field
 
-from seed_trainer.algo.prompts import build_step_prompt
 from seed_trainer.algo.skills import AnalysisStep, build_analysis_prompt
 from seed_trainer.envs.household import HouseholdTasks
-from seed_trainer.envs.household.demonstrator import MISTAKES, Demonstrator, demonstrate
+from seed_trainer.envs.household.demonstrator import MISTAKES, demonstrate
+from seed_trainer.envs.household.expert_states import expert_states
 from seed_trainer.envs.household.oracle_analysis import analysis_reply
 
 # Attempt A's mistake rates: high enough that about half the attempts fail within 20 steps (55 % of 60 dev tasks won
@@ -70,38 +70,15 @@ def household_states(split: str, tasks: int, seed: int, *, max_steps: int, histo
             task, 1.0 if won else 0.0, [AnalysisStep(obs.text, d.response, True) for obs, d in first]
         )
         item = TaskStates(task_id, spec.task_type, task, won, len(first), analysis, reply["episode_skill"])
-        item.states = _expert_states(source, spec, task, rng, history)
+        item.states = [
+            State(
+                e.step,
+                e.prompt,
+                Candidate("expert", e.expert.response, e.expert.action),
+                tuple(Candidate(m.mistake or "mistake", m.response, m.action) for m in e.mistakes),
+            )
+            for e in expert_states(source, spec, rng, history)
+            if e.mistakes
+        ]
         out.append(item)
     return out
-
-
-def _expert_states(source: HouseholdTasks, spec, task: str, rng: random.Random, history: int) -> list[State]:
-    """Attempt B: the demonstrator without mistakes; each state with its applicable mistakes."""
-    env = source.make(spec)
-    _task, observation = env.reset()
-    agent = Demonstrator(env, rng)
-    past: list[tuple[str, str]] = []
-    states = []
-    for t in range(env.max_steps):
-        right = agent.decide()
-        prompt = build_step_prompt(
-            task=task,
-            observation=observation.text,
-            admissible_actions=observation.admissible_actions,
-            history=past,
-            history_length=history,
-        )
-        mistakes = tuple(
-            Candidate(d.mistake or "mistake", d.response, d.action)
-            for d in agent.mistake_options(right, rng)
-            if d.action != right.action
-        )
-        if mistakes:
-            states.append(State(t, prompt, Candidate("expert", right.response, right.action), mistakes))
-        result = env.step(right.action)
-        agent.after(right, result.observation.text)
-        past.append((observation.text, right.action))
-        observation = result.observation
-        if result.done:
-            break
-    return states

@@ -13,7 +13,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from seed_trainer.algo.premise_stats import Scored, token_kinds
+from seed_trainer.algo.premise_stats import Scored, decoded_spans, token_kinds
 from seed_trainer.compute.policy import Policy
 from seed_trainer.rl.teacher import teacher_prompt_ids
 from seed_trainer.stages.sft import end_of_turn_id
@@ -42,9 +42,8 @@ class Scorer:
     def response_of_ids(self, ids: Sequence[int]) -> Response:
         """A response given as token ids (e.g. a recorded trajectory's); kinds from the decoded text's spans."""
         tokenizer, ids = self.policy.tokenizer, tuple(int(i) for i in ids)
-        ends = [len(tokenizer.decode(list(ids[: k + 1]), skip_special_tokens=True)) for k in range(len(ids))]
-        spans = list(zip([0, *ends[:-1]], ends))
-        return Response(ids, tuple(token_kinds(tokenizer.decode(list(ids), skip_special_tokens=True), spans)))
+        text, spans = decoded_spans(lambda part: tokenizer.decode(part, skip_special_tokens=True), ids)
+        return Response(ids, tuple(token_kinds(text, spans)))
 
     def plain_prompt(self, prompt: str) -> Ids:
         return tuple(self.policy.encode_chat(prompt, self.max_prompt_tokens))

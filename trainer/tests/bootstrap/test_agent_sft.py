@@ -71,3 +71,74 @@ def test_agent_sft_writes_a_model_and_resumes_to_the_same_weights(tmp_path, monk
     monkeypatch.setattr(agent_sft_module, "_save_partial", real_save)
     with pytest.raises(SystemExit, match="made with other settings"):
         agent_sft(tmp_path / "other", _config(lr=2e-4))
+
+
+def test_no_loss_on_injected_inadmissible_commands_but_they_stay_in_the_context():
+    from seed_trainer.bootstrap.examples import make_examples
+    from seed_trainer.bootstrap.recipe import BootstrapConfig
+    from seed_trainer.compute.policy import Policy
+    from seed_trainer.experiment.config import ModelConfig, ensure_model_dir
+
+    config = _config(episodes=30)
+    data = BootstrapConfig(seed=0, episodes=30, history=2, max_steps=20, skill_share=0.0, bank_share=0.0)
+    examples = make_examples(data)
+    invalid = [e for e in examples if e.mistake == "invalid"]
+    assert invalid, "the demonstrations inject inadmissible commands"
+    policy = Policy.load(ModelConfig(path=str(ensure_model_dir(config.base)), device="cpu"), with_reference=False)
+    kept = agent_sft_module.training_examples(config, policy)
+    everything = agent_sft_module.training_examples(_config(episodes=30, train_invalid=True), policy)
+    end = kept[0][1][-1]
+    targets = [tuple(reply) for _, reply in kept]
+    assert len(everything) - len(kept) == len(invalid)
+    # token by token: no reply of an inadmissible step is a training target; every kept reply is the response + end
+    for example in invalid:
+        assert tuple(policy.tokenizer.encode(example.response, add_special_tokens=False) + [end]) not in targets
+    # the mistake is still in the context: a later step's history shows the command and the recovery says so
+    command = invalid[0].response.split("<action>")[1].split("</action>")[0]
+    assert any("Action" in e.prompt and f"'{command}'" in e.prompt for e in examples if e.mistake is None)
+    assert any(e.response.startswith("<think>That did nothing.") for e in examples if e.mistake is None)
+
+
+def test_freezing_the_lower_layers():
+    from seed_trainer.compute.policy import Policy
+    from seed_trainer.experiment.config import ModelConfig, ensure_model_dir
+
+    policy = Policy.load(
+        ModelConfig(path=str(ensure_model_dir("builtin:household-tiny")), device="cpu"), with_reference=False
+    )
+    model = policy.model
+    layers = model.model.layers
+    agent_sft_module.freeze_lower_layers(model, 1)
+    assert not any(p.requires_grad for p in model.get_input_embeddings().parameters())
+    assert not any(p.requires_grad for p in layers[0].parameters())
+    assert all(p.requires_grad for layer in layers[1:] for p in layer.parameters())
+    with pytest.raises(ValueError, match=f"the model has {len(layers)} decoder layers"):
+        agent_sft_module.freeze_lower_layers(model, len(layers) + 1)
+
+
+def test_next_action_accuracy_is_teacher_forced_on_the_action_tokens():
+    from seed_trainer.compute.policy import Policy
+    from seed_trainer.envs.household.demonstrator import Decision
+    from seed_trainer.envs.household.expert_states import ExpertState
+    from seed_trainer.experiment.config import ModelConfig, ensure_model_dir
+
+    policy = Policy.load(
+        ModelConfig(path=str(ensure_model_dir("builtin:household-tiny")), device="cpu"), with_reference=False
+    )
+    states = agent_sft_module.dev_states(_config(dev_states=12))
+    assert len(states) == 12 and states == agent_sft_module.dev_states(_config(dev_states=12))
+    # the model's own greedy responses are, teacher-forced, its most likely tokens at every position: accuracy 1
+    prompts = [policy.encode_chat(s.prompt, 1024) for s in states[:4]]
+    greedy = [g.text for g in policy.generate(prompts, 48, greedy=True)]
+
+    def state_answered(state, text: str) -> ExpertState:
+        think, action = text.split("<think>")[1].split("</think>")[0], text.split("<action>")[1].split("</action>")[0]
+        assert Decision("own", think, action).response == text
+        return ExpertState(state.step, state.prompt, Decision("own", think, action), ())
+
+    own = [state_answered(s, text) for s, text in zip(states[:4], greedy)]
+    assert agent_sft_module.next_action_accuracy(policy, own, 1024) == 1.0
+    # an action no household command looks like is never the most likely continuation
+    nonsense = [ExpertState(s.step, s.prompt, Decision("x", "go", "zq zq zq qz"), ()) for s in states[:4]]
+    assert agent_sft_module.next_action_accuracy(policy, nonsense, 1024) == 0.0
+    assert 0.0 < agent_sft_module.next_action_accuracy(policy, states, 1024) <= 1.0
