@@ -82,6 +82,7 @@ const BUDGETS = {
   'trajectory & review ui (code-server)': 25,
   'dashboard compare & fitted heatmap ui (code-server)': 35,
   'runs table & evaluation samples ui (code-server)': 30,
+  'premise report ui (code-server)': 35,
   'what-if ui (code-server)': 50,
   'walkthrough ui (code-server)': 35,
 };
@@ -195,6 +196,7 @@ async function main() {
     { label: 'trajectory & review ui (code-server)', cmd: ['node', ['out/test/ui/trajectoryReview.js']], counts: 'passedFailed', after: browserSuite },
     { label: 'dashboard compare & fitted heatmap ui (code-server)', cmd: ['node', ['out/test/ui/dashboardCompare.js']], counts: 'passedFailed', after: browserSuite },
     { label: 'runs table & evaluation samples ui (code-server)', cmd: ['node', ['out/test/ui/runsTables.js']], counts: 'passedFailed', after: browserSuite },
+    { label: 'premise report ui (code-server)', cmd: ['node', ['out/test/ui/premiseReport.js']], counts: 'passedFailed', after: browserSuite },
     { label: 'what-if ui (code-server)', cmd: ['node', ['out/test/ui/whatIf.js']], counts: 'passedFailed', after: [...browserSuite, 'package (vsce)'] },
     { label: 'walkthrough ui (code-server)', cmd: ['node', ['out/test/ui/walkthrough.js']], counts: 'passedFailed', after: browserSuite },
   ];

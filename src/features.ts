@@ -19,6 +19,7 @@ import { registerOpenTensorBoard } from './tensorboard/openTensorBoard';
 import { registerWalkthrough } from './walkthrough/registerWalkthrough';
 import { registerRunsTable } from './runsTable/runsTablePanel';
 import { registerEvalSamples } from './evalSamples/evalSamplesPanel';
+import { registerPremiseReport } from './premise/premisePanel';
 
 /** What the bundle gives the extension once loaded. */
 export interface LoadedFeatures {
@@ -45,6 +46,7 @@ export function activateFeatures(context: vscode.ExtensionContext, core: CoreSer
     registerWalkthrough(context),
     registerRunsTable(context, services),
     registerEvalSamples(context, services),
+    registerPremiseReport(context, services),
   );
   return { services, disposable, dashboard: () => DashboardPanel.current };
 }

@@ -29,6 +29,7 @@ import { diffLabelTests } from './diffLabels';
 import { skillMismatchTests } from './skillMismatch';
 import { evalSamplesCompareTests } from './evalSamplesCompare';
 import { runsTableGroupsTests } from './runsTableGroups';
+import { premiseTests } from './premise';
 
 const LABEL = 'webview (Chromium)';
 const fixtureRun = path.join(repoRoot, 'test', 'fixtures', 'runs', 'valid');
@@ -527,7 +528,7 @@ async function main(): Promise<void> {
     },
   };
   const filter = process.env.SEED_TEST_GREP;
-  const cases = [...viewerTests, ...whatIfTests, ...diffTests, ...diffLabelTests, ...skillMismatchTests, ...evalSamplesCompareTests, ...runsTableGroupsTests, ...reviewTests, ...dashboardTests, ...tableTests, ...securityTests, ...inertTests, ...neutralTokenTests].filter(([name]) => !filter || name.includes(filter));
+  const cases = [...viewerTests, ...whatIfTests, ...diffTests, ...diffLabelTests, ...skillMismatchTests, ...evalSamplesCompareTests, ...runsTableGroupsTests, ...premiseTests, ...reviewTests, ...dashboardTests, ...tableTests, ...securityTests, ...inertTests, ...neutralTokenTests].filter(([name]) => !filter || name.includes(filter));
   let passed = 0;
   let failed = 0;
   for (const [name, body] of cases) {

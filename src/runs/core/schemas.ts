@@ -13,6 +13,7 @@ import type { RunEvent } from '../shared/generated/event';
 import type { RunLock } from '../shared/generated/lock';
 import type { MetricRow } from '../shared/generated/metric';
 import type { OnnxExportMeta } from '../shared/generated/onnxExport';
+import type { PremiseReport } from '../shared/generated/premise';
 import type { RunManifest } from '../shared/generated/run';
 import type { SkillRecord } from '../shared/generated/skill';
 import type { RunTags } from '../shared/generated/tags';
@@ -21,7 +22,7 @@ import type { TrajectoryIndexRow } from '../shared/generated/trajectoryIndex';
 import type { WhatIfFile } from '../shared/generated/whatif';
 
 const SCHEMA_ID_PREFIX = 'urn:seed-studio:schema:';
-const RECORD_SCHEMAS = ['run', 'event', 'metric', 'trajectory', 'trajectory-index', 'skill', 'eval', 'control', 'checkpoint-manifest', 'lock', 'onnx-export', 'whatif', 'tags'] as const;
+export const RECORD_SCHEMAS = ['run', 'event', 'metric', 'trajectory', 'trajectory-index', 'skill', 'eval', 'control', 'checkpoint-manifest', 'lock', 'onnx-export', 'whatif', 'tags', 'premise'] as const;
 export type RecordKind = (typeof RECORD_SCHEMAS)[number];
 
 /** The type a valid record of each kind has: the one generated from the same schema. */
@@ -39,6 +40,7 @@ export interface RecordTypes {
   'onnx-export': OnnxExportMeta;
   whatif: WhatIfFile;
   tags: RunTags;
+  premise: PremiseReport;
 }
 
 const MARKER = 'run.schema.json';
@@ -73,11 +75,33 @@ function fieldOf(error: ErrorObject, value: unknown): string | undefined {
   return formatFieldPath(parts) || undefined;
 }
 
+/** Whether `schema` discriminates by a `const` property that `data`, an object, holds another value of. */
+function contradictsConst(schema: unknown, data: unknown): boolean {
+  if (!schema || typeof schema !== 'object' || !data || typeof data !== 'object' || Array.isArray(data)) return false;
+  const properties = (schema as { properties?: Record<string, unknown> }).properties;
+  if (!properties) return false;
+  return Object.entries(properties).some(([key, property]) => {
+    if (!property || typeof property !== 'object' || !('const' in property) || !(key in data)) return false;
+    return JSON.stringify((property as { const: unknown }).const) !== JSON.stringify((data as Record<string, unknown>)[key]);
+  });
+}
+
+/**
+ * The error to report. Where a `oneOf` fails, ajv lists the first error of every branch, then the `oneOf` itself: the
+ * branches that a `const` property of the value rules out (`"status": "ok"` is not the `"status": "n/a"` branch, so
+ * its missing `reason` is no news) and the combinator's own errors are passed over, leaving the branch the value
+ * meant. Falls back to the first error.
+ */
+function primaryError(errors: readonly ErrorObject[]): ErrorObject | undefined {
+  return errors.find((error) => error.keyword !== 'oneOf' && error.keyword !== 'anyOf' && !contradictsConst(error.parentSchema, error.data)) ?? errors[0];
+}
+
 function describe(error: ErrorObject): string {
   const params = error.params as Record<string, unknown>;
   if (error.keyword === 'enum' && Array.isArray(params.allowedValues)) {
     return `${error.message ?? 'invalid'}: ${params.allowedValues.map((v) => JSON.stringify(v)).join(', ')}`;
   }
+  if (error.keyword === 'const') return `must be ${JSON.stringify(params.allowedValue)}`;
   if (error.keyword === 'additionalProperties') return 'is not a known field';
   if (error.keyword === 'required' || error.keyword === 'dependentRequired') return 'is required';
   return error.message ?? `fails ${error.keyword}`;
@@ -89,7 +113,8 @@ export class RunSchemas {
 
   private constructor(readonly dir: string, documents: Record<string, unknown>[]) {
     const Ajv2020 = loadAjv2020();
-    const ajv = new Ajv2020({ allErrors: false, strict: true, strictRequired: false, allowUnionTypes: true });
+    // verbose: each error carries its schema and data, which primaryError reads.
+    const ajv = new Ajv2020({ allErrors: false, verbose: true, strict: true, strictRequired: false, allowUnionTypes: true });
     for (const document of documents) ajv.addSchema(document);
     this.validators = new Map();
     for (const kind of RECORD_SCHEMAS) {
@@ -116,7 +141,7 @@ export class RunSchemas {
     const validate = this.validators.get(kind);
     if (!validate) throw new Error(`unknown record kind ${kind}`);
     if (validate(value)) return value as RecordTypes[K];
-    const error = validate.errors?.[0];
+    const error = primaryError(validate.errors ?? []);
     if (!error) throw new RunFormatError('schema', where, `not a valid ${kind} record`);
     throw new RunFormatError('schema', { ...where, field: fieldOf(error, value) }, describe(error));
   }
