@@ -92,6 +92,19 @@ def _skill_counts(skills: dict[str, list[str | None]]) -> dict[str, dict[str, in
     return {name: {"items": len(v), "with_skill": sum(s is not None for s in v)} for name, v in skills.items()}
 
 
+def _missing(skills: dict[str, list[str | None]], args: argparse.Namespace) -> dict[str, str]:
+    """The skill sources with no skill at all, and why."""
+    missing = {}
+    for name, texts in skills.items():
+        if any(t is not None for t in texts):
+            continue
+        if name.endswith("own"):
+            missing[name] = "--no-own" if args.no_own else "the model wrote no parseable skill"
+        else:
+            missing[name] = "no item with a skill of this source"
+    return missing
+
+
 def household_check(policy, scorer: Scorer, args: argparse.Namespace) -> tuple[dict, list]:
     tasks: list[TaskStates] = household_states(
         args.split, args.household_tasks, args.seed, max_steps=args.max_steps, history=args.history
@@ -123,15 +136,8 @@ def household_check(policy, scorer: Scorer, args: argparse.Namespace) -> tuple[d
         rows.append(PairRow(task_id, step, kind, source, expert_delta, mistake_delta))
         band[(task_id, step, source, "expert")] = (source, expert_delta)
         band[(task_id, step, source, kind)] = (source, mistake_delta)
-    missing = {
-        name: "the model wrote no parseable skill" if name.endswith("own") else "no task with a skill"
-        for name, texts in skills.items()
-        if all(t is None for t in texts)
-    }
-    if args.no_own:
-        missing = {k: "--no-own" if k.endswith("own") else v for k, v in missing.items()}
     section = expert_section(
-        rows, missing, states=sum(len(t.states) for t in tasks), resamples=args.resamples, seed=args.seed
+        rows, _missing(skills, args), states=sum(len(t.states) for t in tasks), resamples=args.resamples, seed=args.seed
     )
     section |= {
         "split": args.split,
@@ -156,10 +162,10 @@ def run_check(policy, scorer: Scorer, run_dir: str, args: argparse.Namespace) ->
 
     reader = RunReader(run_dir)
     trajectories = []
-    for file in reader.trajectory_files():
-        for _line, record in reader.iter_trajectories(file):
-            if record.get("steps") and all(RunReader.tokens(s) is not None for s in record["steps"]):
-                trajectories.append(record)
+    records = (record for file in reader.trajectory_files() for _line, record in reader.iter_trajectories(file))
+    for record in records:  # the first --max-trajectories with recorded tokens (the scored response ids)
+        if record.get("steps") and all(RunReader.tokens(s) is not None for s in record["steps"]):
+            trajectories.append(record)
             if len(trajectories) >= args.max_trajectories:
                 break
     own = _own_skills(policy, [analysis_prompt_from_record(t) for t in trajectories], args)
@@ -182,7 +188,7 @@ def run_check(policy, scorer: Scorer, run_dir: str, args: argparse.Namespace) ->
         StepRow(trajectories[i]["task"]["id"], trajectories[i]["id"], t, outcomes[i], source, d)
         for (i, t, source, *_), d in zip(plan, scored)
     ]
-    section = outcome_section(rows, resamples=args.resamples, seed=args.seed)
+    section = outcome_section(rows, _missing(skills, args), resamples=args.resamples, seed=args.seed)
     section |= {
         "run": Path(run_dir).name,
         "trajectories": len(trajectories),

@@ -138,8 +138,9 @@ def _auc(rows: Sequence[StepRow]) -> float:
     return auc([r.scored.action_sum for r in rows if r.success], [r.scored.action_sum for r in rows if not r.success])
 
 
-def outcome_section(rows: list[StepRow], *, resamples: int, seed: int) -> dict:
-    sources = {}
+def outcome_section(rows: list[StepRow], missing: dict[str, str], *, resamples: int, seed: int) -> dict:
+    """`missing`: skill sources that could not be scored, with the reason."""
+    sources: dict[str, dict] = {name: {"status": "n/a", "reason": reason} for name, reason in missing.items()}
     for source in sorted({r.source for r in rows}):
         own = [r for r in rows if r.source == source]
         wins, losses = sum(r.success for r in own), sum(not r.success for r in own)

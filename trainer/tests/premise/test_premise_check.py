@@ -116,3 +116,36 @@ def test_refusals_name_the_option(tmp_path, extra, message):
     assert done.returncode == 2, done.stderr
     assert message in done.stderr
     assert not (tmp_path / "r.json").exists()
+
+
+EVAL_EXPERIMENT = """\
+name: premise-eval
+seed: 0
+algorithm: grpo
+runs_dir: {runs}
+model: {{path: "builtin:household-tiny", device: cpu}}
+environment: {{name: household, options: {{max_steps: 12}}}}
+rollout: {{tasks_per_update: 2, group_size: 2, max_steps: 12, history: 3, max_response_tokens: 48, temperature: 0.4}}
+eval: {{tasks: 8, temperature: 0.4, splits: [dev]}}
+"""
+
+
+def test_the_command_scores_a_runs_steps_with_own_skills_and_placebos(tmp_path):
+    experiment = tmp_path / "eval.seed.yaml"
+    experiment.write_text(EVAL_EXPERIMENT.format(runs=tmp_path), encoding="utf-8")
+    run = tmp_path / "eval-run"
+    assert main(["eval", str(experiment), "--split", "dev", "--run-dir", str(run)]) == 0
+    out = tmp_path / "premise.json"
+    argv = ["premise", "--model", "builtin:household-tiny", "--household-tasks", "0", "--run", str(run)]
+    assert main([*argv, "--max-trajectories", "6", "--resamples", "50", "--out", str(out)]) == 0
+    report = json.loads(out.read_text(encoding="utf-8"))
+    SchemaSet().validate("premise", report, out.name)
+    assert report["expert_vs_mistake"] == {"status": "n/a", "reason": "--household-tasks 0"}
+    (section,) = report["runs"]
+    assert section["run"] == "eval-run" and section["trajectories"] == 6
+    assert set(section["sources"]) == {"own", "placebo_own"}
+    for source in section["sources"].values():
+        if source["status"] == "ok":  # both outcomes among the six episodes
+            assert 0.0 <= source["auc"] <= 1.0 and source["steps_success"] + source["steps_failure"] > 0
+        else:
+            assert "steps of successful" in source["reason"] or "skill" in source["reason"]

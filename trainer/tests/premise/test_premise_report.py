@@ -62,13 +62,16 @@ def test_outcome_section_auc_and_its_placebo():
         step("t2", False, "placebo_own", 0.0),
         step("t3", True, "placebo_own", 1.0),
     ]
-    section = outcome_section(rows, resamples=200, seed=0)
+    section = outcome_section(rows, {}, resamples=200, seed=0)
     assert section["sources"]["own"]["auc"] == 1.0
     assert section["sources"]["placebo_own"]["auc"] == pytest.approx((0.5 + 1.0) / 2)
     (contrast,) = section["contrasts"]
     assert contrast["difference"] == pytest.approx(0.25)
-    only_wins = outcome_section([step("t1", True, "own", 1.0), step("t3", True, "own", 0.0)], resamples=10, seed=0)
+    only_wins = outcome_section(
+        [step("t1", True, "own", 1.0), step("t3", True, "own", 0.0)], {"recorded": "none"}, resamples=10, seed=0
+    )
     assert only_wins["sources"]["own"] == {"status": "n/a", "reason": "2 steps of successful and 0 of failed episodes"}
+    assert only_wins["sources"]["recorded"] == {"status": "n/a", "reason": "none"}
     assert only_wins["contrasts"] == []
 
 
