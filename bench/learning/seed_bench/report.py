@@ -87,13 +87,19 @@ def report(args, root: Path, previous: dict[tuple[str, int], dict] | None = None
                 continue
             label = "sft" if needs_stage1(algorithm, args) else "base"
             start = {split: eval_success(folder / f"{label}-eval-{split}", split) for split in args.splits}
-            metrics = RunReader(train_run).metrics()
+            reader = RunReader(train_run)
+            metrics = reader.metrics()
             rows = [r for r in metrics if r.get("kind") == "update"]
             eval_rows = [r for r in metrics if r.get("kind") == "eval"]
             entry = {
                 "run": shown_path(train_run),
                 # an unfinished run is reported (its curve so far) but kept out of the summary's finals
                 "status": status,
+                # which code on which machine: runs of one commit repeat bit for bit on one machine, not across
+                # CPUs (docs/research/distillation-term.md, "The re-runs are not the stored runs")
+                "made_with": {
+                    key: reader.manifest.get(key) for key in ("git_commit", "git_dirty", "versions", "device")
+                },
                 "updates_done": max((r["step"] for r in rows), default=0),
                 "curve": curve(eval_rows, start, args.splits),
                 "final": {split: eval_success(train_run, split) for split in args.splits},

@@ -47,7 +47,19 @@ def detect_device() -> dict[str, Any]:
             }
     except Exception:
         pass
-    return {"kind": "cpu", "name": platform.processor() or platform.machine() or "cpu", "count": 0}
+    return {"kind": "cpu", "name": _cpu_model() or platform.processor() or platform.machine() or "cpu", "count": 0}
+
+
+def _cpu_model() -> str | None:
+    """The CPU's model name on Linux (/proc/cpuinfo): runs repeat bit for bit on one CPU model, not across models."""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as info:
+            for line in info:
+                if line.lower().startswith("model name"):
+                    return line.split(":", 1)[1].strip() or None
+    except OSError:
+        return None
+    return None
 
 
 @dataclass
