@@ -84,6 +84,7 @@ const BUDGETS = {
   'runs table & evaluation samples ui (code-server)': 30,
   'premise report ui (code-server)': 35,
   'what-if ui (code-server)': 50,
+  'export checkpoint ui (code-server)': 110,
   'walkthrough ui (code-server)': 35,
 };
 const budgetOf = (label) => BUDGETS[label] ?? BUDGETS[label.replace(/ \(.*\)$/, '')];
@@ -198,6 +199,7 @@ async function main() {
     { label: 'runs table & evaluation samples ui (code-server)', cmd: ['node', ['out/test/ui/runsTables.js']], counts: 'passedFailed', after: browserSuite },
     { label: 'premise report ui (code-server)', cmd: ['node', ['out/test/ui/premiseReport.js']], counts: 'passedFailed', after: browserSuite },
     { label: 'what-if ui (code-server)', cmd: ['node', ['out/test/ui/whatIf.js']], counts: 'passedFailed', after: [...browserSuite, 'package (vsce)'] },
+    { label: 'export checkpoint ui (code-server)', cmd: ['node', ['out/test/ui/exportCheckpoint.js']], counts: 'passedFailed', after: browserSuite },
     { label: 'walkthrough ui (code-server)', cmd: ['node', ['out/test/ui/walkthrough.js']], counts: 'passedFailed', after: browserSuite },
   ];
 

@@ -19,6 +19,7 @@ import { registerOpenTensorBoard } from './tensorboard/openTensorBoard';
 import { registerWalkthrough } from './walkthrough/registerWalkthrough';
 import { registerRunsTable } from './runsTable/runsTablePanel';
 import { registerEvalSamples } from './evalSamples/evalSamplesPanel';
+import { registerExportCheckpoint } from './modelExport/exportCheckpoint';
 import { registerPremiseReport } from './premise/premisePanel';
 
 /** What the bundle gives the extension once loaded. */
@@ -46,6 +47,7 @@ export function activateFeatures(context: vscode.ExtensionContext, core: CoreSer
     registerWalkthrough(context),
     registerRunsTable(context, services),
     registerEvalSamples(context, services),
+    registerExportCheckpoint(services),
     registerPremiseReport(context, services),
   );
   return { services, disposable, dashboard: () => DashboardPanel.current };

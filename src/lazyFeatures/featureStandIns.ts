@@ -32,6 +32,7 @@ export const FEATURE_COMMANDS: readonly string[] = [
   'seedStudio.walkthrough.newGpuExperiment',
   'seedStudio.openRunsTable',
   'seedStudio.openEvalSamples',
+  'seedStudio.exportCheckpoint',
   'seedStudio.showPremiseReport',
 ];
 

@@ -15,6 +15,9 @@ import { WhatIfSession } from '../whatIf/whatIfSession';
 
 export const TRAJECTORY_VIEW_TYPE = 'seedStudio.trajectory';
 
+/** SEED: Export Checkpoint… (src/modelExport/), run by name: features reach each other through commands. */
+const EXPORT_CHECKPOINT_COMMAND = 'seedStudio.exportCheckpoint';
+
 export interface ViewerHooks {
   compare(ref: TrajectoryRef): Promise<unknown>;
 }
@@ -55,6 +58,12 @@ export class TrajectoryPanel extends PanelBase<ViewerToWebview, ViewerToHost> {
       })
       .on('saveWhatIf', async () => {
         this.channel.post('whatIf', await this.whatIf.save());
+      })
+      .on('whatIfExport', async ({ checkpoint }) => {
+        // The command checks that the run keeps these weights (the page's text is not trusted) and reports the
+        // outcome itself; the view rescores afterwards, with the export when there is one now.
+        if (typeof checkpoint !== 'string') throw new Error('no checkpoint named');
+        await vscode.commands.executeCommand(EXPORT_CHECKPOINT_COMMAND, { runDir: this.ref.runDir, checkpoint, format: 'onnx' });
       })
       .on('rendered', (report) => {
         this.lastRendered = report;

@@ -249,6 +249,7 @@ function show(payload: TrajectoryPayload): void {
   whatIf = new WhatIfView(m, {
     rescore: (skill, useTrainer) => channel.request('whatIf', { skill, ...(useTrainer ? { useTrainer: true } : {}) }),
     save: () => channel.request('saveWhatIf', {}),
+    exportCheckpoint: (checkpoint) => channel.request('whatIfExport', { checkpoint }),
   });
   root.append(
     header(payload, m),

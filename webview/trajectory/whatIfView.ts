@@ -21,6 +21,8 @@ import { isolatedText } from '../../src/common/shared/inertText';
 export interface WhatIfHost {
   rescore(skill: string, useTrainer?: boolean): Promise<void>;
   save(): Promise<void>;
+  /** Exports a kept checkpoint as ONNX (SEED: Export Checkpoint…); resolves when the export has ended. */
+  exportCheckpoint(checkpoint: string): Promise<void>;
 }
 
 const CSS = `
@@ -155,10 +157,31 @@ export class WhatIfView {
       this.question.hidden = true;
       this.status.textContent = 'Not rescored.';
     });
-    this.question.append(el('p', { text: question.text }), ...(question.hint ? [el('p', { text: question.hint })] : []), el('div', { class: 'whatif-actions' }, accept, cancel));
+    const checkpoint = question.exportCheckpoint;
+    const exportButton = checkpoint
+      ? el('button', { class: 'action', text: `Export ${checkpoint} as ONNX`, title: 'SEED: Export Checkpoint… with its progress notification; then rescore with the export', attrs: { 'data-action': 'whatif-export' } })
+      : undefined;
+    exportButton?.addEventListener('click', () => void this.exportThenRescore(checkpoint!));
+    this.question.append(el('p', { text: question.text }), ...(question.hint ? [el('p', { text: question.hint })] : []), el('div', { class: 'whatif-actions' }, accept, ...(exportButton ? [exportButton] : []), cancel));
     this.question.hidden = false;
     this.status.textContent = 'Waiting for your answer below.';
     accept.focus();
+  }
+
+  /** The question's export button: the host exports the checkpoint (its notification shows the progress and the
+   * outcome), then the skill is rescored — with the export when it was made, else the question comes back. */
+  private async exportThenRescore(checkpoint: string): Promise<void> {
+    this.question.hidden = true;
+    this.rescoreButton.disabled = true;
+    this.status.textContent = `Exporting ${checkpoint} as ONNX (progress in the notification)…`;
+    try {
+      await this.host.exportCheckpoint(checkpoint);
+    } catch (error) {
+      this.status.textContent = `Not exported: ${isolatedText((error as Error).message)}`;
+      this.rescoreButton.disabled = false;
+      return;
+    }
+    await this.rescore();
   }
 
   /** Which weights the shown result used, and whether they scored the trajectory. */

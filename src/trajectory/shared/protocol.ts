@@ -51,7 +51,10 @@ export type ViewerToHost = {
   whatIf: { skill: string; useTrainer?: boolean };
   /** Save the what-if results next to the run (whatif/<trajectory id>.json). */
   saveWhatIf: Record<string, never>;
+  /** Export this kept checkpoint of the run as ONNX for What if… (SEED: Export Checkpoint…, with its progress
+   * notification); answered when the export has ended, whatever its outcome. */
+  whatIfExport: { checkpoint: string };
 };
 
 export const VIEWER_TO_WEBVIEW = messageSet<ViewerToWebview>({ show: true, error: true, whatIf: true, startWhatIf: true });
-export const VIEWER_TO_HOST = messageSet<ViewerToHost>({ copyText: true, openText: true, compare: true, rendered: true, whatIf: true, saveWhatIf: true });
+export const VIEWER_TO_HOST = messageSet<ViewerToHost>({ copyText: true, openText: true, compare: true, rendered: true, whatIf: true, saveWhatIf: true, whatIfExport: true });

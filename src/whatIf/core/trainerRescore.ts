@@ -1,9 +1,8 @@
 // What-if through the trainer: `python -m seed_trainer rescore RUN --trajectory ID --skill S`, for runs whose ONNX
 // export is missing or too large for onnxruntime-node here. The trainer scores on the run's device with its own
 // prompt builder; it prints progress lines and then the what-if file (schemas/whatif.schema.json), checked here again.
-import { spawn } from 'node:child_process';
-import { createInterface } from 'node:readline';
 import type { RunSchemas } from '../../runs/core/schemas';
+import { TrainerStartError, runTrainerCommand, trainerErrorMessage, type TrainerCommandResult } from '../../python/core/trainerCommand';
 import { WhatIfError } from './errors';
 import type { WhatIfFile } from '../shared/whatIfRecord';
 
@@ -25,15 +24,6 @@ function trainerRescoreArgs(runDir: string, trajectoryId: string, skills: readon
   return ['-m', 'seed_trainer', 'rescore', runDir, '--trajectory', trajectoryId, ...skills.flatMap((skill) => ['--skill', skill]), ...(checkpoint ? ['--checkpoint', checkpoint] : [])];
 }
 
-/** The last `error: …` line the trainer wrote, else the end of what it wrote. */
-function trainerMessage(stderr: string): string {
-  const lines = stderr.trim().split('\n');
-  const error = [...lines].reverse().find((line) => line.startsWith('error: '));
-  if (error) return error.slice('error: '.length);
-  if (/No module named '?seed_trainer/.test(stderr)) return 'the trainer is not installed in this Python (run "SEED: Set Up Trainer")';
-  return lines.slice(-3).join(' ').slice(-400) || 'no message';
-}
-
 /**
  * Scores `skills` on one trajectory through the trainer. The result's `seconds` is the wall time of the whole launch
  * (interpreter start and loading the weights included): what the user waited for. Cancelling through `signal` ends the
@@ -41,18 +31,8 @@ function trainerMessage(stderr: string): string {
  */
 export async function rescoreWithTrainer(runDir: string, trajectoryId: string, skills: readonly string[], schemas: RunSchemas, options: TrainerRescoreOptions): Promise<WhatIfFile> {
   const started = performance.now();
-  const child = spawn(options.python, trainerRescoreArgs(runDir, trajectoryId, skills, options.checkpoint), {
-    env: { ...process.env, PYTHONUNBUFFERED: '1', ...(options.env ?? {}) },
-    stdio: ['ignore', 'pipe', 'pipe'],
-    windowsHide: true,
-  });
-  let stderr = '';
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
-    stderr = (stderr + chunk).slice(-20_000);
-  });
   let file: unknown;
-  const lines = createInterface({ input: child.stdout });
-  lines.on('line', (text) => {
+  const onStdout = (text: string) => {
     let line: TrainerLine;
     try {
       line = JSON.parse(text) as TrainerLine;
@@ -61,24 +41,20 @@ export async function rescoreWithTrainer(runDir: string, trajectoryId: string, s
     }
     if (line.type === 'progress') options.onProgress?.(line.done, line.total);
     else if (line.type === 'whatif') file = line.file;
-  });
-  const cancel = () => child.kill('SIGTERM');
-  options.signal?.addEventListener('abort', cancel, { once: true });
+  };
+  let result: TrainerCommandResult;
   try {
-    const code = await new Promise<number | null>((resolve, reject) => {
-      child.once('error', (error) => reject(new WhatIfError('trainer', `Cannot start the trainer's Python ${options.python} (${error.message}): set seedStudio.pythonPath or run "SEED: Set Up Trainer".`)));
-      // 'close' (not 'exit'): stdout has been read to its end
-      child.once('close', (exitCode) => resolve(exitCode));
-    });
-    if (options.signal?.aborted) throw new WhatIfError('cancelled', 'Rescoring was cancelled.');
-    if (code !== 0) throw new WhatIfError('trainer', `The trainer's rescoring ${code === 2 ? 'refused' : `failed (exit ${code})`}: ${trainerMessage(stderr)}`);
-    if (file === undefined) throw new WhatIfError('trainer', 'The trainer finished without printing its result.');
-    const checked = schemas.validate('whatif', file, { file: 'the trainer\'s rescore output' });
-    if (checked.trajectory !== trajectoryId) throw new WhatIfError('trainer', `The trainer rescored trajectory ${checked.trajectory}, not ${trajectoryId}.`);
-    const seconds = Number(((performance.now() - started) / 1000).toFixed(3));
-    return { ...checked, results: checked.results.map((result) => ({ ...result, seconds })) };
-  } finally {
-    options.signal?.removeEventListener('abort', cancel);
-    lines.close();
+    result = await runTrainerCommand({ python: options.python, args: trainerRescoreArgs(runDir, trajectoryId, skills, options.checkpoint), onStdout, ...(options.env ? { env: options.env } : {}), ...(options.signal ? { signal: options.signal } : {}) });
+  } catch (error) {
+    if (!(error instanceof TrainerStartError)) throw error;
+    throw new WhatIfError('trainer', `Cannot start the trainer's Python ${options.python} (${error.message}): set seedStudio.pythonPath or run "SEED: Set Up Trainer".`);
   }
+  const { code, stderr } = result;
+  if (result.cancelled) throw new WhatIfError('cancelled', 'Rescoring was cancelled.');
+  if (code !== 0) throw new WhatIfError('trainer', `The trainer's rescoring ${code === 2 ? 'refused' : `failed (exit ${code})`}: ${trainerErrorMessage(stderr)}`);
+  if (file === undefined) throw new WhatIfError('trainer', 'The trainer finished without printing its result.');
+  const checked = schemas.validate('whatif', file, { file: 'the trainer\'s rescore output' });
+  if (checked.trajectory !== trajectoryId) throw new WhatIfError('trainer', `The trainer rescored trajectory ${checked.trajectory}, not ${trajectoryId}.`);
+  const seconds = Number(((performance.now() - started) / 1000).toFixed(3));
+  return { ...checked, results: checked.results.map((result) => ({ ...result, seconds })) };
 }

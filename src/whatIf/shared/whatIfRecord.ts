@@ -18,6 +18,9 @@ export interface WhatIfQuestion {
   text: string;
   /** The label of the button that accepts (the request is then sent again with `useTrainer`). */
   accept: string;
-  /** What else could be done (the export command). */
+  /** What else could be done (export the weights for the editor). */
   hint?: string;
+  /** The kept checkpoint the view's export button exports as ONNX (seedStudio.exportCheckpoint), relative to the run
+   * (`checkpoints/step-000001`); absent when there is nothing to export (the starting model) or an export exists. */
+  exportCheckpoint?: string;
 }
