@@ -64,6 +64,9 @@ async function invalidFromPalette(page: Page, session: CodeServerSession): Promi
   const dialog = page.locator('.quick-input-widget', { has: page.locator('.quick-input-title', { hasText: 'the premise report to show' }) });
   const input = dialog.locator('.quick-input-box input');
   await input.waitFor({ state: 'visible', timeout: 15_000 });
+  // The dialog lists its starting folder after it opens, and writes that folder's path into the input as it does: a
+  // path typed before is overwritten. The listed files say it has.
+  await dialog.locator('.monaco-list-row', { hasText: INVALID }).first().waitFor({ state: 'visible', timeout: 15_000 });
   const file = path.join(session.workspace, INVALID);
   await input.fill(file);
   if ((await input.inputValue()) !== file) fail(`the open dialog holds "${await input.inputValue()}"`);
