@@ -57,6 +57,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--dtype", default="auto", choices=["auto", "float32", "bfloat16", "float16"])
 
 
+def _say(message: str) -> None:
+    """A progress line on stderr (the report is the only output on stdout)."""
+    sys.stderr.write(f"premise: {message}\n")
+    sys.stderr.flush()
+
+
 def _load(args: argparse.Namespace):
     from seed_trainer.compute.policy import Policy
     from seed_trainer.experiment.config import ModelConfig, ensure_model_dir
@@ -109,6 +115,7 @@ def household_check(policy, scorer: Scorer, args: argparse.Namespace) -> tuple[d
     tasks: list[TaskStates] = household_states(
         args.split, args.household_tasks, args.seed, max_steps=args.max_steps, history=args.history
     )
+    _say(f"{len(tasks)} household tasks, {sum(len(t.states) for t in tasks)} states; the model writes its skills")
     own = _own_skills(policy, [t.analysis_prompt for t in tasks], args)
     skills = {"oracle": [t.oracle_skill for t in tasks], "own": own}
     _with_placebos(skills, [t.attempt_a_won for t in tasks], [t.task_type for t in tasks])
@@ -168,6 +175,7 @@ def run_check(policy, scorer: Scorer, run_dir: str, args: argparse.Namespace) ->
             trajectories.append(record)
             if len(trajectories) >= args.max_trajectories:
                 break
+    _say(f"{run_dir}: {len(trajectories)} trajectories; the model writes its skills")
     own = _own_skills(policy, [analysis_prompt_from_record(t) for t in trajectories], args)
     recorded = [
         (t.get("skill") or {}).get("text") if (t.get("skill") or {}).get("valid") else None for t in trajectories
@@ -208,6 +216,7 @@ def build_report(args: argparse.Namespace) -> dict[str, Any]:
         max_prompt_tokens=args.max_prompt_tokens,
         temperature=args.temperature,
         micro_batch_size=args.micro_batch,
+        progress=_say,
     )
     report: dict[str, Any] = {
         "format": 1,

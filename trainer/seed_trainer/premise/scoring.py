@@ -10,7 +10,7 @@ cache is carried between them.
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from seed_trainer.algo.premise_stats import Scored, decoded_spans, token_kinds
@@ -27,10 +27,22 @@ class Response:
     kinds: tuple[str, ...]  # per token: action | think | format (algo/premise_stats.token_kinds)
 
 
+# Pairs scored per call of Policy.score: a progress line after each chunk.
+CHUNK = 256
+
+
 class Scorer:
-    def __init__(self, policy: Policy, *, max_prompt_tokens: int, temperature: float, micro_batch_size: int) -> None:
+    def __init__(
+        self,
+        policy: Policy,
+        *,
+        max_prompt_tokens: int,
+        temperature: float,
+        micro_batch_size: int,
+        progress: Callable[[str], None] = lambda _message: None,
+    ) -> None:
         self.policy, self.max_prompt_tokens = policy, max_prompt_tokens
-        self.temperature, self.micro_batch_size = temperature, micro_batch_size
+        self.temperature, self.micro_batch_size, self.progress = temperature, micro_batch_size, progress
         self.seconds = 0.0  # spent in forward passes
         self.tokens = 0  # prompt + response tokens run through the model
 
@@ -54,11 +66,17 @@ class Scorer:
     def deltas(self, rows: Sequence[tuple[Ids, Ids, Response]]) -> list[Scored]:
         """Δ of each (plain prompt, skilled prompt, response) row."""
         pairs = sorted({(p, r.ids) for plain, skilled, r in rows for p in (plain, skilled)})
-        started = time.perf_counter()
-        logps = self.policy.score([p for p, _ in pairs], [r for _, r in pairs], self.temperature, self.micro_batch_size)
-        self.seconds += time.perf_counter() - started
-        self.tokens += sum(len(p) + len(r) for p, r in pairs)
-        by_pair = {pair: logp.tolist() for pair, logp in zip(pairs, logps)}
+        by_pair = {}
+        for start in range(0, len(pairs), CHUNK):
+            chunk = pairs[start : start + CHUNK]
+            started = time.perf_counter()
+            logps = self.policy.score(
+                [p for p, _ in chunk], [r for _, r in chunk], self.temperature, self.micro_batch_size
+            )
+            self.seconds += time.perf_counter() - started
+            self.tokens += sum(len(p) + len(r) for p, r in chunk)
+            by_pair |= {pair: logp.tolist() for pair, logp in zip(chunk, logps)}
+            self.progress(f"scored {start + len(chunk)} of {len(pairs)} prompt-response pairs ({self.seconds:.0f} s)")
         out = []
         for plain, skilled, response in rows:
             teacher, student = by_pair[(skilled, response.ids)], by_pair[(plain, response.ids)]
