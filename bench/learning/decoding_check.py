@@ -26,7 +26,7 @@ from pathlib import Path
 
 from controls_verdict import difference_of_differences, outcomes, seed_differences, t_contrast
 from seed_bench import REPO
-from seed_bench.report import write_report
+from seed_bench.report import shown_path, write_report
 from seed_bench.stats import interval, wilson
 
 RESULTS = REPO / "bench" / "results"
@@ -86,6 +86,7 @@ def main(argv=None) -> int:
     p.add_argument("--grpo", type=Path, default=RESULTS / "final_eval.json")
     p.add_argument("--own", type=Path, default=RESULTS / "final_eval-expected.json")
     p.add_argument("--out", type=Path, default=RESULTS / "decoding_check.json")
+    p.add_argument("--note", default="", help="a sentence the result keeps (which runs, at which commit, where)")
     args = p.parse_args(argv)
     read = lambda path: json.loads(path.read_text(encoding="utf-8"))  # noqa: E731
     greedy, grpo, own = read(args.greedy), read(args.grpo), read(args.own)
@@ -105,7 +106,7 @@ def main(argv=None) -> int:
         "weights": greedy["weights"],
         "tasks_per_split": greedy["tasks_per_split"],
         "seeds": seeds,
-        "sampled_from": str(args.sampled) if args.sampled else "the stored reports",
+        "sampled_from": shown_path(args.sampled) if args.sampled else "the stored reports",
         "reproduced": reproduction(read(args.reproduced), stored) if args.reproduced else {},
         "success": {
             decoding: {a: pooled(report, a, seeds) for a in ("grpo", "seed")}
@@ -116,6 +117,7 @@ def main(argv=None) -> int:
         },
         "greedy_minus_sampled": difference_of_differences(greedy, sampled),
         "greedy_minus_sampled_task_level": task_level(greedy, sampled, seeds),
+        **({"note": args.note} if args.note else {}),
     }
     write_report(result, args.out)
     print(json.dumps({k: v for k, v in result.items() if k != "reproduced"}, indent=2))
