@@ -17,7 +17,7 @@ import path from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import type { TrajectoryIndexRow } from '../../src/runs/core';
 import { repoRoot, resultsDir, runCodeServerTest, runnerPrerequisites } from '../integration/codeServerSession';
-import { PALETTE_ATTEMPTS, fail, firstLine, palette, runUiSteps, treeRow, webview } from './workbench';
+import { contextMenuItem, fail, palette, runUiSteps, treeRow, webview } from './workbench';
 
 const LABEL = 'export checkpoint ui (code-server)';
 const SKILL = 'Go straight to the receptacle named in the task and never open anything.';
@@ -86,22 +86,10 @@ class ExportUi {
     return [`no export: the view offers "${label}" beside "Score with the trainer"`];
   }
 
-  /** Right-click the run in the Runs view → Export Checkpoint… (retried: a menu opened before the extension's
-   * contributions are known lacks the item and is not refreshed). */
+  /** Right-click the run in the Runs view → Export Checkpoint…. */
   private async fromRunMenu(): Promise<void> {
     const row = this.page.locator('.monaco-list-row', { hasText: 'whatif-tiny' }).first();
-    const item = this.page.locator('.monaco-menu .action-item', { hasText: 'Export Checkpoint…' }).first();
-    for (let attempt = 1; ; attempt += 1) {
-      await row.click({ button: 'right' });
-      try {
-        await item.waitFor({ state: 'visible', timeout: 5_000 });
-        break;
-      } catch (error) {
-        await this.page.keyboard.press('Escape');
-        if (attempt === PALETTE_ATTEMPTS) fail(`the run's context menu has no "Export Checkpoint…" (${attempt} tries): ${firstLine(error)}`);
-      }
-    }
-    await item.click();
+    await contextMenuItem(this.page, row, 'Export Checkpoint…', 'the run');
   }
 
   async exportFromTree(): Promise<string[]> {

@@ -13,7 +13,7 @@ import type { Page } from 'playwright-core';
 import { contrastVerdict } from '../../src/premise/shared/premiseView';
 import type { ExpertSection, PremiseReport } from '../../src/runs/shared/generated/premise';
 import { type CodeServerSession, repoRoot, resultsDir, runCodeServerTest, runnerPrerequisites } from '../integration/codeServerSession';
-import { PALETTE_ATTEMPTS, fail, firstLine, palette, runUiSteps, webview } from './workbench';
+import { contextMenuItem, fail, palette, runUiSteps, webview } from './workbench';
 
 const LABEL = 'premise report ui (code-server)';
 const FIXTURES = path.join(repoRoot, 'test', 'fixtures', 'premise');
@@ -27,19 +27,7 @@ async function fromExplorer(page: Page): Promise<string[]> {
   const report = JSON.parse(readFileSync(path.join(FIXTURES, 'report.json'), 'utf8')) as PremiseReport;
   const row = page.locator('.explorer-folders-view .monaco-list-row', { hasText: REPORT }).first();
   await row.waitFor({ state: 'visible', timeout: 60_000 });
-  // A menu opened before the extension's contributions are known lacks its item and is not refreshed: close, reopen.
-  const item = page.locator('.monaco-menu .action-item', { hasText: 'Show Premise Report' }).first();
-  for (let attempt = 1; ; attempt += 1) {
-    await row.click({ button: 'right' });
-    try {
-      await item.waitFor({ state: 'visible', timeout: 5_000 });
-      break;
-    } catch (error) {
-      await page.keyboard.press('Escape');
-      if (attempt === PALETTE_ATTEMPTS) fail(`the explorer's context menu on ${REPORT} has no "Show Premise Report" (${attempt} tries): ${firstLine(error)}`);
-    }
-  }
-  await item.click();
+  await contextMenuItem(page, row, 'Show Premise Report', `the explorer's row of ${REPORT}`);
   const frame = webview(page);
   const verdicts = frame.locator('[data-section="expert"] li.verdict');
   await verdicts.first().waitFor({ timeout: 60_000 });

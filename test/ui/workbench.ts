@@ -1,7 +1,7 @@
 // What the code-server UI tests do in the workbench, as a user would: run a command from the palette, click a row of
 // a tree, reach the content frame of the visible webview; and the loop that runs a test's steps.
 import path from 'node:path';
-import type { FrameLocator, Page } from 'playwright-core';
+import type { FrameLocator, Locator, Page } from 'playwright-core';
 import { resultsDir } from '../integration/codeServerSession';
 
 export function fail(message: string): never {
@@ -41,6 +41,23 @@ export async function palette(page: Page, title: string, log?: (message: string)
 }
 
 /** An error's first line (Playwright's messages go on with their call log). */
+/** Right-clicks `row` until its context menu holds `label` (a menu opened before the extension's contributions are
+ * known lacks the item and is not refreshed: close, reopen), then clicks the item. `where` names the row in the failure. */
+export async function contextMenuItem(page: Page, row: Locator, label: string, where: string): Promise<void> {
+  const item = page.locator('.monaco-menu .action-item', { hasText: label }).first();
+  for (let attempt = 1; ; attempt += 1) {
+    await row.click({ button: 'right' });
+    try {
+      await item.waitFor({ state: 'visible', timeout: 5_000 });
+      break;
+    } catch (error) {
+      await page.keyboard.press('Escape');
+      if (attempt === PALETTE_ATTEMPTS) fail(`${where} has no "${label}" in its context menu (${attempt} tries): ${firstLine(error)}`);
+    }
+  }
+  await item.click();
+}
+
 export function firstLine(error: unknown): string {
   return (error instanceof Error ? error.message : String(error)).split('\n')[0] ?? '';
 }
