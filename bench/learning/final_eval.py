@@ -194,9 +194,10 @@ def summary(
 def checkpoint_summary(
     outcomes: dict[tuple[str, int, str], dict | None], algorithms: list[str], splits: list[str]
 ) -> dict:
-    """Per algorithm with `<algorithm>@<update>` evaluations (--checkpoints): each update's success pooled over its seeds
-    and the splits, then the final's, and the first of them at or above GRPO's final success pooled over the same seeds
-    and splits (`reaches_grpo_final`; None when none does)."""
+    """Per algorithm with `<algorithm>@<update>` evaluations (--checkpoints): each update's success pooled over the
+    seeds that have every update's evaluation on every split (a seed whose checkpoints were not all evaluated is left
+    out of every row, so the rows compare the same runs), then the final's over those seeds, and the first of them at or
+    above GRPO's final success pooled over the same seeds and splits (`reaches_grpo_final`; None when none does)."""
 
     def pooled(kind: str, seeds: list[int]) -> dict | None:
         return _pooled([outcomes.get((kind, seed, split)) for seed in seeds for split in splits])
@@ -206,7 +207,13 @@ def checkpoint_summary(
         updates = sorted({int(a.split("@")[1]) for a, _, _ in outcomes if a.startswith(f"{algorithm}@")})
         if not updates:
             continue
-        seeds = sorted({s for a, s, _ in outcomes if a == algorithm})
+        seeds = sorted(
+            s
+            for s in {s for a, s, _ in outcomes if a == algorithm}
+            if all(outcomes.get((f"{algorithm}@{u}", s, split)) for u in updates for split in splits)
+        )
+        if not seeds:
+            continue
         rows = [(str(u), pooled(f"{algorithm}@{u}", seeds)) for u in updates] + [("final", pooled(algorithm, seeds))]
         grpo_seeds = [s for s in seeds if all(outcomes.get(("grpo", s, split)) for split in splits)]
         target = pooled("grpo", grpo_seeds) if grpo_seeds == seeds else None

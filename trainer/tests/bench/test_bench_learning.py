@@ -683,6 +683,11 @@ def test_checkpoint_summary_says_when_an_algorithm_first_reaches_grpo_final():
     table = final_eval.checkpoint_summary(outcomes, ["seed", "grpo"], ["valid_seen"])
     assert table["seed"]["reaches_grpo_final"] == "40" and table["seed"]["success"]["20"]["p"] == 0.5
     assert table["grpo"]["reaches_grpo_final"] == "final" and list(table["grpo"]["success"]) == ["20", "final"]
+    # a seed whose checkpoints were not evaluated stays out of every row, the finals' and GRPO's included
+    outcomes[("seed", 1, "valid_seen")], outcomes[("grpo", 1, "valid_seen")] = o("0000"), o("0000")
+    table = final_eval.checkpoint_summary(outcomes, ["seed"], ["valid_seen"])
+    assert table["seed"]["seeds"] == [0] and table["seed"]["success"]["final"]["p"] == 1.0
+    assert table["seed"]["grpo_final"]["p"] == 0.75
     # no GRPO final for these seeds: nothing to reach
     del outcomes[("grpo", 0, "valid_seen")]
     assert final_eval.checkpoint_summary(outcomes, ["seed"], ["valid_seen"])["seed"]["reaches_grpo_final"] is None
