@@ -42,7 +42,10 @@ export async function palette(page: Page, title: string, log?: (message: string)
 
 /** An error's first line (Playwright's messages go on with their call log). */
 /** Right-clicks `row` until its context menu holds `label` (a menu opened before the extension's contributions are
- * known lacks the item and is not refreshed: close, reopen), then clicks the item. `where` names the row in the failure. */
+ * known lacks the item and is not refreshed: close, reopen), then runs the item. The menu closes once the item runs;
+ * a click that lands while a loaded machine still lays the menu out leaves it open and runs nothing, so the menu's
+ * closing is what is waited on, and the item is run again (by keyboard: it has the focus) while it stays open.
+ * `where` names the row in the failure. */
 export async function contextMenuItem(page: Page, row: Locator, label: string, where: string): Promise<void> {
   const item = page.locator('.monaco-menu .action-item', { hasText: label }).first();
   for (let attempt = 1; ; attempt += 1) {
@@ -56,6 +59,16 @@ export async function contextMenuItem(page: Page, row: Locator, label: string, w
     }
   }
   await item.click();
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      await item.waitFor({ state: 'hidden', timeout: 5_000 });
+      return;
+    } catch (error) {
+      if (attempt === PALETTE_ATTEMPTS) fail(`the context menu of ${where} stayed open after "${label}" was chosen (${attempt} tries): ${firstLine(error)}`);
+      await item.hover();
+      await page.keyboard.press('Enter');
+    }
+  }
 }
 
 export function firstLine(error: unknown): string {

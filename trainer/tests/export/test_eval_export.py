@@ -233,6 +233,7 @@ def test_the_command_line_has_every_stage():
         "export",
         "export-verl",
         "rescore",
+        "premise",
     }
     args = parser.parse_args(["eval", "x.seed.yaml", "--split", "valid_unseen", "--checkpoint", "c"])
     assert (args.split, args.checkpoint) == ("valid_unseen", "c")
