@@ -58,7 +58,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def _say(message: str) -> None:
-    """A progress line on stderr (the report is the only output on stdout)."""
+    """A progress line on stderr (stdout only says where the report is)."""
     sys.stderr.write(f"premise: {message}\n")
     sys.stderr.flush()
 
