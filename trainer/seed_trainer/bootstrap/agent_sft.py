@@ -208,7 +208,7 @@ def agent_sft(out_dir: str | Path, config: AgentSftConfig, *, echo=sys.stderr) -
     params = [p for p in policy.model.parameters() if p.requires_grad]
     optimizer = torch.optim.AdamW(params, lr=config.lr, weight_decay=config.weight_decay)
     losses: list[float] = []
-    accuracy: list[dict] = []  # {step, accuracy (teacher-forced, dev states), seconds (of training so far)}
+    accuracy: list[dict] = []  # {step, accuracy (teacher-forced, dev states), seconds (of the run so far, all of it)}
     first = 0
     if state is not None:
         optimizer.load_state_dict(state["optimizer"])
