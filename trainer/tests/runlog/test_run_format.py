@@ -378,7 +378,9 @@ def test_metric_names_are_namespaced(tmp_path):
 
 
 def test_run_ids_are_unique(tmp_path):
-    first, second = _writer(tmp_path), _writer(tmp_path)
+    # one instant for both: the id holds the second, and two runs made across a second's boundary differ anyway
+    instant = lambda: "2026-03-01T12:00:00.123Z"  # noqa: E731
+    first, second = _writer(tmp_path, clock=instant), _writer(tmp_path, clock=instant)
     assert first.run_dir != second.run_dir and second.run_dir.name == f"{first.run_dir.name}-2"
 
 
