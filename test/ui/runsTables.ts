@@ -124,6 +124,9 @@ async function exportCsv(page: Page, session: CodeServerSession, runs: WrittenRu
   // code-server's save dialog is a quick input holding the default path (runs.csv in the workspace).
   const input = page.locator('.quick-input-widget .quick-input-box input');
   await input.waitFor({ state: 'visible', timeout: 15_000 });
+  // The dialog lists its folder after it opens and writes that folder's path into the input as it does: a path typed
+  // before is overwritten (under load it was: runs.csv was never written). The listed entries say it has.
+  await page.locator('.quick-input-widget .monaco-list-row').first().waitFor({ state: 'visible', timeout: 15_000 });
   const target = path.join(session.workspace, 'runs.csv');
   await input.fill(target);
   await page.keyboard.press('Enter');
