@@ -3,7 +3,7 @@
 // interval texts, and plain table rows. Rates and their differences are shown in percent and percentage points; a
 // verdict says "more" or "less" only when the interval excludes 0, else "not distinguishable". Pure: no vscode, no
 // DOM; the page puts every string in as text.
-import type { Contrast, ExpertSection, Interval, PremiseReport, RunSection, SkillCounts } from '../../runs/shared/generated/premise';
+import type { Contrast, ExpertSection, ExpertSource, Interval, NotApplicable, PremiseReport, RunSection, RunSource, SkillCounts } from '../../runs/shared/generated/premise';
 
 export const MINUS = '\u2212';
 /** Below this many tasks a verdict carries a warning: a bootstrap over so few clusters is rough. */
@@ -237,28 +237,34 @@ export function attemptSummary(section: ExpertSection): string {
   return `Attempt A, which the skills were written about: won ${a.won} of ${plural(section.tasks, 'task')}; mistakes injected at ${rates || 'no rate'}; an invalid action repeated ${percent(a.repeat_invalid, 0)} of the time`;
 }
 
+/** One row per skill source in the usual order, its skill count first: a source that is n/a says why, a scored one
+ * gets `cells(source)` after the count. */
+function sourceRows<S extends ExpertSource | RunSource>(
+  sources: Record<string, S | NotApplicable>,
+  skills: SkillCounts,
+  cells: (source: S) => string[],
+): TableRow[] {
+  return orderedSources(Object.keys(sources)).map((name): TableRow => {
+    const source = sources[name]!;
+    const base = { key: name, label: sourceLabel(name), title: sourceDescription(name) };
+    const first = skillCell(skills, name);
+    return source.status === 'n/a' ? { ...base, cells: [first], na: source.reason } : { ...base, cells: [first, ...cells(source)] };
+  });
+}
+
 /** Per source: pairs, tasks, the win rate P(Δ(a*) > Δ(m)) with its interval, the whole response's, mean Δ of a* and m. */
 export function expertTable(section: ExpertSection, level: number): Table {
   const lv = percent(level, 0);
   const headers = ['source', 'with a skill', 'pairs', 'tasks', `P(Δ(a*) > Δ(m)) [${lv}]`, 'against chance', `whole response [${lv}]`, 'mean Δ(a*)', 'mean Δ(m)'];
-  const rows = orderedSources(Object.keys(section.sources)).map((name): TableRow => {
-    const source = section.sources[name]!;
-    const base = { key: name, label: sourceLabel(name), title: sourceDescription(name) };
-    if (source.status === 'n/a') return { ...base, cells: [skillCell(section.skills, name)], na: source.reason };
-    return {
-      ...base,
-      cells: [
-        skillCell(section.skills, name),
-        count(source.pairs),
-        String(source.tasks),
-        rateText(source.win_rate, source.interval),
-        chanceText(source.win_rate, source.interval),
-        rateText(source.whole_response.win_rate, source.whole_response.interval),
-        nats(source.mean_delta_expert),
-        nats(source.mean_delta_mistake),
-      ],
-    };
-  });
+  const rows = sourceRows(section.sources, section.skills, (source: ExpertSource) => [
+    count(source.pairs),
+    String(source.tasks),
+    rateText(source.win_rate, source.interval),
+    chanceText(source.win_rate, source.interval),
+    rateText(source.whole_response.win_rate, source.whole_response.interval),
+    nats(source.mean_delta_expert),
+    nats(source.mean_delta_mistake),
+  ]);
   return { headers, rows };
 }
 
@@ -303,22 +309,13 @@ export function runSummary(section: RunSection): string {
 /** Per source of a run: trajectories, tasks, steps of successful and failed episodes, the AUC with its interval. */
 export function runTable(section: RunSection, level: number): Table {
   const headers = ['source', 'with a skill', 'trajectories', 'tasks', 'steps (successful / failed)', `AUC [${percent(level, 0)}]`, 'against chance'];
-  const rows = orderedSources(Object.keys(section.sources)).map((name): TableRow => {
-    const source = section.sources[name]!;
-    const base = { key: name, label: sourceLabel(name), title: sourceDescription(name) };
-    if (source.status === 'n/a') return { ...base, cells: [skillCell(section.skills, name)], na: source.reason };
-    return {
-      ...base,
-      cells: [
-        skillCell(section.skills, name),
-        String(source.trajectories),
-        String(source.tasks),
-        `${count(source.steps_success)} / ${count(source.steps_failure)}`,
-        rateText(source.auc, source.interval),
-        chanceText(source.auc, source.interval),
-      ],
-    };
-  });
+  const rows = sourceRows(section.sources, section.skills, (source: RunSource) => [
+    String(source.trajectories),
+    String(source.tasks),
+    `${count(source.steps_success)} / ${count(source.steps_failure)}`,
+    rateText(source.auc, source.interval),
+    chanceText(source.auc, source.interval),
+  ]);
   return { headers, rows };
 }
 
