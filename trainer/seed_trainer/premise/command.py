@@ -119,26 +119,22 @@ def household_check(policy, scorer: Scorer, args: argparse.Namespace) -> tuple[d
     own = _own_skills(policy, [t.analysis_prompt for t in tasks], args)
     skills = {"oracle": [t.oracle_skill for t in tasks], "own": own}
     _with_placebos(skills, [t.attempt_a_won for t in tasks], [t.task_type for t in tasks])
-    rows, plan = [], []
+    keys, scored_rows = [], []  # per pair (task, step, mistake kind, skill source); its a* row and its m row
     for i, task in enumerate(tasks):
         for state in task.states:
             plain = scorer.plain_prompt(state.prompt)
             expert = scorer.response(state.expert.response)
+            mistakes = [(m.mistake, scorer.response(m.response)) for m in state.mistakes]
             for source, texts in skills.items():
                 if texts[i] is None:
                     continue
                 skilled = scorer.skill_prompt(state.prompt, texts[i])
-                for mistake in state.mistakes:
-                    plan.append((task.task_id, state.step, mistake.kind, source, plain, skilled, expert, mistake))
-    responses = {}
-    scored_rows = []
-    for item in plan:
-        *_, mistake = item
-        responses.setdefault(mistake.response, scorer.response(mistake.response))
-        scored_rows += [(item[4], item[5], item[6]), (item[4], item[5], responses[mistake.response])]
+                for kind, mistake in mistakes:
+                    keys.append((task.task_id, state.step, kind, source))
+                    scored_rows += [(plain, skilled, expert), (plain, skilled, mistake)]
     scored = scorer.deltas(scored_rows)
-    band = {}  # each scored response once (a* is in every pair of its state)
-    for n, (task_id, step, kind, source, *_rest) in enumerate(plan):
+    rows, band = [], {}  # band: each scored response once (a* is in every pair of its state)
+    for n, (task_id, step, kind, source) in enumerate(keys):
         expert_delta, mistake_delta = scored[2 * n], scored[2 * n + 1]
         rows.append(PairRow(task_id, step, kind, source, expert_delta, mistake_delta))
         band[(task_id, step, source, "expert")] = (source, expert_delta)

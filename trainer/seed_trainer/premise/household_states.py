@@ -19,28 +19,13 @@ from dataclasses import dataclass, field
 from seed_trainer.algo.skills import AnalysisStep, build_analysis_prompt
 from seed_trainer.envs.household import HouseholdTasks
 from seed_trainer.envs.household.demonstrator import MISTAKES, demonstrate
-from seed_trainer.envs.household.expert_states import expert_states
+from seed_trainer.envs.household.expert_states import ExpertState, expert_states
 from seed_trainer.envs.household.oracle_analysis import analysis_reply
 
 # Attempt A's mistake rates: high enough that about half the attempts fail within 20 steps (55 % of 60 dev tasks won
 # at these rates, 92 % at 0.15 / 0.3), so both outcomes and both kinds of skill (workflow, mistakes) occur.
 ATTEMPT_A_RATES = {kind: 0.3 for kind in MISTAKES}
 ATTEMPT_A_REPEAT = 0.5
-
-
-@dataclass(frozen=True)
-class Candidate:
-    kind: str  # `expert` or a mistake kind
-    response: str  # the whole response, <think>…</think><action>…</action>
-    action: str
-
-
-@dataclass(frozen=True)
-class State:
-    step: int
-    prompt: str  # h_t, the plain step prompt
-    expert: Candidate
-    mistakes: tuple[Candidate, ...]
 
 
 @dataclass
@@ -52,7 +37,8 @@ class TaskStates:
     attempt_a_steps: int
     analysis_prompt: str  # attempt A through the analysis prompt (what the model's own skill answers)
     oracle_skill: str  # the oracle analyzer's skill of attempt A
-    states: list[State] = field(default_factory=list)
+    # attempt B's states that have a mistake to pair with (`Decision.mistake` names each one's kind)
+    states: list[ExpertState] = field(default_factory=list)
 
 
 def household_states(split: str, tasks: int, seed: int, *, max_steps: int, history: int) -> list[TaskStates]:
@@ -70,15 +56,6 @@ def household_states(split: str, tasks: int, seed: int, *, max_steps: int, histo
             task, 1.0 if won else 0.0, [AnalysisStep(obs.text, d.response, True) for obs, d in first]
         )
         item = TaskStates(task_id, spec.task_type, task, won, len(first), analysis, reply["episode_skill"])
-        item.states = [
-            State(
-                e.step,
-                e.prompt,
-                Candidate("expert", e.expert.response, e.expert.action),
-                tuple(Candidate(m.mistake or "mistake", m.response, m.action) for m in e.mistakes),
-            )
-            for e in expert_states(source, spec, rng, history)
-            if e.mistakes
-        ]
+        item.states = [e for e in expert_states(source, spec, rng, history) if e.mistakes]
         out.append(item)
     return out

@@ -37,7 +37,7 @@ def test_states_pair_the_expert_step_with_mistakes_that_differ(states):
             assert parse_action(state.expert.response).action == state.expert.action
             for mistake in state.mistakes:
                 assert mistake.action != state.expert.action
-                if mistake.kind == "invalid":
+                if mistake.mistake == "invalid":
                     assert f"'{mistake.action}'" not in admissible
     # the first state of attempt B is the environment's first observation with no history
     env = source.make(spec)
