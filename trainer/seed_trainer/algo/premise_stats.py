@@ -141,6 +141,11 @@ def decoded_spans(decode: Callable[[list[int]], str], ids: Sequence[int]) -> tup
     return decode(list(ids)), list(zip([0, *ends[:-1]], ends))
 
 
+def response_kinds(decode: Callable[[list[int]], str], ids: Sequence[int]) -> list[str]:
+    """`token_kinds` of a response given as token ids, from the spans `decoded_spans` finds."""
+    return token_kinds(*decoded_spans(decode, ids))
+
+
 def gate(delta: float, beta: float) -> float:
     """g = σ(β·Δ), the distillation gate of one token."""
     z = beta * delta

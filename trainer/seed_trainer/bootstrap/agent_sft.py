@@ -134,7 +134,7 @@ def next_action_accuracy(policy, states, max_length: int, micro_batch_size: int 
     correct response is the model's most likely token given the prompt and the response tokens before it."""
     import torch
 
-    from seed_trainer.algo.premise_stats import decoded_spans, token_kinds
+    from seed_trainer.algo.premise_stats import response_kinds
     from seed_trainer.compute.response_scoring import pack, response_logits
     from seed_trainer.stages.sft import end_of_turn_id
 
@@ -142,8 +142,8 @@ def next_action_accuracy(policy, states, max_length: int, micro_batch_size: int 
     rows = []
     for state in states:
         ids = tokenizer.encode(state.expert.response, add_special_tokens=False) + [end_of_turn_id(policy)]
-        text, spans = decoded_spans(lambda part: tokenizer.decode(part, skip_special_tokens=True), ids)
-        action = [kind == "action" for kind in token_kinds(text, spans)]
+        kinds = response_kinds(lambda part: tokenizer.decode(part, skip_special_tokens=True), ids)
+        action = [kind == "action" for kind in kinds]
         if any(action):
             rows.append((policy.encode_chat(state.prompt, max(1, max_length - len(ids))), ids, action))
     if not rows:

@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from seed_trainer.algo.premise_stats import Scored, decoded_spans, token_kinds
+from seed_trainer.algo.premise_stats import Scored, response_kinds
 from seed_trainer.compute.policy import Policy
 from seed_trainer.rl.teacher import teacher_prompt_ids
 from seed_trainer.stages.sft import end_of_turn_id
@@ -54,8 +54,7 @@ class Scorer:
     def response_of_ids(self, ids: Sequence[int]) -> Response:
         """A response given as token ids (e.g. a recorded trajectory's); kinds from the decoded text's spans."""
         tokenizer, ids = self.policy.tokenizer, tuple(int(i) for i in ids)
-        text, spans = decoded_spans(lambda part: tokenizer.decode(part, skip_special_tokens=True), ids)
-        return Response(ids, tuple(token_kinds(text, spans)))
+        return Response(ids, tuple(response_kinds(lambda part: tokenizer.decode(part, skip_special_tokens=True), ids)))
 
     def plain_prompt(self, prompt: str) -> Ids:
         return tuple(self.policy.encode_chat(prompt, self.max_prompt_tokens))
