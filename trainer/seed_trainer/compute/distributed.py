@@ -23,6 +23,7 @@ from __future__ import annotations
 import contextlib
 import datetime
 import gc
+import sys
 from collections.abc import Iterator
 from typing import Any, TypeVar
 
@@ -41,7 +42,10 @@ COLLECTIVE_TIMEOUT = datetime.timedelta(minutes=60)
 
 
 class RankFailure(RuntimeError):
-    """Another process of a torchrun job failed or vanished: this one cannot go on alone."""
+    """Another process of a torchrun job failed or vanished: this one cannot go on alone. Its message is on stderr
+    already (`reported`), written the moment the failure was seen."""
+
+    reported = True
 
 
 def start(device: str = "auto") -> Ranks:
@@ -82,11 +86,16 @@ def collective(ranks: Ranks, what: str) -> Iterator[None]:
     except (RuntimeError, ConnectionError) as exc:
         if isinstance(exc, RankFailure):
             raise
-        raise RankFailure(
+        failure = RankFailure(
             f"rank {ranks.rank} of {ranks.world}: another rank stopped responding while {what} "
             f"({type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else 'no detail'}); "
             "the whole job stops — resume the run from its latest checkpoint"
-        ) from exc
+        )
+        # Now, not after the stage unwinds: torchrun soon SIGTERMs (then SIGKILLs) the ranks still alive, and a
+        # rank killed between recording the failure and the command's last line would leave the terminal silent.
+        sys.stderr.write(f"error: {failure}\n")
+        sys.stderr.flush()
+        raise failure from exc
 
 
 def broadcast(ranks: Ranks, value: T, what: str) -> T:

@@ -26,6 +26,8 @@ def _run_stage(run: Callable[[], object]) -> int:
     except Exception as exc:
         from seed_trainer.analyzers import AnalyzerError
 
+        if getattr(exc, "reported", False):  # on stderr already (a rank failure under torchrun)
+            return 1
         what = f"analyzer: {exc}" if isinstance(exc, AnalyzerError) else f"{type(exc).__name__}: {exc}"
         sys.stderr.write(f"error: {what}\n")
         return 1
