@@ -5,7 +5,7 @@ import tseslint from 'typescript-eslint';
 const noWebview = { regex: '(^|/)webview(/|$)', message: 'src/ must not import webview/: put what both sides need in src/<feature>/shared/.' };
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'out/**', 'node_modules/**', '.venv/**', '.venv-vllm/**', 'trainer/**', 'test-results/**', '.vscode-test/**'] },
+  { ignores: ['dist/**', 'out/**', 'node_modules/**', '.venv/**', '.venv-vllm/**', '.venv-verl/**', 'trainer/**', 'test-results/**', '.vscode-test/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -80,6 +80,11 @@ export default tseslint.config(
       'max-lines': ['error', { max: 400 }],
       'max-lines-per-function': ['error', { max: 120 }],
     },
+  },
+  // A generated module holds one schema's types (scripts/schemaTypes.mjs): its length is its schema's, nothing to split.
+  {
+    files: ['src/runs/shared/generated/*.ts'],
+    rules: { 'max-lines': 'off' },
   },
   {
     files: ['**/*.mjs', '**/*.js'],

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Writes the TypeScript types of the run-directory records, generated from schemas/*.schema.json
+// Writes the TypeScript types of the run-directory records and the experiment, generated from schemas/*.schema.json
 // (scripts/lib/schemaTypes.mjs), into src/runs/shared/generated/, and removes modules no schema produces any more.
 //   node scripts/schemaTypes.mjs          write them
 //   node scripts/schemaTypes.mjs --check  write nothing; exit 1 and name the stale files when they differ

@@ -86,6 +86,7 @@ const BUDGETS = {
   'what-if ui (code-server)': 50,
   'export checkpoint ui (code-server)': 110,
   'walkthrough ui (code-server)': 35,
+  'live before/after ui (code-server)': 25,
 };
 const budgetOf = (label) => BUDGETS[label] ?? BUDGETS[label.replace(/ \(.*\)$/, '')];
 
@@ -185,6 +186,7 @@ async function main() {
     // This platform's (scripts/package-vsix.mjs: .vscodeignore plus its onnxruntime-node binary), which the what-if
     // suite below installs rather than packaging it again.
     { label: 'package (vsce)', cmd: ['node', ['scripts/package-vsix.mjs']], after: built },
+    // Node 20's --test searches out/test/unit/ recursively: every *.test.js of its feature folders (docs/extension.md).
     { label: 'unit (node:test)', cmd: ['node', ['--test', '--test-reporter=tap', 'out/test/unit/']], counts: 'nodeTest', after: [...built, SETUP_PYTHON] },
     // pytest's arguments are read once the Python part has made the interpreter (whether it has pytest-xdist).
     { label: 'trainer (pytest)', cmd: () => [python, ['-m', 'pytest', 'trainer/tests', '-q', '--color=no', '-p', 'no:cacheprovider', '-m', DESELECT_EXPRESSION, ...pytestParallelArgs(python)]], counts: 'pytest', after: [SETUP_PYTHON], first: true },
@@ -201,6 +203,7 @@ async function main() {
     { label: 'what-if ui (code-server)', cmd: ['node', ['out/test/ui/whatIf.js']], counts: 'passedFailed', after: [...browserSuite, 'package (vsce)'] },
     { label: 'export checkpoint ui (code-server)', cmd: ['node', ['out/test/ui/exportCheckpoint.js']], counts: 'passedFailed', after: browserSuite },
     { label: 'walkthrough ui (code-server)', cmd: ['node', ['out/test/ui/walkthrough.js']], counts: 'passedFailed', after: browserSuite },
+    { label: 'live before/after ui (code-server)', cmd: ['node', ['out/test/ui/liveBeforeAfter.js']], counts: 'passedFailed', after: browserSuite },
   ];
 
   const queue = [...suites.filter((s) => s.setup), ...suites.filter((s) => s.first), ...suites.filter((s) => !s.setup && !s.first)];
@@ -270,7 +273,8 @@ async function testSmolLM2() {
 
 
 /**
- * `npm run test:vllm`: makes .venv-vllm when needed, then runs trainer/tests/compute/test_vllm_engine.py with it — its five
+ * `npm run test:vllm`: makes .venv-vllm when needed, then runs trainer/tests/compute/test_vllm_engine.py with it (and the
+ * vLLM-marked check of export-verl's LoRA rank) — its five
  * vLLM checks share one driver process and one engine (vllm_parity_driver.py), none may skip. Prints a summary with
  * the setup's and the tests' times and a closing `total:` line.
  */
@@ -291,7 +295,8 @@ async function testVllm() {
   step('vLLM engine tests (pytest)');
   const env = { ...process.env, SEED_VLLM_PYTHON: vllmPython, FORCE_COLOR: '0' };
   // One pytest process (no xdist workers, whatever the defaults become): the module's one engine is started once.
-  const args = ['-m', 'pytest', 'trainer/tests/compute/test_vllm_engine.py', '-m', 'vllm', '-q', '--color=no', '-ra'];
+  const args = ['-m', 'pytest', 'trainer/tests/compute/test_vllm_engine.py', 'trainer/tests/export/test_export_verl.py',
+    '-m', 'vllm', '-q', '--color=no', '-ra'];
   args.push('-p', 'no:cacheprovider', '-p', 'no:xdist');
   const testsStarted = Date.now();
   const { code, text } = await runStreaming(python, args, env);

@@ -57,6 +57,8 @@ from seed_bench.plot import plot
 from seed_bench.report import previous_entries, report, shown_path, write_report
 from seed_bench.runs import run_seed
 
+from seed_trainer.algo.estimator_table import ESTIMATORS
+
 
 def parser(env: str = "household") -> argparse.ArgumentParser:
     """The arguments; `env` textworld changes the defaults of the model, algorithms, report, runs and episode size."""
@@ -127,7 +129,7 @@ def parser(env: str = "household") -> argparse.ArgumentParser:
     parser.add_argument("--opd-beta", type=float, default=5.0)
     parser.add_argument(
         "--opd-estimator",
-        choices=("sample", "centred", "baseline", "expected"),
+        choices=ESTIMATORS,
         default="sample",
         help="opd.estimator (docs/trainer.md, 'OPD estimator'); sample is the paper's",
     )

@@ -55,6 +55,7 @@ sys.path.insert(0, str(REPO / "trainer"))
 
 from seed_bench.diagnostics import action_token_mask  # noqa: E402 — the learning report's own split of the action tokens
 
+from seed_trainer.algo.estimator_table import ESTIMATORS, estimator_row  # noqa: E402
 from seed_trainer.algo.losses import masked_mean, opd_gate, opd_loss, ppo_clip_loss  # noqa: E402
 from seed_trainer.analyzers import ANALYSIS_PROMPT_TOKENS  # noqa: E402
 from seed_trainer.analyzers.oracle import OracleAnalyzer  # noqa: E402
@@ -126,7 +127,7 @@ def main(argv=None) -> int:
     parser.add_argument(
         "--estimators",
         nargs="+",
-        choices=["sample", "centred", "baseline", "expected"],
+        choices=ESTIMATORS,
         default=None,
         help="measure these opd.estimator settings over resampled batches instead (see above)",
     )
@@ -374,7 +375,8 @@ def estimator_batch(policy, source, config, skill_source: str, batch: int, estim
             batch = pack([s.prompt_ids for s in rows], [s.response_ids for s in rows], policy.pad_id, policy.device)
             width, mask = batch.response_length, batch.response_mask
             extra = {}
-            if estimator == "expected":
+            keeps = "nothing" if estimator is None else estimator_row(estimator).keeps
+            if keeps == "soft_targets":
                 ids, extra["target_weights"] = soft_targets(rows, width, policy.device)
                 logp, _, extra["target_logp"] = response_logprobs_with_targets(model, batch, ids, ro.temperature)
             else:
@@ -383,7 +385,7 @@ def estimator_batch(policy, source, config, skill_source: str, batch: int, estim
                 adv = torch.tensor([s.advantage for s in rows]).unsqueeze(-1) * mask
                 loss = ppo_clip_loss(logp, logp.detach(), adv, mask, token_count=tokens).loss
             else:
-                if estimator == "baseline":
+                if keeps == "baseline":
                     extra["gate_baseline"] = _padded([s.gate_baseline for s in rows], width, policy.device)
                 teacher = _padded([s.teacher_logp for s in rows], width, policy.device)
                 loss = opd_loss(

@@ -1,9 +1,9 @@
 #!/usr/bin/env node
-// Fuzz benchmark of experiment-file validation on both sides: N seeded mutants (test/unit/experimentMutations.ts) fed
-// to the editor's validator (in a worker thread, so a hang is cut off) and to the trainer's entry path
-// (bench/robustness/experiment_fuzz_trainer.py: load_experiment + the run.json config, a forked child per file). Prints JSON:
-// per side the crash / hang / memory / accepted / rejected counts, the disagreements over the files both judged, and
-// the slowest files. Needs `npm run build` first.
+// Fuzz benchmark of experiment-file validation on both sides: N seeded mutants
+// (test/unit/support/experimentMutations.ts) fed to the editor's validator (in a worker thread, so a hang is cut off)
+// and to the trainer's entry path (bench/robustness/experiment_fuzz_trainer.py: load_experiment + the run.json config,
+// a forked child per file). Prints JSON: per side the crash / hang / memory / accepted / rejected counts, the
+// disagreements over the files both judged, and the slowest files. Needs `npm run build` first.
 //
 //   node bench/robustness/experiment_fuzz.mjs [--count 1000] [--seed 17] [--timeout 20] [--huge]
 //        [--editor out/src/experiments/core/experimentSchema.js] [--schema schemas/experiment.schema.json]
@@ -31,7 +31,7 @@ const editorModule = path.resolve(repoRoot, option('editor', 'out/src/experiment
 const trainerPath = path.resolve(repoRoot, option('trainer-path', 'trainer'));
 const python = process.env.SEED_PYTHON ?? path.join(repoRoot, '.venv', 'bin', 'python');
 
-const { mutants } = require(path.join(repoRoot, 'out/test/unit/experimentMutations.js'));
+const { mutants } = require(path.join(repoRoot, 'out/test/unit/support/experimentMutations.js'));
 const files = mutants(repoRoot, seed, count, { huge: process.argv.includes('--huge') });
 const keep = option('keep', undefined);
 const dir = keep ? path.resolve(keep) : mkdtempSync(path.join(os.tmpdir(), 'seed-fuzz-'));

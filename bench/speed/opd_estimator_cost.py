@@ -44,6 +44,7 @@ import torch
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "trainer"))
 
+from seed_trainer.algo.estimator_table import OPD_ESTIMATORS  # noqa: E402
 from seed_trainer.algo.estimators import resolved_top_k  # noqa: E402
 from seed_trainer.algo.losses import seed_loss  # noqa: E402
 from seed_trainer.compute.policy import Policy  # noqa: E402
@@ -52,7 +53,6 @@ from seed_trainer.rl.rollout import Step  # noqa: E402
 from seed_trainer.rl.update import _padded, soft_targets  # noqa: E402
 
 TINY = REPO / "trainer" / "seed_trainer" / "assets" / "household-tiny"
-ESTIMATORS = ("sample", "centred", "baseline", "expected")
 BETA = 5.0
 
 
@@ -170,7 +170,7 @@ def measure(vocab: int, args) -> dict:
         "expected_kept_per_token": kept or vocab,
         "estimators": {},
     }
-    for estimator in ESTIMATORS:
+    for estimator, kind in OPD_ESTIMATORS.items():
         row: dict = {}
         teacher_runs, update_runs = [], []
         for _ in range(args.repeats):  # the fastest run and the highest peak (the first also warms up)
@@ -180,14 +180,13 @@ def measure(vocab: int, args) -> dict:
             update_runs.append(update_phase(policy, steps, prompts, responses, estimator))
         row["teacher_pass_s"] = round(min(r.seconds for r in teacher_runs), 3)
         row["teacher_pass_peak_mib"] = round(max(r.mib for r in teacher_runs), 1)
-        stored = {
-            "sample": 0,
-            "centred": 0,
+        stored = {  # by what the estimator keeps from the teacher pass (its memory class)
+            "nothing": 0,
             "baseline": 4,
-            "expected": 4 + (4 * vocab if kept is None else 8 * kept + 4),
+            "soft_targets": 4 + (4 * vocab if kept is None else 8 * kept + 4),
         }
-        row["stored_bytes_per_token"] = stored[estimator]
-        if estimator == "expected":
+        row["stored_bytes_per_token"] = stored[kind.keeps]
+        if kind.keeps == "soft_targets":
             tail = sum(float(s.target_tail.sum()) for s in steps)
             mass = sum(float(s.gate_baseline.sum()) for s in steps)
             row["tail_mass_share"] = tail / mass
@@ -206,8 +205,9 @@ def measure(vocab: int, args) -> dict:
 def teacher_phase(policy, steps, prompts, teacher_prompts, responses, estimator, kept, args) -> PeakMemory:
     """The teacher pass as `teacher.teacher_pass` runs it for `estimator` (prompts already built)."""
     with PeakMemory() as teacher:
-        if estimator in ("baseline", "expected"):
-            keep = "baseline" if estimator == "baseline" else ("full" if kept is None else "top_k")
+        kind = OPD_ESTIMATORS[estimator]
+        if kind.needs_distributions:
+            keep = "baseline" if kind.keeps == "baseline" else ("full" if kept is None else "top_k")
             scored = policy.score_gate_targets(
                 prompts, teacher_prompts, responses, beta=BETA, keep=keep, top_k=kept, micro_batch_size=args.rows
             )
@@ -230,12 +230,13 @@ def update_phase(policy, steps, prompts, responses, estimator) -> PeakMemory:
         batch = pack(prompts, responses, policy.pad_id, policy.device)
         width = batch.response_length
         extra = {}
-        if estimator == "expected":
+        keeps = OPD_ESTIMATORS[estimator].keeps
+        if keeps == "soft_targets":
             ids, extra["target_weights"] = soft_targets(steps, width, policy.device)
             logp, entropy, extra["target_logp"] = response_logprobs_with_targets(model, batch, ids, with_entropy=True)
         else:
             logp, entropy = response_logprobs(model, batch, with_entropy=True)
-        if estimator == "baseline":
+        if keeps == "baseline":
             extra["gate_baseline"] = _padded([s.gate_baseline for s in steps], width, policy.device)
         result = seed_loss(
             logp,

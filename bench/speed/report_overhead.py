@@ -21,13 +21,15 @@ REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "trainer"))
 
 from seed_trainer.reporting import attach_reporters  # noqa: E402
-from seed_trainer.runlog import RunWriter, TokenArrays  # noqa: E402
+from seed_trainer.runlog import RunWriter, TokenArrays, known_metric_names  # noqa: E402
 
+METRICS = [name for name, entry in known_metric_names().names.items() if not entry.deprecated][:40]
 MODES = {"writer alone": [], "tensorboard": ["tensorboard"], "wandb": ["wandb"], "both": ["tensorboard", "wandb"]}
 
 
 def update_records(update: int, args, rng: random.Random):
-    metrics = {f"group{i % 8}/metric{i}": rng.random() for i in range(40)}
+    # 40 of the names the trainer writes (the writer refuses others: schemas/metric.schema.json lists them)
+    metrics = {name: rng.random() for name in METRICS}
     trajectories = []
     for n in range(args.trajectories):
         steps = []

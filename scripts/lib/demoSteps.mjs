@@ -1,5 +1,5 @@
 // What `npm run demo` asks the trainer to do, in order, as plain data: scripts/demo.mjs runs these steps and
-// test/unit/demoSteps.test.ts checks how they chain (each step reads the run folder an earlier one wrote).
+// test/unit/scripts/demoSteps.test.ts checks how they chain (each step reads the run folder an earlier one wrote).
 export const STAGE1 = 'examples/household-demo.seed.yaml';
 export const STAGE2 = 'examples/household-demo-stage2.seed.yaml';
 export const SPLITS = ['valid_seen', 'valid_unseen'];

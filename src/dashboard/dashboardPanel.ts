@@ -92,7 +92,7 @@ export class DashboardPanel extends PanelBase<ToDashboard, FromDashboard> {
             ...(run.error ? { error: run.error } : {}),
           });
         }
-        if (change?.metrics.some((row) => row.kind === 'eval') || event.stateChanged) this.sendEvaluations(dir);
+        if (change?.metrics.some((row) => row.kind === 'eval') || event.stateChanged || event.evalReports) this.sendEvaluations(dir);
       }),
     );
     this.updateTitle();

@@ -2,8 +2,8 @@
 // bundle is read only when first needed: a command of its, a panel VS Code restores, the skill review editor, a
 // trajectory text document, or an open document it serves (an experiment file, a skills.jsonl). The first such use
 // requires the bundle, which registers everything as before; the stand-in then hands over. bench/extension/extension.mjs
-// measures activation and that first load; test/unit/featureStandIns.test.ts checks that the lists below are what
-// the bundle registers.
+// measures activation and that first load; test/unit/lazyFeatures/featureStandIns.test.ts checks that the lists below
+// are what the bundle registers.
 import path from 'node:path';
 import * as vscode from 'vscode';
 

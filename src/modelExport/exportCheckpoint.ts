@@ -15,7 +15,7 @@ import { pickRun } from '../runs/runsModel';
 import { FORMAT_LABELS, exportDir, findWeights, formatPickItems, weightsPickItems, type ExportableWeights, type ExportFormat } from './core/exportChoices';
 import { ExportProgress } from './core/exportProgress';
 import { runExport, type ExportOutcome } from './core/exportRun';
-import { readRunWeights, type StartFacts } from './core/runWeights';
+import { readRunWeights } from './core/runWeights';
 
 export const EXPORT_CHECKPOINT_COMMAND = 'seedStudio.exportCheckpoint';
 
@@ -55,7 +55,7 @@ function shown(file: string): string {
 async function weightsOf(services: Services, runDir: string): Promise<ExportableWeights[]> {
   const entry = services.runs.get(runDir) ?? (await services.runs.add(runDir));
   const checkpoints = await entry.index.reader.listCheckpoints().catch(() => []);
-  return readRunWeights(runDir, checkpoints, entry.index.manifest as StartFacts | undefined);
+  return readRunWeights(runDir, checkpoints, entry.index.manifest);
 }
 
 async function pickExportRun(services: Services): Promise<string | undefined> {

@@ -5,12 +5,10 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import * as vscode from 'vscode';
 import { RunDiscovery, discoveryRules, joinGlobs } from './core/discovery';
-import { RunsCore, runDirOfFile, type RunChangeEvent, type RunEntry } from './core/runsCore';
+import { RUN_WATCH_GLOBS, RunsCore, isEvalReport, runDirOfFile, type RunChangeEvent, type RunEntry } from './core/runsCore';
 import { findSchemasDir, RunSchemas } from './core/schemas';
 
 export { isLive, type RunChangeEvent, type RunEntry, type RunState } from './core/runsCore';
-
-const WATCH_GLOB = '**/{run.json,events.jsonl,metrics.jsonl,index.jsonl}';
 
 function configuredDiscovery(): RunDiscovery {
   const config = vscode.workspace.getConfiguration('seedStudio.runs');
@@ -44,13 +42,12 @@ export class RunsModel implements vscode.Disposable {
   /** Starts watching and the first scan; `ready` resolves when the scan is done. Called once, after activation. */
   start(): Promise<void> {
     if (this.started) return this.started;
-    const watcher = vscode.workspace.createFileSystemWatcher(WATCH_GLOB);
     const onEvent = (uri: vscode.Uri): void => this.onFileEvent(uri);
+    for (const glob of RUN_WATCH_GLOBS) {
+      const watcher = vscode.workspace.createFileSystemWatcher(glob);
+      this.disposables.push(watcher, watcher.onDidCreate(onEvent), watcher.onDidChange(onEvent), watcher.onDidDelete(onEvent));
+    }
     this.disposables.push(
-      watcher,
-      watcher.onDidCreate(onEvent),
-      watcher.onDidChange(onEvent),
-      watcher.onDidDelete(onEvent),
       vscode.workspace.onDidChangeWorkspaceFolders(() => void this.rescan()),
       vscode.workspace.onDidChangeConfiguration((event) => {
         if (!event.affectsConfiguration('seedStudio.runs')) return;
@@ -123,6 +120,10 @@ export class RunsModel implements vscode.Disposable {
     const file = uri.fsPath;
     const name = path.basename(file);
     const dir = runDirOfFile(file);
+    if (isEvalReport(file)) {
+      this.core.evalReportsChanged(dir);
+      return;
+    }
     const entry = this.get(dir);
     if (!entry) {
       if (name === 'run.json' && existsSync(file) && this.discovery.matches(vscode.workspace.asRelativePath(uri, false))) void this.core.discovered(dir);

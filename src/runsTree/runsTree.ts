@@ -59,8 +59,26 @@ export class RunsTreeProvider implements vscode.TreeDataProvider<RunsNode>, vsco
     this.disposables = [
       this.changed,
       runs.onDidChangeRuns(() => this.queue(undefined)),
-      runs.onDidChangeRun((event) => this.queue(event.entry.dir)),
+      runs.onDidChangeRun((event) => this.refreshRun(event.entry)),
     ];
+  }
+
+  /**
+   * A run changed. When the change gives a run whose children were drawn a new before/after (its status, its metrics
+   * or an evaluation report it reads), the run is redrawn once that is read: one redraw that shows it, rather than
+   * one with the old rows and a second when the read arrives.
+   */
+  private refreshRun(entry: RunEntry): void {
+    if (!this.beforeAfters.has(entry.dir)) {
+      this.queue(entry.dir);
+      return;
+    }
+    const slot = this.beforeAfterSlot(entry);
+    if (slot.settled) this.queue(entry.dir);
+    else {
+      const redraw = (): void => this.queue(entry.dir);
+      void slot.source.then(redraw, redraw);
+    }
   }
 
   /** Coalesces refreshes: every run changed in the last 250 ms is refreshed once. */
@@ -104,27 +122,32 @@ export class RunsTreeProvider implements vscode.TreeDataProvider<RunsNode>, vsco
 
   /** The before/after last read per change node (the tree items draw from it). */
   private readonly changes = new Map<string, BeforeAfter>();
-  /** The before/after read per run, with the promise it came from (a newer read replaces it). */
-  private readonly beforeAfters = new Map<string, { source: Promise<BeforeAfter[]>; value: BeforeAfter[] | undefined }>();
+  /** The before/after read per run whose children were drawn (a newer read replaces it). */
+  private readonly beforeAfters = new Map<string, BeforeAfterSlot>();
 
-  /** A run's before/after nodes: read in the background (the run's node is refreshed when they arrive), the last
-   * read meanwhile. */
-  private beforeAfterNodes(entry: RunEntry): RunsNode[] {
+  /** The run's before/after as the runs layer has it now: a new read when the run changed since the last. */
+  private beforeAfterSlot(entry: RunEntry): BeforeAfterSlot {
     const source = this.runs.core.beforeAfter(entry);
     const known = this.beforeAfters.get(entry.dir);
-    if (!known || known.source !== source) {
-      const slot = { source, value: known?.value };
-      this.beforeAfters.set(entry.dir, slot);
-      void source.then(
-        (value) => {
-          if (this.beforeAfters.get(entry.dir) !== slot) return;
-          slot.value = value;
-          this.changed.fire(this.node({ kind: 'run', dir: entry.dir, runDir: entry.dir }));
-        },
-        () => undefined,
-      );
-    }
-    const value = this.beforeAfters.get(entry.dir)?.value ?? [];
+    if (known?.source === source) return known;
+    const slot = { source, value: known?.value, settled: false, drawnBefore: false };
+    this.beforeAfters.set(entry.dir, slot);
+    const settle = (value: BeforeAfter[] | undefined): void => {
+      if (this.beforeAfters.get(entry.dir) !== slot) return;
+      slot.settled = true;
+      if (value) slot.value = value;
+      // Drawn meanwhile (a run expanded for the first time, a redraw of the whole tree): draw it again.
+      if (value && slot.drawnBefore) this.changed.fire(this.node({ kind: 'run', dir: entry.dir, runDir: entry.dir }));
+    };
+    void source.then(settle, () => settle(undefined));
+    return slot;
+  }
+
+  /** A run's before/after nodes: the last read (a read under way redraws the run when it arrives). */
+  private beforeAfterNodes(entry: RunEntry): RunsNode[] {
+    const slot = this.beforeAfterSlot(entry);
+    if (!slot.settled) slot.drawnBefore = true;
+    const value = slot.value ?? [];
     return value.map((change) => {
       const node = this.node({ kind: 'change', dir: entry.dir, runDir: entry.dir, split: change.split });
       this.changes.set(nodeId(node), change);
@@ -199,6 +222,15 @@ export class RunsTreeProvider implements vscode.TreeDataProvider<RunsNode>, vsco
     if (this.timer) clearTimeout(this.timer);
     for (const disposable of this.disposables) disposable.dispose();
   }
+}
+
+/** A run's before/after in the tree: the read it comes from, the value last read (kept while a newer read is under
+ * way), whether that read has settled, and whether the run's children were drawn while it had not. */
+interface BeforeAfterSlot {
+  source: Promise<BeforeAfter[]>;
+  value: BeforeAfter[] | undefined;
+  settled: boolean;
+  drawnBefore: boolean;
 }
 
 function nodeId(node: RunsNode): string {

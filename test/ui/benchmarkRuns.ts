@@ -3,7 +3,8 @@
 // (a training success that moves from the run's first-10 mean to its last-10 mean, and its final diagnostics), an eval
 // row per split at every evaluated update (the benchmark's curve), and eval/<split>.json with the 120 real per-task
 // outcomes of the final evaluation (task ids and lengths are made up: the benchmark keeps only a hash of the tasks).
-// No trajectories. Every file validates against the schemas (test/unit/runsTable.test.ts checks them with checkRun).
+// No trajectories. Every file validates against the schemas (test/unit/runsTable/runsTable.test.ts checks them with
+// checkRun).
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 

@@ -326,10 +326,7 @@ export const dashboardTests: TestCase[] = [
       const pg = (await datasets(view, 'pg'))[0];
       assert.deepEqual(pg?.xs, [1, 2, 3]);
       // The host answers the export with an error: the page shows it.
-      const posted = await view.posted();
-      const seq = (posted.filter((p) => p.message.type === 'export')[0]?.message as { seq?: number }).seq;
-      assert.equal(typeof seq, 'number', 'messages to the host carry a seq for the reply');
-      await view.send('hostReply', { seq, request: 'export', ok: false, error: 'EACCES: permission denied' });
+      await view.reply('export', 1, { error: 'EACCES: permission denied' });
       await view.page.waitForSelector('#host-error');
       assert.equal(await view.page.locator('#host-error').textContent(), 'export failed: \u2068EACCES: permission denied\u2069 (click to dismiss)');
       assert.deepEqual(view.errors, []);

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { decodeTokenArrays } from '../../src/runs/shared/tokenArrays';
 import type { TestCase } from './run';
 import { syntheticTrajectory } from './synthetic';
-import { encodeFloat32 } from '../unit/tokenEncoding';
+import { encodeFloat32 } from '../unit/support/tokenEncoding';
 
 export const diffLabelTests: TestCase[] = [
   [

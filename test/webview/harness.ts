@@ -97,7 +97,7 @@ const STUB = `(() => {
 
 export interface Posted {
   time: number;
-  message: { type: string; params: unknown };
+  message: { type: string; params: unknown; id?: number };
 }
 
 export interface WebviewPage {
@@ -109,6 +109,11 @@ export interface WebviewPage {
   posted(): Promise<Posted[]>;
   /** Waits for the n-th (1-based) message of a type from the webview and returns its params. */
   waitFor<T>(type: string, nth?: number, timeoutMs?: number): Promise<T>;
+  /** Answers the n-th request of a type from the webview (waiting for it first), as the host's handler would: with its
+   * result, or with `{ error }` as a failed handler. */
+  reply(type: string, nth: number, outcome: { result: unknown } | { error: string }): Promise<void>;
+  /** Sends a host → webview request and resolves with the webview's reply (`{ result }` or `{ error }`). */
+  request(type: string, params: unknown): Promise<{ result?: unknown; error?: string }>;
   violations(): Promise<string[]>;
   close(): Promise<void>;
 }
@@ -138,6 +143,7 @@ export async function openWebview(browser: Browser, server: PageServer, bundle: 
   });
   await page.addInitScript(STUB);
   await page.goto(`${server.origin}/page/${bundle}`);
+  let hostRequests = 0;
   const webview: WebviewPage = {
     page,
     errors,
@@ -153,6 +159,25 @@ export async function openWebview(browser: Browser, server: PageServer, bundle: 
       );
       const all = await webview.posted();
       return all.filter((p) => p.message.type === type)[nth - 1]!.message.params as T;
+    },
+    async reply(type, nth, outcome) {
+      await webview.waitFor(type, nth);
+      const asked = (await webview.posted()).filter((p) => p.message.type === type)[nth - 1]!.message;
+      if (typeof asked.id !== 'number') throw new Error(`the webview's ${type} #${nth} is not a request (no id)`);
+      const params = 'error' in outcome ? { id: asked.id, request: type, ok: false, error: outcome.error } : { id: asked.id, request: type, ok: true, result: outcome.result };
+      await webview.send('reply', params);
+    },
+    async request(type, params) {
+      hostRequests += 1;
+      const id = hostRequests;
+      await page.evaluate(([t, p, i]) => window.postMessage({ type: t, params: p, id: i }, '*'), [type, params, id] as const);
+      const handle = await page.waitForFunction(
+        ([t, i]) => (window as unknown as { __posted: Posted[] }).__posted.find((p) => p.message.type === 'reply' && (p.message.params as { id: number; request: string }).id === i && (p.message.params as { request: string }).request === t)?.message.params,
+        [type, id] as const,
+        { timeout: 10_000 },
+      );
+      const reply = (await handle.jsonValue()) as { ok: boolean; result?: unknown; error?: string };
+      return reply.ok ? { result: reply.result } : { error: reply.error! };
     },
     violations: () => page.evaluate(() => (window as unknown as { __violations: string[] }).__violations),
     close: () => page.close(),

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { PALETTE } from '../../src/trajectory/shared/colorScale';
 import { gateOfDelta } from '../../src/runs/shared/gate';
 import { decodeTokenArrays } from '../../src/runs/shared/tokenArrays';
-import { encodeFloat32 } from '../unit/tokenEncoding';
+import { encodeFloat32 } from '../unit/support/tokenEncoding';
 import type { Trajectory } from '../../src/runs/shared/types';
 import type { TestCase } from './run';
 import { syntheticTrajectory } from './synthetic';

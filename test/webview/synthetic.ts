@@ -1,7 +1,7 @@
 // Synthetic trajectories for the webview tests and the render bench: any number of turns and tokens, deterministic
 // (seeded), with every per-token array, in the stored form (base64) — what the host would send to a webview.
 import { gateOfDelta } from '../../src/runs/shared/gate';
-import { encodeFloat32, encodeInt32 } from '../unit/tokenEncoding';
+import { encodeFloat32, encodeInt32 } from '../unit/support/tokenEncoding';
 import type { Trajectory, TrajectoryStep } from '../../src/runs/shared/types';
 
 /** A small deterministic PRNG (mulberry32). */

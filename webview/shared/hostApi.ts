@@ -1,7 +1,9 @@
-// The webview side of the channel: VS Code's API acquired once, typed posting, typed handlers, and the ready message.
-// Every message posted carries a `seq`; the host answers it when its handler is done (src/webviewHost/shared/protocol.ts). A
-// failure is shown at the top of the page (and rejects `request`), so a host-side error never passes silently.
-import { READY, isHostReply, isMessage, type HostReply, type Message, type MessageMap, type MessageSet } from '../../src/webviewHost/shared/protocol';
+// The webview side of the channel: VS Code's API acquired once, typed posting, typed handlers, requests with replies
+// in both directions (src/webviewHost/shared/messageEndpoint.ts), and the ready message. Every message to the host is
+// a request: `request` resolves with the handler's reply; `post` wants none, but a failed handler is still shown at the
+// top of the page (as is a failed request), so a host-side error never passes silently.
+import { READY, type MessageMap, type MessageSet, type ReplyOf } from '../../src/webviewHost/shared/protocol';
+import { MessageEndpoint, RequestError } from '../../src/webviewHost/shared/messageEndpoint';
 import { isolatedText } from '../../src/common/shared/inertText';
 
 interface VsCodeApi {
@@ -13,7 +15,7 @@ interface VsCodeApi {
 declare function acquireVsCodeApi(): VsCodeApi;
 
 /** The banner that reports a failed host handler (one at a time; the latest failure wins). */
-function showHostError(reply: HostReply['params']): void {
+function showHostError(error: RequestError): void {
   let banner = document.getElementById('host-error');
   if (!banner) {
     banner = document.createElement('div');
@@ -32,48 +34,41 @@ function showHostError(reply: HostReply['params']): void {
     banner.addEventListener('click', () => banner?.remove());
     document.body.prepend(banner);
   }
-  banner.textContent = `${reply.request} failed: ${isolatedText(reply.error ?? 'unknown error')} (click to dismiss)`;
+  banner.textContent = `${error.request} failed: ${isolatedText(error.message)} (click to dismiss)`;
 }
 
 export class HostChannel<ToWebview extends MessageMap, ToHost extends MessageMap> {
   private readonly api: VsCodeApi = acquireVsCodeApi();
-  private readonly handlers = new Map<string, (params: never) => void>();
-  private readonly pending = new Map<number, { resolve: () => void; reject: (error: Error) => void }>();
-  private seq = 0;
+  private readonly endpoint: MessageEndpoint<ToHost, ToWebview>;
 
-  constructor(private readonly messages: MessageSet<ToWebview>) {
-    window.addEventListener('message', (event: MessageEvent<unknown>) => {
-      if (isHostReply(event.data)) return this.settle(event.data.params);
-      if (!isMessage<ToWebview>(event.data, this.messages)) return;
-      this.handlers.get(event.data.type)?.(event.data.params as never);
+  constructor(messages: MessageSet<ToWebview>) {
+    this.endpoint = new MessageEndpoint<ToHost, ToWebview>(messages, {
+      post: (message) => this.api.postMessage(message),
+      failed: (type, message) => console.error(`${type} failed: ${message}`),
     });
+    window.addEventListener('message', (event: MessageEvent<unknown>) => void this.endpoint.receive(event.data));
   }
 
-  private settle(reply: HostReply['params']): void {
-    const waiting = this.pending.get(reply.seq);
-    this.pending.delete(reply.seq);
-    if (reply.ok) return waiting?.resolve();
-    showHostError(reply);
-    waiting?.reject(new Error(reply.error ?? `${reply.request} failed`));
-  }
-
-  on<K extends keyof ToWebview & string>(type: K, handler: (params: ToWebview[K]) => void): this {
-    this.handlers.set(type, handler as (params: never) => void);
+  /** Handles a message of the host; for a request, the handler's result is the reply. */
+  on<K extends keyof ToWebview & string>(type: K, handler: (params: ToWebview[K]) => ReplyOf<ToWebview[K]> | Promise<ReplyOf<ToWebview[K]>>): this {
+    this.endpoint.on(type, handler);
     return this;
   }
 
+  /** Tells the host; a failure of its handler is shown at the top of the page. */
   post<K extends keyof ToHost & string>(type: K, params: ToHost[K]): void {
-    this.seq += 1;
-    this.api.postMessage({ type, params, seq: this.seq } as Message<ToHost>);
+    this.request(type, params).catch(() => undefined);
   }
 
-  /** Posts and resolves when the host's handler is done (rejects with its error). */
-  request<K extends keyof ToHost & string>(type: K, params: ToHost[K]): Promise<void> {
-    this.seq += 1;
-    const seq = this.seq;
-    const done = new Promise<void>((resolve, reject) => this.pending.set(seq, { resolve, reject }));
-    this.api.postMessage({ type, params, seq } as Message<ToHost>);
-    return done;
+  /** Asks the host: resolves with its handler's reply; rejects with a RequestError (shown at the top of the page too)
+   * when the handler failed or the panel closed first. */
+  async request<K extends keyof ToHost & string>(type: K, params: ToHost[K]): Promise<ReplyOf<ToHost[K]>> {
+    try {
+      return await this.endpoint.request(type, params);
+    } catch (error) {
+      showHostError(error instanceof RequestError ? error : new RequestError(type, String(error)));
+      throw error;
+    }
   }
 
   /** Call after every handler is registered. */

@@ -213,7 +213,7 @@ export class TokenHoverCard {
       ...(wording
         ? [
             row('baseline', wording.baseline, value(arrays.gateBaseline)),
-            row('weight', `${wording.weight} (update weight${at.estimator === 'expected' ? ': its sign' : ''})`, value(gateMinusBaseline(arrays))),
+            row('weight', wording.weightRow, value(gateMinusBaseline(arrays))),
           ]
         : []),
     );

@@ -4,6 +4,7 @@ of each and which of those runs are still to make."""
 from __future__ import annotations
 
 from seed_bench import REPO
+from seed_trainer.algo.skill_controls import SKILL_CONTROL_TABLE
 
 DEFAULT_MODEL = REPO / "trainer" / "seed_trainer" / "assets" / "household-tiny"
 # --env textworld: generated TextWorld cooking games (one ingredient; plain, cook and cut), the tiny policy that
@@ -21,11 +22,17 @@ ALGORITHMS = ("grpo", "seed", "sdar", "grpo_opsd", "seed_oracle")
 # Not in the benchmark by default: distillation from the oracle's skills alone, without the policy gradient (does the
 # distillation term pull toward the teacher by itself?).
 DIAGNOSTIC_ALGORITHMS = ("opsd_oracle",)
+# SEED under each of the trainer's skill controls, `seed_<control>`: the controls of "is it the skill?"
+# (docs/research/skill-controls-plan.md), another task's skill and a task-free text.
+SKILL_CONTROL_VARIANTS = {
+    f"seed_{name}": ("seed", {"opd": {"skill_control": name}})
+    for name, control in SKILL_CONTROL_TABLE.items()
+    if control.replaces_own_skill
+}
 SELF_ANALYZING = {
     "seed",
     "grpo_opsd",
-    "seed_other_task",
-    "seed_unrelated",
+    *SKILL_CONTROL_VARIANTS,
     "empty",
 }  # algorithms whose policy writes its own skills (Stage 1 applies with --stage1)
 # Bench names that are settings of a trainer algorithm: SEED with the oracle's skills in the teacher slot (the
@@ -33,16 +40,15 @@ SELF_ANALYZING = {
 VARIANTS = {
     "seed_oracle": ("seed", {"opd": {"skill_source": "oracle"}}),
     "opsd_oracle": ("opsd", {"opd": {"skill_source": "oracle"}}),
-    # the controls of "is it the skill?" (docs/research/skill-controls-plan.md): another task's skill, a task-free text,
-    # the constant gate (grpo_opsd: g = ½, the proximal pull of `expected`), and GRPO without or against entropy
-    "seed_other_task": ("seed", {"opd": {"skill_control": "other_task"}}),
-    "seed_unrelated": ("seed", {"opd": {"skill_control": "unrelated"}}),
+    # the controls of "is it the skill?": the skill controls above, the constant gate (grpo_opsd: g = ½, the proximal
+    # pull of `expected`), and GRPO without or against entropy
+    **SKILL_CONTROL_VARIANTS,
     "empty": ("grpo_opsd", {}),
     "grpo_ent0": ("grpo", {"rl": {"entropy_coef": 0.0}}),
     "grpo_entneg": ("grpo", {"rl": {"entropy_coef": -0.001}}),
 }
 # Not in the benchmark by default either: the controls above, run into their own report (--algorithms ...).
-CONTROL_ALGORITHMS = ("seed_other_task", "seed_unrelated", "empty", "grpo_ent0", "grpo_entneg")
+CONTROL_ALGORITHMS = (*SKILL_CONTROL_VARIANTS, "empty", "grpo_ent0", "grpo_entneg")
 
 
 def _algorithm_seeds(items, flag: str, algorithms: list[str]) -> dict[str, list[int]]:

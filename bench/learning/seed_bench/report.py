@@ -13,6 +13,7 @@ from seed_bench.experiments import model_settings, shared_settings
 from seed_bench.runs import eval_outcomes, eval_success, started_from, status_of, weights_fingerprint
 from seed_bench.stats import change_over_start, difference, interval, mean, paired_by_task, paired_difference, wilson
 from seed_trainer.runlog import RunReader
+from seed_trainer.runlog.environment import RunEnvironment
 
 
 def shown_path(path: Path) -> str:
@@ -60,12 +61,25 @@ def curve(eval_rows: list[dict], start: dict[str, tuple[float, int] | None], spl
     return out
 
 
+def bench_code() -> dict:
+    """The benchmark checkout's commit and whether it had uncommitted changes (None outside a git checkout)."""
+    environment = RunEnvironment.detect(repo_dir=REPO, device={})
+    return {"git_commit": environment.git_commit, "git_dirty": environment.git_dirty}
+
+
 def report(args, root: Path, previous: dict[tuple[str, int], dict] | None = None) -> dict:
     """Per algorithm and seed, from the runs under `root`; a run that is not there but completed in `previous` (the
     committed report) keeps its entry."""
     seeds = seeds_of(args)
     previous = previous or {}
-    results: dict = {"settings": {**report_settings(args), "seeds": seeds}, "algorithms": {}, "summary": {}}
+    results: dict = {
+        "settings": {**report_settings(args), "seeds": seeds},
+        # the benchmark's own checkout: a run's run.json names the commit of its experiment file's folder, which for
+        # these runs (experiments written beside the runs) is no repository
+        "bench_code": bench_code(),
+        "algorithms": {},
+        "summary": {},
+    }
     for algorithm in args.algorithms:
         per_seed = {}
         for seed in seeds[algorithm]:
@@ -88,6 +102,7 @@ def report(args, root: Path, previous: dict[tuple[str, int], dict] | None = None
             label = "sft" if needs_stage1(algorithm, args) else "base"
             start = {split: eval_success(folder / f"{label}-eval-{split}", split) for split in args.splits}
             reader = RunReader(train_run)
+            manifest = reader.manifest()
             metrics = reader.metrics()
             rows = [r for r in metrics if r.get("kind") == "update"]
             eval_rows = [r for r in metrics if r.get("kind") == "eval"]
@@ -97,9 +112,7 @@ def report(args, root: Path, previous: dict[tuple[str, int], dict] | None = None
                 "status": status,
                 # which code on which machine: runs of one commit repeat bit for bit on one machine, not across
                 # CPUs (docs/research/distillation-term.md, "The re-runs are not the stored runs")
-                "made_with": {
-                    key: reader.manifest.get(key) for key in ("git_commit", "git_dirty", "versions", "device")
-                },
+                "made_with": {key: manifest.get(key) for key in ("git_commit", "git_dirty", "versions", "device")},
                 "updates_done": max((r["step"] for r in rows), default=0),
                 "curve": curve(eval_rows, start, args.splits),
                 "final": {split: eval_success(train_run, split) for split in args.splits},

@@ -1,6 +1,6 @@
 // The dashboard's messages, declared once for both bundles (src/dashboard/dashboardPanel.ts, webview/dashboard/).
 import type { EvalSummary } from './evaluation';
-import type { MetricRow, RunStatus } from '../../runs/shared/types';
+import type { MetricRow, RecordedExperiment, RunStatus } from '../../runs/shared/types';
 import type { SuccessChange } from '../../runs/shared/pairedChange';
 import { messageSet } from '../../webviewHost/shared/protocol';
 
@@ -18,7 +18,7 @@ export interface DashboardRun {
   /** The trainer's error message of a failed run. */
   error?: string;
   /** The resolved experiment config of run.json (the comparison table diffs it). */
-  config?: Record<string, unknown>;
+  config?: RecordedExperiment;
 }
 
 /** One split's before/after of a run linked to its base evaluation (run.json `baseline_evals`). */

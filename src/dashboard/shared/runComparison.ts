@@ -1,6 +1,7 @@
 // The dashboard's run-comparison table (as W&B's runs table): the configuration keys on which the overlaid runs
 // differ, and each run's final metrics, side by side. No DOM, no `vscode`.
-import type { MetricRow } from '../../runs/shared/types';
+import type { ListedMetricName } from '../../runs/shared/generated/metricNames';
+import type { ExperimentConfig, MetricRow, RecordedExperiment, Stage } from '../../runs/shared/types';
 
 /** `{a: {b: 1}}` → `{'a.b': 1}`; lists are compared as their JSON. */
 export function flattenConfig(value: unknown, prefix = '', into: Record<string, string> = {}): Record<string, string> {
@@ -21,14 +22,15 @@ export function differingKeys(configs: readonly Record<string, string>[]): strin
 /**
  * The top-level config sections each stage's trainer never reads (trainer/seed_trainer/stages/: a Stage-2 run reads
  * no `collect.*` and no `sft.*`; an evaluation plays the plain prompt, without skills, analyzer or updates). A run's
- * value there is not part of what it did, so the comparison leaves those keys out for it.
+ * value there is not part of what it did, so the comparison leaves those keys out for it. (Checked against the run
+ * stages and the experiment's top-level keys, so a renamed section cannot linger here.)
  */
 export const UNREAD_SECTIONS: Readonly<Record<string, readonly string[]>> = {
   collect: ['sft', 'rl', 'eval', 'updates', 'checkpoint', 'distributed'],
   sft: ['collect', 'environment', 'rollout', 'opd', 'analyzer', 'eval', 'sdar', 'updates', 'checkpoint', 'distributed'],
   train: ['collect', 'sft'],
   eval: ['collect', 'sft', 'rl', 'opd', 'analyzer', 'sdar', 'updates', 'checkpoint', 'distributed'],
-};
+} satisfies Record<Stage, ReadonlyArray<keyof ExperimentConfig>>;
 
 /** Whether a run of `stage` reads the flattened config key `key` (an unknown stage reads every key). */
 export function stageReads(stage: string, key: string): boolean {
@@ -44,7 +46,7 @@ export const NOT_READ = 'not read';
  * of them counts as different, `∅`), with one cell per run, `not read` for a run whose stage does not read it. A key
  * that at most one run reads is no difference. Sorted by key.
  */
-export function configDifferences(runs: ReadonlyArray<{ stage: string; config?: Record<string, unknown> }>): Array<{ key: string; cells: string[] }> {
+export function configDifferences(runs: ReadonlyArray<{ stage: string; config?: RecordedExperiment }>): Array<{ key: string; cells: string[] }> {
   const configs = runs.map((run) => flattenConfig(run.config ?? {}));
   const keys = [...new Set(configs.flatMap((config) => Object.keys(config)))].sort();
   const rows: Array<{ key: string; cells: string[] }> = [];
@@ -56,8 +58,9 @@ export function configDifferences(runs: ReadonlyArray<{ stage: string; config?: 
   return rows;
 }
 
-/** The metrics the table lists, in order, with their label. */
-export const FINAL_METRICS: ReadonlyArray<[metric: string, label: string]> = [
+/** The metrics the table lists, in order, with their label (a name schemas/metric.schema.json does not list fails to
+ * compile: ListedMetricName is generated from it). */
+export const FINAL_METRICS: ReadonlyArray<[metric: ListedMetricName, label: string]> = [
   ['success/overall', 'success (last update)'],
   ['episode/length', 'episode length'],
   ['loss/pg', 'pg loss'],
@@ -92,7 +95,7 @@ export function finalMetrics(rows: readonly MetricRow[]): FinalMetrics {
     }
     step = row.step;
     for (const [metric] of FINAL_METRICS) {
-      const value = row[metric as `${string}/${string}`];
+      const value = row[metric];
       if (typeof value === 'number' && Number.isFinite(value)) values[metric] = value;
     }
   }

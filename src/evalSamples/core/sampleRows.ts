@@ -43,6 +43,5 @@ export async function sampleRows(entry: RunEntry): Promise<SampleRow[]> {
 
 /** The step budget of the run's episodes (its config's `rollout.max_steps`), when it records one. */
 function maxStepsOf(entry: RunEntry): number | undefined {
-  const rollout = (entry.index.manifest?.config as { rollout?: { max_steps?: unknown } } | undefined)?.rollout;
-  return typeof rollout?.max_steps === 'number' ? rollout.max_steps : undefined;
+  return entry.index.manifest?.config.rollout?.max_steps;
 }

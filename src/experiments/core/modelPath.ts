@@ -14,8 +14,8 @@ export const BUILTIN_PREFIX = 'builtin:';
 export const SHIPPED_MODELS: readonly string[] = ['household-tiny', 'textworld-tiny'];
 
 /** A real pretrained model whose weights the user installs into the trainer's Python, converted on first use
- * (seed_trainer/models/builtin.py CONVERTED_MODELS; test/unit/experimentBuiltinModels.test.ts holds the two lists
- * together). */
+ * (seed_trainer/models/builtin.py CONVERTED_MODELS; test/unit/experiments/experimentBuiltinModels.test.ts holds the two
+ * lists together). */
 export interface ConvertedModel {
   name: string;
   title: string;

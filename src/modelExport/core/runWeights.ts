@@ -8,6 +8,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { RUN_FILES } from '../../runs/core/runFiles';
+import type { RecordedExperiment } from '../../runs/shared/types';
 import { exportDir, type ExportableWeights, type ExportFormat } from './exportChoices';
 
 /** What the trainer's `holds_model` looks for. */
@@ -28,17 +29,17 @@ export function runOf(dir: string): string | undefined {
 
 /** What of run.json the starting model is resolved from. */
 export interface StartFacts {
-  experiment?: { path?: unknown } | null;
-  config?: { model?: { path?: unknown } | null } | null;
+  experiment?: { path: string };
+  config?: RecordedExperiment;
 }
 
 /** The starting model's folder when it is another run's weights (see above), else undefined. Relative paths are
  * relative to the experiment file's folder, as the trainer resolves them. */
 export function startingModel(runDir: string, manifest: StartFacts | undefined): string | undefined {
   const raw = manifest?.config?.model?.path;
-  if (typeof raw !== 'string' || !raw || /^builtin:/.test(raw)) return undefined;
+  if (!raw || /^builtin:/.test(raw)) return undefined;
   const experiment = manifest?.experiment?.path;
-  const base = typeof experiment === 'string' ? path.dirname(path.resolve(runDir, experiment)) : runDir;
+  const base = experiment !== undefined ? path.dirname(path.resolve(runDir, experiment)) : runDir;
   const dir = path.resolve(base, raw.replace(/^~(?=[\\/])/, process.env.HOME ?? '~'));
   const run = runOf(dir);
   return run && path.resolve(run) !== path.resolve(runDir) && holdsModel(dir) ? dir : undefined;

@@ -1,10 +1,10 @@
 // Reads every file of a run directory and reports each file's first problem, what breaks resume across files
-// (runConsistency.ts), every torn line and every stale temporary file — the same
-// procedure as the trainer's `check_run`, so both sides agree on test/fixtures/runs/expectations.json.
+// (runConsistency.ts), every torn line, every metric name the schema does not list and every stale temporary file —
+// the same procedure as the trainer's `check_run`, so both sides agree on test/fixtures/runs/expectations.json.
 import { open, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { RunFormatError, type StaleFile, type TornLine } from './errors';
-import { checkpointErrors, indexErrors, lostIndexRows, metricSequenceError, quantileOrderError, staleFiles } from './runConsistency';
+import { RunFormatError, type StaleFile, type TornLine, type UnknownMetric } from './errors';
+import { checkpointErrors, indexErrors, lostIndexRows, metricSequenceError, quantileOrderError, staleFiles, unknownMetrics } from './runConsistency';
 import { RUN_FILES, trajectoryRelative } from './runFiles';
 import { RunReader } from './runReader';
 import type { RunSchemas } from './schemas';
@@ -12,7 +12,7 @@ import type { MetricRow, RunManifest, TrajectoryIndexRow } from '../shared/types
 
 export interface RunCheckReport {
   errors: RunFormatError[];
-  warnings: (TornLine | StaleFile)[];
+  warnings: (TornLine | UnknownMetric | StaleFile)[];
   counts: {
     events?: number;
     metrics?: number;
@@ -86,6 +86,7 @@ export async function checkRun(runDir: string, schemas: RunSchemas): Promise<Run
   ] as const;
   let indexRows: { line: number; value: TrajectoryIndexRow }[] = [];
   let metricUpdates: Set<number> | undefined;
+  let unknown: UnknownMetric[] = [];
   for (const [name, key] of counted) {
     try {
       const result = await reader.readJsonl(name);
@@ -97,6 +98,7 @@ export async function checkRun(runDir: string, schemas: RunSchemas): Promise<Run
         if (sequence) report.errors.push(sequence);
         const disorder = quantileOrderError(rows);
         if (disorder) report.errors.push(disorder);
+        unknown = unknownMetrics(rows);
         // partial directories (fixtures, a copy) may lack metrics.jsonl: nothing to compare trajectories with
         if (await stat(reader.paths.metrics).then(() => true, () => false)) {
           metricUpdates = new Set(rows.filter((r) => r.value.kind === 'update').map((r) => r.value.step));
@@ -145,6 +147,6 @@ export async function checkRun(runDir: string, schemas: RunSchemas): Promise<Run
   }
   report.errors.push(...(await checkpointErrors(runDir, schemas)));
   report.counts.checkpoints = (await reader.listCheckpoints()).length;
-  report.warnings = [...reader.warnings, ...(await staleFiles(runDir, manifest.status))];
+  report.warnings = [...reader.warnings, ...unknown, ...(await staleFiles(runDir, manifest.status))];
   return report;
 }

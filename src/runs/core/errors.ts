@@ -101,3 +101,19 @@ export interface StaleFile {
 export function staleFile(file: string): StaleFile {
   return { kind: 'stale_temp', file, line: null, message: `${file}: left behind by an interrupted write (the next resume removes it)` };
 }
+
+/** A metric name schemas/metric.schema.json does not list: a newer trainer's (a new name keeps the format version) or a
+ * typo. Read, drawn in no chart; a checker reports it as a warning, once per name at its first line. */
+export interface UnknownMetric {
+  kind: 'unknown_metric';
+  file: string;
+  line: number;
+  /** The metric name. */
+  field: string;
+  message: string;
+}
+
+export function unknownMetric(file: string, line: number, name: string): UnknownMetric {
+  const message = `${file}:${line}: ${name}: not a metric name schemas/metric.schema.json lists (a newer trainer's, or a typo): read, drawn in no chart`;
+  return { kind: 'unknown_metric', file, line, field: name, message };
+}

@@ -1,13 +1,14 @@
 // Checks across records and files that break `resume` or mislead a reader although every record is valid on its own:
 // update numbers that repeat or skip, quantiles out of order, trajectories of updates the metrics lack, incomplete
-// checkpoints, and temporary files an interrupted write left behind. The same rules and words as
-// seed_trainer/runlog/consistency.py and quantiles.py.
+// checkpoints; and, as warnings, metric names the schema does not list and temporary files an interrupted write left
+// behind. The same rules and words as seed_trainer/runlog/consistency.py, quantiles.py and metric_names.py.
 import { readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { RunFormatError, staleFile, type StaleFile } from './errors';
+import { RunFormatError, staleFile, unknownMetric, type StaleFile, type UnknownMetric } from './errors';
 import { runOwnership } from './runOwner';
 import { RUN_FILES, checkpointStep } from './runFiles';
 import type { RunSchemas } from './schemas';
+import { RESERVED_METRIC_KEYS, metricEntry } from '../shared/knownMetrics';
 import { quantileDisorder } from '../shared/metricQuantiles';
 import type { MetricRow, RunStatus, TrajectoryIndexRow } from '../shared/types';
 
@@ -50,6 +51,17 @@ export function quantileOrderError(rows: readonly Line<MetricRow>[]): RunFormatE
     );
   }
   return undefined;
+}
+
+/** One warning per metric name of the rows that schemas/metric.schema.json does not list, at the first line holding it. */
+export function unknownMetrics(rows: readonly Line<MetricRow>[]): UnknownMetric[] {
+  const seen = new Map<string, UnknownMetric>();
+  for (const { line, value } of rows) {
+    for (const key of Object.keys(value)) {
+      if (!RESERVED_METRIC_KEYS.has(key) && !seen.has(key) && !metricEntry(key)) seen.set(key, unknownMetric(RUN_FILES.metrics, line, key));
+    }
+  }
+  return [...seen.values()];
 }
 
 /** A run that ended (completed or stopped) indexes every trajectory its files hold; fewer rows mean the index lost

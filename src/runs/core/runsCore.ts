@@ -2,13 +2,13 @@
 // Changes arrive from the adapter's file events (debounced per run) and, for live runs, from a light poll (watchers
 // may coalesce or drop events); either way only appended bytes are read. No `vscode` import: the adapter
 // (src/runs/runsModel.ts) supplies the workspace scan and turns the events into VS Code events.
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { liveStatus, type LiveStatus } from './trainerProcess';
-import { runPaths } from './runFiles';
+import { RUN_FILES, runPaths } from './runFiles';
 import { hasChanges, mergeChanges, RunIndex, type RunIndexChange } from './runIndex';
 import { runSuccess, runTitle, titleExtras, type RunFacts } from './runLabel';
-import { readBeforeAfter, type BeforeAfter } from './beforeAfter';
+import { baselineDirs, readBeforeAfter, type BeforeAfter } from './beforeAfter';
 import type { RunSchemas } from './schemas';
 import type { RunManifest } from '../shared/types';
 
@@ -26,6 +26,9 @@ export interface RunChangeEvent {
   /** The live state changed (e.g. running → completed, running → interrupted). */
   stateChanged: boolean;
   previousState: RunState;
+  /** An evaluation report (eval/<split>.json) of the run, or of a base evaluation it links, was written or removed:
+   * its before/after is read again. Nothing else of the run need have changed. */
+  evalReports?: boolean;
 }
 
 const DEBOUNCE_MS = 120;
@@ -48,10 +51,37 @@ export function runState(
   return state === 'running' && options.stopRequested ? 'stopping' : state;
 }
 
-/** The run directory a watched file belongs to: its folder, or for trajectories/index.jsonl the folder above. */
+/**
+ * What the runs model watches in a workspace (relative globs): the files the runs index reads, and the evaluation
+ * reports (eval/<split>.json), which a before/after reads and which the trainer writes after the evaluation's metrics
+ * row — on a loaded machine after the extension has read that row.
+ */
+export const RUN_WATCH_GLOBS: readonly string[] = [`**/{${RUN_FILES.manifest},${RUN_FILES.events},${RUN_FILES.metrics},index.jsonl}`, `**/${RUN_FILES.evalDir}/*.json`];
+
+/** Whether a watched file is an evaluation report, eval/<split>.json: not a writer's temporary `.<name>.tmp-<pid>`,
+ * nor the run.json of a run directory that happens to be named `eval`. */
+export function isEvalReport(file: string): boolean {
+  const name = path.basename(file);
+  return path.basename(path.dirname(file)) === RUN_FILES.evalDir && name.endsWith('.json') && !name.startsWith('.') && name !== RUN_FILES.manifest;
+}
+
+/** The run directory a watched file belongs to: its folder, or for trajectories/index.jsonl and eval/<split>.json the
+ * folder above. */
 export function runDirOfFile(file: string): string {
   const parent = path.dirname(file);
-  return path.basename(file) === 'index.jsonl' && path.basename(parent) === 'trajectories' ? path.dirname(parent) : parent;
+  const nested = (path.basename(file) === 'index.jsonl' && path.basename(parent) === RUN_FILES.trajectoriesDir) || isEvalReport(file);
+  return nested ? path.dirname(parent) : parent;
+}
+
+/** What changes when an evaluation report of a run is written or removed: its eval/ folder (reports are renamed into
+ * it). `none` without one. */
+export function evalReportsStamp(runDir: string): string {
+  try {
+    const info = statSync(runPaths(runDir).evalDir);
+    return `${info.ino}:${info.mtimeMs}`;
+  } catch {
+    return 'none';
+  }
 }
 
 export function factsOf(entry: RunEntry): RunFacts {
@@ -89,6 +119,8 @@ export class RunsCore {
   private titleCache: Map<string, { title: string; extras: string[] }> | undefined;
 
   private readonly beforeAfterCache = new Map<string, { key: string; value: Promise<BeforeAfter[]> }>();
+  /** Each run's evaluation reports as its last refresh found them (evalReportsStamp). */
+  private readonly evalStamps = new Map<string, string>();
 
   constructor(private readonly options: RunsCoreOptions) {}
 
@@ -154,11 +186,15 @@ export class RunsCore {
   }
 
   /** The before/after of a run that links base evaluations (run.json `baseline_evals`); read again when the run's
-   * status or metrics change. Empty for a run that links none. The same promise until then: the runs tree redraws a
-   * run when it gets a new one, and asks again as it redraws. */
+   * status or metrics change, or an evaluation report of the run or of a base evaluation it links (the reports are
+   * what it reads). Empty for a run that links none. The same promise until then: the runs tree redraws a run when it
+   * gets a new one, and asks again as it redraws. */
   beforeAfter(entry: RunEntry): Promise<BeforeAfter[]> {
     const manifest = entry.index.manifest;
-    const key = manifest?.baseline_evals ? `${manifest.status}|${manifest.ended ?? ''}|${entry.index.metrics.length}` : 'no links';
+    const reports = (dirs: string[]): string => dirs.map(evalReportsStamp).join(',');
+    const key = manifest?.baseline_evals
+      ? `${manifest.status}|${manifest.ended ?? ''}|${entry.index.metrics.length}|${reports([entry.dir, ...baselineDirs(entry.dir, manifest).map(([, dir]) => dir)])}`
+      : 'no links';
     const cached = this.beforeAfterCache.get(entry.dir);
     if (cached?.key === key) return cached.value;
     const value = manifest?.baseline_evals ? readBeforeAfter(entry.dir, manifest, this.options.schemas()) : Promise.resolve([]);
@@ -259,7 +295,29 @@ export class RunsCore {
     } catch (error) {
       this.options.warn(`runs: ${entry.dir}: ${String(error)}`);
     }
-    this.updateState(entry, change);
+    const reports = this.noteEvalReports(entry.dir);
+    this.updateState(entry, change, reports);
+    if (reports) this.notifyLinkedRuns(entry.dir);
+  }
+
+  /** Whether the run's evaluation reports changed since its previous refresh (never on its first). */
+  private noteEvalReports(dir: string): boolean {
+    const stamp = evalReportsStamp(dir);
+    const previous = this.evalStamps.get(dir);
+    this.evalStamps.set(dir, stamp);
+    return previous !== undefined && previous !== stamp;
+  }
+
+  /** The runs that link `baseDir` as a base evaluation are told its reports changed (their before/after did). */
+  private notifyLinkedRuns(baseDir: string): void {
+    for (const entry of this.entries.values()) {
+      if (entry.dir === baseDir || !baselineDirs(entry.dir, entry.index.manifest).some(([, dir]) => dir === baseDir)) continue;
+      this.fireRun({ entry, change: undefined, stateChanged: false, previousState: entry.state, evalReports: true });
+    }
+  }
+
+  private fireRun(event: RunChangeEvent): void {
+    for (const listener of [...this.runListeners]) listener(event);
   }
 
   /** The owner lock of the run directory where it can be read, else the pid (trainerProcess.liveStatus). */
@@ -267,7 +325,7 @@ export class RunsCore {
     return this.options.live ? this.options.live(manifest) : liveStatus(manifest, { runDir: dir });
   }
 
-  private updateState(entry: RunEntry, change: RunIndexChange | undefined): void {
+  private updateState(entry: RunEntry, change: RunIndexChange | undefined, evalReports = false): void {
     const previousState = entry.state;
     const manifest = entry.index.manifest;
     const live = manifest !== undefined && isLive(manifest.status);
@@ -278,10 +336,18 @@ export class RunsCore {
       live: (m) => this.liveOf(m, entry.dir),
     });
     const stateChanged = previousState !== entry.state;
-    if (stateChanged || (change && hasChanges(change))) {
-      this.titleCache = undefined; // a manifest or metrics change can change a title (split, collision)
-      for (const listener of [...this.runListeners]) listener({ entry, change, stateChanged, previousState });
-    }
+    const indexed = stateChanged || (change !== undefined && hasChanges(change));
+    if (indexed) this.titleCache = undefined; // a manifest or metrics change can change a title (split, collision)
+    if (indexed || evalReports) this.fireRun({ entry, change, stateChanged, previousState, ...(evalReports ? { evalReports } : {}) });
+  }
+
+  /** An evaluation report of `dir` was written or removed (a file event): the run is read again, and its refresh
+   * tells it and the runs that link it; for a directory the model does not list (a base evaluation outside the
+   * discovery rules) only the runs that link it are told. */
+  evalReportsChanged(dir: string): void {
+    const entry = this.get(dir);
+    if (entry) this.schedule(entry.dir);
+    else this.notifyLinkedRuns(path.resolve(dir));
   }
 
   /** A debounced refresh of one run (bursts of appends become one read). */

@@ -12,6 +12,7 @@ import type { EvalReport } from '../shared/generated/eval';
 import type { RunEvent } from '../shared/generated/event';
 import type { RunLock } from '../shared/generated/lock';
 import type { MetricRow } from '../shared/generated/metric';
+import { METRIC_SCHEMA_KEYWORDS } from '../shared/generated/metricNames';
 import type { OnnxExportMeta } from '../shared/generated/onnxExport';
 import type { PremiseReport } from '../shared/generated/premise';
 import type { RunManifest } from '../shared/generated/run';
@@ -114,7 +115,9 @@ export class RunSchemas {
   private constructor(readonly dir: string, documents: Record<string, unknown>[]) {
     const Ajv2020 = loadAjv2020();
     // verbose: each error carries its schema and data, which primaryError reads.
-    const ajv = new Ajv2020({ allErrors: false, verbose: true, strict: true, strictRequired: false, allowUnionTypes: true });
+    // allowMatchingProperties: a listed metric name matches the metric schema's pattern of any namespaced name too
+    const ajv = new Ajv2020({ allErrors: false, verbose: true, strict: true, strictRequired: false, allowUnionTypes: true, allowMatchingProperties: true });
+    ajv.addVocabulary([...METRIC_SCHEMA_KEYWORDS]); // annotations of the metric names (units, charts): nothing to check
     for (const document of documents) ajv.addSchema(document);
     this.validators = new Map();
     for (const kind of RECORD_SCHEMAS) {

@@ -1,7 +1,7 @@
 // Per-token arrays of a trajectory step: base64 (RFC 4648, padded) of little-endian int32 (ids) and float32 (logp,
 // teacher_logp, delta, gate, gate_baseline); `text` is a plain list of each token's text. The trainer writes them and
-// the extension only reads them (the tests' writer is test/unit/tokenEncoding.ts). No Buffer and no vscode: this module
-// also runs in webviews.
+// the extension only reads them (the tests' writer is test/unit/support/tokenEncoding.ts). No Buffer and no vscode:
+// this module also runs in webviews.
 import type { EncodedTokens } from './types';
 
 const FLOAT_FIELDS = ['logp', 'teacher_logp', 'delta', 'gate', 'gate_baseline'] as const;

@@ -5,6 +5,7 @@
 export type { Phase, Task } from './generated/common';
 export type { ControlRequest } from './generated/control';
 export type { EvalReport } from './generated/eval';
+export type { ExperimentConfig, OpdConfig, RecordedExperiment } from './generated/experiment';
 export type { MetricRow } from './generated/metric';
 export type { RunEvent } from './generated/event';
 export type { RunManifest } from './generated/run';

@@ -21,7 +21,7 @@ export function chooseBaselines(experimentFile: string, modelPath: string | unde
     const manifest = run.manifest;
     if (!manifest || manifest.stage !== 'eval' || !run.completed) continue;
     if (path.resolve(run.dir, manifest.experiment.path) !== target) continue;
-    const evaluated = (manifest.config.model as { path?: unknown } | undefined)?.path;
+    const evaluated = manifest.config.model?.path;
     if (modelPath === undefined || evaluated !== modelPath) continue;
     for (const report of run.reports) {
       if (report.step !== null) continue;

@@ -2,7 +2,7 @@
 // adapter) knows about a trainer it launched or found running, and how each event from the process (spawned, spawn
 // error, exit) or from the run log (run.json's status as the runs model reads it, a Stop) moves it. No `vscode` import
 // and no side effects: the adapter feeds events, compares phases, and does the notifying, so every transition is
-// unit-tested (test/unit/sessionMachine.test.ts).
+// unit-tested (test/unit/training/sessionMachine.test.ts).
 import type { RunState } from '../../runs/core/runsCore';
 
 /**

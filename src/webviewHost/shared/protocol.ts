@@ -3,14 +3,27 @@
 //   export const TO_DASHBOARD = messageSet<{ metrics: { rows: MetricRow[] } }>({ metrics: true });   host → webview
 //   export const FROM_DASHBOARD = messageSet<{ overlay: { runs: string[] } }>({ overlay: true });    webview → host
 // The value lists every message of its map (the compiler refuses a missing or extra name), and each side narrows
-// incoming messages with it. A message is `{ type, params }` with params typed by type; a webview message may carry
-// a `seq`, which the host answers with a `hostReply` once its handler is done (ok, or the handler's error), so the
-// page learns of a failure. Every webview sends `ready` first; the host queues what it sends until then
-// (src/webviewHost/webviewChannel.ts, used by every panel through src/webviewHost/panelBase.ts; webview/shared/hostApi.ts).
+// incoming messages with it. A message is `{ type, params }` with params typed by type. A message that is answered
+// is declared with its reply's type, `whatIf: Request<{ skill: string }, WhatIfReply>`: the sender's
+// `await request('whatIf', params)` is typed with the reply, and the receiver's handler must return it. Such a message
+// carries an `id`, and the other side posts back a `reply` with that id: the handler's result, or its error named by
+// the request (src/webviewHost/shared/messageEndpoint.ts does this for both sides). Every webview sends `ready` first;
+// the host queues what it sends until then (src/webviewHost/webviewChannel.ts, used by every panel through
+// src/webviewHost/panelBase.ts; webview/shared/hostApi.ts). `ready` and `reply` are not message names of a map.
 
 export type MessageMap = Record<string, unknown>;
 
-export type Message<M extends MessageMap> = { [K in keyof M & string]: { type: K; params: M[K]; seq?: number } }[keyof M & string];
+/** Never a value: the key under which a message's params type carries its reply's type. */
+declare const replyType: unique symbol;
+
+/** A message answered with a reply of type R; its params are P. */
+export type Request<P, R> = P & { readonly [replyType]?: R };
+
+/** The reply's type of a message: R for a Request<P, R>, void for a message that is only posted. */
+export type ReplyOf<T> = typeof replyType extends keyof T ? (T extends { readonly [replyType]?: infer R } ? R : never) : void;
+
+/** A message of map M; `id` when it is a request (its reply carries the same id). */
+export type Message<M extends MessageMap> = { [K in keyof M & string]: { type: K; params: M[K]; id?: number } }[keyof M & string];
 
 /** The messages of one direction of one panel, declared once as a value. */
 export interface MessageSet<M extends MessageMap> {
@@ -24,18 +37,20 @@ export function messageSet<M extends MessageMap>(names: { readonly [K in keyof M
   return { types: Object.keys(names) as Array<keyof M & string> };
 }
 
-export const HOST_REPLY = 'hostReply';
+export const REPLY = 'reply';
 
-/** host → webview: the outcome of the webview message numbered `seq`. */
-export interface HostReply {
-  type: typeof HOST_REPLY;
-  params: { seq: number; request: string; ok: boolean; error?: string };
+/** Either direction: the answer to the request numbered `id` of the other side, named `request`. */
+export interface ReplyMessage {
+  type: typeof REPLY;
+  params: { id: number; request: string } & ({ ok: true; result?: unknown } | { ok: false; error: string });
 }
 
-export function isHostReply(value: unknown): value is HostReply {
-  if (typeof value !== 'object' || value === null || (value as { type?: unknown }).type !== HOST_REPLY) return false;
+export function isReply(value: unknown): value is ReplyMessage {
+  if (typeof value !== 'object' || value === null || (value as { type?: unknown }).type !== REPLY) return false;
   const params = (value as { params?: unknown }).params;
-  return typeof params === 'object' && params !== null && typeof (params as { seq?: unknown }).seq === 'number';
+  if (typeof params !== 'object' || params === null) return false;
+  const { id, request, ok, error } = params as { id?: unknown; request?: unknown; ok?: unknown; error?: unknown };
+  return Number.isSafeInteger(id) && typeof request === 'string' && (ok === true || (ok === false && typeof error === 'string'));
 }
 
 /** The first message of every webview: it has loaded and listens. */
@@ -46,11 +61,12 @@ export interface ReadyMessage {
 
 export const READY: ReadyMessage = { type: 'ready', params: {} };
 
-/** Narrows an unknown posted value to a message of map M whose type is one of `types` (untrusted input). */
+/** Narrows an unknown posted value to a message of map M whose type is one of `types` (untrusted input); an `id`, when
+ * present, is a whole number. */
 export function isMessage<M extends MessageMap>(value: unknown, set: MessageSet<M>): value is Message<M> {
   if (typeof value !== 'object' || value === null) return false;
-  const type = (value as { type?: unknown }).type;
-  return typeof type === 'string' && (set.types as readonly string[]).includes(type) && 'params' in value;
+  const { type, id } = value as { type?: unknown; id?: unknown };
+  return typeof type === 'string' && (set.types as readonly string[]).includes(type) && 'params' in value && (id === undefined || Number.isSafeInteger(id));
 }
 
 export function isReady(value: unknown): value is ReadyMessage {

@@ -19,6 +19,8 @@ The weights use π_old, the weights that sampled y, never the current θ, so eve
 targets. `b(s)` and `w` need the full next-token distributions of π_old under the student prompt and under the teacher
 prompt at every response position: the teacher pass computes them (`gate_targets`, one chunk of positions at a time)
 and keeps b(s), one float per token, and for `expected` the `top_k` largest w(v) per token with the mass it left out.
+
+The names and what each subtracts, keeps and needs are the rows of algo/estimator_table.py; this module is their maths.
 """
 
 from __future__ import annotations
@@ -28,9 +30,7 @@ from typing import Literal
 
 import torch
 
-ESTIMATORS: tuple[str, ...] = ("sample", "centred", "baseline", "expected")
-#: Estimators whose teacher pass needs the full next-token distributions (a student forward beside the teacher's).
-NEEDS_DISTRIBUTIONS = frozenset({"baseline", "expected"})
+from seed_trainer.algo.estimator_table import estimator_row
 
 # `expected` keeps every token's weight up to this vocabulary size (the tiny policies' 4 096: 16 KiB a token in
 # float32) and the top `DEFAULT_TOP_K` beyond it (49 k, 152 k vocabularies: the full rows would be 0.2 / 0.6 MiB a token).
@@ -78,23 +78,25 @@ def top_k_weights(weights: torch.Tensor, k: int) -> TopK:
 def sampled_token_weight(gate: torch.Tensor, estimator: str, baseline: torch.Tensor | None = None) -> torch.Tensor:
     """The weight c(y) in the per-token loss gradient −c(y)·∇log π_θ(y|s) of the single-sample estimators:
     g (sample), g − ½ (centred), g − b(s) (baseline; `baseline` is b, same shape as `gate`). Detached like g."""
-    if estimator == "sample":
+    row = estimator_row(estimator)
+    if row.keeps == "soft_targets":
+        raise ValueError(f"`{estimator}` weighs every vocabulary token: it has no single-token weight")
+    if row.subtracts == "nothing":
         return gate
-    if estimator == "centred":
+    if row.subtracts == "centre":
         return gate - GATE_CENTRE
-    if estimator == "baseline":
-        if baseline is None:
-            raise ValueError("the `baseline` estimator needs b(s) from the teacher pass")
-        return gate - baseline.detach()
-    raise ValueError(f"`{estimator}` has no single-token weight (known: sample, centred, baseline)")
+    if baseline is None:
+        raise ValueError(f"the `{estimator}` estimator needs b(s) from the teacher pass")
+    return gate - baseline.detach()
 
 
 def subtracted_gate(estimator: str, gate: torch.Tensor, baseline: torch.Tensor | None) -> torch.Tensor | None:
     """What an estimator subtracts from g at each token, for the trajectory record: ½ (centred), b(s) (baseline, and
     expected, whose weights sum to b(s) at each position); None for `sample`."""
-    if estimator == "centred":
+    subtracts = estimator_row(estimator).subtracts
+    if subtracts == "centre":
         return torch.full_like(gate, GATE_CENTRE)
-    if estimator in ("baseline", "expected"):
+    if subtracts == "baseline":
         return baseline
     return None
 

@@ -23,6 +23,7 @@ from dataclasses import dataclass, fields
 
 import torch
 
+from seed_trainer.algo.estimator_table import estimator_row
 from seed_trainer.algo.estimators import sampled_token_weight, soft_target_loss
 
 KL_CLAMP = 10.0
@@ -127,9 +128,9 @@ def opd_loss(
         skill = skill.unsqueeze(-1)
     mask = response_mask * skill
     delta, gate = opd_gate(teacher_logp, student_logp, beta)
-    if estimator == "expected":
+    if estimator_row(estimator).keeps == "soft_targets":
         if target_logp is None or target_weights is None:
-            raise ValueError("the `expected` estimator needs the target log-probs and weights of the teacher pass")
+            raise ValueError(f"the `{estimator}` estimator needs the target log-probs and weights of the teacher pass")
         per_token = soft_target_loss(target_logp, target_weights)
     else:  # sample: g itself, so the paper's numbers are unchanged
         per_token = sampled_token_weight(gate, estimator, gate_baseline) * (teacher_logp - student_logp)

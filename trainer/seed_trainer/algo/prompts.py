@@ -12,6 +12,7 @@ insertion of `skills.insert_skill` always lands right after it), and with H = 0 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 INTRO = "You are an expert agent acting in a text-based household environment."
@@ -33,6 +34,43 @@ def format_history(history: Sequence[tuple[str, str]], history_length: int) -> s
     )
 
 
+_PLACE_ACTION = re.compile(r"^(?:go to|open) (?P<place>.+)$")
+_SEEN = re.compile(r"you see (?P<things>.+?)\.?$")
+_ARTICLE = re.compile(r"^(?:and )?(?:an? |the )")
+
+
+def places_memory(history: Sequence[tuple[str, str]], observation: str) -> str:
+    """One line of what the episode has seen where: every place the agent went to or opened, in the order first
+    visited, with what the observation after that action showed there the last time ("closed" when it was closed).
+
+    It reads the whole history, not the window of H pairs, so a policy with a short window still knows which places
+    it already searched. It relies only on the ALFWorld-style text ("You arrive at X. On the X, you see a Y 1, and a
+    Z 2.", "The X is closed."): an observation that names the place without a listing gives "visited", one that does
+    not name it (a refused action) adds nothing. Empty when no place was visited."""
+    seen: dict[str, str] = {}
+    after = [obs for obs, _ in history[1:]] + [observation]
+    for (_, action), result in zip(history, after):
+        match = _PLACE_ACTION.match(action.strip())
+        if match is None:
+            continue
+        place = match["place"]
+        things = _SEEN.search(result)
+        if things is not None:
+            items = [_ARTICLE.sub("", item.strip()) for item in things["things"].split(",")]
+            seen[place] = ", ".join(item for item in items if item) or "nothing"
+        elif f"{place} is closed" in result:
+            seen[place] = "closed"
+        elif place in result:  # arrived, but no listing it can read
+            seen[place] = seen.get(place, "visited")
+    if not seen:
+        return ""
+    return (
+        "Places you have searched so far and what you saw there: "
+        + "; ".join(f"{place}: {things}" for place, things in seen.items())
+        + "."
+    )
+
+
 def format_admissible(actions: Sequence[str]) -> str:
     return ", ".join(f"'{action}'" for action in actions)
 
@@ -44,11 +82,13 @@ def build_step_prompt(
     admissible_actions: Sequence[str],
     history: Sequence[tuple[str, str]] = (),
     history_length: int = 5,
+    memory: bool = False,
 ) -> str:
     """h_t for the step after `history` (every earlier (observation, action) pair of the episode, oldest first).
 
     The actions in `history` are what the environment received (the parsed action, or the fallback text of an
-    invalid step). An empty task omits the task line; an empty admissible list omits that line.
+    invalid step). An empty task omits the task line; an empty admissible list omits that line. `memory` (opt-in,
+    `rollout.memory`) adds `places_memory`'s line before the current observation; off, the prompt is unchanged.
     """
     steps_taken = len(history)
     lines = [INTRO]
@@ -64,6 +104,9 @@ def build_step_prompt(
             )
         else:
             lines.append(f"Before this step you have taken {steps_taken} step(s).")
+        remembered = places_memory(history, observation) if memory else ""
+        if remembered:
+            lines.append(remembered)
         lines.append(f"You are now at step {steps_taken + 1}. Your current observation is: {observation}")
     else:
         lines.append(f"Your current observation is: {observation}")

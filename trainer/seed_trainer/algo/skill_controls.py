@@ -11,6 +11,9 @@ tell a gain that comes from *this trajectory's* skill from one any skill-shaped 
 
 The receiver keeps its own has-skill flag: a trajectory whose own analysis failed format verification gets no
 distillation under any control, so every control distils on the same trajectories as SEED.
+
+The names and their wording are the rows of SKILL_CONTROL_TABLE, which the experiment schema (its enum, description and
+rules) and the benchmark's control runs read; `teacher_skills` is what each does.
 """
 
 from __future__ import annotations
@@ -18,7 +21,29 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-SKILL_CONTROLS: tuple[str, ...] = ("none", "other_task", "unrelated")
+from seed_trainer.algo.variants import ALGORITHM_VARIANTS
+
+
+@dataclass(frozen=True)
+class SkillControl:
+    summary: str  # what the teacher reads under it, one line (the schema's description)
+    replaces_own_skill: bool  # a control proper (needs an algorithm whose policy writes its own skills), not SEED
+
+
+SKILL_CONTROL_TABLE: dict[str, SkillControl] = {
+    "none": SkillControl("the trajectory's own skill", replaces_own_skill=False),
+    "other_task": SkillControl(
+        "the skill of a trajectory with the same outcome in another task group of the update", replaces_own_skill=True
+    ),
+    "unrelated": SkillControl("a fixed task-free text of about the skill's length", replaces_own_skill=True),
+}
+
+# The names `opd.skill_control` accepts, in the table's order (the schema's enum).
+SKILL_CONTROLS: tuple[str, ...] = tuple(SKILL_CONTROL_TABLE)
+
+# The algorithms whose teacher reads skills the policy wrote about its own trajectories: the ones a control can
+# replace them in (experiment/rules.py refuses the others).
+SELF_SKILL_ALGORITHMS: list[str] = [name for name, variant in ALGORITHM_VARIANTS.items() if variant.skills == "self"]
 
 # Task-free advice of the lengths a skill has (26–196 characters): none names an object, a place or an action of the
 # built-in environments (a test checks the household's). Fixed: a run with `unrelated` is reproducible from its config.
@@ -37,11 +62,11 @@ UNRELATED_TEXTS: tuple[str, ...] = (
 
 def skill_control_description() -> str:
     """The description of `opd.skill_control` in the experiment schema."""
+    named = [f"`{name}` ({control.summary})" for name, control in SKILL_CONTROL_TABLE.items()]
     return (
-        "A placebo for the teacher's skill (a control, not SEED; seed, grpo_opsd, opsd only): `none` (the "
-        "trajectory's own skill), `other_task` (the skill of a trajectory with the same outcome in another task group "
-        "of the update), or `unrelated` (a fixed task-free text of about the skill's length). A trajectory without a "
-        "valid own skill is not distilled under any of them. docs/trainer.md, 'Skill controls'."
+        f"A placebo for the teacher's skill (a control, not SEED; {', '.join(SELF_SKILL_ALGORITHMS)} only): "
+        f"{', '.join(named[:-1])}, or {named[-1]}. A trajectory without a valid own skill is not distilled under any "
+        "of them. docs/trainer.md, 'Skill controls'."
     )
 
 

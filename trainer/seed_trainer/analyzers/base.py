@@ -4,10 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from seed_trainer.algo.json_repair import SkillParse, parse_skill_reply
 from seed_trainer.rl.rollout import Episode
+
+if TYPE_CHECKING:
+    from seed_trainer.rl.teacher import Insert
 
 
 @dataclass(frozen=True)
@@ -42,6 +45,7 @@ class AnalyzerError(RuntimeError):
 class Analyzer(Protocol):
     source: str  # `self` | `external` | `oracle` | `static`: the skill record's (and trajectory's) `source`
     model: str | None  # the skill record's `model`
+    insert: Insert  # how Stage 2's teacher prompt holds the skill (rl/teacher.py): `insert_skill`, or SDAR's
 
     def analyze(self, episodes: Sequence[Episode]) -> list[Analysis]:
         """One analysis per episode, in order."""

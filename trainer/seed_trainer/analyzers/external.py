@@ -32,6 +32,7 @@ from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+from seed_trainer.algo.skills import insert_skill
 from seed_trainer.analyzers.base import Analysis, AnalyzerError
 from seed_trainer.analyzers.self_analysis import analysis_prompt
 from seed_trainer.experiment.config import AnalyzerConfig
@@ -51,6 +52,7 @@ class _Retry(Exception):
 
 class ExternalAnalyzer:
     source = "external"
+    insert = staticmethod(insert_skill)
 
     def __init__(
         self,

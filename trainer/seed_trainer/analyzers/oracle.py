@@ -5,12 +5,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from seed_trainer.algo.skills import insert_skill
 from seed_trainer.analyzers.base import Analysis, AnalyzerError
 from seed_trainer.rl.rollout import Episode
 
 
 class OracleAnalyzer:
     source = "oracle"
+    insert = staticmethod(insert_skill)
 
     def __init__(self, task_source: Any) -> None:
         if task_source is None or not callable(getattr(task_source, "oracle_analysis", None)):

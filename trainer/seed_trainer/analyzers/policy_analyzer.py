@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from seed_trainer.algo.skills import insert_skill
 from seed_trainer.analyzers.base import Analysis
 from seed_trainer.analyzers.self_analysis import self_analyze
 from seed_trainer.compute.policy import Policy
@@ -16,6 +17,7 @@ if TYPE_CHECKING:
 
 class PolicyAnalyzer:
     source = "self"
+    insert = staticmethod(insert_skill)
 
     def __init__(
         self,

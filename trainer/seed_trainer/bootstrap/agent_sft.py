@@ -54,6 +54,7 @@ class AgentSftConfig:
     seed: int = 0
     episodes: int = 300  # demonstration episodes of the train split (each gives ~8 step examples)
     history: int = 2  # H of the step prompts; experiments that start from the result should match it
+    memory: bool = False  # rollout.memory of the step prompts (and of the dev states); experiments should match it
     max_steps: int = 20
     skill_share: float = 0.0  # see the module docstring
     analysis_share: float = 0.5
@@ -64,12 +65,23 @@ class AgentSftConfig:
     min_lr_ratio: float = 0.1
     weight_decay: float = 0.0
     max_length: int = 1024
-    dtype: str = "bfloat16"  # autocast dtype on CPU ("float32": none)
+    dtype: str = "auto"  # autocast dtype on CPU ("float32": none; "auto": see cpu_dtype)
     save_every: int = 25
     train_invalid: bool = False  # see the module docstring (recipe 2)
     freeze_layers: int = 0
     dev_states: int = 200
     recipe: int = field(default=RECIPE_VERSION)
+
+
+def cpu_dtype(requested: str) -> str:
+    """`auto`: bfloat16 where the CPU computes it natively (oneDNN's bf16: AVX512-BF16 or AMX), else float32. On an
+    AVX2-only CPU bf16 autocast is emulated: one step took 11x fp32's time (bench/results/agent_sft_dtype-avx2.json),
+    where a bf16-capable one ran the Stage-2 update 1.7x faster in bf16 (smollm2-speed.json)."""
+    if requested != "auto":
+        return requested
+    import torch
+
+    return "bfloat16" if torch.ops.mkldnn._is_mkldnn_bf16_supported() else "float32"
 
 
 def learning_rate(config: AgentSftConfig, step: int) -> float:
@@ -95,7 +107,7 @@ def training_examples(config: AgentSftConfig, tokenizer_policy) -> list[tuple[li
         bank_share=0.0,
         analysis_share=config.analysis_share,
     )
-    examples = [e for e in make_examples(data) if config.train_invalid or e.mistake != "invalid"]
+    examples = [e for e in make_examples(data, memory=config.memory) if config.train_invalid or e.mistake != "invalid"]
     items, _dropped = tokenize(
         tokenizer_policy, (SftExample(str(i), e.prompt, e.response) for i, e in enumerate(examples)), config.max_length
     )
@@ -123,7 +135,8 @@ def dev_states(config: AgentSftConfig) -> list:
     source = HouseholdTasks(max_steps=config.max_steps)
     states: list = []
     for index, spec in enumerate(source.sample("dev", config.dev_states, seed=config.seed)):  # ≥ 1 state per task
-        states += expert_states(source, spec, random.Random(f"agent-sft-dev|{config.seed}|{index}"), config.history)
+        rng = random.Random(f"agent-sft-dev|{config.seed}|{index}")
+        states += expert_states(source, spec, rng, config.history, memory=config.memory)
         if len(states) >= config.dev_states:
             break
     return states[: config.dev_states]
@@ -195,12 +208,13 @@ def agent_sft(out_dir: str | Path, config: AgentSftConfig, *, echo=sys.stderr) -
         if state["settings"] != settings:
             raise SystemExit(f"{partial}: made with other settings ({state['settings']}); delete it to start over")
     base = str(partial) if state is not None else str(ensure_model_dir(config.base) or config.base)
-    policy = Policy.load(ModelConfig(path=base, device="cpu", dtype=config.dtype), with_reference=False)
+    dtype = cpu_dtype(config.dtype)
+    policy = Policy.load(ModelConfig(path=base, device="cpu", dtype=dtype), with_reference=False)
     started = time.perf_counter()
     encoded = training_examples(config, policy)
     echo.write(
         f"agent SFT: {len(encoded)} examples ({time.perf_counter() - started:.0f} s to make), "
-        f"{config.steps} steps of {config.batch_size}\n"
+        f"{config.steps} steps of {config.batch_size}, {dtype}\n"
     )
     batches = batch_order(len(encoded), config)
     freeze_lower_layers(policy.model, config.freeze_layers)
@@ -256,6 +270,7 @@ def agent_sft(out_dir: str | Path, config: AgentSftConfig, *, echo=sys.stderr) -
     save_merged_model(policy, out_dir)
     report = {
         "recipe": settings,
+        "dtype": dtype,
         "examples": len(encoded),
         "losses": losses,
         "dev_accuracy": accuracy,

@@ -4,6 +4,7 @@ analyzer's JSON, deterministic in the seed."""
 
 from __future__ import annotations
 
+import functools
 import json
 import random
 from dataclasses import dataclass
@@ -61,8 +62,10 @@ def _analysis_example(spec, task: str, steps, won: bool) -> Example:
     return Example(prompt, reply, "analysis")
 
 
-def make_examples(config: BootstrapConfig, progress=None) -> list[Example]:
-    """Demonstration steps (plain, skill-conditioned, bank-conditioned) and analyses, deterministic in the seed."""
+def make_examples(config: BootstrapConfig, progress=None, *, memory: bool = False) -> list[Example]:
+    """Demonstration steps (plain, skill-conditioned, bank-conditioned) and analyses, deterministic in the seed.
+    `memory`: the step prompts carry `rollout.memory`'s line (agent SFT of a policy that will act with it)."""
+    step_prompt = functools.partial(build_step_prompt, memory=True) if memory else build_step_prompt
     source = HouseholdTasks(max_steps=config.max_steps)
     rng = random.Random(f"bootstrap|{config.seed}")
     examples: list[Example] = []
@@ -90,7 +93,7 @@ def make_examples(config: BootstrapConfig, progress=None) -> list[Example]:
             repeat = 0.0
             wrap = lambda prompt, text=bank_text: SkillBank.insert(prompt, text)  # noqa: E731
         steps, _won = demonstrate(source.make(spec), rng, rates, repeat)
-        examples.extend(step_examples(task, steps, config.history, wrap))
+        examples.extend(step_examples(task, steps, config.history, wrap, step_prompt))
         if rng.random() < config.analysis_share:
             # analyses of episodes as a weak policy plays them: noisier, and often cut off unfinished
             a_rates, a_repeat = _noise_profile(rng, config, boost=0.15)

@@ -23,12 +23,18 @@ import os
 
 import torch
 
+from seed_trainer.algo.estimator_table import estimator_row
 from seed_trainer.algo.estimators import resolved_top_k
 
 GIB = 2**30
 MASTER_BYTES = 4 + 4 + 8  # fp32 weight, fp32 gradient, AdamW exp_avg and exp_avg_sq
 FLOAT_BYTES = 4
 HOST_SHARE = 0.5  # warn when the `expected` targets of one update could take more than this share of the host's memory
+
+
+def _keeps_soft_targets(config) -> bool:
+    """Whether the run's estimator keeps soft targets from the teacher pass to the update (`expected`)."""
+    return estimator_row(config.opd.estimator).keeps == "soft_targets"
 
 
 def training_bytes(total_params: int, trainable_params: int, compute_bytes: int, *, lora: bool) -> int:
@@ -72,7 +78,7 @@ def update_response_tokens(config) -> int:
 
 def expected_host_bytes(config, vocab_size: int) -> int:
     """Host memory of one update's `expected` soft targets, at most (0 for the other estimators)."""
-    if config.opd.estimator != "expected":
+    if not _keeps_soft_targets(config):
         return 0
     return update_response_tokens(config) * expected_target_bytes_per_token(vocab_size, config.opd.expected_top_k)
 
@@ -81,7 +87,7 @@ def expected_device_bytes(config, vocab_size: int) -> int:
     """Device memory the `expected` soft targets of one micro-batch take in the update, at most (0 for the other
     estimators): int64 ids (a free broadcast view when the whole vocabulary is kept), float32 weights, and the gathered
     log-probs with their gradient, for each kept token of each response position."""
-    if config.opd.estimator != "expected":
+    if not _keeps_soft_targets(config):
         return 0
     kept = resolved_top_k(vocab_size, config.opd.expected_top_k)
     positions = config.rl.micro_batch_size * config.rollout.max_response_tokens
@@ -101,7 +107,7 @@ def host_memory_bytes() -> int | None:
 
 def _expected_vocab(policy, config) -> int:
     """The vocabulary the `expected` targets are sized by (the teacher pass's output layer); 0 for other estimators."""
-    if config.opd.estimator != "expected":
+    if not _keeps_soft_targets(config):
         return 0
     return policy.runner.get_output_embeddings().weight.shape[0]
 

@@ -13,8 +13,8 @@ from seed_trainer.algo.prompts import INTRO, build_step_prompt
 def step_prompt_with_intro(intro: str) -> Callable[..., str]:
     """A `TaskSource.step_prompt` that is `build_step_prompt` opening with `intro` instead of the household line."""
 
-    def step_prompt(**kwargs: Any) -> str:
-        prompt = build_step_prompt(**kwargs)
+    def step_prompt(*, memory: bool = False, **kwargs: Any) -> str:
+        prompt = build_step_prompt(memory=memory, **kwargs)
         return intro + prompt[len(INTRO) :] if prompt.startswith(INTRO) else prompt
 
     return step_prompt

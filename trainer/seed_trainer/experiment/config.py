@@ -16,6 +16,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator, model_validator
 
+from seed_trainer.algo.estimator_table import ESTIMATORS
+from seed_trainer.algo.estimator_table import schema_description as estimators_schema_description
+from seed_trainer.algo.estimator_table import schema_extension as estimators_schema_extension
 from seed_trainer.algo.skill_controls import SKILL_CONTROLS, skill_control_description
 from seed_trainer.algo.variants import ALGORITHMS
 from seed_trainer.algo.variants import schema_description as algorithms_schema_description
@@ -138,6 +141,14 @@ class RolloutConfig(_Section):
     )
     max_steps: int = Field(30, ge=1, description="Environment steps before an episode is cut off (ALFWorld: 30).")
     history: int = Field(5, ge=0, description="H: previous observation/action pairs shown in each step's prompt.")
+    memory: bool = Field(
+        False,
+        description=(
+            "Adds one line to each step's prompt with every place the episode went to or opened and what it saw there "
+            "(from the whole history, not only the last H pairs), for ALFWorld-style text. Off by default: the "
+            "prompt is then unchanged. A policy trained with it should act with it."
+        ),
+    )
     max_prompt_tokens: int = Field(
         2048, ge=16, description="Per-step prompt length limit in tokens; longer prompts are left-truncated."
     )
@@ -171,17 +182,12 @@ class OpdConfig(_Section):
             "bound of what the distillation term can pull (a diagnostic, not SEED)."
         ),
     )
-    estimator: Literal["sample", "centred", "baseline", "expected"] = Field(
+    # The names, their description and the table the viewer is checked against come from algo/estimator_table.py,
+    # the skill controls' from algo/skill_controls.py (`Literal` of a tuple is the Literal of its items).
+    estimator: Literal[ESTIMATORS] = Field(
         "sample",
-        description=(
-            "How the OPD gradient is estimated at each response token (docs/trainer.md, 'OPD estimator'). `sample`: "
-            "the paper's −g·∇ℓ_θ on the sampled token. `centred`: −(g − ½)·∇ℓ_θ, the same expected gradient for any "
-            "skill without the constant likelihood push. `baseline`: −(g − b)·∇ℓ_θ with b = Σ_v π_old(v)·g(v) over the "
-            "vocabulary (a student forward beside the teacher pass). `expected`: −Σ_v π_old(v)·g(v)·∇log π_θ(v), no "
-            "sampling noise (keeps `expected_top_k` weights a token). `baseline` and `expected` have the paper's "
-            "expectation only for skills fixed before sampling (a static bank); with hindsight skills they are "
-            "related objectives."
-        ),
+        description=estimators_schema_description(),
+        json_schema_extra={"x-estimators": estimators_schema_extension()},
     )
     skill_control: Literal[SKILL_CONTROLS] = Field(
         "none",

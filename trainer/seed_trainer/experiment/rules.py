@@ -6,13 +6,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from seed_trainer.algo.skill_controls import SKILL_CONTROLS
-from seed_trainer.algo.variants import ALGORITHM_VARIANTS
+from seed_trainer.algo.estimator_table import OPD_ESTIMATORS
+from seed_trainer.algo.skill_controls import SELF_SKILL_ALGORITHMS, SKILL_CONTROL_TABLE
 from seed_trainer.models.builtin import BUILTIN_MODELS, BUILTIN_PREFIX
 
-# The algorithms whose teacher reads skills the policy wrote about its own trajectories: the ones a skill control
-# (algo/skill_controls.py) can replace them in.
-SELF_SKILL_ALGORITHMS = [name for name, variant in ALGORITHM_VARIANTS.items() if variant.skills == "self"]
+# Under `grpo_opsd` g = ½ on every token, and so is b(s): the estimators that weigh the sampled token by g less ½ or
+# b(s) have no gradient at all there. One that weighs the vocabulary (soft targets) keeps a pull toward π_old.
+CANCELLED_BY_GRPO_OPSD = [
+    name for name, row in OPD_ESTIMATORS.items() if row.subtracts != "nothing" and row.keeps != "soft_targets"
+]
+GRPO_OPSD_ESTIMATORS = [name for name in OPD_ESTIMATORS if name not in CANCELLED_BY_GRPO_OPSD]
 
 # Rules between fields: when the field (dotted path) holds the value, the listed fields must be non-empty strings.
 # They are exported into the JSON Schema (`allOf` of `if`/`then`), which both the trainer and the editor check; the
@@ -43,20 +46,24 @@ EXCLUSIVE_RULES: list[tuple[str, str, dict[str, Any], str]] = [
         {"properties": {"rollout": {"properties": {"engine": {"const": "hf"}}}}},
         "`fsdp` generates with `rollout.engine: hf`; the vLLM engine is not fed from sharded weights yet",
     ),
-    (
-        "opd.estimator",
-        "expected",
-        {"properties": {"distributed": {"properties": {"strategy": {"const": "replicate"}}}}},
-        "`expected` needs `distributed.strategy: replicate`; the sharded forward does not return the logits its soft "
-        "targets are gathered from yet",
+    *(
+        (
+            "opd.estimator",
+            name,
+            {"properties": {"distributed": {"properties": {"strategy": {"const": "replicate"}}}}},
+            f"`{name}` needs `distributed.strategy: replicate`; the sharded forward does not return the logits its "
+            "soft targets are gathered from yet",
+        )
+        for name, row in OPD_ESTIMATORS.items()
+        if row.keeps == "soft_targets"
     ),
     (
         "algorithm",
         "grpo_opsd",
-        {"properties": {"opd": {"properties": {"estimator": {"enum": ["sample", "expected"]}}}}},
-        "`grpo_opsd` has g = ½ on every token: `centred` and `baseline` subtract all of it (zero gradient, plain "
-        "GRPO); `expected` keeps ½·Σ_v π_old(v)·∇log π_θ(v), zero at θ = π_old and a pull back toward π_old from an "
-        "update's second optimizer step on (the proximal control)",
+        {"properties": {"opd": {"properties": {"estimator": {"enum": GRPO_OPSD_ESTIMATORS}}}}},
+        f"`grpo_opsd` has g = ½ on every token: {' and '.join(f'`{name}`' for name in CANCELLED_BY_GRPO_OPSD)} "
+        "subtract all of it (zero gradient, plain GRPO); `expected` keeps ½·Σ_v π_old(v)·∇log π_θ(v), zero at θ = "
+        "π_old and a pull back toward π_old from an update's second optimizer step on (the proximal control)",
     ),
     *(
         (
@@ -66,8 +73,8 @@ EXCLUSIVE_RULES: list[tuple[str, str, dict[str, Any], str]] = [
             f"`{control}` replaces the policy's own skills: it needs an algorithm that writes them "
             f"({', '.join(f'`{a}`' for a in SELF_SKILL_ALGORITHMS)})",
         )
-        for control in SKILL_CONTROLS
-        if control != "none"
+        for control, row in SKILL_CONTROL_TABLE.items()
+        if row.replaces_own_skill
     ),
 ]
 

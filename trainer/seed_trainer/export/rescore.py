@@ -277,7 +277,8 @@ def rescore(
     """One result per skill: the student and teacher log-probs of every step's response tokens, Δ and g (the
     `results[]` items of a what-if file, without `export`, `path`, `provider` and `seconds`), and with an `estimator`
     that subtracts from g (centred, baseline, expected) what it subtracts, `gate_baseline`, as the trainer records it."""
-    from seed_trainer.algo.estimators import NEEDS_DISTRIBUTIONS, subtracted_gate
+    from seed_trainer.algo.estimator_table import estimator_row
+    from seed_trainer.algo.estimators import subtracted_gate
     from seed_trainer.algo.losses import opd_gate
     from seed_trainer.rl.teacher import teacher_prompt_ids
 
@@ -297,7 +298,7 @@ def rescore(
     results = []
     for skill in skills:
         prompts = [teacher_prompt_ids(policy, s.prompt, skill, max_prompt_tokens) for s in steps]
-        if estimator in NEEDS_DISTRIBUTIONS:
+        if estimator_row(estimator).needs_distributions:
             teacher, baselines = zip(
                 *_gate_targets_chunked(policy, student_prompts, prompts, responses, beta=beta, **score)
             )

@@ -231,6 +231,11 @@ def _the_rollout(m: _Mapping, config: ExperimentConfig) -> None:
     m.verl("actor_rollout_ref.rollout.free_cache_engine", ro.vllm.sleep, "rollout.vllm.sleep")
     m.verl("actor_rollout_ref.rollout.temperature", ro.temperature, "rollout.temperature")
     m.none("rollout.generation_batch_size", ro.generation_batch_size, "vLLM schedules its own batches")
+    m.none(
+        "rollout.memory",
+        ro.memory,
+        "verl-agent's prompts have no line of places searched: a policy trained with it sees other prompts there",
+    )
 
 
 def _the_update(m: _Mapping, config: ExperimentConfig) -> None:

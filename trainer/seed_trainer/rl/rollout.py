@@ -7,6 +7,7 @@ the batch when it is done or reaches `max_steps`. Each step becomes one training
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -73,6 +74,12 @@ class Episode:
 PromptPrefix = Callable[[Task], str]
 
 
+def _takes_memory(build_prompt) -> bool:
+    """Whether a step-prompt builder names `memory` among its parameters: one that only takes **kwargs (WebShop's)
+    would drop it silently."""
+    return "memory" in inspect.signature(build_prompt).parameters
+
+
 def _default_parse(response: str) -> tuple[str, str | None]:
     parsed = parse_action(response)
     return parsed.action, None if parsed.valid else invalid_reason(response)
@@ -105,15 +112,23 @@ def play_episodes(
     prompt_prefix: PromptPrefix | None = None,
     with_logprobs: bool = False,
     generator: Generator | None = None,
+    memory: bool = False,
 ) -> list[Episode]:
     """Plays `group_size` episodes of every task spec; returns them grouped (group g = specs[g]).
 
     `prompt_prefix` (SDAR) puts privileged text in front of every step prompt of a task. `with_logprobs` keeps the
     sampled tokens' log-probs of each step (`Step.sample_logp`). `generator` answers the prompts instead of the
-    policy (the vLLM engine of `rollout.engine: vllm`); the policy's tokenizer still builds them.
+    policy (the vLLM engine of `rollout.engine: vllm`); the policy's tokenizer still builds them. `memory`
+    (`rollout.memory`) asks the prompt for its line of places searched; off, the prompt builder is called as before.
     """
     build_prompt = getattr(source, "step_prompt", None) or build_step_prompt
     parse = getattr(source, "parse_response", None) or _default_parse
+    extra = {"memory": True} if memory else {}  # only when on: an environment's own builder may not take it
+    if memory and not _takes_memory(build_prompt):
+        raise ValueError(
+            f"rollout.memory: the environment's prompt ({getattr(build_prompt, '__qualname__', build_prompt)}) has no "
+            "memory line; it is built for ALFWorld-style environments (household, alfworld, textworld)"
+        )
     envs, episodes, observations = [], [], []
     for group, spec in enumerate(specs):
         for index in range(group_size):
@@ -134,6 +149,7 @@ def play_episodes(
                 admissible_actions=observation.admissible_actions,
                 history=episode.history,
                 history_length=history_length,
+                **extra,
             )
             if prompt_prefix is not None:
                 prompt = f"{prompt_prefix(episode.task)}\n\n{prompt}"

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from seed_trainer.algo.estimators import NEEDS_DISTRIBUTIONS, resolved_top_k
+from seed_trainer.algo.estimator_table import estimator_row
+from seed_trainer.algo.estimators import resolved_top_k
 from seed_trainer.algo.skill_controls import Written, teacher_skills
 from seed_trainer.algo.skills import insert_skill, skill_block
 from seed_trainer.compute.distributed import QuietWriter
@@ -80,14 +81,15 @@ def teacher_pass(
             targets.append(step)
     if not targets:
         return 0
-    if estimator not in NEEDS_DISTRIBUTIONS:
+    row = estimator_row(estimator)
+    if not row.needs_distributions:
         for step, logp in zip(
             targets, policy.score(prompts, responses, temperature, micro_batch_size, max_tokens=max_tokens)
         ):
             step.teacher_logp = logp
         return len(targets)
     kept = resolved_top_k(policy.runner.get_output_embeddings().weight.shape[0], top_k)
-    keep = "baseline" if estimator == "baseline" else ("full" if kept is None else "top_k")
+    keep = "baseline" if row.keeps == "baseline" else ("full" if kept is None else "top_k")
     scored = policy.score_gate_targets(
         [s.prompt_ids for s in targets],
         prompts,

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 import torch
 
+from seed_trainer.algo.estimator_table import estimator_row
 from seed_trainer.algo.losses import SeedLoss, seed_loss
 from seed_trainer.algo.variants import ALGORITHM_VARIANTS, gate_beta
 from seed_trainer.compute.batching import plan_micro_batches
@@ -204,9 +205,10 @@ def micro_batch_loss(
     batch = pack([s.prompt_ids for s in steps], [s.response_ids for s in steps], policy.pad_id, policy.device)
     width = batch.response_length
     estimator = settings.opd_estimator if use_teacher else "sample"
+    keeps = estimator_row(estimator).keeps  # what the teacher pass left on the steps for this loss
     targets: dict[str, torch.Tensor] = {}
     with policy.autocast():
-        if estimator == "expected":
+        if keeps == "soft_targets":
             ids, targets["target_weights"] = soft_targets(steps, width, policy.device)
             logp, entropy, targets["target_logp"] = response_logprobs_with_targets(
                 model, batch, ids, config.rollout.temperature, with_entropy=True
@@ -215,7 +217,7 @@ def micro_batch_loss(
             logp, entropy = response_logprobs(model, batch, config.rollout.temperature, with_entropy=True)
     if rl.entropy_coef == 0:  # logged as `loss/entropy`, never back-propagated
         entropy = entropy.detach()
-    if estimator == "baseline":
+    if keeps == "baseline":
         targets["gate_baseline"] = _padded([s.gate_baseline for s in steps], width, policy.device)
     result = seed_loss(
         logp,

@@ -1,5 +1,6 @@
 """`check_run`: read every file of a run directory and report each file's first problem, what breaks `resume` across
-files (runlog/consistency.py), every torn line and every stale temporary file."""
+files (runlog/consistency.py), every torn line, every metric name the schema does not list (runlog/metric_names.py) and
+every stale temporary file."""
 
 from __future__ import annotations
 
@@ -16,8 +17,9 @@ from seed_trainer.runlog.consistency import (
     metric_sequence_error,
     stale_files,
 )
-from seed_trainer.runlog.errors import RunFormatError, StaleFile, TornLine
+from seed_trainer.runlog.errors import RunFormatError, StaleFile, TornLine, UnknownMetric
 from seed_trainer.runlog.jsonl import read_line_at
+from seed_trainer.runlog.metric_names import MetricNames, unknown_metrics
 from seed_trainer.runlog.quantiles import quantile_order_error
 from seed_trainer.runlog.reader import RunReader
 from seed_trainer.runlog.schemas import SchemaSet
@@ -26,7 +28,7 @@ from seed_trainer.runlog.schemas import SchemaSet
 @dataclass
 class RunCheck:
     errors: list[RunFormatError] = field(default_factory=list)
-    warnings: list[TornLine | StaleFile] = field(default_factory=list)
+    warnings: list[TornLine | UnknownMetric | StaleFile] = field(default_factory=list)
     counts: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -60,6 +62,7 @@ def _check_index_entry(reader: RunReader, line: int, row: dict[str, Any]) -> Run
 def check_run(run_dir: str | Path, schemas: SchemaSet | None = None) -> RunCheck:
     """Validate a whole run directory. A bad run.json stops the check (nothing else can be interpreted)."""
     reader = RunReader(run_dir, schemas=schemas)
+    names = MetricNames.load(reader.schemas.dir if reader.schemas is not None else None)
     report = RunCheck()
     try:
         reader.manifest()
@@ -68,6 +71,7 @@ def check_run(run_dir: str | Path, schemas: SchemaSet | None = None) -> RunCheck
         return report
     index_rows: list[tuple[int, dict[str, Any]]] = []
     metric_updates: set[int] | None = None
+    unknown: list[UnknownMetric] = []
     for name in ("events", "metrics", "skills", "trajectory_index"):
         try:
             result = reader.read(name)
@@ -84,6 +88,7 @@ def check_run(run_dir: str | Path, schemas: SchemaSet | None = None) -> RunCheck
             disorder = quantile_order_error(result.records)
             if disorder is not None:
                 report.errors.append(disorder)
+            unknown = unknown_metrics(result.records, names)
             if reader.paths.metrics.exists():  # partial directories (fixtures, a copy) may lack it: nothing to compare
                 metric_updates = {row["step"] for _, row in result.records if row.get("kind") == "update"}
     total = 0
@@ -118,5 +123,5 @@ def check_run(run_dir: str | Path, schemas: SchemaSet | None = None) -> RunCheck
         report.errors.append(error)
     report.errors += checkpoint_errors(reader.paths.root, schemas)
     report.counts["checkpoints"] = len(reader.checkpoints())
-    report.warnings = [*reader.warnings, *stale_files(reader.paths.root, reader.manifest().get("status"))]
+    report.warnings = [*reader.warnings, *unknown, *stale_files(reader.paths.root, reader.manifest().get("status"))]
     return report

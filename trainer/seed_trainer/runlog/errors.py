@@ -91,3 +91,21 @@ class StaleFile:
     @property
     def message(self) -> str:
         return f"{self.file}: left behind by an interrupted write (the next resume removes it)"
+
+
+@dataclass(frozen=True)
+class UnknownMetric:
+    """A metric name schemas/metric.schema.json does not list: a newer trainer's (a new name keeps the format version)
+    or a typo. Read, drawn in no chart; a checker reports it as a warning, once per name at its first line."""
+
+    file: str
+    line: int
+    field: str  # the metric name
+    kind: str = "unknown_metric"
+
+    @property
+    def message(self) -> str:
+        return (
+            f"{self.file}:{self.line}: {self.field}: not a metric name schemas/metric.schema.json lists "
+            "(a newer trainer's, or a typo): read, drawn in no chart"
+        )

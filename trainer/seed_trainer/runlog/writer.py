@@ -14,10 +14,11 @@ from seed_trainer.runlog import layout, space_reserve
 from seed_trainer.runlog.atomic import write_json_atomic
 from seed_trainer.runlog.checkpoint_manifest import checkpoint_in_place
 from seed_trainer.runlog.environment import RunEnvironment
-from seed_trainer.runlog.fields import METRIC_NAME, Clock, finite_or_none, new_run_id, utc_now
+from seed_trainer.runlog.fields import Clock, finite_or_none, new_run_id, utc_now
 from seed_trainer.runlog.jsonl import JsonlAppender, dumps_line
 from seed_trainer.runlog.layout import RunPaths
 from seed_trainer.runlog.manifest import new_manifest, resumed_fields, unique_run_dir
+from seed_trainer.runlog.metric_names import check_writable_name
 from seed_trainer.runlog.ownership import RunLock
 from seed_trainer.runlog.reader import read_manifest
 from seed_trainer.runlog.report_hooks import Reporter, Reporters
@@ -243,15 +244,15 @@ class RunWriter:
         epoch: float | None = None,
         split: str | None = None,
     ) -> dict[str, Any]:
-        """Append one metrics row. Names must be namespaced (`loss/pg`); NaN/inf and None are written as null."""
+        """Append one metrics row. Names must be namespaced (`loss/pg`) and listed, not deprecated, in
+        schemas/metric.schema.json (runlog/metric_names.py); NaN/inf and None are written as null."""
         record: dict[str, Any] = {"step": int(step), "time": self._clock(), "kind": kind}
         if epoch is not None:
             record["epoch"] = float(epoch)
         if split is not None:
             record["split"] = split
         for name, value in values.items():
-            if not METRIC_NAME.match(name):
-                raise ValueError(f"metric name {name!r} must be namespaced as group/name (see metric_name())")
+            check_writable_name(name)
             record[name] = finite_or_none(name, value)
         self._append("metrics", self.paths.metrics, "metric", record)
         self._reporters.send("metrics", record)

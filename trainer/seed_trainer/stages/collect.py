@@ -159,6 +159,7 @@ def _collect(
             max_prompt_tokens=ro.max_prompt_tokens,
             max_response_tokens=ro.max_response_tokens,
             temperature=settings.temperature,
+            memory=ro.memory,
         )
         episodes, failures = drop_failed_episodes(writer, episodes, f"collect batch {batch}", step=batch)
         rollout_time = time.perf_counter() - started

@@ -80,6 +80,7 @@ def evaluate_policy(
             temperature=settings.temperature,
             greedy=settings.greedy,
             generator=generator,
+            memory=ro.memory,
         )
     episodes, failures = drop_failed_episodes(writer, episodes, f"evaluation on {split}", step=step)
     by_type: dict[str, list[Episode]] = {}

@@ -31,8 +31,8 @@ from seed_trainer.compute.sharding import refresh_inference_copy, shard_policy
 from seed_trainer.envs import make_task_source
 from seed_trainer.experiment.config import ExperimentConfig
 from seed_trainer.experiment.loading import experiment_from_data
-from seed_trainer.rl.rollout import Episode, play_episodes
-from seed_trainer.rl.teacher import controlled_skills, teacher_pass
+from seed_trainer.rl.rollout import Episode
+from seed_trainer.rl.teacher import controlled_skills
 from seed_trainer.rl.update import LossSettings, Sample, ppo_update
 from seed_trainer.runlog import RunWriter
 from seed_trainer.stages.common import (
@@ -49,7 +49,7 @@ from seed_trainer.stages.common import (
 from seed_trainer.stages.evaluate import evaluate_policy
 from seed_trainer.stages.resume import recorded_device, reopen_for_resume
 from seed_trainer.stages.train_records import trajectory_record, update_metrics
-from seed_trainer.stages.train_settings import LoopSettings
+from seed_trainer.stages.train_settings import LoopSettings, loop_settings, play_episodes_with, teacher_pass_with
 
 
 def assign_advantages(episodes: Sequence[Episode], config: ExperimentConfig) -> None:
@@ -224,7 +224,9 @@ def _train_loop(
     # resolved once: the loss and gate settings, who writes the skills, what every phase is called with
     settings = LossSettings.for_algorithm(config)
     analyzer = stage2_analyzer(config, policy=policy, task_source=source, generator=engine)
-    loop = LoopSettings.resolve(config, policy, engine, settings, analyzer)
+    loop = loop_settings(
+        config, settings, analyzer, engine=engine is not None, device=policy.device, compute_dtype=policy.compute_dtype
+    )
     token_text = TokenText(policy.tokenizer)
     _describe_setup(writer, policy, config, ranks, sharded)
 
@@ -243,7 +245,7 @@ def _train_loop(
                 task_types=config.environment.task_types,
             )
             first_group, specs = ranks.share(specs)
-            episodes = play_episodes(policy, source, specs, **loop.rollout)
+            episodes = play_episodes_with(loop.rollout, policy, source, specs, engine)
             episodes, failures = drop_failed_episodes(writer, episodes, f"update {update}", step=update)
 
         # 2. scores and GRPO advantages; π_old and reference log-probs of the sampled tokens
@@ -262,9 +264,7 @@ def _train_loop(
         # 4. teacher pass: ℓ^skill of the same response tokens under H(h_t, s), no grad, before the update
         with _phase(times, update, "teacher"):
             if settings.use_teacher:
-                teacher_pass(
-                    policy, episodes, **loop.teacher, skill_of=controlled_skills(episodes, config, writer, update)
-                )
+                teacher_pass_with(loop.teacher, policy, episodes, controlled_skills(episodes, config, writer, update))
 
         # 5. the update (an optimizer step whose loss or gradient is not finite is skipped and reported); under
         #    torchrun every rank first receives every episode, in the order one process would hold them
@@ -330,11 +330,23 @@ def old_and_reference_logprobs(
     from the weights and the distribution that the update scores with."""
     steps = [s for e in episodes for s in e.steps]
     prompts, responses = [s.prompt_ids for s in steps], [s.response_ids for s in steps]
+    scoring = loop.scoring
+
+    def score(reference: bool) -> list[torch.Tensor]:
+        return policy.score(
+            prompts,
+            responses,
+            temperature=scoring.temperature,
+            micro_batch_size=scoring.micro_batch_size,
+            reference=reference,
+            max_tokens=scoring.max_tokens,
+        )
+
     if loop.reuse_sampling_logprobs:
         for step in steps:
             step.old_logp = step.sample_logp
     else:
-        for step, logp in zip(steps, policy.score(prompts, responses, **loop.scoring)):
+        for step, logp in zip(steps, score(reference=False)):
             step.old_logp = logp
     agreement = (
         {}
@@ -342,7 +354,7 @@ def old_and_reference_logprobs(
         else logprob_agreement([s.sample_logp for s in steps], [s.old_logp for s in steps])
     )
     if reference:
-        for step, logp in zip(steps, policy.score(prompts, responses, reference=True, **loop.scoring)):
+        for step, logp in zip(steps, score(reference=True)):
             step.ref_logp = logp
     return agreement
 

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 
 import torch
 
+from seed_trainer.algo.estimator_table import estimator_row
 from seed_trainer.algo.estimators import subtracted_gate
 from seed_trainer.algo.losses import opd_gate
 from seed_trainer.algo.skill_relevance import relevance_metrics
@@ -69,6 +70,7 @@ def gate_statistics(steps: Sequence[Step], beta: float, estimator: str = "sample
     """Gate metrics at the rollout weights over the OPD-active tokens (steps with a teacher pass). An estimator that
     subtracts from g adds the mean of what it subtracts (`opd/gate_baseline_mean`); `expected` adds the share of the
     weight mass Σ_v π_old(v)·g(v) its top-k left out (`opd/tail_mass`, 0 with the whole vocabulary)."""
+    row = estimator_row(estimator)
     total = sum(len(s.response_ids) for s in steps)
     scored = [s for s in steps if s.teacher_logp is not None and s.old_logp is not None]
     if not scored:  # no valid skill this update: the gate is undefined, not 0
@@ -78,9 +80,9 @@ def gate_statistics(steps: Sequence[Step], beta: float, estimator: str = "sample
             "delta/mean": None,
             "opd/active_ratio": 0.0,
         }
-        if estimator != "sample":
+        if row.subtracts != "nothing":
             out["opd/gate_baseline_mean"] = None
-        if estimator == "expected":
+        if row.keeps == "soft_targets":
             out["opd/tail_mass"] = None
         return out | _strips(torch.empty(0), torch.empty(0))
     teacher = torch.cat([s.teacher_logp for s in scored])
@@ -96,7 +98,7 @@ def gate_statistics(steps: Sequence[Step], beta: float, estimator: str = "sample
     baseline = subtracted_gate(estimator, gate, _joined(scored, "gate_baseline"))
     if baseline is not None:
         out["opd/gate_baseline_mean"] = float(baseline.mean())
-    tail = _joined(scored, "target_tail") if estimator == "expected" else None
+    tail = _joined(scored, "target_tail") if row.keeps == "soft_targets" else None
     if tail is not None and baseline is not None:
         out["opd/tail_mass"] = float(tail.sum() / baseline.sum().clamp(min=1e-12))
     return out

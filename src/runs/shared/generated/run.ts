@@ -1,5 +1,6 @@
 // Generated from schemas/run.schema.json by `npm run schema-types` (scripts/schemaTypes.mjs): do not edit.
 import type { Timestamp } from './common';
+import type { RecordedExperiment } from './experiment';
 
 /**
  * The manifest of one run directory, replaced atomically (temp file + rename) whenever it changes. docs/run-format.md is the authority.
@@ -33,9 +34,7 @@ export interface RunManifest {
   /**
    * The resolved experiment (every default filled in), as the trainer used it; valid against experiment.schema.json.
    */
-  config: {
-    [k: string]: unknown;
-  };
+  config: RecordedExperiment;
   /**
    * What this run does: `collect` (Stage-1 rollouts + analysis → skills.jsonl), `sft` (Stage-1 hindsight-skill SFT), `train` (Stage-2 updates), `eval`.
    */

@@ -23,9 +23,9 @@ class ExpertState:
     mistakes: tuple[Decision, ...]  # one per mistake kind that applies here, each with an action other than a*'s
 
 
-def expert_states(source, spec, rng: random.Random, history: int) -> list[ExpertState]:
+def expert_states(source, spec, rng: random.Random, history: int, memory: bool = False) -> list[ExpertState]:
     """Plays `spec` with the demonstrator, without mistakes; every state of the episode in order. `rng` draws the
-    mistakes' variants (`Demonstrator.mistake_options`)."""
+    mistakes' variants (`Demonstrator.mistake_options`); `memory` is `rollout.memory` of the prompts."""
     env = source.make(spec)
     task, observation = env.reset()
     agent = Demonstrator(env, rng)
@@ -39,6 +39,7 @@ def expert_states(source, spec, rng: random.Random, history: int) -> list[Expert
             admissible_actions=observation.admissible_actions,
             history=past,
             history_length=history,
+            memory=memory,
         )
         mistakes = tuple(d for d in agent.mistake_options(right, rng) if d.action != right.action)
         states.append(ExpertState(t, prompt, right, mistakes))
