@@ -17,9 +17,10 @@ from seed_trainer.runlog.environment import RunEnvironment
 
 
 def shown_path(path: Path) -> str:
-    """A path as the report shows it: relative to the repository when inside it (reports are committed)."""
+    """A path as the report shows it: relative to the repository when inside it; outside it, only its last three parts
+    (reports are committed, and the folders of one machine mean nothing on another)."""
     path = path.resolve()
-    return str(path.relative_to(REPO)) if path.is_relative_to(REPO) else str(path)
+    return str(path.relative_to(REPO)) if path.is_relative_to(REPO) else "…/" + "/".join(path.parts[-3:])
 
 
 def report_settings(args) -> dict:

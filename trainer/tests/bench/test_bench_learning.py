@@ -735,3 +735,10 @@ def test_keep_checkpoints_keeps_one_per_evaluation_and_nothing_else_changes(lear
     assert experiments.shared_settings(kept)["checkpoint"] == {"every": 4, "keep_last": 5}
     rest = lambda args: {k: v for k, v in experiments.shared_settings(args).items() if k != "checkpoint"}  # noqa: E731
     assert rest(default) == rest(kept)
+
+
+def test_a_report_names_a_run_outside_the_repository_by_its_last_three_parts_only(tmp_path):
+    # reports are committed: a folder of the machine that made them must not be in them
+    run = tmp_path / "bench-runs" / "seed-0" / "grpo"
+    assert reports.shown_path(run) == "…/bench-runs/seed-0/grpo"
+    assert reports.shown_path(reports.REPO / "bench" / "results") == "bench/results"
