@@ -155,6 +155,24 @@ const SETUP = [
   { label: SETUP_SYSTEM, part: 'system' },
 ];
 
+/** SEED_TEST_ONLY, a regular expression on the suites' labels: the matching suites, what they need (`after`, followed
+ * through) and the setup parts; every suite without it. The flake hunt (bench/robustness/flake_hunt.mjs) runs the
+ * browser suites this way, as npm test runs them. */
+function onlySuites(suites, pattern) {
+  if (!pattern) return suites;
+  const wanted = new RegExp(pattern);
+  if (!suites.some((s) => wanted.test(s.label))) throw new Error(`SEED_TEST_ONLY=${pattern}: no suite's label matches`);
+  const byLabel = new Map(suites.map((s) => [s.label, s]));
+  const kept = new Set();
+  const keep = (label) => {
+    if (kept.has(label)) return;
+    kept.add(label);
+    for (const need of byLabel.get(label)?.after ?? []) keep(need);
+  };
+  for (const suite of suites) if (suite.setup || wanted.test(suite.label)) keep(suite.label);
+  return suites.filter((s) => kept.has(s.label));
+}
+
 async function main() {
   const started = Date.now();
   const slots = parallelJobs();
@@ -206,13 +224,14 @@ async function main() {
     { label: 'live before/after ui (code-server)', cmd: ['node', ['out/test/ui/liveBeforeAfter.js']], counts: 'passedFailed', after: browserSuite },
   ];
 
-  const queue = [...suites.filter((s) => s.setup), ...suites.filter((s) => s.first), ...suites.filter((s) => !s.setup && !s.first)];
+  const chosen = onlySuites(suites, process.env.SEED_TEST_ONLY);
+  const queue = [...chosen.filter((s) => s.setup), ...chosen.filter((s) => s.first), ...chosen.filter((s) => !s.setup && !s.first)];
   // The setup parts run with npm test's own environment: SEED_PYTHON there means an interpreter the user chose.
   const jobs = queue.map((s) => ({ label: s.label, cmd: s.cmd, after: s.after, unslotted: s.setup, env: s.setup ? process.env : env }));
   const results = await runJobs(jobs, { slots, cwd: repoRoot, env });
   const timings = [];
   let failed = false;
-  for (const suite of suites) {
+  for (const suite of chosen) {
     const { code, text, seconds, startedAt, notRun } = results.get(suite.label);
     const counts = suite.counts && !notRun ? countParsers[suite.counts](text) : undefined;
     // Under CI a node:test skip must name a missing device (the trainer suite checks its own: trainer/tests/conftest.py).
