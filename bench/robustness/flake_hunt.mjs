@@ -5,9 +5,10 @@
 // Start the load yourself (another process keeping the cores busy) and name it with --load: the report carries it.
 //
 //   node bench/robustness/flake_hunt.mjs [--rounds 5] [--only '\((Chromium|code-server)\)'] [--load "what ran beside"]
-//        [--out FILE]
+//        [--out FILE] [--logs DIR]
+// --logs keeps each round's whole output (round-N.log), to trace a failure to its race.
 import { spawn } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -19,13 +20,14 @@ function option(name, fallback) {
   return i === -1 ? fallback : process.argv[i + 1];
 }
 if (process.argv.includes('--help')) {
-  console.log('usage: node bench/robustness/flake_hunt.mjs [--rounds 5] [--only REGEX] [--load TEXT] [--out FILE]');
+  console.log('usage: node bench/robustness/flake_hunt.mjs [--rounds 5] [--only REGEX] [--load TEXT] [--out FILE] [--logs DIR]');
   process.exit(0);
 }
 const rounds = Number(option('rounds', '5'));
 const only = option('only', '\\((Chromium|code-server)\\)');
 const load = option('load', 'none named');
 const out = option('out', undefined);
+const logs = option('logs', undefined);
 
 /** One round: scripts/test.mjs restricted to the chosen suites; resolves with its output and exit code. */
 function round() {
@@ -62,6 +64,10 @@ async function main() {
   const started = Date.now();
   for (let r = 1; r <= rounds; r++) {
     const { code, text } = await round();
+    if (logs) {
+      mkdirSync(logs, { recursive: true });
+      writeFileSync(path.join(logs, `round-${r}.log`), text);
+    }
     const rows = summaryRows(text);
     if (!rows.length) {
       console.error(text.slice(-3000));
