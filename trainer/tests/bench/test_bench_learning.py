@@ -742,3 +742,62 @@ def test_a_report_names_a_run_outside_the_repository_by_its_last_three_parts_onl
     run = tmp_path / "bench-runs" / "seed-0" / "grpo"
     assert reports.shown_path(run) == "…/bench-runs/seed-0/grpo"
     assert reports.shown_path(reports.REPO / "bench" / "results") == "bench/results"
+
+
+def test_second_reading_pools_seeds_0_9_and_holms_with_the_first_readings_p(tmp_path):
+    second = bench_module("second_reading")
+    o = lambda s: {"tasks": "t" * 16, "success": s}  # noqa: E731
+
+    def outcome_rows(name, seeds_seen):
+        # valid_unseen all lost, so a seed's difference is (wins on valid_seen) / 8 tasks
+        rows = {}
+        for seed, seen in seeds_seen.items():
+            rows[f"{name}/{seed}/valid_seen"] = o(seen)
+            rows[f"{name}/{seed}/valid_unseen"] = o("0000")
+        return rows
+
+    meta = {"weights": "w", "tasks_per_split": 4, "temperature": 0.4}
+    own = {**meta, "outcomes": outcome_rows("seed", {0: "1100", 1: "1000"})}
+    first = {
+        label: {"p": p, "class": "unresolved"} for (label, *_), p in zip(second.FAMILY, (0.8, 0.5, 0.04, 0.04, 0.01))
+    }
+    controls = {
+        **meta,
+        "outcomes": outcome_rows("seed_other_task", {0: "1000", 1: "1000"})
+        | outcome_rows("empty", {0: "0000", 1: "0000"}),
+        "contrasts": first,
+    }
+    new = {**meta, "outcomes": outcome_rows("seed", {5: "1110"}) | outcome_rows("seed_other_task", {5: "1000"})}
+    # own − other_task per seed: 0: +1/8 = 12.5, 1: 0, 5: +2/8 = 25 → mean 12.5, sd 12.5, t = 1.732 (2 df), p = .2254
+    table = second.ten_seed_contrasts(own, controls, new)
+    ten = table["own − other_task (seeds 0–9)"]
+    assert ten["seeds"] == [0, 1, 5] and ten["d"] == pytest.approx(12.5)
+    assert ten["p"] == pytest.approx(0.2254, abs=1e-3)
+    # Holm over (.2254, .5, .04, .04, .01): sorted .01·5 = .05, .04·4 = .16, .04·3 → .16, .2254·2 = .4508, .5
+    assert ten["p_holm"] == pytest.approx(2 * ten["p"])
+    assert table["own − other_task (new seeds only)"]["seeds"] == [5]
+    assert second.second_verdict(ten, "unresolved") == "inconclusive"
+    assert second.second_verdict({**ten, "class": "the same"}, "unresolved").startswith("not attributable")
+    assert second.second_verdict({**ten, "class": "resolved positive"}, "resolved positive") == (
+        "attributable to this trajectory's skill"
+    )
+    unrelated = {**meta, "outcomes": outcome_rows("seed_unrelated", {0: "1000", 1: "0000"})}
+    pair = second.unrelated_contrasts(own, controls, unrelated)
+    # own − unrelated: 0: +12.5, 1: +12.5 (no spread: no p); unrelated − empty: 0: +12.5, 1: 0
+    assert pair["own − unrelated"]["by_seed"] == [12.5, 12.5] and pair["own − unrelated"]["p"] is None
+    assert pair["unrelated − empty"]["by_seed"] == [12.5, 0.0]
+    # the command writes both reports' contrasts and the verdict
+    paths = {}
+    for name, report in (("own", own), ("controls", controls), ("unrelated", unrelated), ("new", new)):
+        paths[name] = tmp_path / f"{name}.json"
+        paths[name].write_text(json.dumps(report), encoding="utf-8")
+    second.main(
+        [
+            "--own", str(paths["own"]), "--controls", str(paths["controls"]), "--unrelated", str(paths["unrelated"]),
+            "--seeds5-9", str(paths["new"]), "--learning-unrelated", str(tmp_path / "none.json"),
+            "--learning-seeds5-9", str(tmp_path / "none.json"),
+        ]
+    )  # fmt: skip
+    written = json.loads(paths["new"].read_text(encoding="utf-8"))
+    assert written["verdict"] == "inconclusive" and "own − other_task (seeds 0–9)" in written["contrasts"]
+    assert "own − unrelated" in json.loads(paths["unrelated"].read_text(encoding="utf-8"))["contrasts"]
