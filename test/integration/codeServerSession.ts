@@ -12,6 +12,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { freePort } from '../../src/tensorboard/core/tensorBoardServers';
+import { isTestFinishedLine, StallGuard } from './stallGuard';
 
 function findRepoRoot(start: string): string {
   for (let dir = start; ; dir = path.dirname(dir)) {
@@ -290,7 +291,10 @@ export class CodeServerSession {
       handleSIGHUP: false,
     });
     const page = this.context.pages()[0] ?? (await this.context.newPage());
-    page.on('console', (message) => this.browserConsole.push(`[${message.type()}] ${message.text()}`));
+    page.on('console', (message) => {
+      this.browserConsole.push(`[${message.type()}] ${message.text()}`);
+      if (isTestFinishedLine(message.text())) noteProgress();
+    });
     page.on('pageerror', (error) => this.browserConsole.push(`[pageerror] ${error.stack ?? error.message}`));
     this.page = page;
     return page;
@@ -382,7 +386,8 @@ export interface RunnerOptions {
   label: string;
   /** Prefix of the files saved to test-results/ on failure. */
   artifactName: string;
-  /** Overall limit after code-server is installed; SEED_TEST_TIMEOUT_S overrides it. */
+  /** The longest the run may go without a test finishing (a hang), after code-server is installed; SEED_TEST_TIMEOUT_S
+   * overrides it. */
   timeoutSeconds: number;
   session: SessionOptions;
 }
@@ -390,8 +395,16 @@ export interface RunnerOptions {
 /** The body returns whether the run passed; it may hand back logs to save with the failure artifacts. */
 export type RunnerBody = (session: CodeServerSession) => Promise<{ passed: boolean; logs?: Array<{ relativePath: string; contents: string }> }>;
 
+/** The running suite's hang guard (one suite per process): a test that finishes calls noteProgress. */
+let guard: StallGuard | undefined;
+
+/** A test finished (a UI step, a mocha test in the page): the runner's hang guard counts from now. */
+export function noteProgress(): void {
+  guard?.progressed();
+}
+
 /**
- * Installs code-server if needed, starts a session, runs the body under an overall timeout and exits the process:
+ * Installs code-server if needed, starts a session, runs the body under a hang guard and exits the process:
  * 0 when the body reports success, 1 otherwise (failure, error, timeout), 128+n on a signal. Chromium and
  * code-server are ended in every case; a failed run leaves its screenshot and logs in test-results/.
  */
@@ -423,12 +436,13 @@ export function runCodeServerTest(options: RunnerOptions, body: RunnerBody): voi
     try {
       const codeServer = await ensureCodeServerBinary();
       const timeoutSeconds = Number(process.env.SEED_TEST_TIMEOUT_S) || options.timeoutSeconds;
-      const timer = setTimeout(() => {
-        void finish(1, `${options.label}: timed out after ${timeoutSeconds} s (the limit is SEED_TEST_TIMEOUT_S, default ${options.timeoutSeconds}); ending code-server and Chromium`);
-      }, timeoutSeconds * 1000);
+      guard = new StallGuard(timeoutSeconds * 1000);
+      guard.start(() => {
+        void finish(1, `${options.label}: no test finished for ${timeoutSeconds} s (the limit is SEED_TEST_TIMEOUT_S, default ${options.timeoutSeconds}); ending code-server and Chromium`);
+      });
       const session = await CodeServerSession.start(codeServer, options.session);
       const outcome = await body(session);
-      clearTimeout(timer);
+      guard.stop();
       await finish(outcome.passed ? 0 : 1, undefined, outcome.logs);
     } catch (error) {
       await finish(1, `${options.label}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);

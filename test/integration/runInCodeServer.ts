@@ -4,7 +4,8 @@
 //   npm run build && node out/test/integration/runInCodeServer.js      (npm run test:vscode)
 //
 // Environment: SEED_PYTHON (trainer interpreter; default: the repository's .venv), CHROMIUM_PATH (default
-// /usr/bin/chromium), SEED_CODE_SERVER_DIR (where code-server is installed), SEED_TEST_TIMEOUT_S (default 360),
+// /usr/bin/chromium), SEED_CODE_SERVER_DIR (where code-server is installed), SEED_TEST_TIMEOUT_S (the longest the
+// suite may go without a test finishing, default 360),
 // SEED_TEST_GREP (run only matching tests), SEED_KEEP_TEMP (keep the temporary folders).
 //
 // code-server takes no --extensionTestsPath flag; the web workbench reads the same settings from its `payload` query

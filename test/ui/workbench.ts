@@ -2,7 +2,7 @@
 // a tree, reach the content frame of the visible webview; and the loop that runs a test's steps.
 import path from 'node:path';
 import type { FrameLocator, Locator, Page } from 'playwright-core';
-import { resultsDir } from '../integration/codeServerSession';
+import { noteProgress, resultsDir } from '../integration/codeServerSession';
 
 export function fail(message: string): never {
   throw new Error(message);
@@ -86,11 +86,13 @@ export async function runUiSteps(page: Page, label: string, artifact: string, st
     const started = Date.now();
     try {
       const notes = await step();
+      noteProgress();
       passed += 1;
       console.log(`${label}: ✓ ${name} (${((Date.now() - started) / 1000).toFixed(1)} s)`);
       for (const note of notes) console.log(`    ${note}`);
     } catch (error) {
       failed += 1;
+      noteProgress();
       console.error(`${label}: ✗ ${name}: ${error instanceof Error ? error.message : String(error)}`);
       await page.screenshot({ path: path.join(resultsDir, `${artifact}-failure-${passed + failed}.png`) }).catch(() => undefined);
     }
