@@ -41,10 +41,6 @@ export class WhatIfResults {
     this.renderSummary();
   }
 
-  get count(): number {
-    return this.results.length;
-  }
-
   /** Every result, the newest chosen. */
   show(records: readonly WhatIfResultRecord[]): void {
     this.results = records.map((record) => this.viewOf(record, records));
