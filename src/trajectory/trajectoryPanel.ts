@@ -1,5 +1,6 @@
 // The trajectory viewer panel (webview/trajectory): one panel per trajectory, revealed again when reopened; it sends
-// the trajectory record after the webview's ready, and serves its requests (copy as text, open as text, compare).
+// the trajectory record after the webview's ready, and serves its requests (copy as text, open as text, compare, and
+// What if…'s through its desk, src/whatIf/core/whatIfDesk.ts).
 import * as vscode from 'vscode';
 import { PanelBase, createPanel } from '../webviewHost/panelBase';
 import { renderTrajectoryText } from './core/textRender';
@@ -12,6 +13,7 @@ import {
 import type { RunAccess, TrajectoryRef } from '../runs/runAccess';
 import { trajectoryTextUri } from './trajectoryDocuments';
 import { WhatIfSession } from '../whatIf/whatIfSession';
+import { WhatIfDesk } from '../whatIf/core/whatIfDesk';
 
 export const TRAJECTORY_VIEW_TYPE = 'seedStudio.trajectory';
 
@@ -26,6 +28,7 @@ export class TrajectoryPanel extends PanelBase<ViewerToWebview, ViewerToHost> {
   private static readonly open = new Map<string, TrajectoryPanel>();
   private renderedWaiters: Array<(report: RenderedReport) => void> = [];
   private readonly whatIf: WhatIfSession;
+  private readonly desk: WhatIfDesk;
   /** A skill to open "What if…" with once the trajectory is shown; sent at once when it is. */
   private pendingWhatIf: string | undefined;
   private shown = false;
@@ -43,7 +46,18 @@ export class TrajectoryPanel extends PanelBase<ViewerToWebview, ViewerToHost> {
     extensionUri: vscode.Uri,
   ) {
     super(panel, { title: `Trajectory ${ref.id}`, bundle: 'trajectory', fromPage: VIEWER_TO_HOST }, { extensionUri, log });
-    this.whatIf = new WhatIfSession(ref, access, log);
+    const session = (this.whatIf = new WhatIfSession(ref, access, log));
+    this.desk = new WhatIfDesk({
+      reopen: () => this.reopenWhatIf(),
+      state: () => session.state(),
+      rescore: (skill, useTrainer) => session.rescore(skill, useTrainer),
+      save: () => session.save(),
+      // The command checks that the run keeps these weights (the page's text is not trusted) and reports the outcome
+      // itself; the view rescores afterwards, with the export when there is one now.
+      exportCheckpoint: async (checkpoint) => {
+        await vscode.commands.executeCommand(EXPORT_CHECKPOINT_COMMAND, { runDir: this.ref.runDir, checkpoint, format: 'onnx' });
+      },
+    });
     this.channel
       .onReady(() => void this.send())
       .on('copyText', async () => this.copyText())
@@ -53,22 +67,11 @@ export class TrajectoryPanel extends PanelBase<ViewerToWebview, ViewerToHost> {
       .on('compare', async () => {
         await this.hooks.compare(this.ref);
       })
-      .on('whatIf', async ({ skill, useTrainer }) => {
-        this.channel.post('whatIf', await this.whatIf.rescore(skill, useTrainer === true));
-      })
-      .on('saveWhatIf', async () => {
-        this.channel.post('whatIf', await this.whatIf.save());
-      })
-      .on('whatIfExport', async ({ checkpoint }) => {
-        // The command checks that the run keeps these weights (the page's text is not trusted) and reports the
-        // outcome itself; the view rescores afterwards, with the export when there is one now.
-        if (typeof checkpoint !== 'string') throw new Error('no checkpoint named');
-        await vscode.commands.executeCommand(EXPORT_CHECKPOINT_COMMAND, { runDir: this.ref.runDir, checkpoint, format: 'onnx' });
-      })
       .on('rendered', (report) => {
         this.lastRendered = report;
         for (const waiter of this.renderedWaiters.splice(0)) waiter(report);
-      });
+      })
+      .handle(this.desk.handlers);
     this.own(this.whatIf);
   }
 
@@ -125,9 +128,13 @@ export class TrajectoryPanel extends PanelBase<ViewerToWebview, ViewerToHost> {
       this.reportLoadError(error);
       return;
     }
+    const restored = this.desk.restored();
+    if (restored) this.channel.post('whatIfState', restored);
+  }
+
+  private reopenWhatIf(): void {
     try {
-      const saved = this.whatIf.reopen();
-      if (saved.results.length > 0) this.channel.post('whatIf', saved);
+      this.whatIf.reopen();
     } catch (error) {
       // A bad what-if file does not stop the trajectory from showing; it is named and left as it is.
       const message = (error as Error).message;

@@ -4,7 +4,7 @@
 // Disposing the channel answers the page's requests still being handled with an error and rejects the host's own.
 import * as vscode from 'vscode';
 import { MessageEndpoint } from './shared/messageEndpoint';
-import { isReady, type MessageMap, type MessageSet, type ReplyOf } from './shared/protocol';
+import { isReady, type Handlers, type MessageMap, type MessageSet, type ReplyOf } from './shared/protocol';
 
 export class WebviewChannel<ToWebview extends MessageMap, ToHost extends MessageMap> implements vscode.Disposable {
   private isReady = false;
@@ -39,6 +39,16 @@ export class WebviewChannel<ToWebview extends MessageMap, ToHost extends Message
   /** Handles a message of the page; for a request, the handler's result is the reply (its error, the error reply). */
   on<K extends keyof ToHost & string>(type: K, handler: (params: ToHost[K]) => ReplyOf<ToHost[K]> | Promise<ReplyOf<ToHost[K]>>): this {
     this.endpoint.on(type, handler);
+    return this;
+  }
+
+  /** Handles several messages at once: a feature's handlers that a panel of another feature serves (What if… in the
+   * trajectory viewer). */
+  handle(handlers: Partial<Handlers<ToHost>>): this {
+    for (const type of Object.keys(handlers) as Array<keyof ToHost & string>) {
+      const handler = handlers[type];
+      if (handler) this.endpoint.on(type, handler);
+    }
     return this;
   }
 

@@ -9,7 +9,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import * as vscode from 'vscode';
 import { decodeInt32 } from '../runs/core';
-import type { WhatIfPayload, WhatIfQuestion } from './shared/whatIfRecord';
+import type { WhatIfQuestion, WhatIfReply, WhatIfState } from './shared/whatIfRecord';
 import { resolveTrainerPython } from '../python/pythonInterpreter';
 import { trainerEnv } from '../python/trainerSettings';
 import type { RunAccess, TrajectoryRef } from '../runs/runAccess';
@@ -36,30 +36,29 @@ export class WhatIfSession implements vscode.Disposable {
     private readonly log: vscode.LogOutputChannel,
   ) {}
 
-  /** The results saved with the run, reopened (none when nothing was saved). */
-  reopen(): WhatIfPayload {
+  /** Reads the results saved with the run (none when nothing was saved); the viewer's desk does it once. */
+  reopen(): void {
     const saved = readWhatIf(this.ref.runDir, this.ref.id, this.access.schemas());
     if (saved) {
       this.results = saved.results;
       this.file = path.relative(this.ref.runDir, whatIfPath(this.ref.runDir, this.ref.id));
     }
-    return this.payload();
   }
 
-  payload(): WhatIfPayload {
+  state(): WhatIfState {
     return { results: this.results, ...(this.file ? { file: this.file } : {}) };
   }
 
   /**
    * Rescores under `skill`. When the trainer is needed (no export, or too large) and the user has not agreed yet, the
-   * payload carries the question instead of a result; the viewer asks it and calls again with `useTrainer`.
+   * reply is the question instead of a result; the viewer asks it and asks again with `useTrainer`.
    */
-  async rescore(skill: string, useTrainer = false): Promise<WhatIfPayload> {
+  async rescore(skill: string, useTrainer = false): Promise<WhatIfReply> {
     checkSkillText(skill);
     if (useTrainer) this.trainerAccepted = true;
     const { trajectory, run } = await this.access.load(this.ref);
     const { scorer, weights } = this.chooseScorer(trajectory.phase, trajectory.update);
-    if ('question' in scorer) return { ...this.payload(), question: scorer.question };
+    if ('question' in scorer) return { kind: 'needsConsent', question: scorer.question };
     const skills = [...this.controlSkill(weights, trajectory.skill?.text ?? undefined, skill), skill];
     const title = `SEED: What if… rescoring ${trajectory.steps.length} step(s)${skills.length > 1 ? ' under the recorded skill (the control) and yours' : ''}`;
     let records: WhatIfResultRecord[];
@@ -83,7 +82,7 @@ export class WhatIfSession implements vscode.Disposable {
     }
     this.results = [...this.results, ...records];
     this.file = undefined; // the saved file does not hold these results yet
-    return this.payload();
+    return { kind: 'rescored', state: this.state() };
   }
 
   /** The recorded skill, when it must be rescored first as the control: the weights are not the ones that scored the
@@ -94,11 +93,11 @@ export class WhatIfSession implements vscode.Disposable {
     return onTheseWeights ? [] : [recorded];
   }
 
-  async save(): Promise<WhatIfPayload> {
+  async save(): Promise<WhatIfState> {
     if (this.results.length === 0) throw new Error('Nothing to save yet: rescore a skill first.');
     const file = await writeWhatIf(this.ref.runDir, { format: 1, trajectory: this.ref.id, results: this.results });
     this.file = path.relative(this.ref.runDir, file);
-    return this.payload();
+    return this.state();
   }
 
   /** The export of the chosen weights when it fits; else the trainer, with the weights it can load chosen by the same

@@ -78,7 +78,8 @@ export async function launchChromium(): Promise<Browser> {
 /** Runs in the page before its scripts: VS Code's webview API, recording what the webview posts. */
 const STUB = `(() => {
   window.__posted = [];
-  window.__state = undefined;
+  // VS Code keeps a webview's state across reloads of its page: so does the tab's sessionStorage.
+  window.__state = JSON.parse(sessionStorage.getItem('vscodeState') ?? 'null') ?? undefined;
   window.__violations = [];
   window.__alerts = 0;
   window.alert = window.confirm = window.prompt = () => { window.__alerts += 1; };
@@ -88,9 +89,13 @@ const STUB = `(() => {
     if (acquired) throw new Error('acquireVsCodeApi called twice');
     acquired = true;
     return {
-      postMessage: (message) => window.__posted.push({ time: performance.now(), message: JSON.parse(JSON.stringify(message)) }),
+      postMessage: (message) => {
+        const copy = JSON.parse(JSON.stringify(message));
+        window.__posted.push({ time: performance.now(), message: copy });
+        if (window.__toHost) void window.__toHost(copy);
+      },
       getState: () => window.__state,
-      setState: (state) => { window.__state = state; },
+      setState: (state) => { window.__state = state; sessionStorage.setItem('vscodeState', JSON.stringify(state ?? null)); },
     };
   };
 })();`;
@@ -105,6 +110,8 @@ export interface WebviewPage {
   errors: string[];
   /** Posts a host → webview message, as WebviewChannel.post does. */
   send(type: string, params: unknown): Promise<void>;
+  /** Posts a value into the page as it is (a request with its id, a reply). */
+  post(message: unknown): Promise<void>;
   /** Everything the webview has posted so far. */
   posted(): Promise<Posted[]>;
   /** Waits for the n-th (1-based) message of a type from the webview and returns its params. */
@@ -132,8 +139,10 @@ function delayMessages(delay: number): void {
   }) as typeof window.addEventListener;
 }
 
-export async function openWebview(browser: Browser, server: PageServer, bundle: string, viewport = { width: 1200, height: 800 }, options: { messageDelayMs?: number } = {}): Promise<WebviewPage> {
+/** `toHost`: also hands every message the page posts to this function (a real host side: test/webview/hostBridge.ts). */
+export async function openWebview(browser: Browser, server: PageServer, bundle: string, viewport = { width: 1200, height: 800 }, options: { messageDelayMs?: number; toHost?: (message: unknown) => void } = {}): Promise<WebviewPage> {
   const page = await browser.newPage({ viewport });
+  if (options.toHost) await page.exposeFunction('__toHost', options.toHost);
   const delay = options.messageDelayMs ?? Number(process.env.SEED_WEBVIEW_MESSAGE_DELAY_MS ?? 0);
   if (delay > 0) await page.addInitScript(`(${delayMessages.toString()})(${delay});`);
   const errors: string[] = [];
@@ -149,6 +158,9 @@ export async function openWebview(browser: Browser, server: PageServer, bundle: 
     errors,
     async send(type, params) {
       await page.evaluate(([t, p]) => window.postMessage({ type: t, params: p }, '*'), [type, params] as const);
+    },
+    async post(message) {
+      await page.evaluate((m) => window.postMessage(m, '*'), message);
     },
     posted: () => page.evaluate(() => (window as unknown as { __posted: Posted[] }).__posted),
     async waitFor<T>(type: string, nth = 1, timeoutMs = 10_000): Promise<T> {

@@ -25,6 +25,7 @@ import { inertTests } from './inert';
 import { neutralTokenTests } from './neutralTokens';
 import { tableTests } from './trajectoryTable';
 import { whatIfTests } from './whatIf';
+import { whatIfReloadTests } from './whatIfReload';
 import { diffLabelTests } from './diffLabels';
 import { skillMismatchTests } from './skillMismatch';
 import { evalSamplesCompareTests } from './evalSamplesCompare';
@@ -528,7 +529,7 @@ async function main(): Promise<void> {
     },
   };
   const filter = process.env.SEED_TEST_GREP;
-  const cases = [...viewerTests, ...whatIfTests, ...diffTests, ...diffLabelTests, ...skillMismatchTests, ...evalSamplesCompareTests, ...runsTableGroupsTests, ...premiseTests, ...reviewTests, ...dashboardTests, ...tableTests, ...securityTests, ...inertTests, ...neutralTokenTests].filter(([name]) => !filter || name.includes(filter));
+  const cases = [...viewerTests, ...whatIfTests, ...whatIfReloadTests, ...diffTests, ...diffLabelTests, ...skillMismatchTests, ...evalSamplesCompareTests, ...runsTableGroupsTests, ...premiseTests, ...reviewTests, ...dashboardTests, ...tableTests, ...securityTests, ...inertTests, ...neutralTokenTests].filter(([name]) => !filter || name.includes(filter));
   let passed = 0;
   let failed = 0;
   for (const [name, body] of cases) {

@@ -1,6 +1,7 @@
-// Webview test of "What if…" in the trajectory viewer: the typed skill goes to the host, the host's results show
-// beside the recorded gates (summary row per skill, per-turn rows on one scale, flipped tokens marked), several skills
-// can be compared, and Save asks the host. The screenshot is test-results/webview-whatif.png.
+// Webview test of "What if…" in the trajectory viewer: the typed skill goes to the host as a request whose reply is
+// the result, shown beside the recorded gates (summary row per skill, per-turn rows on one scale, flipped tokens
+// marked), several skills can be compared, and Save asks the host. Reloads: test/webview/whatIfReload.ts. The
+// screenshot is test-results/webview-whatif.png.
 import assert from 'node:assert/strict';
 import { decodeTokenArrays } from '../../src/runs/shared/tokenArrays';
 import { formatNumber } from '../../src/trajectory/shared/format';
@@ -12,7 +13,7 @@ import { openWebview } from './harness';
 import { syntheticTrajectory } from './synthetic';
 
 /** A result whose gates are the recorded ones shifted by `shift` (clamped), as a rescoring with another skill gives. */
-function shiftedResult(trajectory: ReturnType<typeof syntheticTrajectory>, skill: string, shift: number, weights = 'exports/step-000006-onnx'): WhatIfResultRecord {
+export function shiftedResult(trajectory: ReturnType<typeof syntheticTrajectory>, skill: string, shift: number, weights = 'exports/step-000006-onnx'): WhatIfResultRecord {
   return {
     skill,
     export: weights,
@@ -30,9 +31,6 @@ function shiftedResult(trajectory: ReturnType<typeof syntheticTrajectory>, skill
   };
 }
 
-async function answer(view: Awaited<ReturnType<Parameters<TestCase[1]>[0]['open']>>, type: string, nth: number): Promise<void> {
-  await view.reply(type, nth, { result: undefined });
-}
 
 export const whatIfTests: TestCase[] = [
   [
@@ -51,9 +49,9 @@ export const whatIfTests: TestCase[] = [
       const asked = await view.waitFor<{ skill: string }>('whatIf');
       assert.equal(asked.skill, 'Heat the mug <b>first</b>, then put it in the cabinet.');
 
+      assert.equal(await view.page.locator('[data-action="whatif-rescore"]').isDisabled(), true, 'Rescore waits for the reply');
       const up = shiftedResult(trajectory, asked.skill, 0.2);
-      await view.send('whatIf', { results: [up] });
-      await answer(view, 'whatIf', 1);
+      await view.reply('whatIf', 1, { result: { kind: 'rescored', state: { results: [up] } } });
       const row = view.page.locator('.whatif-summary tr[data-result="0"]');
       const expected = summarizeGates(up.steps.map((s) => ({ gate: Float32Array.from(s.gate), delta: Float32Array.from(s.delta) })));
       assert.equal(await row.locator('[data-k="meanGate"]').textContent(), formatNumber(expected.meanGate));
@@ -75,7 +73,9 @@ export const whatIfTests: TestCase[] = [
 
       // A second skill: both rows stay, the newest is shown; choosing the first shows it again.
       const down = shiftedResult(trajectory, 'Never heat anything.', -0.2);
-      await view.send('whatIf', { results: [up, down] });
+      await box.fill('Never heat anything.');
+      await view.page.locator('[data-action="whatif-rescore"]').click();
+      await view.reply('whatIf', 2, { result: { kind: 'rescored', state: { results: [up, down] } } });
       // a send is not a render: wait for the row the assertions read (the page re-renders on its next frame)
       await view.page.locator('.whatif-summary tr[data-result="1"]').waitFor();
       assert.equal(await view.page.locator('.whatif-summary tr[data-result]').count(), 3);
@@ -85,8 +85,7 @@ export const whatIfTests: TestCase[] = [
       assert.equal(await view.page.locator('.whatif-turns .flip-down').count(), 0);
 
       await view.page.locator('[data-action="whatif-save"]').click();
-      await view.waitFor('saveWhatIf');
-      await view.send('whatIf', { results: [up, down], file: 'whatif/it-000007-0001.json' });
+      await view.reply('saveWhatIf', 1, { result: { results: [up, down], file: 'whatif/it-000007-0001.json' } });
       await view.page.locator('[data-k="whatif-status"]', { hasText: /saved in whatif\/it-000007-0001\.json/ }).waitFor({ timeout: 10_000 });
       assert.deepEqual(view.errors, []);
       assert.deepEqual(await view.violations(), []);
@@ -124,7 +123,7 @@ export const whatIfTests: TestCase[] = [
       await view.page.locator('[data-action="what-if"]').click();
       const control = shiftedResult(trajectory, trajectory.skill!.text!, 0.3, 'checkpoints/step-000010');
       const typed = shiftedResult(trajectory, 'Open the fridge last.', 0.3, 'checkpoints/step-000010');
-      await view.send('whatIf', { results: [control, typed] });
+      await view.send('whatIfState', { results: [control, typed] });
       await view.page.locator('.whatif-summary tr[data-result="1"]').waitFor();
       const controlRow = view.page.locator('.whatif-summary tr[data-result="0"]');
       const typedRow = view.page.locator('.whatif-summary tr[data-result="1"]');
@@ -153,7 +152,7 @@ export const whatIfTests: TestCase[] = [
         await view.send('show', { runDir: '/runs/valid', run: 'valid', trajectory });
         await view.waitFor('rendered');
         await view.page.locator('[data-action="what-if"]').click();
-        await view.send('whatIf', { results: [shiftedResult(trajectory, 'Open the fridge last.', 0.2)], file: 'whatif/it-000007-0001.json' });
+        await view.send('whatIfState', { results: [shiftedResult(trajectory, 'Open the fridge last.', 0.2)], file: 'whatif/it-000007-0001.json' });
         const raced = (await view.page.locator('[data-k="whatif-status"]').textContent()) ?? '';
         assert.doesNotMatch(raced, /saved in whatif/, 'the injected delay did not delay the message');
         await view.page.locator('[data-k="whatif-status"]', { hasText: /saved in whatif\/it-000007-0001\.json/ }).waitFor({ timeout: 10_000 });

@@ -13,7 +13,7 @@ import { estimateTextHeight } from '../../src/trajectory/shared/virtualLayout';
 import { buildModel, type TrajectoryModel } from './model';
 import { TurnList } from './turnList';
 import { renderTurn, renderFinal, skillPanel, type TurnViewState } from './turnView';
-import { WhatIfView } from './whatIfView';
+import { WhatIfView, type WhatIfSaved } from './whatIfView';
 
 interface SavedState {
   runDir?: string;
@@ -21,6 +21,8 @@ interface SavedState {
   mode?: HeatMode;
   /** Colour by the absolute domain instead of the one fitted to the trajectory. */
   absolute?: boolean;
+  /** What if… open, and the skill typed: a reloaded page shows them again. */
+  whatIf?: WhatIfSaved;
 }
 
 const channel = new HostChannel<ViewerToWebview, ViewerToHost>(VIEWER_TO_WEBVIEW);
@@ -240,7 +242,8 @@ function show(payload: TrajectoryPayload): void {
   view.expanded.clear();
   current = 0;
   disagreementCursor = -1;
-  channel.state = { runDir: payload.runDir, id: trajectory.id, mode: view.mode, ...(previous.absolute ? { absolute: true } : {}) };
+  const whatIfSaved = sameTrajectory ? previous.whatIf : undefined;
+  channel.state = { runDir: payload.runDir, id: trajectory.id, mode: view.mode, ...(previous.absolute ? { absolute: true } : {}), ...(whatIfSaved ? { whatIf: whatIfSaved } : {}) };
   view.scale = scaleFor(view.mode);
 
   clear(root);
@@ -250,7 +253,8 @@ function show(payload: TrajectoryPayload): void {
     rescore: (skill, useTrainer) => channel.request('whatIf', { skill, ...(useTrainer ? { useTrainer: true } : {}) }),
     save: () => channel.request('saveWhatIf', {}),
     exportCheckpoint: (checkpoint) => channel.request('whatIfExport', { checkpoint }),
-  });
+    wait: () => channel.request('whatIfWait', {}),
+  }, { saved: whatIfSaved, remember: (state) => (channel.state = { ...saved(), whatIf: state }) });
   root.append(
     header(payload, m),
     toolbar(m),
@@ -332,7 +336,7 @@ document.addEventListener('keydown', (event) => {
 channel
   .on('show', show)
   .on('error', ({ message }) => showError(message))
-  .on('whatIf', (payload) => whatIf?.update(payload))
+  .on('whatIfState', (state) => whatIf?.restore(state))
   .on('startWhatIf', ({ skill }) => whatIf?.start(skill));
 channel.ready();
 

@@ -2,7 +2,7 @@
 // src/webviewHost/shared/protocol.ts.
 // (Type aliases, not interfaces: a message map must be assignable to Record<string, unknown>.)
 import type { Trajectory } from '../../runs/shared/types';
-import type { WhatIfPayload } from '../../whatIf/shared/whatIfRecord';
+import { WHAT_IF_TO_HOST, WHAT_IF_TO_WEBVIEW, type WhatIfToHost, type WhatIfToWebview } from '../../whatIf/shared/whatIfProtocol';
 import type { OpdEstimator } from '../../runs/shared/opdEstimator';
 import { messageSet } from '../../webviewHost/shared/protocol';
 
@@ -30,15 +30,10 @@ export interface RenderedReport {
   tokensInDom: number;
 }
 
-export type { WhatIfPayload, WhatIfQuestion } from '../../whatIf/shared/whatIfRecord';
-
 export type ViewerToWebview = {
   show: TrajectoryPayload;
   error: { message: string };
-  whatIf: WhatIfPayload;
-  /** Open "What if…" with this skill typed in (the skill review's What if… on a record). */
-  startWhatIf: { skill: string };
-};
+} & WhatIfToWebview;
 
 export type ViewerToHost = {
   /** Copy the whole trajectory as text (the host renders it: the same text as "Open as Text"). */
@@ -47,14 +42,7 @@ export type ViewerToHost = {
   /** Pick another trajectory and compare this one with it. */
   compare: Record<string, never>;
   rendered: RenderedReport;
-  /** Rescore the trajectory's response tokens under this skill (the host shows a cancellable progress). */
-  whatIf: { skill: string; useTrainer?: boolean };
-  /** Save the what-if results next to the run (whatif/<trajectory id>.json). */
-  saveWhatIf: Record<string, never>;
-  /** Export this kept checkpoint of the run as ONNX for What if… (SEED: Export Checkpoint…, with its progress
-   * notification); answered when the export has ended, whatever its outcome. */
-  whatIfExport: { checkpoint: string };
-};
+} & WhatIfToHost;
 
-export const VIEWER_TO_WEBVIEW = messageSet<ViewerToWebview>({ show: true, error: true, whatIf: true, startWhatIf: true });
-export const VIEWER_TO_HOST = messageSet<ViewerToHost>({ copyText: true, openText: true, compare: true, rendered: true, whatIf: true, saveWhatIf: true, whatIfExport: true });
+export const VIEWER_TO_WEBVIEW = messageSet<ViewerToWebview>({ show: true, error: true, ...WHAT_IF_TO_WEBVIEW });
+export const VIEWER_TO_HOST = messageSet<ViewerToHost>({ copyText: true, openText: true, compare: true, rendered: true, ...WHAT_IF_TO_HOST });

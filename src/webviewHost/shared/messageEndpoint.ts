@@ -4,8 +4,8 @@
 // id counted by its sender; the receiver runs its handler and posts back a `reply` with that id, holding the handler's
 // result or its error named by the request; the sender's promise settles with it. Each side matches replies only
 // against the ids it sent, so two requests in flight never get each other's reply.
-// Nothing times out: the slow requests are legitimately slow (What if… rescores for minutes, and its question waits
-// for the user). A request ends with its reply, or when its channel closes (the panel was closed: the other side's
+// Nothing times out: the slow requests are legitimately slow (What if… rescores for minutes, and an export of a
+// checkpoint takes as long). A request ends with its reply, or when its channel closes (the panel was closed: the other side's
 // requests still being handled are answered with that error) or restarts (the page reloaded).
 import { REPLY, isMessage, isReply, type MessageMap, type MessageSet, type ReplyMessage, type ReplyOf } from './protocol';
 

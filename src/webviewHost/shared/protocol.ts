@@ -22,6 +22,9 @@ export type Request<P, R> = P & { readonly [replyType]?: R };
 /** The reply's type of a message: R for a Request<P, R>, void for a message that is only posted. */
 export type ReplyOf<T> = typeof replyType extends keyof T ? (T extends { readonly [replyType]?: infer R } ? R : never) : void;
 
+/** A handler for each message of map M: a request's returns its reply. */
+export type Handlers<M extends MessageMap> = { [K in keyof M & string]: (params: M[K]) => ReplyOf<M[K]> | Promise<ReplyOf<M[K]>> };
+
 /** A message of map M; `id` when it is a request (its reply carries the same id). */
 export type Message<M extends MessageMap> = { [K in keyof M & string]: { type: K; params: M[K]; id?: number } }[keyof M & string];
 

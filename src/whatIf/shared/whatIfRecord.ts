@@ -1,22 +1,29 @@
-// The records of a what-if file, types only (the webviews import them too): generated from schemas/whatif.schema.json,
-// named here by part.
+// The records of a what-if file and the viewer's What if… state, types only (the webviews import them too): the
+// file's generated from schemas/whatif.schema.json, named here by part.
 import type { WhatIfFile } from '../../runs/shared/generated/whatif';
 
 export type { WhatIfFile };
 export type WhatIfResultRecord = WhatIfFile['results'][number];
 
-/** The what-if results of the trajectory shown, newest last; `file` once they are saved (or were reopened). */
-export interface WhatIfPayload {
+/** What if… of the trajectory shown: every result, newest last; `file` once they are saved (or were reopened). */
+export interface WhatIfState {
   results: WhatIfResultRecord[];
   file?: string;
-  /** Asked in the view instead of rescoring: the trainer is needed (no export that fits) and was not accepted yet. */
-  question?: WhatIfQuestion;
+  /** What the host is running for the viewer now; only told to a page that (re)loads meanwhile. */
+  running?: WhatIfJob;
 }
+
+/** A rescoring (through the trainer when `trainer`) or an export of a checkpoint for it. */
+export type WhatIfJob = { kind: 'rescore'; skill: string; trainer: boolean } | { kind: 'export'; checkpoint: string };
+
+/** The reply to a rescoring: the state with the new results, or the question to ask first (the trainer is needed: no
+ * export that fits, and the user has not agreed yet). */
+export type WhatIfReply = { kind: 'rescored'; state: WhatIfState } | { kind: 'needsConsent'; question: WhatIfQuestion };
 
 /** A question the viewer asks before rescoring through the trainer. */
 export interface WhatIfQuestion {
   text: string;
-  /** The label of the button that accepts (the request is then sent again with `useTrainer`). */
+  /** The label of the button that accepts (the page then asks again, with `useTrainer`). */
   accept: string;
   /** What else could be done (export the weights for the editor). */
   hint?: string;
