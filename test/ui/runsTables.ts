@@ -6,8 +6,8 @@
 //
 //   npm run build && node out/test/ui/runsTables.js
 //
-// Writes test-results/ui-runs-tree-benchmark.png (the Runs tree at the default sidebar width, where no run's label may
-// be cut), ui-runs-table.png, ui-runs-table-baseline.png and ui-eval-samples.png.
+// Writes test-results/ui-runs-tree-benchmark.png (the Runs tree at the default sidebar width, where no run's label or
+// description may be cut), ui-runs-table.png, ui-runs-table-baseline.png and ui-eval-samples.png.
 import { cpSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { FrameLocator, Page } from 'playwright-core';
@@ -38,12 +38,25 @@ async function fillField(frame: FrameLocator, id: string, text: string): Promise
   await input.fill(text);
 }
 
-/** The benchmark's runs in the Runs tree at the default sidebar width: every label drawn is whole (issue 41). */
+/** The benchmark's runs and the fixture run in the Runs tree at the default sidebar width: every run's label and
+ * description drawn whole (issue 41, issue 54 item 5: the description, where the result is, was cut). */
 async function runsTreeLabels(page: Page): Promise<string[]> {
   return inSeedSidebar(page, async () => {
-    await page.locator('.monaco-list-row', { hasText: 'bench-seed-oracle-s2' }).first().waitFor({ state: 'visible', timeout: 30_000 });
-    const { notes, labels } = await wholeSidebarLabels(page, ['Runs'], path.join(resultsDir, 'ui-runs-tree-benchmark.png'));
-    if (labels.length < 8 || !labels.some((label) => label.includes('bench-grpo-opsd-s1 · grpo_opsd'))) fail(`the Runs tree draws ${labels.join(' | ')}`);
+    // The TRAINER view collapsed, the Runs view has the height to draw every run (a tree draws only the rows in view).
+    const trainer = page.locator('.part.sidebar .pane-header', { has: page.locator('.title', { hasText: /^trainer$/i }) }).first();
+    if ((await trainer.getAttribute('aria-expanded')) === 'true') await trainer.click();
+    await page.locator('.part.sidebar .pane-header[aria-expanded="false"]', { has: page.locator('.title', { hasText: /^trainer$/i }) }).first().waitFor({ timeout: 5_000 });
+    // Rows by their tooltip (the row's accessible name), whose first line is the run's whole title: a label may be
+    // shortened.
+    const first = page.locator('.part.sidebar .monaco-list-row[aria-level="1"][aria-label^="bench-seed-oracle-s2 · seed"]').first();
+    try {
+      await first.waitFor({ state: 'visible', timeout: 30_000 });
+    } catch {
+      fail(`no run row named "bench-seed-oracle-s2 · seed": ${JSON.stringify(await page.locator('.part.sidebar .monaco-list-row').evaluateAll((rows) => rows.map((row) => row.getAttribute('aria-label'))))}`);
+    }
+    const runs = { pane: 'Runs', descriptions: () => true };
+    const { notes, rows } = await wholeSidebarLabels(page, [runs], path.join(resultsDir, 'ui-runs-tree-benchmark.png'));
+    if (rows.length !== 19 + 1) fail(`the Runs tree draws ${rows.length} runs: ${rows.map((row) => row.label).join(' | ')}`);
     return notes;
   });
 }
@@ -217,7 +230,7 @@ function main(): void {
       await page.goto(session.workbenchUrl());
       await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
       return runUiSteps(page, LABEL, 'ui-runs-tables', [
-        ['the Runs tree at the default sidebar width: every benchmark run\'s label whole', () => runsTreeLabels(page)],
+        ['the Runs tree at the default sidebar width: every run\'s label and description whole', () => runsTreeLabels(page)],
         ['runs table: 19 benchmark runs, sort, filter, tag, pinned baseline with the paired Δ', () => runsTable(page, session, runs)],
         ['runs table: CSV export', () => exportCsv(page, session, runs)],
         ['runs table: two selected runs open in the dashboard', () => openInDashboard(page, runs)],
