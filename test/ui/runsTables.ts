@@ -1,8 +1,10 @@
 // End to end in code-server, like a user: the learning benchmark's 19 runs (test/ui/benchmarkRuns.ts, written in
-// setup) and the valid fixture run in a workspace. SEED: Open Runs Table lists them; a header sorts, the filter
-// narrows, a pinned baseline adds a Δ column after each evaluation (the paired change with its interval), a tag is written to the run's tags.json, the CSV is saved, two selected
-// runs open in the dashboard; the evaluation sample table of a run shows the summary per task type with Wilson
-// intervals, sorts and filters; a row of the fixture run's evaluation opens its trajectory.
+// setup), the valid fixture run, and a train run linked to its base evaluation (test/fixtures/runs/valid-eval-*) in a
+// workspace. The Runs tree draws every row whole at the default sidebar width, the linked run's before → after too.
+// SEED: Open Runs Table lists them; a header sorts, the filter narrows, a pinned baseline adds a Δ column after each
+// evaluation (the paired change with its interval), a tag is written to the run's tags.json, the CSV is saved, two
+// selected runs open in the dashboard; the evaluation sample table of a run shows the summary per task type with
+// Wilson intervals, sorts and filters; a row of the fixture run's evaluation opens its trajectory.
 //
 //   npm run build && node out/test/ui/runsTables.js
 //
@@ -16,10 +18,12 @@ import { points, successChange } from '../../src/runs/shared/pairedChange';
 import type { EvalReport } from '../../src/runs/shared/types';
 import { type CodeServerSession, repoRoot, resultsDir, runCodeServerTest, runnerPrerequisites } from '../integration/codeServerSession';
 import { writeBenchmarkRuns, type WrittenRun } from './benchmarkRuns';
-import { fail, inSeedSidebar, palette, runUiSteps, webview, wholeSidebarLabels } from './workbench';
+import { type DrawnLabel, fail, inSeedSidebar, palette, runUiSteps, webview, wholeSidebarLabels } from './workbench';
 
 const LABEL = 'runs table & evaluation samples ui (code-server)';
 const FIXTURE_RUN = '20260301-120000-train-household-seed';
+/** test/fixtures/runs: the base evaluation first, then the train run whose run.json links it (`../valid-eval-base`). */
+const PAIR_RUNS = ['valid-eval-base', 'valid-eval-trained'];
 
 const shownRows = (frame: FrameLocator) => frame.locator('table.runs tbody tr');
 const rowOf = (frame: FrameLocator, suffix: string) => frame.locator(`table.runs tbody tr[data-id$="${suffix}"]`);
@@ -38,8 +42,12 @@ async function fillField(frame: FrameLocator, id: string, text: string): Promise
   await input.fill(text);
 }
 
-/** The benchmark's runs and the fixture run in the Runs tree at the default sidebar width: every run's label and
- * description drawn whole (issue 41, issue 54 item 5: the description, where the result is, was cut). */
+/** A before → after row under a run: its icon is an arrow (up, down or both ways). */
+const isChangeRow = (row: DrawnLabel): boolean => /^arrow-(up|down|both)$/.test(row.icon);
+
+/** The benchmark's runs and the fixture runs in the Runs tree at the default sidebar width: every run's label and
+ * description drawn whole (issue 41, issue 54 item 5: the description, where the result is, was cut), and so is the
+ * before → after row of the run linked to its base evaluation, its change and interval (issue 54 item 5). */
 async function runsTreeLabels(page: Page): Promise<string[]> {
   return inSeedSidebar(page, async () => {
     // The TRAINER view collapsed, the Runs view has the height to draw every run (a tree draws only the rows in view).
@@ -54,9 +62,19 @@ async function runsTreeLabels(page: Page): Promise<string[]> {
     } catch {
       fail(`no run row named "bench-seed-oracle-s2 · seed": ${JSON.stringify(await page.locator('.part.sidebar .monaco-list-row').evaluateAll((rows) => rows.map((row) => row.getAttribute('aria-label'))))}`);
     }
-    const runs = { pane: 'Runs', descriptions: () => true };
+    const linked = page.locator('.part.sidebar .monaco-list-row[aria-level="1"][aria-label^="household-pair · seed"]').first();
+    await linked.click();
+    await page.locator('.part.sidebar .monaco-list-row[aria-level="2"]').filter({ has: page.locator('.codicon-arrow-both') }).first().waitFor({ state: 'visible', timeout: 30_000 });
+    // A selected row shows its inline actions over its text, as a hovered one does: nothing selected.
+    await page.keyboard.press('Escape');
+    await page.locator('.part.sidebar .monaco-list-row.selected').first().waitFor({ state: 'detached', timeout: 5_000 });
+    const runs = { pane: 'Runs', levels: [1, 2], descriptions: (row: DrawnLabel) => row.level === 1 || isChangeRow(row) };
     const { notes, rows } = await wholeSidebarLabels(page, [runs], path.join(resultsDir, 'ui-runs-tree-benchmark.png'));
-    if (rows.length !== 19 + 1) fail(`the Runs tree draws ${rows.length} runs: ${rows.map((row) => row.label).join(' | ')}`);
+    const top = rows.filter((row) => row.level === 1);
+    if (top.length !== 19 + 1 + PAIR_RUNS.length) fail(`the Runs tree draws ${top.length} runs: ${top.map((row) => row.label).join(' | ')}`);
+    const change = rows.find(isChangeRow);
+    const clean = (text: string | undefined): string => (text ?? '').replace(/[\u2068\u2069]/g, '');
+    if (clean(change?.label) !== 'valid_unseen' || !/^(50→50% )?\+0 \[-\d+, \+\d+\]$/.test(change?.description ?? '')) fail(`the before → after row reads "${clean(change?.label)}" "${change?.description}"`);
     return notes;
   });
 }
@@ -64,7 +82,7 @@ async function runsTreeLabels(page: Page): Promise<string[]> {
 async function runsTable(page: Page, session: CodeServerSession, runs: WrittenRun[]): Promise<string[]> {
   await palette(page, 'SEED: Open Runs Table');
   const frame = webview(page);
-  await waitForCount(frame, runs.length + 1, 'all runs');
+  await waitForCount(frame, runs.length + 1 + PAIR_RUNS.length, 'all runs');
   const heads = (await frame.locator('table.runs thead th[data-col]').allTextContents()).map((t) => t.trim());
   for (const wanted of ['run', 'tags', 'status', 'eval valid_seen', 'eval valid_unseen', 'algorithm', 'seed']) {
     if (!heads.includes(wanted)) fail(`default columns: ${heads.join(' | ')} (no ${wanted})`);
@@ -226,11 +244,13 @@ function main(): void {
       mkdirSync(resultsDir, { recursive: true });
       const runs = writeBenchmarkRuns(session.workspace, repoRoot);
       cpSync(path.join(repoRoot, 'test', 'fixtures', 'runs', 'valid'), path.join(session.workspace, 'runs', FIXTURE_RUN), { recursive: true });
+      // An evaluation of the starting policy and the train run linked to it, both with their episodes' trajectories.
+      for (const name of PAIR_RUNS) cpSync(path.join(repoRoot, 'test', 'fixtures', 'runs', name), path.join(session.workspace, 'runs', name), { recursive: true });
       const page = await session.openBrowser();
       await page.goto(session.workbenchUrl());
       await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
       return runUiSteps(page, LABEL, 'ui-runs-tables', [
-        ['the Runs tree at the default sidebar width: every run\'s label and description whole', () => runsTreeLabels(page)],
+        ['the Runs tree at the default sidebar width: every run\'s label and description whole, and a before → after row', () => runsTreeLabels(page)],
         ['runs table: 19 benchmark runs, sort, filter, tag, pinned baseline with the paired Δ', () => runsTable(page, session, runs)],
         ['runs table: CSV export', () => exportCsv(page, session, runs)],
         ['runs table: two selected runs open in the dashboard', () => openInDashboard(page, runs)],
