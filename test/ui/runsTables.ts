@@ -4,12 +4,14 @@
 // SEED: Open Runs Table lists them; a header sorts, the filter narrows, a pinned baseline adds a Δ column after each
 // evaluation (the paired change with its interval), a tag is written to the run's tags.json, the CSV is saved, two
 // selected runs open in the dashboard; the evaluation sample table of a run shows the summary per task type with
-// Wilson intervals, sorts and filters; a row of the fixture run's evaluation opens its trajectory.
+// Wilson intervals, sorts and filters. The linked run's evaluation samples say why each failed episode failed and a row
+// opens its trajectory.
 //
 //   npm run build && node out/test/ui/runsTables.js
 //
 // Writes test-results/ui-runs-tree-benchmark.png (the Runs tree at the default sidebar width, where no run's label or
-// description may be cut), ui-runs-table.png, ui-runs-table-baseline.png and ui-eval-samples.png.
+// description may be cut), ui-runs-table.png, ui-runs-table-baseline.png, ui-eval-samples.png and
+// ui-eval-samples-why.png (the "why it failed" column filled).
 import { cpSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { FrameLocator, Page } from 'playwright-core';
@@ -216,24 +218,39 @@ async function evalSamples(page: Page, runs: WrittenRun[]): Promise<string[]> {
   return [`${path.basename(run.dir)} valid_seen: ${overall}; ${failures} failures; type:heat → ${heat}`];
 }
 
-async function sampleToTrajectory(page: Page): Promise<string[]> {
+/** The linked train run's failed evaluation episodes and why each failed, read from its trajectory
+ * (test/fixtures/runs/valid-eval-trained: rollout.max_steps 4). */
+const WHY_FAILED: Record<string, string> = {
+  'eval-valid_unseen-0002': 'ran out of steps (4/4) · 3 without effect · “take knife 1 from drawer 1” ×3',
+  'eval-valid_unseen-0003': 'ran out of steps (4/4) · 1 malformed',
+};
+
+/** SEED: Open Evaluation Samples from the palette, for the linked train run (its title in the run picker). */
+async function openPairSamples(page: Page): Promise<FrameLocator> {
   await palette(page, 'SEED: Open Evaluation Samples');
   const input = page.locator('.quick-input-widget .quick-input-box input');
   await input.waitFor({ state: 'visible', timeout: 10_000 });
-  await input.fill('household-seed');
-  await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'household-seed' }).first().waitFor({ timeout: 15_000 });
-  await page.keyboard.press('Enter');
-  const samples = webview(page);
-  const row = samples.locator('tr[data-trajectory="eval-test_seen-0001"]');
-  await row.waitFor({ timeout: 30_000 });
-  // "why it failed": every failed episode with a trajectory says how it ended (read from its trajectory)
-  const whys = (await samples.locator('tr.failure[data-trajectory] td[data-key="why"]').allTextContents()).map((w) => w.trim());
-  const unexplained = whys.filter((w) => !/^(ran out of steps \(\d+\/\d+\)|ended after \d+ steps?)/.test(w));
-  if (unexplained.length > 0) fail(`failed episodes without a why: ${JSON.stringify(unexplained.slice(0, 3))}`);
-  await row.click();
+  await input.fill('household-pair');
+  await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'household-pair · seed' }).first().click();
+  return webview(page);
+}
+
+/** "Why it failed" (issue 54): each failed episode of the linked run's evaluation says how it ended, its steps, the
+ * actions that had no effect, the one it looped on and its malformed turns; then a failed row opens its trajectory. */
+async function whyItFailed(page: Page): Promise<string[]> {
+  const samples = await openPairSamples(page);
+  await samples.locator('.count', { hasText: /^4 of 4 episodes$/ }).waitFor({ timeout: 30_000 });
+  const failed = samples.locator('tr.failure[data-trajectory]');
+  const whys: Record<string, string> = {};
+  for (const row of await failed.all()) whys[(await row.getAttribute('data-trajectory')) ?? ''] = ((await row.locator('td[data-key="why"]').textContent()) ?? '').trim();
+  if (JSON.stringify(whys) !== JSON.stringify(WHY_FAILED)) fail(`"why it failed" says ${JSON.stringify(whys)}, expected ${JSON.stringify(WHY_FAILED)}`);
+  const won = (await samples.locator('tr.success td[data-key="why"]').allTextContents()).filter((text) => text.trim() !== '');
+  if (won.length > 0) fail(`a won episode says why it failed: ${JSON.stringify(won)}`);
+  await page.screenshot({ path: path.join(resultsDir, 'ui-eval-samples-why.png') });
+  await samples.locator('tr[data-trajectory="eval-valid_unseen-0002"]').click();
   const viewer = webview(page);
-  await viewer.locator('.turn[data-turn="0"]').first().waitFor({ timeout: 30_000 });
-  return [`eval-test_seen-0001 opened in the trajectory viewer; ${whys.length} failed episodes say why (${whys[0] ?? 'none'})`];
+  await viewer.locator('.turn[data-turn="3"]').first().waitFor({ timeout: 30_000 });
+  return Object.entries(whys).map(([id, why]) => `${id}: ${why}`).concat('eval-valid_unseen-0002 opened in the trajectory viewer (4 turns)');
 }
 
 function main(): void {
@@ -255,7 +272,7 @@ function main(): void {
         ['runs table: CSV export', () => exportCsv(page, session, runs)],
         ['runs table: two selected runs open in the dashboard', () => openInDashboard(page, runs)],
         ['evaluation samples: summary per type with Wilson intervals, filter, sort', () => evalSamples(page, runs)],
-        ['evaluation samples: a row opens its trajectory', () => sampleToTrajectory(page)],
+        ['evaluation samples: "why it failed" of each failed episode; a row opens its trajectory', () => whyItFailed(page)],
       ]);
     },
   );
