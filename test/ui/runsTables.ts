@@ -5,13 +5,14 @@
 // evaluation (the paired change with its interval), a tag is written to the run's tags.json, the CSV is saved, two
 // selected runs open in the dashboard; the evaluation sample table of a run shows the summary per task type with
 // Wilson intervals, sorts and filters. The linked run's evaluation samples say why each failed episode failed and a row
-// opens its trajectory.
+// opens its trajectory; compared with the base evaluation, its tasks pair up with the flips each way, and a pair opens
+// both transcripts side by side in the diff viewer.
 //
 //   npm run build && node out/test/ui/runsTables.js
 //
 // Writes test-results/ui-runs-tree-benchmark.png (the Runs tree at the default sidebar width, where no run's label or
-// description may be cut), ui-runs-table.png, ui-runs-table-baseline.png, ui-eval-samples.png and
-// ui-eval-samples-why.png (the "why it failed" column filled).
+// description may be cut), ui-runs-table.png, ui-runs-table-baseline.png, ui-eval-samples.png, ui-eval-samples-why.png
+// (the "why it failed" column filled), ui-eval-compare.png (the paired comparison) and ui-eval-compare-diff.png.
 import { cpSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { FrameLocator, Page } from 'playwright-core';
@@ -253,8 +254,43 @@ async function whyItFailed(page: Page): Promise<string[]> {
   return Object.entries(whys).map(([id, why]) => `${id}: ${why}`).concat('eval-valid_unseen-0002 opened in the trajectory viewer (4 turns)');
 }
 
+/** Issue 54's per-task comparison of two evaluations: the linked run's evaluation "compared with" its base evaluation
+ * pairs the four tasks (one gained, one lost, one failed and one won both times), says the flips each way, filters
+ * to the lost one, and that pair opens both transcripts side by side in the diff viewer. */
+async function compareEvaluations(page: Page): Promise<string[]> {
+  const samples = await openPairSamples(page);
+  await samples.locator('.count', { hasText: /^4 of 4 episodes$/ }).waitFor({ timeout: 30_000 });
+  await samples.locator('vscode-single-select#compare').click();
+  await samples.locator('vscode-single-select#compare [role="option"]', { hasText: 'base evaluation' }).click();
+  const summary = samples.locator('[data-k="compare-summary"]');
+  await summary.filter({ hasText: 'on 4 paired tasks: 1 gained, 1 lost' }).waitFor({ timeout: 15_000 });
+  const summaryText = ((await summary.textContent()) ?? '').replace(/[\u2068\u2069]/g, '');
+  if (!summaryText.includes('against A (valid_unseen · base evaluation (household-pair · eval valid_unseen))')) fail(`the comparison says "${summaryText}"`);
+  const pairs = await samples.locator('tr.pair').evaluateAll((rows) => rows.map((row) => `${row.getAttribute('data-task')} ${row.getAttribute('data-change')}`));
+  const expected = ['household/heat-mug-3 gained', 'household/clean-knife-1 lost', 'household/heat-mug-3 both failed', 'household/clean-knife-1 both won'];
+  if ([...pairs].sort().join() !== [...expected].sort().join()) fail(`paired rows: ${pairs.join(', ')}`);
+  await page.screenshot({ path: path.join(resultsDir, 'ui-eval-compare.png') });
+  await samples.locator('vscode-textfield#filter input').fill('lost');
+  await samples.locator('.count', { hasText: /^1 of 4 tasks$/ }).waitFor({ timeout: 10_000 });
+  const lost = samples.locator('tr.pair[data-change="lost"]');
+  const lostWhy = ((await lost.locator('td').last().textContent()) ?? '').trim();
+  if (lostWhy !== WHY_FAILED['eval-valid_unseen-0002']) fail(`the lost task's "why B failed" says "${lostWhy}"`);
+  await lost.click();
+  // The diff viewer: A the base evaluation's episode (won), B the trained run's (lost), side by side.
+  const diff = webview(page);
+  await diff.locator('.side-header.side-b .outcome.failure').waitFor({ timeout: 30_000 });
+  const side = async (which: 'a' | 'b'): Promise<string> => ((await diff.locator(`.side-header.side-${which}`).textContent()) ?? '').replace(/[\u2068\u2069]/g, '');
+  const [a, b] = [await side('a'), await side('b')];
+  if (!a.includes('eval-valid_unseen-0002') || !a.includes('success') || !a.includes('run valid-eval-base')) fail(`side A: ${a}`);
+  if (!b.includes('eval-valid_unseen-0002') || !b.includes('failure') || !b.includes('run valid-eval-trained')) fail(`side B: ${b}`);
+  await diff.locator('[data-k="counts"]').waitFor({ timeout: 10_000 });
+  const counts = ((await diff.locator('[data-k="counts"]').textContent()) ?? '').trim();
+  await page.screenshot({ path: path.join(resultsDir, 'ui-eval-compare-diff.png') });
+  return [summaryText, `pairs: ${pairs.join(', ')}`, `lost: ${lostWhy}`, `diff: ${a.slice(0, 80)}… | ${b.slice(0, 80)}…; ${counts}`];
+}
+
 function main(): void {
-  runnerPrerequisites(LABEL, 'dist/webview/runsTable.js', 'dist/webview/evalSamples.js', 'dist/webview/dashboard.js', 'dist/webview/trajectory.js');
+  runnerPrerequisites(LABEL, 'dist/webview/runsTable.js', 'dist/webview/evalSamples.js', 'dist/webview/dashboard.js', 'dist/webview/trajectory.js', 'dist/webview/diff.js');
   runCodeServerTest(
     { label: LABEL, artifactName: 'ui-runs-tables', timeoutSeconds: 300, session: { label: 'ui-tables', installExtension: true } },
     async (session) => {
@@ -273,6 +309,7 @@ function main(): void {
         ['runs table: two selected runs open in the dashboard', () => openInDashboard(page, runs)],
         ['evaluation samples: summary per type with Wilson intervals, filter, sort', () => evalSamples(page, runs)],
         ['evaluation samples: "why it failed" of each failed episode; a row opens its trajectory', () => whyItFailed(page)],
+        ['evaluation samples: compared with the base evaluation task by task, flips each way, a pair opens in the diff viewer', () => compareEvaluations(page)],
       ]);
     },
   );
