@@ -244,7 +244,8 @@ async function whyItFailed(page: Page): Promise<string[]> {
   const failed = samples.locator('tr.failure[data-trajectory]');
   const whys: Record<string, string> = {};
   for (const row of await failed.all()) whys[(await row.getAttribute('data-trajectory')) ?? ''] = ((await row.locator('td[data-key="why"]').textContent()) ?? '').trim();
-  if (JSON.stringify(whys) !== JSON.stringify(WHY_FAILED)) fail(`"why it failed" says ${JSON.stringify(whys)}, expected ${JSON.stringify(WHY_FAILED)}`);
+  const sorted = (record: Record<string, string>): string => JSON.stringify(Object.entries(record).sort());
+  if (sorted(whys) !== sorted(WHY_FAILED)) fail(`"why it failed" says ${JSON.stringify(whys)}, expected ${JSON.stringify(WHY_FAILED)}`);
   const won = (await samples.locator('tr.success td[data-key="why"]').allTextContents()).filter((text) => text.trim() !== '');
   if (won.length > 0) fail(`a won episode says why it failed: ${JSON.stringify(won)}`);
   await page.screenshot({ path: path.join(resultsDir, 'ui-eval-samples-why.png') });
