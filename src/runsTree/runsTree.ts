@@ -11,10 +11,10 @@ import { displayText, isolatedText } from '../common/shared/inertText';
 import { groupComparePair } from './core/groupCompare';
 import { isLive, type RunEntry, type RunState, type RunsModel } from '../runs/runsModel';
 import type { BeforeAfter } from '../runs/core/beforeAfter';
-import { changeTexts } from '../runs/shared/pairedChange';
 import { factsOf } from '../runs/core/runsCore';
-import { runTitleParts } from '../runs/core/runLabel';
+import { runResult, runTitleParts } from '../runs/core/runLabel';
 import { runRow, type RunRowFacts } from './core/runRow';
+import { changeRow } from './core/changeRow';
 
 export type RunsNode =
   | { kind: 'run'; dir: string; runDir: string }
@@ -191,7 +191,7 @@ export class RunsTreeProvider implements vscode.TreeDataProvider<RunsNode>, vsco
     switch (element.kind) {
       case 'run':
         return entry
-          ? runItem(entry, { ...runTitleParts(factsOf(entry)), extras: this.runs.core.titleExtras(entry.dir), success: this.runs.core.success(entry) })
+          ? runItem(entry, { ...runTitleParts(factsOf(entry)), extras: this.runs.core.titleExtras(entry.dir), result: runResult(factsOf(entry)) })
           : new vscode.TreeItem(isolatedText(path.basename(element.dir)));
       case 'change': {
         const change = this.changes.get(nodeId(element));
@@ -250,20 +250,21 @@ function nodeId(node: RunsNode): string {
   }
 }
 
-/** `valid_seen 48% → 52%` · `+4 [-6, +14] noise`: one split's before/after under its run (the sentence in its tooltip). */
+/** `valid_seen` · `48→52% +4 [-6, +14]`: one split's before/after under its run (changeRow.ts; the verdict is its
+ * icon, every word in its tooltip). */
 function changeItem(change: BeforeAfter, node: Extract<RunsNode, { kind: 'change' }>): vscode.TreeItem {
-  const texts = changeTexts(change.split, change.before?.overall, change.after?.overall, change.change);
+  const texts = changeRow(change);
   const item = new vscode.TreeItem(isolatedText(texts.label), vscode.TreeItemCollapsibleState.None);
   item.id = nodeId(node);
   const verdict = change.change?.verdict;
   item.iconPath = verdict === 'better' ? icon('arrow-up', 'testing.iconPassed') : verdict === 'worse' ? icon('arrow-down', 'testing.iconFailed') : icon('arrow-both');
-  item.description = change.problem ? 'base evaluation unreadable' : texts.description;
-  item.tooltip = displayText([texts.tooltip, `base evaluation: ${change.baseRun}`, change.problem].filter(Boolean).join('\n'));
+  item.description = texts.description;
+  item.tooltip = displayText(texts.tooltip);
   item.contextValue = 'seedBeforeAfter';
   return item;
 }
 
-function runItem(entry: RunEntry, facts: Pick<RunRowFacts, 'name' | 'what' | 'extras' | 'success'>): vscode.TreeItem {
+function runItem(entry: RunEntry, facts: Pick<RunRowFacts, 'name' | 'what' | 'extras' | 'result'>): vscode.TreeItem {
   const manifest = entry.index.manifest;
   const row = runRow({
     ...facts,

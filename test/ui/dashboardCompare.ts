@@ -8,8 +8,9 @@
 //   npm run build && node out/test/ui/dashboardCompare.js
 //
 // Writes test-results/ui-runs-tree-default-width.png (the Runs tree and the TRAINER view at the default sidebar width,
-// where no label may be cut), ui-dashboard-compare.png and ui-heatmap-fitted.png (and -absolute); a train run linked to
-// its base evaluation shows its before/after (ui-before-after-tree.png, ui-before-after-dashboard.png).
+// where no label, run description or before → after row may be cut), ui-dashboard-compare.png and
+// ui-heatmap-fitted.png (and -absolute); a train run linked to its base evaluation shows its before/after
+// (ui-before-after-tree.png, ui-before-after-dashboard.png).
 import { execFileSync } from 'node:child_process';
 import { cpSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -18,7 +19,7 @@ import { RunReader, RunSchemas, decodeTokenArrays, findSchemasDir, quantileSumma
 import { quantileOfSorted } from '../../src/dashboard/shared/robustRange';
 import { CENTER_BIN, binOf, colorOf, fittedScale, heatScale } from '../../src/trajectory/shared/colorScale';
 import { type CodeServerSession, repoRoot, resultsDir, runCodeServerTest, runnerPrerequisites } from '../integration/codeServerSession';
-import { fail, inSeedSidebar, runUiSteps, treeRow, webview, wholeSidebarLabels } from './workbench';
+import { type DrawnLabel, fail, inSeedSidebar, runUiSteps, treeRow, webview, wholeSidebarLabels } from './workbench';
 
 const LABEL = 'dashboard compare & fitted heatmap ui (code-server)';
 const fixtureRun = path.join(repoRoot, 'test', 'fixtures', 'runs', 'valid');
@@ -84,15 +85,16 @@ async function beforeAfter(page: Page): Promise<string[]> {
   await collapse.locator('xpath=ancestor::div[contains(@class,"pane-header")]').hover().catch(() => undefined);
   await collapse.click({ timeout: 5_000 }).catch(() => undefined);
   // The run's description is its end-of-run evaluation, not its last training batch (1.0 at update 2).
-  const runRow = page.locator('.monaco-list-row', { hasText: 'before-after · seed' }).first();
+  const runRow = page.locator('.monaco-list-row[aria-level="1"]', { hasText: 'before-after · seed' }).first();
   await runRow.waitFor({ state: 'visible', timeout: 30_000 });
   const description = (await runRow.locator('.label-description').textContent())?.trim() ?? '';
-  if (!description.startsWith('eval 60%')) fail(`the run's description is "${description}", not its evaluation (eval 60%)`);
-  await runRow.click();
-  const change = page.locator('.monaco-list-row', { hasText: 'test_seen 40% → 60%' }).first();
+  if (description !== '60%') fail(`the run's description is "${description}", not its evaluation (60%)`);
+  if ((await runRow.getAttribute('aria-expanded')) !== 'true') await runRow.click();
+  // The split's before → after row: its icon an arrow, its description the change with its interval.
+  const change = page.locator('.monaco-list-row[aria-level="2"]', { hasText: 'test_seen' }).filter({ has: page.locator('.codicon-arrow-both') }).first();
   await change.waitFor({ state: 'visible', timeout: 30_000 });
   const changeText = (await change.locator('.label-description').textContent())?.trim() ?? '';
-  if (!/^\+20 \[-?\d+, \+\d+\] noise$/.test(changeText)) fail(`before/after row: "${changeText}"`);
+  if (!/^40→60% \+20 \[-?\d+, \+\d+\]$/.test(changeText)) fail(`before/after row: "${changeText}"`);
   // The TRAINER view shows the trainer's status (issue 41 item 6), probed when it was first shown: not only its
   // welcome button.
   const trainerRow = page.locator('.monaco-list-row', { hasText: 'Trainer:' }).filter({ hasText: 'seed_trainer' }).first();
@@ -124,7 +126,7 @@ async function beforeAfter(page: Page): Promise<string[]> {
   }
   await page.screenshot({ path: path.join(resultsDir, 'ui-before-after-dashboard.png') });
   return [
-    `tree: ${description}; test_seen 40% → 60%: ${changeText}`,
+    `tree: ${description}; test_seen: ${changeText}`,
     `TRAINER view: ${trainerText}`,
     `dashboard: ${cells.join(' | ')}`,
     `evaluation chart: ${overall?.label}: ${JSON.stringify(points)}`,
@@ -168,17 +170,33 @@ function trainHouseholdRun(session: CodeServerSession, python: string): string {
   return path.join(session.workspace, 'runs', runs[0]!);
 }
 
-/** The Runs tree and the TRAINER view at the default sidebar width: every run's label and every trainer line's label
- * is drawn whole (issue 41: labels were cut); their descriptions may be cut. */
+/** A before → after row under a run: its icon is an arrow (up, down or both ways). */
+const isChangeRow = (row: DrawnLabel): boolean => /^arrow-(up|down|both)$/.test(row.icon);
+
+/** The Runs tree and the TRAINER view at the default sidebar width: every run's label and description, every trainer
+ * line's label, and the before → after row of the run linked to its base evaluation drawn whole (issue 41: labels were
+ * cut; issue 54 item 5: the descriptions, where the result and the change's interval are, were cut). The trainer's
+ * lines' descriptions (paths) may be cut. */
 async function labelsAtDefaultWidth(page: Page): Promise<string[]> {
   return inSeedSidebar(page, async () => {
     // All five runs listed (two of household-seed, the before/after pair, the household run), the trainer probed.
     await page.locator('.monaco-list-row', { hasText: 'heatmap-demo' }).first().waitFor({ state: 'visible', timeout: 30_000 });
     await page.locator('.monaco-list-row', { hasText: 'Trainer:' }).filter({ hasText: 'seed_trainer' }).first().waitFor({ state: 'visible', timeout: 60_000 });
-    const { notes, labels } = await wholeSidebarLabels(page, ['Runs', 'Trainer'], path.join(resultsDir, 'ui-runs-tree-default-width.png'));
-    for (const word of ['household-seed · seed · stopped', 'household-seed · grpo · stopped', 'heatmap-demo · sdar']) {
+    const linked = page.locator('.monaco-list-row[aria-level="1"]', { hasText: 'before-after · seed' }).first();
+    await linked.click();
+    await page.locator('.monaco-list-row[aria-level="2"]').filter({ has: page.locator('.codicon-arrow-both') }).first().waitFor({ state: 'visible', timeout: 30_000 });
+    // A selected row shows its inline actions over its text, as a hovered one does: nothing selected.
+    await page.keyboard.press('Escape');
+    await page.locator('.part.sidebar .monaco-list-row.selected').first().waitFor({ state: 'detached', timeout: 5_000 });
+    const runs = { pane: 'Runs', levels: [1, 2], descriptions: (row: DrawnLabel) => row.level === 1 || isChangeRow(row) };
+    const { notes, labels, rows } = await wholeSidebarLabels(page, [runs, 'Trainer'], path.join(resultsDir, 'ui-runs-tree-default-width.png'));
+    // Collapsed again for the steps after, which expect the runs' rows alone.
+    await linked.click();
+    await page.keyboard.press('Escape');
+    for (const word of ['household-seed · seed', 'household-seed · grpo', 'heatmap-demo · sdar', 'before-after · seed']) {
       if (!labels.some((label) => label.includes(word))) fail(`no run labelled "${word}": ${labels.join(' | ')}`);
     }
+    if (!rows.some(isChangeRow)) fail('no before → after row drawn');
     return notes;
   });
 }
@@ -322,7 +340,7 @@ function main(): void {
       await page.goto(session.workbenchUrl());
       await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
       return runUiSteps(page, LABEL, 'ui-dashboard-compare', [
-        ['the Runs tree and the TRAINER view at the default sidebar width: no label cut', () => labelsAtDefaultWidth(page)],
+        ['the Runs tree and the TRAINER view at the default sidebar width: no label, run description or before → after cut', () => labelsAtDefaultWidth(page)],
         ['two runs selected in the Runs tree → dashboard overlay, comparison table, evaluation panel', () => dashboardOfTwoRuns(page)],
         ['household trajectory → heatmap on the fitted scale, "absolute" one click away', () => fittedHeatmap(page, householdRun)],
         ['a train run linked to its base evaluation → before/after in the Runs tree and the dashboard', () => beforeAfter(page)],

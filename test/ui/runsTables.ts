@@ -1,13 +1,18 @@
 // End to end in code-server, like a user: the learning benchmark's 19 runs (test/ui/benchmarkRuns.ts, written in
-// setup) and the valid fixture run in a workspace. SEED: Open Runs Table lists them; a header sorts, the filter
-// narrows, a pinned baseline adds a Δ column after each evaluation (the paired change with its interval), a tag is written to the run's tags.json, the CSV is saved, two selected
-// runs open in the dashboard; the evaluation sample table of a run shows the summary per task type with Wilson
-// intervals, sorts and filters; a row of the fixture run's evaluation opens its trajectory.
+// setup), the valid fixture run, and a train run linked to its base evaluation (test/fixtures/runs/valid-eval-*) in a
+// workspace. The Runs tree draws every row whole at the default sidebar width, the linked run's before → after too.
+// SEED: Open Runs Table lists them; a header sorts, the filter narrows, a pinned baseline adds a Δ column after each
+// evaluation (the paired change with its interval), a tag is written to the run's tags.json, the CSV is saved, two
+// selected runs open in the dashboard; the evaluation sample table of a run shows the summary per task type with
+// Wilson intervals, sorts and filters. The linked run's evaluation samples say why each failed episode failed and a row
+// opens its trajectory; compared with the base evaluation, its tasks pair up with the flips each way, and a pair opens
+// both transcripts side by side in the diff viewer.
 //
 //   npm run build && node out/test/ui/runsTables.js
 //
-// Writes test-results/ui-runs-tree-benchmark.png (the Runs tree at the default sidebar width, where no run's label may
-// be cut), ui-runs-table.png, ui-runs-table-baseline.png and ui-eval-samples.png.
+// Writes test-results/ui-runs-tree-benchmark.png (the Runs tree at the default sidebar width, where no run's label or
+// description may be cut), ui-runs-table.png, ui-runs-table-baseline.png, ui-eval-samples.png, ui-eval-samples-why.png
+// (the "why it failed" column filled), ui-eval-compare.png (the paired comparison) and ui-eval-compare-diff.png.
 import { cpSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { FrameLocator, Page } from 'playwright-core';
@@ -16,10 +21,12 @@ import { points, successChange } from '../../src/runs/shared/pairedChange';
 import type { EvalReport } from '../../src/runs/shared/types';
 import { type CodeServerSession, repoRoot, resultsDir, runCodeServerTest, runnerPrerequisites } from '../integration/codeServerSession';
 import { writeBenchmarkRuns, type WrittenRun } from './benchmarkRuns';
-import { fail, inSeedSidebar, palette, runUiSteps, webview, wholeSidebarLabels } from './workbench';
+import { type DrawnLabel, fail, inSeedSidebar, palette, runUiSteps, webview, wholeSidebarLabels } from './workbench';
 
 const LABEL = 'runs table & evaluation samples ui (code-server)';
 const FIXTURE_RUN = '20260301-120000-train-household-seed';
+/** test/fixtures/runs: the base evaluation first, then the train run whose run.json links it (`../valid-eval-base`). */
+const PAIR_RUNS = ['valid-eval-base', 'valid-eval-trained'];
 
 const shownRows = (frame: FrameLocator) => frame.locator('table.runs tbody tr');
 const rowOf = (frame: FrameLocator, suffix: string) => frame.locator(`table.runs tbody tr[data-id$="${suffix}"]`);
@@ -38,12 +45,39 @@ async function fillField(frame: FrameLocator, id: string, text: string): Promise
   await input.fill(text);
 }
 
-/** The benchmark's runs in the Runs tree at the default sidebar width: every label drawn is whole (issue 41). */
+/** A before → after row under a run: its icon is an arrow (up, down or both ways). */
+const isChangeRow = (row: DrawnLabel): boolean => /^arrow-(up|down|both)$/.test(row.icon);
+
+/** The benchmark's runs and the fixture runs in the Runs tree at the default sidebar width: every run's label and
+ * description drawn whole (issue 41, issue 54 item 5: the description, where the result is, was cut), and so is the
+ * before → after row of the run linked to its base evaluation, its change and interval (issue 54 item 5). */
 async function runsTreeLabels(page: Page): Promise<string[]> {
   return inSeedSidebar(page, async () => {
-    await page.locator('.monaco-list-row', { hasText: 'bench-seed-oracle-s2' }).first().waitFor({ state: 'visible', timeout: 30_000 });
-    const { notes, labels } = await wholeSidebarLabels(page, ['Runs'], path.join(resultsDir, 'ui-runs-tree-benchmark.png'));
-    if (labels.length < 8 || !labels.some((label) => label.includes('bench-grpo-opsd-s1 · grpo_opsd'))) fail(`the Runs tree draws ${labels.join(' | ')}`);
+    // The TRAINER view collapsed, the Runs view has the height to draw every run (a tree draws only the rows in view).
+    const trainer = page.locator('.part.sidebar .pane-header', { has: page.locator('.title', { hasText: /^trainer$/i }) }).first();
+    if ((await trainer.getAttribute('aria-expanded')) === 'true') await trainer.click();
+    await page.locator('.part.sidebar .pane-header[aria-expanded="false"]', { has: page.locator('.title', { hasText: /^trainer$/i }) }).first().waitFor({ timeout: 5_000 });
+    // Rows by their tooltip (the row's accessible name), whose first line is the run's whole title: a label may be
+    // shortened.
+    const first = page.locator('.part.sidebar .monaco-list-row[aria-level="1"][aria-label^="bench-seed-oracle-s2 · seed"]').first();
+    try {
+      await first.waitFor({ state: 'visible', timeout: 30_000 });
+    } catch {
+      fail(`no run row named "bench-seed-oracle-s2 · seed": ${JSON.stringify(await page.locator('.part.sidebar .monaco-list-row').evaluateAll((rows) => rows.map((row) => row.getAttribute('aria-label'))))}`);
+    }
+    const linked = page.locator('.part.sidebar .monaco-list-row[aria-level="1"][aria-label^="household-pair · seed"]').first();
+    await linked.click();
+    await page.locator('.part.sidebar .monaco-list-row[aria-level="2"]').filter({ has: page.locator('.codicon-arrow-both') }).first().waitFor({ state: 'visible', timeout: 30_000 });
+    // A selected row shows its inline actions over its text, as a hovered one does: nothing selected.
+    await page.keyboard.press('Escape');
+    await page.locator('.part.sidebar .monaco-list-row.selected').first().waitFor({ state: 'detached', timeout: 5_000 });
+    const runs = { pane: 'Runs', levels: [1, 2], descriptions: (row: DrawnLabel) => row.level === 1 || isChangeRow(row) };
+    const { notes, rows } = await wholeSidebarLabels(page, [runs], path.join(resultsDir, 'ui-runs-tree-benchmark.png'));
+    const top = rows.filter((row) => row.level === 1);
+    if (top.length !== 19 + 1 + PAIR_RUNS.length) fail(`the Runs tree draws ${top.length} runs: ${top.map((row) => row.label).join(' | ')}`);
+    const change = rows.find(isChangeRow);
+    const clean = (text: string | undefined): string => (text ?? '').replace(/[\u2068\u2069]/g, '');
+    if (clean(change?.label) !== 'valid_unseen' || !/^(50→50% )?\+0 \[-\d+, \+\d+\]$/.test(change?.description ?? '')) fail(`the before → after row reads "${clean(change?.label)}" "${change?.description}"`);
     return notes;
   });
 }
@@ -51,7 +85,7 @@ async function runsTreeLabels(page: Page): Promise<string[]> {
 async function runsTable(page: Page, session: CodeServerSession, runs: WrittenRun[]): Promise<string[]> {
   await palette(page, 'SEED: Open Runs Table');
   const frame = webview(page);
-  await waitForCount(frame, runs.length + 1, 'all runs');
+  await waitForCount(frame, runs.length + 1 + PAIR_RUNS.length, 'all runs');
   const heads = (await frame.locator('table.runs thead th[data-col]').allTextContents()).map((t) => t.trim());
   for (const wanted of ['run', 'tags', 'status', 'eval valid_seen', 'eval valid_unseen', 'algorithm', 'seed']) {
     if (!heads.includes(wanted)) fail(`default columns: ${heads.join(' | ')} (no ${wanted})`);
@@ -185,44 +219,98 @@ async function evalSamples(page: Page, runs: WrittenRun[]): Promise<string[]> {
   return [`${path.basename(run.dir)} valid_seen: ${overall}; ${failures} failures; type:heat → ${heat}`];
 }
 
-async function sampleToTrajectory(page: Page): Promise<string[]> {
+/** The linked train run's failed evaluation episodes and why each failed, read from its trajectory
+ * (test/fixtures/runs/valid-eval-trained: rollout.max_steps 4). */
+const WHY_FAILED: Record<string, string> = {
+  'eval-valid_unseen-0002': 'ran out of steps (4/4) · 3 without effect · “take knife 1 from drawer 1” ×3',
+  'eval-valid_unseen-0003': 'ran out of steps (4/4) · 1 malformed',
+};
+
+/** SEED: Open Evaluation Samples from the palette, for the linked train run (its title in the run picker). */
+async function openPairSamples(page: Page): Promise<FrameLocator> {
   await palette(page, 'SEED: Open Evaluation Samples');
   const input = page.locator('.quick-input-widget .quick-input-box input');
   await input.waitFor({ state: 'visible', timeout: 10_000 });
-  await input.fill('household-seed');
-  await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'household-seed' }).first().waitFor({ timeout: 15_000 });
-  await page.keyboard.press('Enter');
-  const samples = webview(page);
-  const row = samples.locator('tr[data-trajectory="eval-test_seen-0001"]');
-  await row.waitFor({ timeout: 30_000 });
-  // "why it failed": every failed episode with a trajectory says how it ended (read from its trajectory)
-  const whys = (await samples.locator('tr.failure[data-trajectory] td[data-key="why"]').allTextContents()).map((w) => w.trim());
-  const unexplained = whys.filter((w) => !/^(ran out of steps \(\d+\/\d+\)|ended after \d+ steps?)/.test(w));
-  if (unexplained.length > 0) fail(`failed episodes without a why: ${JSON.stringify(unexplained.slice(0, 3))}`);
-  await row.click();
+  await input.fill('household-pair');
+  await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'household-pair · seed' }).first().click();
+  return webview(page);
+}
+
+/** "Why it failed" (issue 54): each failed episode of the linked run's evaluation says how it ended, its steps, the
+ * actions that had no effect, the one it looped on and its malformed turns; then a failed row opens its trajectory. */
+async function whyItFailed(page: Page): Promise<string[]> {
+  const samples = await openPairSamples(page);
+  await samples.locator('.count', { hasText: /^4 of 4 episodes$/ }).waitFor({ timeout: 30_000 });
+  const failed = samples.locator('tr.failure[data-trajectory]');
+  const whys: Record<string, string> = {};
+  for (const row of await failed.all()) whys[(await row.getAttribute('data-trajectory')) ?? ''] = ((await row.locator('td[data-key="why"]').textContent()) ?? '').trim();
+  const sorted = (record: Record<string, string>): string => JSON.stringify(Object.entries(record).sort());
+  if (sorted(whys) !== sorted(WHY_FAILED)) fail(`"why it failed" says ${JSON.stringify(whys)}, expected ${JSON.stringify(WHY_FAILED)}`);
+  const won = (await samples.locator('tr.success td[data-key="why"]').allTextContents()).filter((text) => text.trim() !== '');
+  if (won.length > 0) fail(`a won episode says why it failed: ${JSON.stringify(won)}`);
+  await page.screenshot({ path: path.join(resultsDir, 'ui-eval-samples-why.png') });
+  await samples.locator('tr[data-trajectory="eval-valid_unseen-0002"]').click();
   const viewer = webview(page);
-  await viewer.locator('.turn[data-turn="0"]').first().waitFor({ timeout: 30_000 });
-  return [`eval-test_seen-0001 opened in the trajectory viewer; ${whys.length} failed episodes say why (${whys[0] ?? 'none'})`];
+  await viewer.locator('.turn[data-turn="3"]').first().waitFor({ timeout: 30_000 });
+  return Object.entries(whys).map(([id, why]) => `${id}: ${why}`).concat('eval-valid_unseen-0002 opened in the trajectory viewer (4 turns)');
+}
+
+/** Issue 54's per-task comparison of two evaluations: the linked run's evaluation "compared with" its base evaluation
+ * pairs the four tasks (one gained, one lost, one failed and one won both times), says the flips each way, filters
+ * to the lost one, and that pair opens both transcripts side by side in the diff viewer. */
+async function compareEvaluations(page: Page): Promise<string[]> {
+  const samples = await openPairSamples(page);
+  await samples.locator('.count', { hasText: /^4 of 4 episodes$/ }).waitFor({ timeout: 30_000 });
+  await samples.locator('vscode-single-select#compare').click();
+  await samples.locator('vscode-single-select#compare [role="option"]', { hasText: 'base evaluation' }).click();
+  const summary = samples.locator('[data-k="compare-summary"]');
+  await summary.filter({ hasText: 'on 4 paired tasks: 1 gained, 1 lost' }).waitFor({ timeout: 15_000 });
+  const summaryText = ((await summary.textContent()) ?? '').replace(/[\u2068\u2069]/g, '');
+  if (!summaryText.includes('against A (valid_unseen · base evaluation (household-pair · eval valid_unseen))')) fail(`the comparison says "${summaryText}"`);
+  const pairs = await samples.locator('tr.pair').evaluateAll((rows) => rows.map((row) => `${row.getAttribute('data-task')} ${row.getAttribute('data-change')}`));
+  const expected = ['household/heat-mug-3 gained', 'household/clean-knife-1 lost', 'household/heat-mug-3 both failed', 'household/clean-knife-1 both won'];
+  if ([...pairs].sort().join() !== [...expected].sort().join()) fail(`paired rows: ${pairs.join(', ')}`);
+  await page.screenshot({ path: path.join(resultsDir, 'ui-eval-compare.png') });
+  await samples.locator('vscode-textfield#filter input').fill('lost');
+  await samples.locator('.count', { hasText: /^1 of 4 tasks$/ }).waitFor({ timeout: 10_000 });
+  const lost = samples.locator('tr.pair[data-change="lost"]');
+  const lostWhy = ((await lost.locator('td').last().textContent()) ?? '').trim();
+  if (lostWhy !== WHY_FAILED['eval-valid_unseen-0002']) fail(`the lost task's "why B failed" says "${lostWhy}"`);
+  await lost.click();
+  // The diff viewer: A the base evaluation's episode (won), B the trained run's (lost), side by side.
+  const diff = webview(page);
+  await diff.locator('.side-header.side-b .outcome.failure').waitFor({ timeout: 30_000 });
+  const side = async (which: 'a' | 'b'): Promise<string> => ((await diff.locator(`.side-header.side-${which}`).textContent()) ?? '').replace(/[\u2068\u2069]/g, '');
+  const [a, b] = [await side('a'), await side('b')];
+  if (!a.includes('eval-valid_unseen-0002') || !a.includes('success') || !a.includes('run valid-eval-base')) fail(`side A: ${a}`);
+  if (!b.includes('eval-valid_unseen-0002') || !b.includes('failure') || !b.includes('run valid-eval-trained')) fail(`side B: ${b}`);
+  await diff.locator('[data-k="counts"]').waitFor({ timeout: 10_000 });
+  const counts = ((await diff.locator('[data-k="counts"]').textContent()) ?? '').trim();
+  await page.screenshot({ path: path.join(resultsDir, 'ui-eval-compare-diff.png') });
+  return [summaryText, `pairs: ${pairs.join(', ')}`, `lost: ${lostWhy}`, `diff: ${a.slice(0, 80)}… | ${b.slice(0, 80)}…; ${counts}`];
 }
 
 function main(): void {
-  runnerPrerequisites(LABEL, 'dist/webview/runsTable.js', 'dist/webview/evalSamples.js', 'dist/webview/dashboard.js', 'dist/webview/trajectory.js');
+  runnerPrerequisites(LABEL, 'dist/webview/runsTable.js', 'dist/webview/evalSamples.js', 'dist/webview/dashboard.js', 'dist/webview/trajectory.js', 'dist/webview/diff.js');
   runCodeServerTest(
     { label: LABEL, artifactName: 'ui-runs-tables', timeoutSeconds: 300, session: { label: 'ui-tables', installExtension: true } },
     async (session) => {
       mkdirSync(resultsDir, { recursive: true });
       const runs = writeBenchmarkRuns(session.workspace, repoRoot);
       cpSync(path.join(repoRoot, 'test', 'fixtures', 'runs', 'valid'), path.join(session.workspace, 'runs', FIXTURE_RUN), { recursive: true });
+      // An evaluation of the starting policy and the train run linked to it, both with their episodes' trajectories.
+      for (const name of PAIR_RUNS) cpSync(path.join(repoRoot, 'test', 'fixtures', 'runs', name), path.join(session.workspace, 'runs', name), { recursive: true });
       const page = await session.openBrowser();
       await page.goto(session.workbenchUrl());
       await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
       return runUiSteps(page, LABEL, 'ui-runs-tables', [
-        ['the Runs tree at the default sidebar width: every benchmark run\'s label whole', () => runsTreeLabels(page)],
+        ['the Runs tree at the default sidebar width: every run\'s label and description whole, and a before → after row', () => runsTreeLabels(page)],
         ['runs table: 19 benchmark runs, sort, filter, tag, pinned baseline with the paired Δ', () => runsTable(page, session, runs)],
         ['runs table: CSV export', () => exportCsv(page, session, runs)],
         ['runs table: two selected runs open in the dashboard', () => openInDashboard(page, runs)],
         ['evaluation samples: summary per type with Wilson intervals, filter, sort', () => evalSamples(page, runs)],
-        ['evaluation samples: a row opens its trajectory', () => sampleToTrajectory(page)],
+        ['evaluation samples: "why it failed" of each failed episode; a row opens its trajectory', () => whyItFailed(page)],
+        ['evaluation samples: compared with the base evaluation task by task, flips each way, a pair opens in the diff viewer', () => compareEvaluations(page)],
       ]);
     },
   );

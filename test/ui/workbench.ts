@@ -112,33 +112,57 @@ export async function treeRow(page: Page, text: string | RegExp, modifiers: Arra
   await row.click({ modifiers });
 }
 
-/** A tree row's label as drawn: its text, its width and the room its row gives it (px), and whether it is cut. */
+/** A tree row as drawn: its level, label and description, the label's and the description's right edges against the
+ * room its row gives them (px from the label's left), and whether each is cut. */
 export interface DrawnLabel {
+  level: number;
+  /** The row's codicon (`arrow-both` for `codicon-arrow-both`); empty without one. */
+  icon: string;
   label: string;
   description: string;
   width: number;
+  /** Where the description ends (px from the label's left); 0 without one. */
+  end: number;
   room: number;
   cut: boolean;
+  descriptionCut: boolean;
 }
 
 /**
- * The top-level rows of the sidebar pane titled `pane`, as drawn. The row's label box clips label and description
- * together (overflow hidden, an ellipsis where the text is cut): a label is whole when its text ends inside the box;
- * a description cut after it gets its ellipsis after the label (`… · stopped…`, as the screenshots show).
+ * The rows of the sidebar pane titled `pane` at the given tree levels (1: top level), as drawn. The row's label box
+ * clips label and description together (overflow hidden, an ellipsis where the text is cut): a text is whole when it
+ * ends inside the box; a description cut after it gets its ellipsis after the label (`… · stopped…`).
  */
-export async function drawnTreeLabels(page: Page, pane: string): Promise<DrawnLabel[]> {
+export async function drawnTreeLabels(page: Page, pane: string, levels: readonly number[] = [1]): Promise<DrawnLabel[]> {
   const body = page.locator('.part.sidebar .pane', { has: page.locator('.pane-header .title', { hasText: new RegExp(`^${pane}$`, 'i') }) }).locator('.pane-body');
-  return body.locator('.monaco-list-row[aria-level="1"]').evaluateAll((rows) =>
-    rows.map((row) => {
+  const rows = await body.locator('.monaco-list-row').evaluateAll((all) =>
+    all.map((row) => {
+      const level = Number(row.getAttribute('aria-level'));
+      const codicon = [...(row.querySelector('.custom-view-tree-node-item-icon')?.classList ?? [])].find((name) => name.startsWith('codicon-') && name !== 'codicon-modifier-spin');
+      const icon = codicon?.slice('codicon-'.length) ?? '';
       const box = row.querySelector('.monaco-icon-label-container');
       const name = row.querySelector('.label-name');
-      const description = row.querySelector('.label-description')?.textContent ?? '';
-      if (!box || !name) return { label: row.textContent ?? '', description, width: 0, room: 0, cut: true };
+      const described = row.querySelector('.label-description');
+      const description = described?.textContent ?? '';
+      if (!box || !name) return { level, icon, label: row.textContent ?? '', description, width: 0, end: 0, room: 0, cut: true, descriptionCut: true };
       const boxRect = box.getBoundingClientRect();
       const nameRect = name.getBoundingClientRect();
-      return { label: name.textContent ?? '', description, width: nameRect.width, room: boxRect.right - nameRect.left, cut: nameRect.right > boxRect.right };
+      const descriptionRight = description && described ? described.getBoundingClientRect().right : 0;
+      // Half a pixel for sub-pixel rounding of the boxes.
+      return {
+        level,
+        icon,
+        label: name.textContent ?? '',
+        description,
+        width: nameRect.width,
+        end: descriptionRight ? descriptionRight - nameRect.left : 0,
+        room: boxRect.right - nameRect.left,
+        cut: nameRect.right > boxRect.right + 0.5,
+        descriptionCut: descriptionRight > boxRect.right + 0.5,
+      };
     }),
   );
+  return rows.filter((row) => levels.includes(row.level));
 }
 
 /** The sidebar's width in a fresh window: VS Code gives it Math.min(300, window width / 4) at first. */
@@ -159,25 +183,42 @@ export async function inSeedSidebar<T>(page: Page, check: () => Promise<T>): Pro
   }
 }
 
-/** A drawn label for a message: its text without the bidi isolates, its characters, its width and room. */
+/** A drawn row for a message: its texts without the bidi isolates, their characters, where they end and the room. */
 function drawnText(row: DrawnLabel): string {
-  const text = row.label.replace(/[\u2068\u2069]/g, '');
-  return `"${text}" (${Array.from(text).length} characters, ${row.width.toFixed(1)} of ${row.room.toFixed(1)} px)`;
+  const clean = (text: string): string => text.replace(/[\u2068\u2069]/g, '');
+  const label = clean(row.label);
+  const description = clean(row.description);
+  const drawn = description ? `"${label}" "${description}" (${Array.from(label).length} + ${Array.from(description).length} characters, ${row.end.toFixed(1)}` : `"${label}" (${Array.from(label).length} characters, ${row.width.toFixed(1)}`;
+  return `${drawn} of ${row.room.toFixed(1)} px)`;
+}
+
+/** What must be drawn whole in one sidebar pane: the labels at `levels` (default: the top level), and the
+ * descriptions of the rows `descriptions` picks among them (none by default: descriptions may be cut). */
+export interface WholeRows {
+  pane: string;
+  levels?: readonly number[];
+  descriptions?: (row: DrawnLabel) => boolean;
 }
 
 /**
- * The top-level labels of these sidebar panes, none hovered (a hovered row shows its inline actions over the label):
- * a screenshot to `screenshot`, then a failure naming each label that is cut. Returns notes and the labels' texts.
+ * The labels (and the descriptions asked for) of these sidebar panes, none hovered (a hovered row shows its inline
+ * actions over the label): a screenshot to `screenshot`, then a failure naming each text that is cut. Returns notes,
+ * the labels' texts and the rows as drawn.
  */
-export async function wholeSidebarLabels(page: Page, panes: readonly string[], screenshot: string): Promise<{ notes: string[]; labels: string[] }> {
+export async function wholeSidebarLabels(page: Page, panes: ReadonlyArray<string | WholeRows>, screenshot: string): Promise<{ notes: string[]; labels: string[]; rows: DrawnLabel[] }> {
   const sidebar = await page.locator('.part.sidebar').boundingBox();
   await page.mouse.move((sidebar?.x ?? 0) + (sidebar?.width ?? 0) + 200, 400);
   const drawn = new Map<string, DrawnLabel[]>();
-  for (const pane of panes) drawn.set(pane, await drawnTreeLabels(page, pane));
+  const cut: DrawnLabel[] = [];
+  for (const wanted of panes) {
+    const { pane, levels, descriptions } = typeof wanted === 'string' ? { pane: wanted } : wanted;
+    const rows = await drawnTreeLabels(page, pane, levels);
+    drawn.set(pane, rows);
+    cut.push(...rows.filter((row) => row.cut || (descriptions?.(row) === true && row.descriptionCut)));
+  }
   await page.screenshot({ path: screenshot });
-  const all = [...drawn.values()].flat();
-  const cut = all.filter((row) => row.cut);
-  if (cut.length > 0) fail(`labels cut at the default sidebar width (${sidebar?.width} px): ${cut.map(drawnText).join(', ')}`);
+  if (cut.length > 0) fail(`cut at the default sidebar width (${sidebar?.width} px): ${cut.map(drawnText).join(', ')}`);
   const notes = [...drawn].map(([pane, rows]) => `${pane} at ${sidebar?.width} px: ${rows.map(drawnText).join(', ')}`);
-  return { notes, labels: all.map((row) => row.label) };
+  const rows = [...drawn.values()].flat();
+  return { notes, labels: rows.map((row) => row.label), rows };
 }

@@ -28,3 +28,9 @@ export function shortenEnd(text: string, max: number): string {
   const chars = Array.from(text);
   return chars.length <= max ? text : `${chars.slice(0, Math.max(0, max - 1)).join('')}…`;
 }
+
+/** `text` in at most `max` code points, its start replaced by an ellipsis when longer. */
+export function shortenStart(text: string, max: number): string {
+  const chars = Array.from(text);
+  return chars.length <= max ? text : `…${chars.slice(chars.length - Math.max(0, max - 1)).join('')}`;
+}

@@ -48,12 +48,16 @@ function percent(value: number): string {
   return `${Math.round(value * 100)}%`;
 }
 
-/**
- * The success to show beside a run, labelled: `success 42%` (the last training batch of a live run), `eval 52% / 36%`
- * (a train run's latest evaluation of each split once it is no longer training: its end-of-run evaluation, in split
- * order, not its last training batch), `success 40%` or `success valid_seen 40%, valid_unseen 35%` (an eval run).
- */
-export function runSuccess(facts: RunFacts): string | undefined {
+/** A run's success as shown beside it: the last training success of a run that trains (`success`), its latest
+ * evaluation of each split once it no longer does (`eval`, in split order), an eval run's per split. `named`: the
+ * full text names each split (an eval run of several splits). */
+export interface RunResult {
+  word: 'success' | 'eval';
+  values: Array<[split: string, value: number]>;
+  named: boolean;
+}
+
+export function runResult(facts: RunFacts): RunResult | undefined {
   const lastEval = new Map<string, number>();
   let lastTrain: number | undefined;
   for (const row of facts.metrics) {
@@ -65,14 +69,31 @@ export function runSuccess(facts: RunFacts): string | undefined {
   const stage = facts.manifest?.stage;
   const training = facts.manifest?.status === 'running' || facts.manifest?.status === 'stopping';
   if (stage === 'eval' || lastTrain === undefined) {
-    if (lastEval.size === 0) return lastTrain === undefined ? undefined : `success ${percent(lastTrain)}`;
-    if (lastEval.size === 1 && stage === 'eval') return `success ${percent([...lastEval.values()][0] ?? 0)}`;
-    return `success ${[...lastEval].map(([split, value]) => `${split} ${percent(value)}`).join(', ')}`;
+    if (lastEval.size === 0) return lastTrain === undefined ? undefined : { word: 'success', values: [['', lastTrain]], named: false };
+    return { word: 'success', values: [...lastEval], named: lastEval.size > 1 || stage !== 'eval' };
   }
-  if (lastEval.size > 0 && !training) {
-    return `eval ${[...lastEval].sort((a, b) => a[0].localeCompare(b[0])).map(([, value]) => percent(value)).join(' / ')}`;
-  }
-  return `success ${percent(lastTrain)}`;
+  if (lastEval.size > 0 && !training) return { word: 'eval', values: [...lastEval].sort((a, b) => a[0].localeCompare(b[0])), named: false };
+  return { word: 'success', values: [['', lastTrain]], named: false };
+}
+
+/**
+ * The success to show beside a run, labelled: `success 42%` (the last training batch of a live run), `eval 52% / 36%`
+ * (a train run's latest evaluation of each split once it is no longer training: its end-of-run evaluation, in split
+ * order, not its last training batch), `success 40%` or `success valid_seen 40%, valid_unseen 35%` (an eval run).
+ */
+export function runSuccess(facts: RunFacts): string | undefined {
+  const result = runResult(facts);
+  return result && successText(result);
+}
+
+export function successText(result: RunResult): string {
+  if (result.named) return `success ${result.values.map(([split, value]) => `${split} ${percent(value)}`).join(', ')}`;
+  return `${result.word} ${result.values.map(([, value]) => percent(value)).join(' / ')}`;
+}
+
+/** The numbers alone, for a row of the sidebar: `42%`, `52%/36%` (the splits in the order of the full text). */
+export function compactSuccess(result: RunResult): string {
+  return result.values.map(([, value]) => percent(value)).join('/');
 }
 
 /** `2026-11-30 14:05` from an ISO start time (UTC, as run ids are). */

@@ -179,6 +179,29 @@ EPISODES = {
         ),
         ("On the coffeemachine 1, you see nothing.", "<think>Still no mug.</think><action>look</action>", "look"),
     ],
+    # An evaluation episode that loops on an action the environment ignores (valid-eval-pair's "why it failed").
+    (1, False): [
+        (
+            "You are in the middle of a room. Looking around you, you see a drawer 1, a sinkbasin 1 and a diningtable 1.",
+            "<think>The knife may be in the drawer.</think><action>open drawer 1</action>",
+            "open drawer 1",
+        ),
+        (
+            "You open the drawer 1. The drawer 1 is open. In it, you see a spoon 1.",
+            "<think>Take the knife from the drawer.</think><action>take knife 1 from drawer 1</action>",
+            "take knife 1 from drawer 1",
+        ),
+        (
+            "Nothing happens.",
+            "<think>Try again.</think><action>take knife 1 from drawer 1</action>",
+            "take knife 1 from drawer 1",
+        ),
+        (
+            "Nothing happens.",
+            "<think>Once more.</think><action>take knife 1 from drawer 1</action>",
+            "take knife 1 from drawer 1",
+        ),
+    ],
     (1, True): [
         (
             "You are in the middle of a room. Looking around you, you see a drawer 1, a sinkbasin 1 and a diningtable 1.",
@@ -192,6 +215,9 @@ EPISODES = {
         ),
     ],
 }
+
+# The environment's reply to an episode's last action, where a fixture needs it (the trajectory's final_observation).
+FINAL_OBSERVATIONS = {(1, False): "Nothing happens."}
 
 SKILLS = {
     (0, True): (
@@ -221,6 +247,7 @@ def episode(
     teacher: bool,
     skill_valid: bool | None,
     baseline: bool = False,
+    split: str = "test_seen",
 ) -> dict[str, Any]:
     steps = []
     for t, (observation, response, action) in enumerate(EPISODES[(task_index, success)]):
@@ -239,7 +266,7 @@ def episode(
     record: dict[str, Any] = {
         "phase": phase,
         "update": update,
-        "task": TASKS[task_index] if phase != "eval" else {**TASKS[task_index], "split": "test_seen"},
+        "task": TASKS[task_index] if phase != "eval" else {**TASKS[task_index], "split": split},
     }
     if group is not None:
         record.update(group=group, sample=sample)
@@ -259,6 +286,8 @@ def episode(
             }
         )
     record["steps"] = steps
+    if (task_index, success) in FINAL_OBSERVATIONS:
+        record["final_observation"] = FINAL_OBSERVATIONS[(task_index, success)]
     return record
 
 
@@ -809,6 +838,112 @@ def write_valid_baseline(out: Path) -> dict[str, Any]:
     return json.loads((out / "valid-baseline" / "run.json").read_text(encoding="utf-8"))
 
 
+PAIR_CONFIG = {**CONFIG, "name": "household-pair", "updates": 1}
+PAIR_SPLIT = "valid_unseen"
+# The same four tasks evaluated before and after training, in the same order: one task gained, one lost, one failed
+# and one won both times (the evaluation samples' paired comparison; the Runs tree's before → after row).
+PAIR_TASKS = [0, 1, 0, 1]
+PAIR_OUTCOMES = {"valid-eval-base": [False, True, False, True], "valid-eval-trained": [True, False, False, True]}
+
+
+def _write_pair_eval(writer: RunWriter, rng: random.Random, run_id: str, step: int | None, checkpoint: str) -> None:
+    """The evaluation of PAIR_SPLIT as the trainer's evaluate_policy writes it: the trajectories, the report, the
+    metrics row and the event."""
+    episodes = []
+    for task_index, success in zip(PAIR_TASKS, PAIR_OUTCOMES[run_id]):
+        record = episode(rng, step, "eval", task_index, success, None, None, None, False, None, split=PAIR_SPLIT)
+        row = writer.trajectory(record, file=f"eval-{PAIR_SPLIT}.jsonl")
+        task = TASKS[task_index]
+        episodes.append(
+            {
+                "task": {"id": task["id"], "type": task["type"], "split": PAIR_SPLIT},
+                "success": success,
+                "reward": 1.0 if success else 0.0,
+                "length": record["length"],
+                "trajectory": row["id"],
+            }
+        )
+
+    def summary(chosen: list[dict[str, Any]]) -> dict[str, Any]:
+        return {
+            "success": sum(e["success"] for e in chosen) / len(chosen),
+            "n": len(chosen),
+            "mean_length": sum(e["length"] for e in chosen) / len(chosen),
+        }
+
+    types = sorted({e["task"]["type"] for e in episodes})
+    by_type = {t: summary([e for e in episodes if e["task"]["type"] == t]) for t in types}
+    overall = summary(episodes)
+    values = {"success/overall": overall["success"], **{f"success/{t}": by_type[t]["success"] for t in types}}
+    writer.metrics(step or 0, "eval", values, split=PAIR_SPLIT)
+    report = {"split": PAIR_SPLIT, "step": step, "checkpoint": checkpoint, "overall": overall}
+    writer.write_eval({**report, "by_task_type": by_type, "episodes": episodes})
+    message = f"{PAIR_SPLIT}: success {overall['success']:.3f} over {len(episodes)} episodes"
+    where = {"split": PAIR_SPLIT, "path": f"eval/{PAIR_SPLIT}.json", **({"step": step} if step is not None else {})}
+    writer.event("eval", message, **where, success=overall["success"])
+
+
+def write_eval_pair(out: Path) -> None:
+    """An evaluation of the starting policy (`valid-eval-base`, stage eval) and a one-update train run whose final
+    evaluation plays the same tasks (`valid-eval-trained`), linked to it by run.json's `baseline_evals` as
+    `train --baseline-eval` links them. Their failed episodes keep their trajectories, one of them looping."""
+    rng = random.Random(13)
+
+    def create(run_id: str, stage: str, **fields: Any) -> RunWriter:
+        return RunWriter.create(
+            out,
+            name="household-pair",
+            stage=stage,
+            algorithm="seed",
+            config=PAIR_CONFIG,
+            experiment_path=out.parent / "household-pair.seed.yaml",
+            experiment_sha256="7" * 64,
+            run_id=run_id,
+            environment=ENVIRONMENT,
+            clock=FakeClock(),
+            schemas=SchemaSet(),
+            lock=False,
+            **fields,
+        )
+
+    base = create("valid-eval-base", "eval", progress_total=1, progress_unit="split")
+    _write_pair_eval(base, rng, "valid-eval-base", None, PAIR_CONFIG["model"]["path"])
+    base.set_progress(1)
+    base.finish("completed", f"{PAIR_SPLIT}: success 0.500 (n = 4)")
+
+    trained = create(
+        "valid-eval-trained",
+        "train",
+        baseline_evals={PAIR_SPLIT: out / "valid-eval-base"},
+        progress_total=1,
+        progress_unit="update",
+    )
+    for task_index, success, advantage in [(0, True, 0.9), (0, False, -0.9)]:
+        trained.trajectory(episode(rng, 1, "train", task_index, success, 0, int(not success), advantage, True, True))
+    trained.metrics(1, "update", {"success/overall": 0.5, "loss/opd": 0.0028, "gate/mean": 0.44})
+    trained.set_progress(1)
+    trained.event("iteration", "update 1 of 1: success 0.50", step=1, total=1, success=0.5)
+    with trained.checkpoint(1) as directory:
+        (directory / "trainer_state.json").write_text('{"update": 1}\n', encoding="utf-8")
+    _write_pair_eval(trained, rng, "valid-eval-trained", 1, "checkpoints/step-000001")
+    trained.finish("completed", "1 update")
+
+
+def pair_expectations(out: Path, name: str) -> dict[str, Any]:
+    reader = RunReader(out / name)
+    return {
+        "errors": [],
+        "warnings": [],
+        "counts": {
+            "metrics": len(reader.metrics()),
+            "trajectory_index": len(reader.trajectory_index()),
+            "eval": reader.eval_splits(),
+            "checkpoints": len(reader.checkpoints()),
+        },
+        "manifest": {key: reader.manifest()[key] for key in ("id", "stage", "algorithm", "status", "format_version")},
+    }
+
+
 def _bad_padding(text: str) -> str:
     """The same number of characters and still the schema's alphabet, but a byte count that is not a multiple of 4:
     one padding character more or fewer."""
@@ -967,6 +1102,7 @@ def generate(out: Path) -> None:
     broken = write_broken(out, valid)
     valid_baseline = write_valid_baseline(out)
     broken_baseline = write_broken_baseline(out, valid_baseline)
+    write_eval_pair(out)
     expectations = {
         "$comment": "Written by trainer/tests/support/make_run_fixtures.py. For each run directory here: the errors "
         "(kind, file relative to the run, 1-based line or null, field path or null) and torn-line warnings a full "
@@ -977,6 +1113,7 @@ def generate(out: Path) -> None:
             **broken,
             "valid-baseline": baseline_expectations(out),
             **broken_baseline,
+            **{name: pair_expectations(out, name) for name in PAIR_OUTCOMES},
         },
     }
     (out / "expectations.json").write_text(
