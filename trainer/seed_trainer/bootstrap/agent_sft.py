@@ -74,14 +74,17 @@ class AgentSftConfig:
 
 
 def cpu_dtype(requested: str) -> str:
-    """`auto`: bfloat16 where the CPU computes it natively (oneDNN's bf16: AVX512-BF16 or AMX), else float32. On an
-    AVX2-only CPU bf16 autocast is emulated: one step took 11x fp32's time (bench/results/agent_sft_dtype-avx2.json),
-    where a bf16-capable one ran the Stage-2 update 1.7x faster in bf16 (smollm2-speed.json)."""
+    """`auto`: bfloat16 where the CPU has bf16 instructions (AVX512-BF16 or AMX), else float32. Emulated bf16 autocast
+    is slower than fp32: one step took 11x fp32's time on an AVX2 EPYC (bench/results/agent_sft_dtype-avx2.json) and
+    3.6x on an AVX-512 Xeon without AVX512-BF16 (agent_sft_dtype-avx512.json), where oneDNN's own check
+    (`torch.ops.mkldnn._is_mkldnn_bf16_supported`) says yes; a bf16-capable CPU ran the Stage-2 update 1.7x faster in
+    bf16 (smollm2-speed.json)."""
     if requested != "auto":
         return requested
     import torch
 
-    return "bfloat16" if torch.ops.mkldnn._is_mkldnn_bf16_supported() else "float32"
+    has = lambda name: bool(getattr(torch.cpu, name, lambda: False)())  # noqa: E731 (private torch checks)
+    return "bfloat16" if has("_is_avx512_bf16_supported") or has("_is_amx_tile_supported") else "float32"
 
 
 def learning_rate(config: AgentSftConfig, step: int) -> float:
