@@ -123,14 +123,20 @@ def difference_of_differences(greedy: dict, sampled: dict, a: str = "seed", b: s
     return t_contrast({seed: dg[seed] - ds[seed] for seed in sorted(set(dg) & set(ds))})
 
 
-def contrasts_of(own: dict, controls: dict, grpo: dict) -> dict[str, dict]:
-    reports = {"controls": controls, "grpo": grpo}
-    mine = outcomes(own, "seed")
-    table = {label: t_contrast(seed_differences(mine, outcomes(reports[key], name))) for label, key, name in FAMILY}
+def holm_classified(table: dict[str, dict]) -> dict[str, dict]:
+    """A family of contrasts with each one's Holm-adjusted p (over the family) and its class, in place."""
     for label, p in zip(table, holm([e["p"] for e in table.values()])):
         table[label]["p_holm"] = p
         table[label]["class"] = classify(table[label])
     return table
+
+
+def contrasts_of(own: dict, controls: dict, grpo: dict) -> dict[str, dict]:
+    reports = {"controls": controls, "grpo": grpo}
+    mine = outcomes(own, "seed")
+    return holm_classified(
+        {label: t_contrast(seed_differences(mine, outcomes(reports[key], name))) for label, key, name in FAMILY}
+    )
 
 
 def last_third_entropy(report_path: Path, algorithm: str) -> dict[str, float]:

@@ -24,6 +24,7 @@ from controls_verdict import (
     RESULTS,
     classify,
     holm,
+    holm_classified,
     last_third_entropy,
     outcomes,
     seed_differences,
@@ -46,14 +47,12 @@ def _read(path: Path) -> dict | None:
 def unrelated_contrasts(own: dict, controls: dict, unrelated: dict) -> dict[str, dict]:
     """own − unrelated and unrelated − empty, per seed both have, Holm over the two."""
     mine, text, empty = outcomes(own, "seed"), outcomes(unrelated, "seed_unrelated"), outcomes(controls, "empty")
-    table = {
-        "own − unrelated": t_contrast(seed_differences(mine, text)),
-        "unrelated − empty": t_contrast(seed_differences(text, empty)),
-    }
-    for label, p in zip(table, holm([e["p"] for e in table.values()])):
-        table[label]["p_holm"] = p
-        table[label]["class"] = classify(table[label])
-    return table
+    return holm_classified(
+        {
+            "own − unrelated": t_contrast(seed_differences(mine, text)),
+            "unrelated − empty": t_contrast(seed_differences(text, empty)),
+        }
+    )
 
 
 def ten_seed_contrasts(own: dict, controls: dict, new: dict) -> dict[str, dict]:

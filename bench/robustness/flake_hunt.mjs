@@ -28,6 +28,7 @@ const only = option('only', '\\((Chromium|code-server)\\)');
 const load = option('load', 'none named');
 const out = option('out', undefined);
 const logs = option('logs', undefined);
+const hunted = new RegExp(only);
 
 /** One round: scripts/test.mjs restricted to the chosen suites; resolves with its output and exit code. */
 function round() {
@@ -74,7 +75,7 @@ async function main() {
       throw new Error(`round ${r}: scripts/test.mjs printed no summary (exit ${code})`);
     }
     // the chosen suites only: the setup, the build and the VSIX they wait for are not what is hunted
-    for (const row of rows.filter((row) => new RegExp(only).test(row.label))) {
+    for (const row of rows.filter((row) => hunted.test(row.label))) {
       const entry = suites.get(row.label) ?? { rounds: 0, failed_rounds: 0, seconds: [], failures: [] };
       entry.rounds += 1;
       entry.seconds.push(row.seconds);
