@@ -106,10 +106,33 @@ export function webview(page: Page): FrameLocator {
   return page.frameLocator('iframe.webview.ready >> visible=true').frameLocator('#active-frame');
 }
 
+/**
+ * Clicks the first tree row showing `text`. A plain click on a collapsed row must open it: a click that lands while the
+ * tree redraws that row (a run's description changes as its reads arrive) can select it without toggling it, so the
+ * row's aria-expanded is awaited and the click repeated (said on stderr) when it did not take. An open row is left open.
+ */
 export async function treeRow(page: Page, text: string | RegExp, modifiers: Array<'Control'> = []): Promise<void> {
   const row = page.locator('.monaco-list-row', { hasText: text }).first();
   await row.waitFor({ state: 'visible', timeout: 30_000 });
-  await row.click({ modifiers });
+  const expandable = modifiers.length === 0 && (await row.getAttribute('aria-expanded')) !== null;
+  if (!expandable) {
+    await row.click({ modifiers });
+    return;
+  }
+  if ((await row.getAttribute('aria-expanded')) === 'true') return;
+  for (let attempt = 1; attempt <= 3; attempt++) {
+    await row.click();
+    // Children still loading (the twistie spins) is a click that took: wait for them rather than click it shut.
+    const open = page.locator('.monaco-list-row[aria-expanded="true"]', { hasText: text }).first();
+    const opened = await open.waitFor({ state: 'attached', timeout: 10_000 }).then(() => true, () => false);
+    if (opened) return;
+    if (await row.locator('.monaco-tl-twistie.codicon-tree-item-loading').count()) {
+      await open.waitFor({ state: 'attached', timeout: 30_000 });
+      return;
+    }
+    console.error(`tree row ${String(text)}: click ${attempt} did not open it${attempt < 3 ? '; clicking again' : ''}`);
+  }
+  fail(`tree row ${String(text)} did not open after 3 clicks`);
 }
 
 /** A tree row as drawn: its level, label and description, the label's and the description's right edges against the
