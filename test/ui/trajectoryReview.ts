@@ -2,11 +2,14 @@
 // viewer's gate heatmap (colours checked against the fixture's values, hover card read); then skills.jsonl opened from
 // Quick Open in the skill review → Accept → save → the file on disk has the decision and nothing else changed; the
 // status bar counts follow. Last, a run with `opd.estimator: baseline`: its trajectory from the palette, coloured by
-// g − b(s) (the update's weight), legend and hover card naming the estimator.
+// g − b(s) (the update's weight), legend and hover card naming the estimator. Then issue 54's items 6 and 7 on an
+// edited copy of the fixture run (reviewChecks.ts): a skill about another episode flagged in the viewer and the
+// review, and the diff of a mixed group opened from the Runs tree.
 //
 //   npm run build && node out/test/ui/trajectoryReview.js
 //
-// Writes test-results/ui-trajectory-heatmap.png, ui-skill-review.png and ui-trajectory-gate-baseline.png.
+// Writes test-results/ui-trajectory-heatmap.png, ui-skill-review.png, ui-trajectory-gate-baseline.png,
+// ui-skill-mismatch-viewer.png, ui-skill-mismatch-review.png and ui-diff-labels.png.
 import { cpSync, mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
@@ -16,6 +19,7 @@ import { formatNumber } from '../../src/trajectory/shared/format';
 import { gateMinusBaseline } from '../../src/runs/shared/opdEstimator';
 import { type CodeServerSession, repoRoot, resultsDir, runCodeServerTest, runnerPrerequisites } from '../integration/codeServerSession';
 import { fail, palette, runUiSteps, treeRow, webview } from './workbench';
+import { diffLabels, mismatchInReview, mismatchInViewer, pick, prepareCheckRun, quickOpen } from './reviewChecks';
 
 const LABEL = 'trajectory & review ui (code-server)';
 const fixtureRun = path.join(repoRoot, 'test', 'fixtures', 'runs', 'valid');
@@ -57,12 +61,7 @@ async function acceptFromReview(page: Page, session: CodeServerSession): Promise
   const file = path.join(session.workspace, 'runs', 'valid', 'skills.jsonl');
   const before = readFileSync(file, 'utf8').split('\n');
   await palette(page, 'View: Close All Editors');
-  await page.keyboard.press('Control+P');
-  const input = page.locator('.quick-input-widget .quick-input-box input');
-  await input.waitFor({ state: 'visible', timeout: 10_000 });
-  await input.fill('runs/valid/skills.jsonl');
-  await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'skills.jsonl' }).first().waitFor({ timeout: 15_000 });
-  await page.keyboard.press('Enter');
+  await quickOpen(page, 'runs/valid/skills.jsonl');
 
   const frame = webview(page);
   const card = frame.locator('.card[data-id="collect-000001-0001"]');
@@ -87,15 +86,6 @@ async function acceptFromReview(page: Page, session: CodeServerSession): Promise
   if (after.length !== before.length || after.slice(1).some((line, i) => line !== before[i + 1])) fail('other lines of skills.jsonl changed');
   await page.screenshot({ path: path.join(resultsDir, 'ui-skill-review.png') });
   return [`Accept → saved: line 1 on disk is ${JSON.stringify(record.review)}; ${after.length - 2} other records byte-identical`, `status bar: ${statusText}`];
-}
-
-/** Types `filter` into the open quick pick and takes its first row. */
-async function pick(page: Page, filter: string): Promise<void> {
-  const input = page.locator('.quick-input-widget .quick-input-box input');
-  await input.waitFor({ state: 'visible', timeout: 15_000 });
-  await input.fill(filter);
-  await page.locator('.quick-input-widget .monaco-list-row', { hasText: filter }).first().waitFor({ timeout: 15_000 });
-  await page.keyboard.press('Enter');
 }
 
 async function baselineWeights(page: Page): Promise<string[]> {
@@ -149,6 +139,7 @@ function main(): void {
     async (session) => {
       cpSync(fixtureRun, path.join(session.workspace, 'runs', 'valid'), { recursive: true });
       cpSync(baselineRun, path.join(session.workspace, 'runs', 'valid-baseline'), { recursive: true });
+      prepareCheckRun(session);
       mkdirSync(resultsDir, { recursive: true });
       const page = await session.openBrowser();
       await page.goto(session.workbenchUrl());
@@ -157,6 +148,9 @@ function main(): void {
         ['runs tree → trajectory → gate heatmap', () => heatmapFromTree(page)],
         ['skill review → Accept → save → skills.jsonl on disk', () => acceptFromReview(page, session)],
         ['baseline run → trajectory → colour by g − b(s)', () => baselineWeights(page)],
+        ['a skill about another episode flagged in the viewer; one about its own task not', () => mismatchInViewer(page)],
+        ['the same skills in the skill review: the same flag on the same card only', () => mismatchInReview(page)],
+        ['Runs tree → a mixed group → Compare Trajectories: badges, score title, episode deltas once, Δg 0.000', () => diffLabels(page)],
       ]);
     },
   );

@@ -1,5 +1,6 @@
 // Webview test of the diff view's labels (issue 54 item 7): a turn's action reads "well-formed" (format verification)
-// with "no effect" where the environment answered "Nothing happens.", never "valid"; the step score carries its
+// with "no effect" where the environment answered "Nothing happens." (the last turn by its final observation), never
+// "valid"; the step score carries its
 // explanation; the per-episode B − A of the score and the advantage is said once, a row showing its own only where it
 // differs; a gate difference that shows as 0.000 is not coloured as a loss. The screenshot is
 // test-results/webview-diff-labels.png.
@@ -20,6 +21,7 @@ export const diffLabelTests: TestCase[] = [
       for (const step of b.steps) Object.assign(step, { score: 0, advantage: -0.8, observation: 'You arrive somewhere.' });
       b.steps[3]!.score = -0.1; // as if B's turn 4 were penalised: the one row whose Δscore is its own
       b.steps[3]!.observation = 'Nothing happens.'; // B's turn 3 had no effect
+      b.final_observation = 'Nothing happens.'; // and so did its last turn, answered by the final observation
       // Turn 2: B's tokens are A's with one gate lowered by 0.001: mean Δg ≈ −5e-5, shown as 0.000.
       const gates = Array.from(decodeTokenArrays(a.steps[1]!.tokens!).gate!);
       gates[0] = gates[0]! - 0.001;
@@ -32,6 +34,8 @@ export const diffLabelTests: TestCase[] = [
       assert.ok(!badges.includes('valid'), `badges: ${badges.join(', ')}`);
       assert.equal(badges.filter((text) => text === 'well-formed').length, 12);
       assert.deepEqual(await view.page.locator('.cell.side-b[data-turn="2"] .badge').allTextContents(), ['well-formed', 'no effect']);
+      assert.deepEqual(await view.page.locator('.cell.side-b[data-turn="5"] .badge').allTextContents(), ['well-formed', 'no effect']);
+      assert.deepEqual(await view.page.locator('.cell.side-a[data-turn="5"] .badge').allTextContents(), ['well-formed']);
       assert.match((await view.page.locator('.cell [data-k="score"]').first().getAttribute('title')) ?? '', /Step score = rl\.reward_scale/);
       assert.equal(await view.page.locator('[data-k="episode-deltas"] [data-k="episodeScore"]').textContent(), 'Δscore −10.00');
       assert.equal(await view.page.locator('[data-k="episode-deltas"] [data-k="episodeAdvantage"]').textContent(), 'Δadv −1.600');

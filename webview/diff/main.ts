@@ -8,6 +8,7 @@ import { clear, el, isTyping } from '../shared/dom';
 import { TokenHoverCard, installHeatmapStyles, legend, renderTokens } from '../trajectory/heatmap';
 import { heatScale } from '../../src/trajectory/shared/colorScale';
 import { diffTrajectories, episodeDeltas, ownDelta, type DiffRow, type TrajectoryDiff, type TurnDelta } from '../../src/diff/shared/align';
+import { actionResult } from '../../src/runs/shared/actionResult';
 import { SCORE_TITLE, actionBadges, formatNumber, formatPercent, formatScore, formatSigned, signClass } from '../../src/trajectory/shared/format';
 import { clip } from '../../src/common/shared/inertText';
 import { buildModel, type TrajectoryModel } from '../trajectory/model';
@@ -59,8 +60,9 @@ function cell(m: TrajectoryModel, index: number | undefined, side: 'a' | 'b', ro
     'div',
     { class: 'cell-head' },
     el('span', { class: 'turn-no', text: `Turn ${index + 1}` }),
-    // "well-formed" is format verification only; "no effect" where the environment answered "Nothing happens."
-    ...actionBadges(step.valid, m.turns[index + 1]?.step.observation).map((badge) => el('span', { class: `badge ${badge.kind}`, title: badge.title, text: badge.text })),
+    // "well-formed" is format verification only; "no effect" where the environment answered "Nothing happens." (the
+    // last turn's answer is the final observation)
+    ...actionBadges(step.valid, actionResult(m.trajectory, index)).map((badge) => el('span', { class: `badge ${badge.kind}`, title: badge.title, text: badge.text })),
     typeof step.score === 'number' ? el('span', { title: SCORE_TITLE, attrs: { 'data-k': 'score' }, text: `score ${formatScore(step.score)}` }) : null,
     stats.teacher ? el('span', { class: 'gate-summary' }, el('span', { class: `swatch ${gateSwatchClass(stats.meanGate)}` }), `g ${formatNumber(stats.meanGate, 3)}`) : null,
   );

@@ -3,6 +3,7 @@
 // that shows the rest, so a hostile 1 MB line cannot stall the page.
 import type { Trajectory } from '../../src/runs/shared/types';
 import { binClass, binOf, heatScale, type HeatMode, type HeatScale } from '../../src/trajectory/shared/colorScale';
+import { actionResult } from '../../src/runs/shared/actionResult';
 import { SCORE_TITLE, actionBadges, formatNumber, formatPercent, formatScore } from '../../src/trajectory/shared/format';
 import { clip } from '../../src/common/shared/inertText';
 import { el } from '../shared/dom';
@@ -77,7 +78,7 @@ export function renderTurn(m: TrajectoryModel, index: number, view: TurnViewStat
     'div',
     { class: 'turn-head', attrs: { tabindex: '-1', role: 'heading', 'aria-level': '2' } },
     el('span', { class: 'turn-no', text: `Turn ${index + 1}` }),
-    ...actionBadges(step.valid, m.turns[index + 1]?.step.observation).map((badge) => el('span', { class: `badge ${badge.kind}`, attrs: { 'data-k': 'action' }, title: badge.title, text: badge.text })),
+    ...actionBadges(step.valid, actionResult(m.trajectory, index)).map((badge) => el('span', { class: `badge ${badge.kind}`, attrs: { 'data-k': 'action' }, title: badge.title, text: badge.text })),
     ...facts,
   );
 

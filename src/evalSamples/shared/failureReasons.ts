@@ -2,6 +2,8 @@
 // steps, how many actions had no effect ("Nothing happens.", the household's and ALFWorld's reply to an inadmissible
 // command), the action it repeated most (a loop), and malformed turns (no well-formed <action>). No DOM, no `vscode`.
 
+import { NOTHING_HAPPENS, actionResult } from '../../runs/shared/actionResult';
+
 export interface EpisodeStep {
   action: string | null;
   valid: boolean;
@@ -17,15 +19,13 @@ export interface Diagnosis {
   repeated?: { action: string; times: number };
 }
 
-const NOTHING_HAPPENS = /^\s*nothing happens\.?\s*$/i;
-
 /** An action's result is the next step's observation, the last one's the final observation. */
 export function diagnoseEpisode(steps: readonly EpisodeStep[], finalObservation: string | undefined, maxSteps: number | undefined): Diagnosis {
-  const results = [...steps.slice(1).map((s) => s.observation), finalObservation ?? ''];
+  const trajectory = { steps, ...(finalObservation !== undefined ? { final_observation: finalObservation } : {}) };
   let noEffect = 0;
   const counts = new Map<string, number>();
   steps.forEach((step, i) => {
-    if (step.valid && NOTHING_HAPPENS.test(results[i] ?? '')) noEffect += 1;
+    if (step.valid && NOTHING_HAPPENS.test(actionResult(trajectory, i) ?? '')) noEffect += 1;
     if (step.action !== null) counts.set(step.action, (counts.get(step.action) ?? 0) + 1);
   });
   let repeated: Diagnosis['repeated'];

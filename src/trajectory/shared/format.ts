@@ -1,5 +1,6 @@
 // Number formatting shared by the viewer, the diff, the text rendering and the tests (so a test can compute the exact
 // string a hover must show). No vscode, no Node APIs.
+import { NOTHING_HAPPENS } from '../../runs/shared/actionResult';
 
 /** A value with `digits` decimals and a real minus sign; `—` for a missing or non-finite value. */
 export function formatNumber(value: number | null | undefined, digits = 4): string {
@@ -36,18 +37,18 @@ export function formatScore(value: number | null | undefined): string {
 }
 
 /**
- * The badges of a turn's action. `valid` in the run format is format verification only: the response held a
+ * The badges of a turn's action; `result` is the environment's reply to it (actionResult). `valid` in the run format is format verification only: the response held a
  * well-formed `<action>…</action>` (docs/run-format.md §7.2), not that the environment accepted it, so it reads
  * "well-formed" / "malformed"; an action the environment answered with "Nothing happens." (the household and ALFWorld
  * reply to an inadmissible command) gets "no effect" beside it.
  */
-export function actionBadges(valid: boolean, nextObservation: string | undefined): Array<{ text: string; kind: 'valid' | 'invalid' | 'warn'; title: string }> {
+export function actionBadges(valid: boolean, result: string | undefined): Array<{ text: string; kind: 'valid' | 'invalid' | 'warn'; title: string }> {
   const badges: Array<{ text: string; kind: 'valid' | 'invalid' | 'warn'; title: string }> = [
     valid
       ? { text: 'well-formed', kind: 'valid', title: 'The response holds a well-formed <action>…</action>. Whether the environment accepted the action shows in its reply (the next observation).' }
       : { text: 'malformed', kind: 'invalid', title: 'The response holds no well-formed <action>…</action> (format verification failed): its step score carries the invalid-action penalty.' },
   ];
-  if (valid && nextObservation !== undefined && /^\s*nothing happens\.?\s*$/i.test(nextObservation)) {
+  if (valid && result !== undefined && NOTHING_HAPPENS.test(result)) {
     badges.push({ text: 'no effect', kind: 'warn', title: 'The environment answered "Nothing happens.": the action was not admissible here.' });
   }
   return badges;
