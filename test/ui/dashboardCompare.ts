@@ -10,7 +10,8 @@
 // Writes test-results/ui-runs-tree-default-width.png (the Runs tree and the TRAINER view at the default sidebar width,
 // where no label, run description or before → after row may be cut), ui-dashboard-compare.png and
 // ui-heatmap-fitted.png (and -absolute); a train run linked to its base evaluation shows its before/after
-// (ui-before-after-tree.png, ui-before-after-dashboard.png).
+// (ui-before-after-tree.png, ui-before-after-dashboard.png), its dashboard's defaults (ui-dashboard-defaults.png); a run
+// that parsed no skill says so in its gate charts (ui-dashboard-no-skill-data.png).
 import { execFileSync } from 'node:child_process';
 import { cpSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -20,6 +21,7 @@ import { quantileOfSorted } from '../../src/dashboard/shared/robustRange';
 import { CENTER_BIN, binOf, colorOf, fittedScale, heatScale } from '../../src/trajectory/shared/colorScale';
 import { type CodeServerSession, repoRoot, resultsDir, runCodeServerTest, runnerPrerequisites } from '../integration/codeServerSession';
 import { type DrawnLabel, fail, inSeedSidebar, runUiSteps, treeRow, webview, wholeSidebarLabels } from './workbench';
+import { dashboardDefaults, noSkillData, prepareNoSkillRun } from './dashboardChecks';
 
 const LABEL = 'dashboard compare & fitted heatmap ui (code-server)';
 const fixtureRun = path.join(repoRoot, 'test', 'fixtures', 'runs', 'valid');
@@ -335,6 +337,7 @@ function main(): void {
       mkdirSync(resultsDir, { recursive: true });
       prepareComparedRuns(session);
       prepareBeforeAfterRuns(session);
+      prepareNoSkillRun(session);
       const householdRun = trainHouseholdRun(session, python);
       const page = await session.openBrowser();
       await page.goto(session.workbenchUrl());
@@ -344,6 +347,8 @@ function main(): void {
         ['two runs selected in the Runs tree → dashboard overlay, comparison table, evaluation panel', () => dashboardOfTwoRuns(page)],
         ['household trajectory → heatmap on the fitted scale, "absolute" one click away', () => fittedHeatmap(page, householdRun)],
         ['a train run linked to its base evaluation → before/after in the Runs tree and the dashboard', () => beforeAfter(page)],
+        ['its dashboard by default: the evaluation a line from the base, training success overall, task types on demand', () => dashboardDefaults(page)],
+        ['a run that writes skills but parsed none → its gate charts say "No data yet"', () => noSkillData(page)],
       ]);
     },
   );

@@ -10,13 +10,15 @@
 //   npm run build && node out/test/ui/liveBeforeAfter.js
 //
 // Writes test-results/ui-before-after-live-running.png (the expanded node while the run trains),
-// ui-before-after-live-evaluated.png (its final evaluation written) and ui-before-after-live-finished.png (completed).
+// ui-before-after-live-evaluated.png (its final evaluation written) and ui-before-after-live-finished.png (completed);
+// the running run's dashboard, its base evaluation the "before" and no evaluation row of its own (issue 54 item 9):
+// ui-dashboard-live-baseline.png.
 import { appendFileSync, cpSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { type CodeServerSession, repoRoot, resultsDir, runCodeServerTest, runnerPrerequisites } from '../integration/codeServerSession';
-import { fail, runUiSteps } from './workbench';
+import { fail, palette, runUiSteps, webview } from './workbench';
 
 const LABEL = 'live before/after ui (code-server)';
 const FIXTURE = path.join(repoRoot, 'test', 'fixtures', 'runs', 'valid');
@@ -178,6 +180,27 @@ async function expandRunning(page: Page): Promise<string[]> {
   return [`running, expanded: "test_seen" · ${description}`];
 }
 
+/** The running run's dashboard, opened from its row (issue 54 item 9): the base evaluation is the before/after
+ * panel's "before" (0 % of 1), the "after" still to come; the run's final metrics have no evaluation row of their own. */
+async function liveDashboard(page: Page): Promise<string[]> {
+  const row = runRow(page);
+  await row.hover();
+  await row.locator('.action-label[aria-label="Open Dashboard"]').click();
+  const frame = webview(page);
+  const pair = frame.locator('.before-after-panel tbody tr').first();
+  await pair.waitFor({ state: 'visible', timeout: 30_000 });
+  await frame.locator('.comparison-panel th', { hasText: /^last step$/ }).waitFor({ timeout: 15_000 });
+  const cells = (await pair.locator('td').allTextContents()).map((text) => text.trim());
+  if (cells[0] !== 'test_seen' || cells[1] !== '0% (n=1)' || cells[2] !== '…') fail(`the before/after row: ${cells.join(' | ')}`);
+  const heads = (await frame.locator('.comparison-panel tbody th').allTextContents()).map((text) => text.trim());
+  if (heads.some((head) => head.startsWith('eval '))) fail(`the running run's final metrics show an evaluation of its own: ${heads.join(' | ')}`);
+  const status = (await frame.locator('.status').textContent()) ?? '';
+  if (!status.includes('running')) fail(`the dashboard's status line says "${status}"`);
+  await screenshot(page, 'ui-dashboard-live-baseline.png');
+  await palette(page, 'View: Close All Editors');
+  return [`before/after: ${cells.join(' | ')}`, `final metrics rows: ${heads.join(', ')}`];
+}
+
 /** The row once the change is read: 0 → 100 % (before → after when the row has room) and the change's interval. */
 const CHANGED = /^(0→100% )?\+100 \[[-+]?\d+, \+\d+\]$/;
 
@@ -221,6 +244,7 @@ function main(): void {
       await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
       return runUiSteps(page, LABEL, 'ui-before-after-live', [
         ['a running train run linked to its base evaluation, expanded: "no final evaluation yet"', () => expandRunning(page)],
+        ['its dashboard while it trains: the base evaluation is "before", not an evaluation row of its own', () => liveDashboard(page)],
         ['its final evaluation lands: the expanded node shows before → after', () => finalEvaluation(page, finish)],
         ['it completes: the expanded node keeps before → after, the run drawn completed', () => completion(page, finish)],
       ]);

@@ -1,0 +1,105 @@
+// Steps of the dashboard compare UI suite (dashboardCompare.ts) for issue 54: the dashboard's defaults (item 5: the
+// evaluation drawn as a line from the base evaluation to the run's own, training success overall with the task types
+// one click away) and a run that writes skills but parsed none (item 3: its gate charts say so instead of vanishing).
+import { cpSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import type { Page } from 'playwright-core';
+import { DASHBOARD_CHARTS, NO_SKILL_DATA, chartOf } from '../../src/dashboard/shared/charts';
+import { type CodeServerSession, repoRoot, resultsDir } from '../integration/codeServerSession';
+import { fail, palette, webview } from './workbench';
+
+const fixtureRun = path.join(repoRoot, 'test', 'fixtures', 'runs', 'valid');
+const NO_SKILLS = 'no-skills';
+
+/** A SEED run whose analyzer parsed no skill in any update: `skill/parse_rate` 0 and none of the metrics drawn from
+ * the teacher's scores or the skills (what the SmolLM2 template's first runs wrote). */
+export function prepareNoSkillRun(session: CodeServerSession): void {
+  const dir = path.join(session.workspace, 'runs', `20260305-120000-train-${NO_SKILLS}`);
+  cpSync(fixtureRun, dir, { recursive: true });
+  const manifest = JSON.parse(readFileSync(path.join(dir, 'run.json'), 'utf8')) as Record<string, unknown>;
+  writeFileSync(path.join(dir, 'run.json'), JSON.stringify({ ...manifest, id: path.basename(dir), name: NO_SKILLS, started: '2026-03-05T12:00:00.000Z' }, null, 2));
+  const metricsFile = path.join(dir, 'metrics.jsonl');
+  const rows = readFileSync(metricsFile, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+  for (const row of rows) {
+    if (row.kind !== 'update') continue;
+    for (const key of Object.keys(row)) if (chartOf(key)?.fromSkills || key.startsWith('gate/') || key.startsWith('delta/')) delete row[key];
+    row['skill/parse_rate'] = 0;
+  }
+  writeFileSync(metricsFile, `${rows.map((row) => JSON.stringify(row)).join('\n')}\n`);
+}
+
+interface DrawnSeries {
+  label: string;
+  showLine: boolean;
+  points: Array<[number, number]>;
+}
+
+/** The datasets a chart of the visible dashboard draws (from the page's chart registry). */
+async function drawnSeries(page: Page, chart: string): Promise<DrawnSeries[]> {
+  return webview(page)
+    .locator(`.card[data-chart="${chart}"] canvas`)
+    .evaluate((canvas) => {
+      // runs in the page (this file is compiled without the DOM's types)
+      const registry = (globalThis as unknown as { __seedCharts: Map<unknown, { data: { datasets: Array<{ label: string; showLine?: boolean; data: Array<{ x: number; y: number }> }> } }> }).__seedCharts;
+      return (registry.get(canvas)?.data.datasets ?? []).map((d) => ({ label: d.label, showLine: d.showLine === true, points: d.data.map((p) => [p.x, p.y] as [number, number]) }));
+    });
+}
+
+const legendOf = async (page: Page, chart: string): Promise<string[]> => (await webview(page).locator(`.card[data-chart="${chart}"] .legend-item`).allTextContents()).map((text) => text.trim());
+
+/** The open dashboard of the run linked to its base evaluation: the evaluation a line from the base (update 0) to the
+ * run's own; training success overall only, until "Per task type" adds the task types. */
+export async function dashboardDefaults(page: Page): Promise<string[]> {
+  const frame = webview(page);
+  const evaluation = (await drawnSeries(page, 'eval')).filter((series) => !series.label.endsWith('(raw)'));
+  const overall = evaluation.find((series) => series.label.endsWith('overall'));
+  if (!overall?.showLine || overall.points.length !== 2 || overall.points[0]?.[0] !== 0) fail(`the evaluation is not drawn as a line from update 0: ${JSON.stringify(evaluation)}`);
+  if (evaluation.length !== 1) fail(`the evaluation chart draws ${evaluation.length} series by default: ${evaluation.map((s) => s.label).join(', ')}`);
+  const success = await legendOf(page, 'success');
+  if (success.length !== 1 || !success[0]!.endsWith('overall')) fail(`the training success legend by default: ${success.join(' | ')}`);
+  if ((await frame.locator('#per-task-type').getAttribute('aria-checked')) === 'true') fail('"Per task type" is on by default');
+  await frame.locator('.card[data-chart="success"]').scrollIntoViewIfNeeded();
+  await page.mouse.move(1000, 880);
+  await page.screenshot({ path: path.join(resultsDir, 'ui-dashboard-defaults.png') });
+
+  await frame.locator('#per-task-type').click();
+  const wanted = ['overall', 'heat', 'clean'];
+  let perType: string[] = [];
+  for (let i = 0; i < 40 && perType.length < wanted.length; i += 1, await page.waitForTimeout(250)) perType = await legendOf(page, 'success');
+  if (!wanted.every((type) => perType.some((label) => label.endsWith(type)))) fail(`"Per task type" on: the success legend is ${perType.join(' | ')}`);
+  const evalPerType = (await drawnSeries(page, 'eval')).filter((series) => !series.label.endsWith('(raw)')).map((series) => series.label);
+  await frame.locator('#per-task-type').click(); // back to the default, as saved in the panel's state
+  return [
+    `evaluation: ${overall.label} drawn as a line through ${JSON.stringify(overall.points)}`,
+    `training success by default: ${success.join(', ')}; with "Per task type": ${perType.join(', ')}`,
+    `evaluation series with "Per task type": ${evalPerType.join(', ')}`,
+  ];
+}
+
+/** The dashboard of the run that parsed no skill: each chart drawn from the skills is shown with its "No data yet"
+ * note and no canvas; the parse rate has its points. */
+export async function noSkillData(page: Page): Promise<string[]> {
+  await palette(page, 'View: Close All Editors');
+  const row = page.locator('.part.sidebar .monaco-list-row[aria-level="1"]', { hasText: `${NO_SKILLS} · seed` }).first();
+  await row.waitFor({ state: 'visible', timeout: 30_000 });
+  await row.hover();
+  await row.locator('.action-label[aria-label="Open Dashboard"]').click();
+  const frame = webview(page);
+  await frame.locator('.card[data-chart="parse"]:not([hidden]) canvas').waitFor({ timeout: 30_000 });
+  const fromSkills = DASHBOARD_CHARTS.filter((spec) => spec.fromSkills).map((spec) => spec.id);
+  const notes: string[] = [];
+  for (const chart of fromSkills) {
+    const card = frame.locator(`.card[data-chart="${chart}"]`);
+    const note = ((await card.locator('.no-data').textContent()) ?? '').trim();
+    if ((await card.isHidden()) || note !== NO_SKILL_DATA) fail(`chart ${chart}: ${(await card.isHidden()) ? 'hidden' : `says "${note}"`}`);
+    if (!(await card.locator('.canvas-holder').isHidden())) fail(`chart ${chart} draws an empty canvas beside its note`);
+    notes.push(chart);
+  }
+  if (!(await frame.locator('.card[data-chart="parse"] .no-data').isHidden())) fail('the parse-rate chart says it has no data');
+  const parse = await drawnSeries(page, 'parse');
+  if (!parse.some((series) => series.points.length === 2 && series.points.every(([, y]) => y === 0))) fail(`the parse rate is not drawn at 0: ${JSON.stringify(parse)}`);
+  await frame.locator('.card[data-chart="gate"]').scrollIntoViewIfNeeded();
+  await page.mouse.move(1000, 880);
+  await page.screenshot({ path: path.join(resultsDir, 'ui-dashboard-no-skill-data.png') });
+  return [`"${NO_SKILL_DATA}" in ${notes.join(', ')}; the parse rate drawn at 0 over 2 updates`];
+}
