@@ -14,7 +14,7 @@ import { resolveTrainerPython } from '../python/pythonInterpreter';
 import { trainerEnv } from '../python/trainerSettings';
 import type { RunAccess, TrajectoryRef } from '../runs/runAccess';
 import { WhatIfError } from './core/errors';
-import { chooseWeights, type WeightsChoice } from './core/exportChoice';
+import { chooseWeights, exportOffer, type WeightsChoice } from './core/exportChoice';
 import { onnxModelBytes } from './core/onnxExport';
 import { DEFAULT_MAX_ONNX_MB, chooseScorer, type ScorerChoice } from './core/scorerChoice';
 import { checkSkillText } from './core/skillInsertion';
@@ -112,12 +112,11 @@ export class WhatIfSession implements vscode.Disposable {
     const weights = chooseWeights(this.ref.runDir, update, phase, false);
     if (this.trainerAccepted) return { scorer: { path: 'trainer', reason: 'chosen before' }, weights };
     const loads = weights.checkpoint ?? (weights.exact ? trainerWeightsText(phase, update) : 'the run\u2019s starting model');
-    // The export offered is of the checkpoint chosen (kept), never a pruned one; none for the starting model. The view's
-    // button runs SEED: Export Checkpoint… on it, then rescores (with the export, found by the lookup above).
-    const exportCheckpoint = !exportDir && weights.checkpoint ? weights.checkpoint.split(path.sep).join('/') : undefined;
-    const hint = exportCheckpoint ? `Or export ${exportCheckpoint} as ONNX for the editor: What if… then rescores it here, without the trainer.` : undefined;
+    // The view's button runs SEED: Export Checkpoint… on the checkpoint offered, then rescores (with the export, found
+    // by the lookup above).
+    const offer = exportOffer(weights, exportDir !== undefined);
     const text = `${choice.reason} Score through the trainer on the run's device instead? It loads ${loads}${weights.exact ? '' : `, the kept weights nearest to ${checkpointName(weights.wantedStep)} (which scored this trajectory and was not kept)`}.`;
-    return { scorer: { question: { text, accept: 'Score with the trainer', ...(hint ? { hint, exportCheckpoint } : {}) } }, weights };
+    return { scorer: { question: { text, accept: 'Score with the trainer', ...(offer ?? {}) } }, weights };
   }
 
   private async rescorerFor(exportDir: string, steps: RescoreStep[], run: string): Promise<Rescorer> {

@@ -26,7 +26,8 @@ import { dashboardDefaults, noSkillData, prepareNoSkillRun } from './dashboardCh
 const LABEL = 'dashboard compare & fitted heatmap ui (code-server)';
 const fixtureRun = path.join(repoRoot, 'test', 'fixtures', 'runs', 'valid');
 
-/** Two runs of experiment household-seed: the fixture (SEED), and a copy made a GRPO run with group size 4. */
+/** Two runs of experiment household-seed: the fixture (SEED), and a copy made a GRPO run with group size 4 whose
+ * recorded Stage-1 and collection sections differ too (which a Stage-2 run never reads: no rows of them). */
 function prepareComparedRuns(session: CodeServerSession): void {
   const seedRun = path.join(session.workspace, 'runs', '20260301-120000-train-household-seed');
   const grpoRun = path.join(session.workspace, 'runs', '20260302-120000-train-household-seed');
@@ -37,7 +38,7 @@ function prepareComparedRuns(session: CodeServerSession): void {
   const rollout = { ...(manifest.config.rollout as Record<string, unknown>), group_size: 4 };
   writeFileSync(
     manifestFile,
-    JSON.stringify({ ...manifest, id: path.basename(grpoRun), algorithm: 'grpo', started: '2026-03-02T12:00:00.000Z', config: { ...manifest.config, algorithm: 'grpo', rollout } }, null, 2),
+    JSON.stringify({ ...manifest, id: path.basename(grpoRun), algorithm: 'grpo', started: '2026-03-02T12:00:00.000Z', config: { ...manifest.config, algorithm: 'grpo', rollout, sft: { lr: 3e-5 }, collect: { split: 'valid_seen' } } }, null, 2),
   );
   // Lower successes for the GRPO run, so the two overlaid lines differ.
   const metricsFile = path.join(grpoRun, 'metrics.jsonl');
@@ -222,6 +223,8 @@ async function dashboardOfTwoRuns(page: Page): Promise<string[]> {
   if (groupSize.length !== 2 || groupSize[1] !== '4' || groupSize[0] === '4') fail(`rollout.group_size row: ${groupSize.join(' | ')}`);
   const algorithm = await cells('algorithm');
   if (algorithm.join(',') !== 'seed,grpo') fail(`algorithm row: ${algorithm.join(' | ')}`);
+  const keys = (await table.locator('tbody th').allTextContents()).map((text) => text.trim());
+  if (keys.some((key) => /^(sft|collect)\./.test(key))) fail(`Stage-2 runs compared by keys they never read: ${keys.join(' | ')}`);
   const evaluation = frame.locator('.evaluation-panel table');
   await evaluation.waitFor({ state: 'visible', timeout: 15_000 });
   const split = (await evaluation.locator('tr.split-row td').allTextContents()).map((t) => t.trim());
@@ -233,7 +236,7 @@ async function dashboardOfTwoRuns(page: Page): Promise<string[]> {
   await frame.locator('.card[data-chart="eval"]:not([hidden]) canvas').waitFor({ timeout: 15_000 });
   await page.screenshot({ path: path.join(resultsDir, 'ui-dashboard-compare.png') });
   const strips = await quantileStripsAndRobustY(page);
-  return [`comparison table: ${heads.slice(1).join(' vs ')}; rollout.group_size ${groupSize.join(' vs ')}`, `evaluation panel: ${split.join(' vs ')}`, `success legend: ${overall.join(', ')}`, strips];
+  return [`comparison table: ${heads.slice(1).join(' vs ')}; rows ${keys.join(', ')}`, `evaluation panel: ${split.join(' vs ')}`, `success legend: ${overall.join(', ')}`, strips];
 }
 
 /** The fixture runs' quantiles of g and Δ (2 updates each) as strips: a box per update and run, before and after

@@ -1,16 +1,18 @@
 // SEED: Export Checkpoint… end to end in code-server, like a user, with the real trainer. The trainer writes a real
-// two-update run of the tiny household policy (checkpoints 1 and 2, no export: trainer/tests/support/make_whatif_run.py)
-// into the workspace. What if… on a trajectory of update 2 finds no export and offers, beside the trainer, a button
+// three-update run of the tiny household policy (checkpoints 2 and 3 kept, no export:
+// trainer/tests/support/make_whatif_run.py) into the workspace. What if… on a trajectory of update 3 (scored by
+// step-000002) finds no export and offers, beside the trainer, a button
 // that exports the checkpoint it names (no shell command). Then, from the run's context menu in the Runs view:
-// Export Checkpoint… → checkpoints/step-000001 → ONNX; the progress notification shows the trainer's progress lines,
+// Export Checkpoint… → checkpoints/step-000002 → ONNX; the progress notification shows the trainer's progress lines,
 // the end says where the export is (with Open Folder and Reveal), and What if… rescores with it (onnxruntime-node).
 // The export moved away, the view's button starts exporting it again; cancelled half-way, the trainer process is
 // ended, the half-written folder removed, and the view asks again; the export put back is used. Last, the palette
-// offers the run's checkpoints newest first, then the two formats.
+// offers the run's checkpoints newest first, then the two formats; and with step-000002 pruned (as the demo's Stage-2
+// runs prune the one that scored update 30), the view's button and hint name the kept step-000003, not the pruned one.
 //
 //   npm run build && npm run test:ui:export       (node out/test/ui/exportCheckpoint.js)
 //
-// Writes test-results/ui-export-progress.png and ui-export-done.png.
+// Writes test-results/ui-export-progress.png, ui-export-done.png and ui-whatif-export-button.png.
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync } from 'node:fs';
 import path from 'node:path';
@@ -21,7 +23,7 @@ import { contextMenuItem, fail, palette, runUiSteps, treeRow, webview } from './
 
 const LABEL = 'export checkpoint ui (code-server)';
 const SKILL = 'Go straight to the receptacle named in the task and never open anything.';
-const ONNX_STATUS = /onnxruntime-node \(cpu\) in [\d.]+ s with exports\/step-000001-onnx/;
+const ONNX_STATUS = /onnxruntime-node \(cpu\) in [\d.]+ s with exports\/step-000002-onnx/;
 
 const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -62,12 +64,12 @@ class ExportUi {
     this.exportsDir = path.join(runDir, 'exports');
   }
 
-  /** The trajectory of update 2 in the viewer, What if… open with the skill typed in. */
+  /** The trajectory of update 3 (scored by step-000002) in the viewer, What if… open with the skill typed in. */
   async openWhatIf(): Promise<string[]> {
     const rows = readFileSync(path.join(this.runDir, 'trajectories', 'index.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as TrajectoryIndexRow);
-    const row = rows.find((r) => r.update === 2)!;
+    const row = rows.find((r) => r.update === 3)!;
     await treeRow(this.page, 'whatif-tiny');
-    await treeRow(this.page, 'Update 2');
+    await treeRow(this.page, 'Update 3');
     await treeRow(this.page, row.task.type);
     await treeRow(this.page, `#${row.sample} ${row.success ? 'success' : 'failure'}`);
     const frame = webview(this.page);
@@ -81,7 +83,7 @@ class ExportUi {
     if (/python -m seed_trainer/.test(text)) fail(`the question still prints a shell command: "${text}"`);
     const button = question.locator('[data-action="whatif-export"]');
     const label = ((await button.textContent()) ?? '').trim();
-    if (label !== 'Export checkpoints/step-000001 as ONNX') fail(`the export button says "${label}"`);
+    if (label !== 'Export checkpoints/step-000002 as ONNX') fail(`the export button says "${label}"`);
     await question.locator('[data-action="whatif-cancel"]').click();
     return [`no export: the view offers "${label}" beside "Score with the trainer"`];
   }
@@ -94,25 +96,25 @@ class ExportUi {
 
   async exportFromTree(): Promise<string[]> {
     await this.fromRunMenu();
-    const newest = pickRow(this.page, 'checkpoints/step-000002');
+    const newest = pickRow(this.page, 'checkpoints/step-000003');
     await newest.waitFor({ state: 'visible', timeout: 15_000 });
     const newestText = ((await newest.textContent()) ?? '').trim();
-    if (!/update 2 · the latest kept/.test(newestText)) fail(`the newest checkpoint's row says "${newestText}"`);
-    await pickRow(this.page, 'checkpoints/step-000001').click();
+    if (!/update 3 · the latest kept/.test(newestText)) fail(`the newest checkpoint's row says "${newestText}"`);
+    await pickRow(this.page, 'checkpoints/step-000002').click();
     const onnx = pickRow(this.page, 'ONNX');
     await onnx.waitFor({ state: 'visible', timeout: 15_000 });
     const onnxText = ((await onnx.textContent()) ?? '').trim();
-    if (!onnxText.includes('for What if… in the editor') || !/runs\/[^/]+\/exports\/step-000001-onnx/.test(onnxText)) fail(`the ONNX row says "${onnxText}"`);
+    if (!onnxText.includes('for What if… in the editor') || !/runs\/[^/]+\/exports\/step-000002-onnx/.test(onnxText)) fail(`the ONNX row says "${onnxText}"`);
     const started = Date.now();
     await onnx.click();
     // The progress notification with the trainer's lines: wait for a progress bar line of the trainer's.
-    const progress = toast(this.page, 'Exporting checkpoints/step-000001 as ONNX');
+    const progress = toast(this.page, 'Exporting checkpoints/step-000002 as ONNX');
     await progress.waitFor({ state: 'visible', timeout: 30_000 });
     const barLine = progress.filter({ hasText: /Loading weights \d+\/\d+/ });
     await barLine.waitFor({ state: 'visible', timeout: 120_000 });
     const progressText = ((await barLine.locator('.notification-list-item-message').textContent()) ?? '').trim();
     await this.page.screenshot({ path: path.join(resultsDir, 'ui-export-progress.png') });
-    const done = toast(this.page, 'exported checkpoints/step-000001 as ONNX to');
+    const done = toast(this.page, 'exported checkpoints/step-000002 as ONNX to');
     await done.waitFor({ state: 'visible', timeout: 300_000 });
     const seconds = (Date.now() - started) / 1000;
     const doneText = ((await done.locator('.notification-list-item-message').textContent()) ?? '').trim();
@@ -124,7 +126,7 @@ class ExportUi {
   }
 
   private checkExport(): void {
-    const out = path.join(this.exportsDir, 'step-000001-onnx');
+    const out = path.join(this.exportsDir, 'step-000002-onnx');
     for (const file of ['export.json', 'model.onnx', 'tokenizer.json']) if (!existsSync(path.join(out, file))) fail(`${out} has no ${file}`);
     const left = readdirSync(this.exportsDir).filter((name) => name.startsWith('.tmp-'));
     if (left.length > 0) fail(`temporary folders left in exports/: ${left.join(', ')}`);
@@ -148,8 +150,8 @@ class ExportUi {
   /** The view's button starts the export of the checkpoint it names; cancelled half-way, the trainer ends, the
    * half-written folder goes, and the view asks again. The export put back is used at the next rescoring. */
   async exportButtonThenCancel(): Promise<string[]> {
-    const moved = path.join(this.runDir, '.moved-step-000001-onnx');
-    renameSync(path.join(this.exportsDir, 'step-000001-onnx'), moved);
+    const moved = path.join(this.runDir, '.moved-step-000002-onnx');
+    renameSync(path.join(this.exportsDir, 'step-000002-onnx'), moved);
     const frame = webview(this.page);
     await frame.locator('[data-action="whatif-rescore"]').click();
     const question = frame.locator('[data-k="whatif-question"]');
@@ -157,23 +159,23 @@ class ExportUi {
     await button.waitFor({ state: 'visible', timeout: 60_000 });
     await button.click();
     const viewStatus = ((await frame.locator('[data-k="whatif-status"]').textContent()) ?? '').trim();
-    if (!viewStatus.startsWith('Exporting checkpoints/step-000001 as ONNX')) fail(`while exporting, the view says "${viewStatus}"`);
-    const partial = path.join(this.exportsDir, '.tmp-step-000001-onnx');
-    await until('the trainer to start writing .tmp-step-000001-onnx', 180_000, () => existsSync(partial));
-    const checkpoint = path.join(this.runDir, 'checkpoints', 'step-000001');
-    if (exportProcesses(checkpoint).length === 0) fail('no trainer process exports step-000001');
-    const progress = toast(this.page, 'Exporting checkpoints/step-000001 as ONNX');
+    if (!viewStatus.startsWith('Exporting checkpoints/step-000002 as ONNX')) fail(`while exporting, the view says "${viewStatus}"`);
+    const partial = path.join(this.exportsDir, '.tmp-step-000002-onnx');
+    await until('the trainer to start writing .tmp-step-000002-onnx', 180_000, () => existsSync(partial));
+    const checkpoint = path.join(this.runDir, 'checkpoints', 'step-000002');
+    if (exportProcesses(checkpoint).length === 0) fail('no trainer process exports step-000002');
+    const progress = toast(this.page, 'Exporting checkpoints/step-000002 as ONNX');
     await progress.hover();
     await progress.locator('.monaco-button', { hasText: 'Cancel' }).click();
-    const cancelled = toast(this.page, 'the export of checkpoints/step-000001 as ONNX was cancelled');
+    const cancelled = toast(this.page, 'the export of checkpoints/step-000002 as ONNX was cancelled');
     await cancelled.waitFor({ state: 'visible', timeout: 30_000 });
     const text = ((await cancelled.locator('.notification-list-item-message').textContent()) ?? '').trim();
     if (!text.includes('Removed the half-written')) fail(`the cancel says "${text}"`);
-    if (existsSync(partial) || existsSync(path.join(this.exportsDir, 'step-000001-onnx'))) fail('the half-written export is still there');
+    if (existsSync(partial) || existsSync(path.join(this.exportsDir, 'step-000002-onnx'))) fail('the half-written export is still there');
     await until('the trainer process to end', 10_000, () => exportProcesses(checkpoint).length === 0);
     // Still no export: the view asks again.
     await button.waitFor({ state: 'visible', timeout: 60_000 });
-    renameSync(moved, path.join(this.exportsDir, 'step-000001-onnx'));
+    renameSync(moved, path.join(this.exportsDir, 'step-000002-onnx'));
     const status = await this.rescoredWithExport(1, true);
     return [`the view's button started the export; cancelled half-way: "${text}"; the trainer process ended; the view asked again`, `the export put back: ${status}`];
   }
@@ -183,17 +185,38 @@ class ExportUi {
     await palette(this.page, 'SEED: Export Checkpoint…');
     // A row's first .label-name is its label (its detail line has one too).
     const labels = () => this.page.locator('.quick-input-widget .monaco-list-row').evaluateAll((rows) => rows.map((row) => row.querySelector('.label-name')?.textContent?.trim() ?? ''));
-    await pickRow(this.page, 'checkpoints/step-000002').waitFor({ state: 'visible', timeout: 15_000 });
+    await pickRow(this.page, 'checkpoints/step-000003').waitFor({ state: 'visible', timeout: 15_000 });
     const weights = await labels();
-    if (JSON.stringify(weights) !== JSON.stringify(['checkpoints/step-000002', 'checkpoints/step-000001'])) fail(`the weights offered: ${JSON.stringify(weights)}`);
-    const exported = ((await pickRow(this.page, 'checkpoints/step-000001').textContent()) ?? '').trim();
-    if (!exported.includes('Exported already as ONNX')) fail(`step-000001's row says "${exported}"`);
-    await pickRow(this.page, 'checkpoints/step-000002').click();
+    if (JSON.stringify(weights) !== JSON.stringify(['checkpoints/step-000003', 'checkpoints/step-000002'])) fail(`the weights offered: ${JSON.stringify(weights)}`);
+    const exported = ((await pickRow(this.page, 'checkpoints/step-000002').textContent()) ?? '').trim();
+    if (!exported.includes('Exported already as ONNX')) fail(`step-000002's row says "${exported}"`);
+    await pickRow(this.page, 'checkpoints/step-000003').click();
     await pickRow(this.page, 'Hugging Face folder').waitFor({ state: 'visible', timeout: 15_000 });
     const formats = await labels();
     if (JSON.stringify(formats) !== JSON.stringify(['ONNX', 'Hugging Face folder'])) fail(`the formats offered: ${JSON.stringify(formats)}`);
     await this.page.keyboard.press('Escape');
     return [`weights ${weights.join(', ')}; formats ${formats.join(', ')}`];
+  }
+
+  /** The demo's case (issue 54 item 1): the checkpoint that scored the trajectory pruned, the next one kept; no export.
+   * The question offers to export the kept one it names, never the pruned one. */
+  async prunedOffersKept(): Promise<string[]> {
+    renameSync(path.join(this.runDir, 'checkpoints', 'step-000002'), path.join(this.runDir, 'checkpoints', '.pruned-step-000002'));
+    renameSync(path.join(this.exportsDir, 'step-000002-onnx'), path.join(this.runDir, '.moved-step-000002-onnx'));
+    const frame = webview(this.page);
+    await frame.locator('[data-action="whatif-rescore"]').click();
+    const question = frame.locator('[data-k="whatif-question"]');
+    const button = question.locator('[data-action="whatif-export"]');
+    await button.waitFor({ state: 'visible', timeout: 60_000 });
+    const label = ((await button.textContent()) ?? '').trim();
+    const paragraphs = (await question.locator('p').allTextContents()).map((text) => text.trim());
+    if (label !== 'Export checkpoints/step-000003 as ONNX') fail(`the export button says "${label}"`);
+    if (!paragraphs[0]?.includes('It loads checkpoints/step-000003, the kept weights nearest to step-000002 (which scored this trajectory and was not kept).')) fail(`the question says "${paragraphs[0]}"`);
+    if (paragraphs[1] !== 'Or export checkpoints/step-000003 as ONNX for the editor: What if… then rescores it here, without the trainer.') fail(`the hint says "${paragraphs[1]}"`);
+    await question.scrollIntoViewIfNeeded();
+    await this.page.screenshot({ path: path.join(resultsDir, 'ui-whatif-export-button.png') });
+    await question.locator('[data-action="whatif-cancel"]').click();
+    return [`"${paragraphs.join(' ')}" [${label}]`];
   }
 }
 
@@ -204,7 +227,7 @@ function main(): void {
   runCodeServerTest(
     { label: LABEL, artifactName: 'ui-export', timeoutSeconds: 900, session: { label: 'ui-export', env: { SEED_PYTHON: python, PYTHONPATH: trainerPath }, installExtension: true } },
     async (session) => {
-      const made = execFileSync(python, ['-c', 'import json, sys; from pathlib import Path; from make_whatif_run import make_run; print(json.dumps({"run": str(make_run(Path(sys.argv[1]), onnx=False)[0])}))', session.workspace], {
+      const made = execFileSync(python, ['-c', 'import json, sys; from pathlib import Path; from make_whatif_run import make_run; print(json.dumps({"run": str(make_run(Path(sys.argv[1]), onnx=False, updates=3)[0])}))', session.workspace], {
         cwd: support,
         env: { ...process.env, OMP_NUM_THREADS: '1', PYTHONPATH: [support, trainerPath].join(path.delimiter) },
         encoding: 'utf8',
@@ -219,10 +242,11 @@ function main(): void {
       const ui = new ExportUi(page, run);
       return runUiSteps(page, LABEL, 'ui-export', [
         ['What if… without an export offers a button that exports the checkpoint it names', () => ui.openWhatIf()],
-        ['Export Checkpoint… from the run\'s menu: step-000001 → ONNX, the trainer\'s progress, then where it is', () => ui.exportFromTree()],
+        ['Export Checkpoint… from the run\'s menu: step-000002 → ONNX, the trainer\'s progress, then where it is', () => ui.exportFromTree()],
         ['What if… rescores with the export (onnxruntime-node)', () => ui.whatIfUsesIt()],
         ['the view\'s button exports the checkpoint it names; cancelled half-way, the trainer ends and nothing is left', () => ui.exportButtonThenCancel()],
         ['from the palette: the run\'s checkpoints newest first, then the formats', () => ui.fromPalette()],
+        ['step-000002 pruned: the question\'s export button and hint name the kept step-000003', () => ui.prunedOffersKept()],
       ]);
     },
   );

@@ -46,6 +46,15 @@ export function chooseWeights(runDir: string, update: number | null | undefined,
   };
 }
 
+/** What the trainer question offers to export for the editor instead: the chosen weights' kept checkpoint (never the
+ * wanted one when it was pruned; none for the starting model), unless the chosen step has an export already (one too
+ * large for the editor). */
+export function exportOffer(weights: Pick<WeightsChoice, 'checkpoint'>, exported: boolean): { exportCheckpoint: string; hint: string } | undefined {
+  if (exported || !weights.checkpoint) return undefined;
+  const exportCheckpoint = weights.checkpoint.split(path.sep).join('/');
+  return { exportCheckpoint, hint: `Or export ${exportCheckpoint} as ONNX for the editor: What if… then rescores it here, without the trainer.` };
+}
+
 function onnxExports(runDir: string): string[] {
   const exportsDir = path.join(runDir, 'exports');
   if (!existsSync(exportsDir)) return [];

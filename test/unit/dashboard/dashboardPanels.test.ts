@@ -62,6 +62,8 @@ test('comparison: only the config sections a stage reads (issue 54 item 9: sft.*
   const common: RecordedExperiment = { algorithm: 'seed', rollout: { group_size: 8 }, collect: { split: 'train' }, sft: { lr: 1e-5, data: 'runs/a' } };
   const a = { stage: 'train', config: { ...common, rl: { lr: 1e-6 } } };
   const b = { stage: 'train', config: { ...common, rl: { lr: 2e-6 }, collect: { split: 'valid_seen' }, sft: { lr: 2e-5, data: 'runs/b' } } };
+  // The two Stage-2 runs' configs do differ in sft.* and collect.*, which their stage never reads.
+  assert.deepEqual(differingKeys([flattenConfig(a.config), flattenConfig(b.config)]), ['collect.split', 'rl.lr', 'sft.data', 'sft.lr']);
   assert.deepEqual(configDifferences([a, b]), [{ key: 'rl.lr', cells: ['0.000001', '0.000002'] }]);
   // Stage 1's SFT reads rl.* (its non-finite guard) but no rollout: two SFT runs differ by sft.* only here.
   const sft = (lr: number, groupSize: number) => ({ stage: 'sft', config: { ...common, sft: { lr }, rollout: { group_size: groupSize } } });

@@ -6,7 +6,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
-import { chooseWeights } from '../../../src/whatIf/core/exportChoice';
+import { chooseWeights, exportOffer } from '../../../src/whatIf/core/exportChoice';
 import { nearestKept, scoringStep, shortWeights, stepOfWeights, trainerWeightsText, weightsNote } from '../../../src/whatIf/shared/weights';
 
 const RULE = JSON.parse(readFileSync(path.join(__dirname, '..', '..', '..', '..', 'test', 'fixtures', 'whatif', 'weights-rule.json'), 'utf8')) as {
@@ -71,6 +71,24 @@ test('chooseWeights: both scorers get the same step; the export of that step, or
     exportOf('unnamed');
     assert.equal(chooseWeights(run, 1, 'train').exportDir, undefined);
     assert.equal(chooseWeights(run, 1, 'train').exports.length, 3);
+  } finally {
+    rmSync(run, { recursive: true, force: true });
+  }
+});
+
+test('the export offered beside the trainer is of the kept checkpoint chosen: the demo’s step-000030, not the pruned step-000029', () => {
+  const run = mkdtempSync(path.join(os.tmpdir(), 'seed-whatif-offer-'));
+  try {
+    // The demo's Stage-2 run: update 30 was scored by step-000029, pruned; step-000030 kept; no export yet.
+    mkdirSync(path.join(run, 'checkpoints', 'step-000030'), { recursive: true });
+    const trainer = chooseWeights(run, 30, 'train', false);
+    assert.deepEqual(exportOffer(trainer, chooseWeights(run, 30, 'train').exportDir !== undefined), {
+      exportCheckpoint: 'checkpoints/step-000030',
+      hint: 'Or export checkpoints/step-000030 as ONNX for the editor: What if… then rescores it here, without the trainer.',
+    });
+    // An export of step 30 too large for the editor: nothing to offer; the starting model (update 5): no checkpoint to export.
+    assert.equal(exportOffer(trainer, true), undefined);
+    assert.equal(exportOffer(chooseWeights(run, 5, 'train', false), false), undefined);
   } finally {
     rmSync(run, { recursive: true, force: true });
   }
