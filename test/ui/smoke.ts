@@ -7,15 +7,17 @@
 //
 // Environment: SEED_PYTHON (trainer interpreter; default: the repository's .venv), CHROMIUM_PATH (default
 // /usr/bin/chromium), SEED_CODE_SERVER_DIR, SEED_TEST_TIMEOUT_S (default 150), SEED_KEEP_TEMP.
-// Last, a launch the trainer itself refuses (exit 2 before it writes anything) offers Show Log only.
-// Writes test-results/ui-smoke-trainer-status.png, ui-smoke-train-refused.png, ui-smoke-new-experiment-name.png and
-// ui-smoke-trainer-refused-launch.png.
+// Then a launch the trainer itself refuses (exit 2 before it writes anything) offers Show Log only. Last, typos in an
+// experiment fixed from the quick fix list and an absurd value's warning on hover (experimentQuickFix.ts).
+// Writes test-results/ui-smoke-trainer-status.png, ui-smoke-train-refused.png, ui-smoke-new-experiment-name.png,
+// ui-smoke-trainer-refused-launch.png, ui-experiment-quickfix.png and ui-experiment-warning-hover.png.
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import type { Page } from 'playwright-core';
 import { type CodeServerSession, readManifest, resultsDir, runCodeServerTest, runnerPrerequisites } from '../integration/codeServerSession';
 import { palette } from './workbench';
+import { quickFixesAndWarning, writeTyposExperiment } from './experimentQuickFix';
 
 const LABEL = 'ui smoke';
 const COMMAND_TITLE = 'SEED: Show Trainer Status';
@@ -179,12 +181,16 @@ function main(): void {
     async (session) => {
       writeFileSync(path.join(session.workspace, INVALID_NAME), INVALID_TEXT);
       writeFileSync(path.join(session.workspace, REFUSED_NAME), REFUSED_TEXT);
+      writeTyposExperiment(session);
       const page = await session.openBrowser();
       const checks: [string, () => Promise<void>][] = [
         [`"${COMMAND_TITLE}" shows the trainer and torch versions`, () => showTrainerStatus(session, page)],
         ['an invalid experiment: its diagnostic, and SEED: Train refusing it with the trainer\'s line', () => trainRefusesInvalid(session, page, python)],
         ['New Experiment: a name with spaces is accepted with Enter, the box says the file name', () => newExperimentWithSpaces(session, page)],
         ['a launch the trainer refuses: nothing written, Show Log only (no Open Run Folder)', () => trainerRefusesLaunch(session, page)],
+        ['typos in an experiment: Ctrl+. offers and applies the fixes; the absurd group size warns on hover', async () => {
+          for (const note of await quickFixesAndWarning(page)) console.log(`    ${note}`);
+        }],
       ];
       let passed = 0;
       for (const [name, check] of checks) {
