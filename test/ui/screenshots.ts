@@ -92,7 +92,7 @@ function main(): void {
         step.title,
         path.join(repoRoot, images.get(step.id) ?? fail(`package.json's walkthrough has no step ${step.id}`)),
         async () => {
-          const { region, notes } = await step.drive(page, { workspace: session.workspace, gated: 'household-seed · seed', trajectory: 'gate heatmap' });
+          const { region, notes } = await step.drive(page, { workspace: session.workspace, gated: 'household-seed · seed', trajectory: 'gate heatmap', otherExperiment: 'household-seed.seed.yaml' });
           console.log(`${LABEL}: ${step.title}: ${notes.join('; ')}`);
           await page.waitForTimeout(1_500); // charts and the heatmap finish drawing
           return region;

@@ -8,7 +8,8 @@
 //   npm run build && node out/test/ui/walkthrough.js      (npm run test:ui:walkthrough)
 //   node out/test/ui/walkthrough.js --pictures           also replaces the walkthrough's picture of that step
 //
-// Writes test-results/ui-walkthrough-demo-experiment.png (with --pictures: the step's media/walkthrough/ image); on
+// Writes test-results/ui-walkthrough-demo-experiment.png (with --pictures: the step's media/walkthrough/ image) and
+// ui-experiment-picker.png (SEED: Train's experiment picker, which must not list the workspace's test fixture); on
 // failure, test-results/ui-walkthrough-failure-<step>-<try>.png.
 import { cpSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
@@ -22,6 +23,7 @@ const LABEL = 'walkthrough ui (code-server)';
 /** The step whose view is photographed, and the most its picture may weigh (it ships in the extension). */
 const PICTURED_STEP = 'runDemo';
 const MAX_PICTURE_BYTES = 200 * 1024;
+const OTHER_EXPERIMENT = 'household-seed.seed.yaml';
 
 /** The demo experiment in the editor, as the walkthrough's picture of its step: into test-results/, or with
  * --pictures over the step's image in media/walkthrough/. */
@@ -44,6 +46,9 @@ function main(): void {
     { label: LABEL, artifactName: 'ui-walkthrough', timeoutSeconds: 600, session: { label: 'ui-walkthrough', env: { SEED_PYTHON: python }, installExtension: true } },
     async (session) => {
       cpSync(path.join(repoRoot, 'test', 'fixtures', 'runs', 'valid'), path.join(session.workspace, 'runs', 'valid'), { recursive: true });
+      // An experiment of the user's and a test fixture's: Train's picker offers the first, never the second.
+      cpSync(path.join(repoRoot, 'examples', OTHER_EXPERIMENT), path.join(session.workspace, 'experiments', OTHER_EXPERIMENT));
+      cpSync(path.join(repoRoot, 'test', 'fixtures', 'experiments', 'bad-enum.seed.yaml'), path.join(session.workspace, 'test', 'fixtures', 'bad-enum.seed.yaml'));
       mkdirSync(resultsDir, { recursive: true });
       const page = await session.openBrowser();
       await page.goto(session.workbenchUrl());
@@ -72,7 +77,7 @@ function main(): void {
         const errors: string[] = [];
         for (let attempt = 1; attempt <= 2; attempt += 1) {
           try {
-            const { notes, region } = await step.drive(page, { workspace: session.workspace, gated: 'household-seed', trajectory: 'it-000001-0001' });
+            const { notes, region } = await step.drive(page, { workspace: session.workspace, gated: 'household-seed', trajectory: 'it-000001-0001', otherExperiment: OTHER_EXPERIMENT });
             if (step.id === PICTURED_STEP) notes.push(await demoPicture(page, region, python));
             await page.keyboard.press('Escape'); // a picker the step left open
             if (!(await stepIsComplete(page, step.id))) fail('the walkthrough did not mark the step done');

@@ -5,7 +5,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { Locator, Page } from 'playwright-core';
-import { readManifest } from '../integration/codeServerSession';
+import { readManifest, resultsDir } from '../integration/codeServerSession';
 import { fail, firstLine, palette, webview } from './workbench';
 
 const WALKTHROUGH_ID = 'firstHour';
@@ -126,6 +126,8 @@ export interface WalkthroughRuns {
   gated: string;
   /** Text of a trajectory row of that run (the first one when omitted). */
   trajectory?: string;
+  /** The name of an experiment of the workspace besides the demo's (a test fixture's is there too, never offered). */
+  otherExperiment: string;
 }
 
 /** What a step did: what it showed and the region that shows it (for the screenshots). */
@@ -201,14 +203,20 @@ export const WALKTHROUGH_STEPS: readonly WalkthroughStep[] = [
       // SEED: Train's pickers stay open when the focus moves; a click the page swallows while it re-renders the
       // completed step still shows no picker: click Train again, as a user would.
       await clickStepButtonForPicker(page, 'runDemo', 'Train', stage.or(experiment), 20_000);
-      if (!(await stage.isVisible())) await experiment.click();
+      // The workspace holds a test fixture's experiment too (walkthrough.ts): the picker must not offer it (issue 54
+      // item 9: it listed 69 files, test fixtures among them).
+      await experiment.waitFor({ state: 'visible', timeout: 20_000 });
+      const offered = await list.evaluateAll((rows) => rows.map((row) => [row.querySelector('.label-name'), row.querySelector('.label-description')].map((e) => e?.textContent?.trim() ?? '').join(' ')));
+      if (offered.some((row) => /fixtures/.test(row)) || !offered.some((row) => row.includes(runs.otherExperiment))) fail(`SEED: Train's experiment picker offers ${JSON.stringify(offered)}`);
+      await page.screenshot({ path: path.join(resultsDir, 'ui-experiment-picker.png') });
+      await experiment.click();
       await stage.waitFor({ state: 'visible', timeout: 60_000 });
       const stages = (await list.allTextContents()).map((t) => t.trim());
       await page.keyboard.press('Escape');
       // Back to the experiment (for its picture): its row in the Explorer.
       await page.locator('.explorer-folders-view .monaco-list-row', { hasText: 'demo.seed.yaml' }).first().click();
       await page.locator('.tabs-container .tab.active', { hasText: 'demo.seed.yaml' }).waitFor({ state: 'visible', timeout: 30_000 });
-      return { notes: [created, `SEED: Train offers: ${stages.slice(0, 3).join(' | ')}…`], region: editorPart(page) };
+      return { notes: [created, `experiments offered: ${offered.join(' | ')}`, `SEED: Train offers: ${stages.slice(0, 3).join(' | ')}…`], region: editorPart(page) };
     },
   },
   {
