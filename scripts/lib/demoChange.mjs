@@ -16,6 +16,6 @@ export const { wilson, differenceInterval, t975, pairedByTask, successChange, po
 export function changeLine(split, after, before) {
   const c = successChange(after, before);
   const basis = c.paired ? `paired over the same ${c.nAfter} tasks` : `${c.nAfter} and ${c.nBefore} episodes`;
-  const range = `${points(c.change)} points, 95 % interval [${points(c.low)}, ${points(c.high)}] ${basis}`;
+  const range = `${points(c.change)} points, 95 % interval ${change.intervalPoints(c.low, c.high)}${change.clampNote(c.low, c.high)} ${basis}`;
   return `  ${split}: ${range} — ${change.verdictText(c)}.`;
 }

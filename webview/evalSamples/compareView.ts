@@ -1,7 +1,7 @@
 // The paired comparison of two evaluations in the evaluation samples page: per task A and B, which way it flipped,
 // filterable (`gained`, `lost`, `same`, words), and a row opens both episodes side by side in the diff viewer.
 import type { PairedComparison, PairRow } from '../../src/evalSamples/shared/pairedEvaluations';
-import { points } from '../../src/runs/shared/pairedChange';
+import { clampNote, intervalClamped, intervalPoints, points } from '../../src/runs/shared/pairedChange';
 import { el } from '../shared/dom';
 
 const CHANGE_TEXT: Record<PairRow['change'], string> = { gained: '↑ gained', lost: '↓ lost', 'both won': '= both won', 'both failed': '= both failed' };
@@ -27,7 +27,14 @@ export function comparisonSummary(compared: PairedComparison, labels: { a: strin
     `B (${labels.b}) against A (${labels.a}) on ${compared.rows.length} paired tasks: `,
     el('strong', { text: `${compared.gained} gained, ${compared.lost} lost` }),
     change ? ' · change ' : '',
-    change ? el('span', { class: `change ${resolved}`, attrs: { 'data-k': 'change' }, text: `${points(change[0])} pts [${points(change[1])}, ${points(change[2])}]` }) : null,
+    change
+      ? el('span', {
+          class: `change ${resolved}`,
+          attrs: { 'data-k': 'change' },
+          text: `${points(change[0])} pts ${intervalPoints(change[1], change[2])}`,
+          ...(intervalClamped(change[1], change[2]) ? { title: `95 % interval${clampNote(change[1], change[2])}` } : {}),
+        })
+      : null,
     compared.unpaired.a + compared.unpaired.b > 0 ? ` · unpaired: ${compared.unpaired.a} in A, ${compared.unpaired.b} in B` : '',
   );
 }

@@ -97,9 +97,27 @@ export function points(x: number): string {
   return `${x >= 0 ? '+' : ''}${(100 * x).toFixed(0)}`;
 }
 
+/** Whether an interval reaches past ±100 points, which a change in success cannot leave: a paired t-interval over
+ * few tasks can (two tasks, one gained and one lost: ±1270 points). */
+export function intervalClamped(low: number, high: number): boolean {
+  return low < -1 || high > 1;
+}
+
+/** An interval of a change in success as printed, `[-6, +14]`: cut at ±100 points (intervalClamped). */
+export function intervalPoints(low: number, high: number): string {
+  return `[${points(Math.max(-1, low))}, ${points(Math.min(1, high))}]`;
+}
+
+/** What a tooltip adds after an interval that was cut; empty otherwise. */
+export function clampNote(low: number, high: number): string {
+  return intervalClamped(low, high)
+    ? ` (cut at ±100 points, which a change in success cannot leave; the t-interval over so few tasks is [${points(low)}, ${points(high)}])`
+    : '';
+}
+
 /** `+4 pts [−6, +14]`: the change and its interval, short enough for a tree item. */
 export function shortChange(change: SuccessChange): string {
-  return `${points(change.change)} pts [${points(change.low)}, ${points(change.high)}]`;
+  return `${points(change.change)} pts ${intervalPoints(change.low, change.high)}`;
 }
 
 /** The words for a change's verdict. */
@@ -134,7 +152,7 @@ export function changeTexts(
   const basis = change.paired ? `paired over the same ${change.nAfter} tasks` : `${change.nAfter} and ${change.nBefore} episodes`;
   return {
     label,
-    description: `${points(change.change)} [${points(change.low)}, ${points(change.high)}] ${short}`,
-    tooltip: `${split}: success ${pct(change.before)} before (base policy) → ${pct(change.after)} after; change ${points(change.change)} points, 95 % interval [${points(change.low)}, ${points(change.high)}] ${basis} — ${verdictText(change)}.`,
+    description: `${points(change.change)} ${intervalPoints(change.low, change.high)} ${short}`,
+    tooltip: `${split}: success ${pct(change.before)} before (base policy) → ${pct(change.after)} after; change ${points(change.change)} points, 95 % interval ${intervalPoints(change.low, change.high)}${clampNote(change.low, change.high)} ${basis} — ${verdictText(change)}.`,
   };
 }

@@ -3,7 +3,7 @@
 // split with the paired change against it (src/runs/shared/pairedChange.ts, computed by the host) after each
 // evaluation column, and CSV. No DOM, no `vscode`: the page and the unit tests use it alike.
 import { formatCell, type EvalCell } from '../../dashboard/shared/evaluation';
-import { points, verdictText, type SuccessChange } from '../../runs/shared/pairedChange';
+import { clampNote, intervalPoints, points, verdictText, type SuccessChange } from '../../runs/shared/pairedChange';
 
 export interface RunsTableRow {
   /** The run directory (the identity). */
@@ -195,13 +195,13 @@ export function cellText(row: RunsTableRow, id: string): string {
 
 /** The change as a Δ cell shows it: `+3 [-4, +11]`, points with the 95 % interval, as the dashboard writes it. */
 export function changeText(change: SuccessChange): string {
-  return `${points(change.change)} [${points(change.low)}, ${points(change.high)}]`;
+  return `${points(change.change)} ${intervalPoints(change.low, change.high)}`;
 }
 
 /** What the interval rests on, and what it means (a Δ cell's title). */
 export function changeTitle(change: SuccessChange): string {
   const basis = change.paired ? `paired task by task over ${change.nAfter} tasks` : 'unpaired: different tasks (Newcombe interval)';
-  return `change in success against the baseline, 95 % interval in points; ${basis} — ${verdictText(change)}`;
+  return `change in success against the baseline, 95 % interval in points${clampNote(change.low, change.high)}; ${basis} — ${verdictText(change)}`;
 }
 
 /** The colour class of a Δ cell: only a resolved change has one. */

@@ -4,7 +4,7 @@
 // fit (a long split name, an interval of three digits), the before → after gives way first, then the split's middle.
 // The verdict is the row's icon; the tooltip keeps every word (pairedChange.ts changeTexts). No `vscode` import.
 import type { BeforeAfter } from '../../runs/core/beforeAfter';
-import { changeTexts, points } from '../../runs/shared/pairedChange';
+import { changeTexts, intervalPoints, points } from '../../runs/shared/pairedChange';
 import { shortenMiddle } from '../../common/core/sidebarText';
 import { descriptionWidth, labelWidth, longestFitting, rowRoom } from '../../common/core/sidebarWidth';
 
@@ -29,7 +29,7 @@ function descriptions(change: BeforeAfter): string[] {
     return before ? [`${pct(before.success)}%→… ${missing}`, missing] : [missing];
   }
   const { change: delta, low, high } = change.change;
-  const interval = `${points(delta)} [${points(low)}, ${points(high)}]`;
+  const interval = `${points(delta)} ${intervalPoints(low, high)}`;
   return before && after ? [`${pct(before.success)}→${pct(after.success)}% ${interval}`, interval] : [interval];
 }
 

@@ -7,7 +7,8 @@ import path from 'node:path';
 import { after, test } from 'node:test';
 import { baselineDirs, readBeforeAfter } from '../../../src/runs/core/beforeAfter';
 import { RunSchemas } from '../../../src/runs/core/schemas';
-import { changeTexts, successChange } from '../../../src/runs/shared/pairedChange';
+import { changeTexts, clampNote, intervalClamped, intervalPoints, shortChange, successChange } from '../../../src/runs/shared/pairedChange';
+import { changeText, changeTitle } from '../../../src/runsTable/shared/runsTable';
 import { baselineRows } from '../../../src/dashboard/shared/evaluation';
 import type { EvalReport, RunManifest } from '../../../src/runs/shared/types';
 import { repoRoot } from '../support/repoPaths';
@@ -79,4 +80,26 @@ test('the words of a before/after: label, interval and verdict', () => {
   assert.match(texts.description, /^\+20 \[-?\d+, \+\d+\] noise$/);
   assert.match(texts.tooltip, /paired over the same 10 tasks — inside the evaluation's noise/);
   assert.equal(changeTexts('valid_seen', { success: 0.4, n: 10 }, undefined, undefined).description, 'no final evaluation yet');
+});
+
+test('an interval past ±100 points is printed cut there, and the tooltip says so (issue 54: [-130, +130] was printed)', () => {
+  // By hand: three tasks, 000 → 110: differences 1, 1, 0; mean 2/3, sd √(1/3) = 0.5774, t(2) = 4.303,
+  // half = 4.303 · 0.5774 / √3 = 1.4343: [−0.768, +2.101], i.e. −77 and +210 points.
+  const change = successChange(report('s', '110'), report('s', '000'));
+  assert.ok(Math.abs(change.low - (2 / 3 - 4.303 / 3)) < 1e-9 && Math.abs(change.high - (2 / 3 + 4.303 / 3)) < 1e-9, `${change.low}, ${change.high}`);
+  assert.equal(intervalClamped(change.low, change.high), true);
+  const texts = changeTexts('valid_seen', { success: 0, n: 3 }, { success: 2 / 3, n: 3 }, change);
+  assert.equal(texts.description, '+67 [-77, +100] noise');
+  assert.match(texts.tooltip, /95 % interval \[-77, \+100\] \(cut at ±100 points, which a change in success cannot leave; the t-interval over so few tasks is \[-77, \+210\]\) paired/);
+  assert.equal(shortChange(change), '+67 pts [-77, +100]');
+  assert.equal(changeText(change), '+67 [-77, +100]');
+  assert.match(changeTitle(change), /95 % interval in points \(cut at ±100 points/);
+  // Two tasks, one gained and one lost: t(1) = 12.706 gives ±1271 points, printed [-100, +100].
+  const wide = successChange(report('s', '10'), report('s', '01'));
+  assert.equal(intervalPoints(wide.low, wide.high), '[-100, +100]');
+  // Inside the bounds: as computed, no note.
+  const usual = successChange(report('s', '1101010011'), report('s', '0101000011'));
+  assert.equal(intervalClamped(usual.low, usual.high), false);
+  assert.equal(clampNote(usual.low, usual.high), '');
+  assert.doesNotMatch(changeTexts('valid_seen', { success: 0.4, n: 10 }, { success: 0.6, n: 10 }, usual).tooltip, /cut at/);
 });

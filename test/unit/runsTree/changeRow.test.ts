@@ -57,10 +57,11 @@ test('the demo\'s rows: the split, then before → after and the change with its
 });
 
 test('where before → after does not fit, it gives way (the tooltip keeps it); then the split\'s middle; the change never', () => {
-  // Four tasks, one gained and one lost (as test/fixtures/runs/valid-eval-*): an interval of three digits.
+  // Four tasks, one gained and one lost (as test/fixtures/runs/valid-eval-*): an interval of three digits, ±130 points
+  // as computed, printed cut at ±100 (a change in success cannot leave them; the tooltip says so).
   const pair = changeRow(linked('valid_unseen', report('valid_unseen', '0101'), report('valid_unseen', '1001')));
-  assert.deepEqual([pair.label, pair.description], ['valid_unseen', '+0 [-130, +130]']);
-  assert.match(pair.tooltip, /50% before \(base policy\) → 50% after; change \+0 points, 95 % interval \[-130, \+130\] paired over the same 4 tasks/);
+  assert.deepEqual([pair.label, pair.description], ['valid_unseen', '+0 [-100, +100]']);
+  assert.match(pair.tooltip, /50% before \(base policy\) → 50% after; change \+0 points, 95 % interval \[-100, \+100\] \(cut at ±100 points, [^)]* is \[-130, \+130\]\) paired over the same 4 tasks/);
   const long = changeRow(linked('household_valid_unseen_long_tasks', report('s', '0101000011'), report('s', '1101010011')));
   assert.equal(long.label, 'househol…g_tasks');
   assert.equal(long.description, '+20 [-10, +50]');
