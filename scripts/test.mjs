@@ -76,17 +76,17 @@ const BUDGETS = {
   'trainer (pytest)': 420,
   'vscode integration': 120,
   'reattach after reload (code-server)': 60,
-  'ui smoke (Chromium)': 25,
+  'ui smoke (Chromium)': 30,
   'ui train + dashboard (Chromium)': 50,
   'webview (Chromium)': 55,
-  'trajectory & review ui (code-server)': 25,
-  'dashboard compare & fitted heatmap ui (code-server)': 35,
+  'trajectory & review ui (code-server)': 42,
+  'dashboard compare & fitted heatmap ui (code-server)': 40,
   'runs table & evaluation samples ui (code-server)': 30,
   'premise report ui (code-server)': 35,
   'what-if ui (code-server)': 50,
   'export checkpoint ui (code-server)': 110,
   'walkthrough ui (code-server)': 35,
-  'live before/after ui (code-server)': 25,
+  'live before/after ui (code-server)': 30,
 };
 const budgetOf = (label) => BUDGETS[label] ?? BUDGETS[label.replace(/ \(.*\)$/, '')];
 
