@@ -1,8 +1,8 @@
 // SEED: Export Checkpoint… end to end in code-server, like a user, with the real trainer. The trainer writes a real
 // three-update run of the tiny household policy (checkpoints 2 and 3 kept, no export:
 // trainer/tests/support/make_whatif_run.py) into the workspace. What if… on a trajectory of update 3 (scored by
-// step-000002) finds no export and offers, beside the trainer, a button
-// that exports the checkpoint it names (no shell command). Then, from the run's context menu in the Runs view:
+// step-000002) finds no export and offers, beside the trainer, a button that exports the checkpoint it names (no
+// shell command). Then, from the run's context menu in the Runs view:
 // Export Checkpoint… → checkpoints/step-000002 → ONNX; the progress notification shows the trainer's progress lines,
 // the end says where the export is (with Open Folder and Reveal), and What if… rescores with it (onnxruntime-node).
 // The export moved away, the view's button starts exporting it again; cancelled half-way, the trainer process is

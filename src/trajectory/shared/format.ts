@@ -37,10 +37,11 @@ export function formatScore(value: number | null | undefined): string {
 }
 
 /**
- * The badges of a turn's action; `result` is the environment's reply to it (actionResult). `valid` in the run format is format verification only: the response held a
- * well-formed `<action>…</action>` (docs/run-format.md §7.2), not that the environment accepted it, so it reads
- * "well-formed" / "malformed"; an action the environment answered with "Nothing happens." (the household and ALFWorld
- * reply to an inadmissible command) gets "no effect" beside it.
+ * The badges of a turn's action; `result` is the environment's reply to it (actionResult: for the last turn, the final
+ * observation). `valid` in the run format is format verification only: the response held a well-formed
+ * `<action>…</action>` (docs/run-format.md §7.2), not that the environment accepted it, so it reads "well-formed" /
+ * "malformed"; an action the environment answered with "Nothing happens." (the household and ALFWorld reply to an
+ * inadmissible command) gets "no effect" beside it.
  */
 export function actionBadges(valid: boolean, result: string | undefined): Array<{ text: string; kind: 'valid' | 'invalid' | 'warn'; title: string }> {
   const badges: Array<{ text: string; kind: 'valid' | 'invalid' | 'warn'; title: string }> = [
