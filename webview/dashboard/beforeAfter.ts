@@ -23,19 +23,28 @@ const CAPTION = 'Before / after: held-out success of the base policy and after t
 /** A group's rows (issue 54): per split the mean success before and after across its runs, and the mean change with
  * its 95 % t-interval across the runs — the spread between seeds; a run's own interval holds its evaluation's noise. */
 function groupRows(body: HTMLTableSectionElement, label: string, word: (n: number) => string, runs: readonly LinkedRun[]): void {
+  if (runs.length === 1) {
+    // A group of one: a heading, so that its run is not read as one of the group above.
+    const tr = body.insertRow();
+    tr.className = 'before-after-row group-row';
+    const note = cell('td', 'one run: its own change below');
+    note.setAttribute('colspan', '5');
+    tr.append(cell('th', `${label} — 1 ${word(1)} (n=1)`), note);
+    return;
+  }
   for (const grouped of groupedChanges(runs.map((r) => r.beforeAfter))) {
-    if (grouped.n < 2 || !grouped.change) continue;
+    if (!grouped.change) continue;
     const { change, before, after } = grouped;
     const tr = body.insertRow();
-    const verdict = grouped.verdict === 'better' ? 'better' : grouped.verdict === 'worse' ? 'worse' : 'inside the noise';
+    const verdict = grouped.n < 2 ? 'one run so far' : grouped.verdict === 'better' ? 'better' : grouped.verdict === 'worse' ? 'worse' : 'inside the noise';
     tr.className = `before-after-row group-row verdict-${grouped.verdict}`;
     tr.title = `${grouped.split}: the mean over ${grouped.n} ${word(grouped.n)} of their before, after and change; the change's 95 % t-interval is across the ${word(grouped.n)} (n − 1 = ${grouped.n - 1} degrees of freedom)`;
     tr.append(
-      cell('th', `${label} — mean of ${grouped.n} ${word(grouped.n)}`),
+      cell('th', `${label} — mean of ${grouped.n}${grouped.n < runs.length ? ` of ${runs.length}` : ''} ${word(runs.length)}`),
       cell('td', grouped.split),
       cell('td', pct(before?.mean)),
       cell('td', pct(after?.mean)),
-      cell('td', `${points(change.mean)} pts [${points(change.low ?? change.mean)}, ${points(change.high ?? change.mean)}] across ${word(grouped.n)}`, 'change'),
+      cell('td', change.low === undefined || change.high === undefined ? `${points(change.mean)} pts (n=1)` : `${points(change.mean)} pts [${points(change.low)}, ${points(change.high)}] across ${word(grouped.n)}`, 'change'),
       cell('td', verdict, 'verdict'),
     );
   }

@@ -172,6 +172,7 @@ export class ChartView {
     if (this.caption.textContent === (text ?? '') && this.caption.hidden === (text === undefined)) return;
     this.caption.hidden = text === undefined;
     this.caption.textContent = text ?? '';
+    this.card.classList.toggle('grouped', text !== undefined);
   }
 
   /** Says `text` in place of the plot (undefined: the plot). */

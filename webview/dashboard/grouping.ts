@@ -55,11 +55,11 @@ export function groupCaption(spec: ChartSpec): string | undefined {
   const chosen = grouping();
   if (!chosen) return undefined;
   const by = `Grouped by ${groupingName(chosen)}`;
-  const axis = state.xAxis === 'time' ? ' Drawn against step: the runs of a group reach a step at different times.' : '';
+  const axis = state.xAxis === 'time' ? ' Drawn against step (runs reach a step at different times).' : '';
   if (spec.evaluation) {
-    return `${by}: each point is the mean success of a group's runs at an evaluation all of them made, its whiskers the 95 % t-interval across the runs (not a run's Wilson interval; a group of one run keeps its own).${axis}`;
+    return `${by}: mean success of each group's runs at the evaluations all of them made; whiskers: 95 % t-interval across the runs, not a run's Wilson interval (a group of one keeps its own).${axis}`;
   }
-  const what = spec.quantiles ? "the mean of the runs' medians" : "the mean of a group's runs";
-  const smoothing = state.smoothing > 0 && !spec.quantiles ? ' Each run is smoothed before the mean.' : '';
-  return `${by}: each line is ${what} at the steps all of them reached, the band its 95 % t-interval across the runs (mean ± t(n−1)·sd/√n); ▸ in the legend draws a group's runs.${smoothing}${axis}`;
+  const what = spec.quantiles ? "mean of the runs' medians" : "mean of each group's runs";
+  const smoothed = state.smoothing > 0 && !spec.quantiles ? ', each run smoothed first' : '';
+  return `${by}: ${what} at the steps all of them reached; band: 95 % t-interval across the runs (mean ± t(n−1)·sd/√n)${smoothed}. ▸ draws a group's runs.${axis}`;
 }
