@@ -134,7 +134,8 @@ export function runSeriesDatasets(
       spanGaps: true,
       // chart.js draws a lower order on top: a group's runs behind its mean (order 0), bands further back.
       order: member ? 1 : 0,
-      ...(isEval ? { intervals: intervalsOf(run, name, smoothed) } : {}),
+      // A group's runs drawn behind its mean keep to their lines: their whiskers would hide the mean's.
+      ...(isEval && !member ? { intervals: intervalsOf(run, name, smoothed) } : {}),
       ...(strips ? { strips } : {}),
     } as SeriesDataset,
   ];
