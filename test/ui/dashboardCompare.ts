@@ -10,8 +10,8 @@
 // Writes test-results/ui-runs-tree-default-width.png (the Runs tree and the TRAINER view at the default sidebar width,
 // where no label, run description or before → after row may be cut), ui-dashboard-compare.png and
 // ui-heatmap-fitted.png (and -absolute); a train run linked to its base evaluation shows its before/after
-// (ui-before-after-tree.png, ui-before-after-dashboard.png); two arms × three seeds selected in the Runs tree and grouped
-// "all but seed" in their dashboard draw a mean per arm (dashboardGroups.ts, ui-dashboard-groups.png).
+// (ui-before-after-tree.png, ui-before-after-dashboard.png); two arms × three seeds selected in the Runs tree and
+// grouped "all but seed" in their dashboard draw a mean per arm (dashboardGroups.ts, ui-dashboard-groups.png).
 import { execFileSync } from 'node:child_process';
 import { cpSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';

@@ -153,6 +153,13 @@ export const dashboardGroupTests: TestCase[] = [
       await view.page.waitForFunction(() => document.querySelectorAll('.card[data-chart="success"] .legend-expand').length === 0);
       assert.equal((await chartState(view, 'success')).legend.length, 6);
       assert.equal(await view.page.locator('.card[data-chart="success"] .chart-caption').isHidden(), true);
+      // One run left: no "Group by" to offer.
+      await pick(view, 'group-by', 'all but seed');
+      await view.page.locator('.card[data-chart="success"] .legend-expand').first().waitFor();
+      await view.send('runs', { overlaid: [runs[0]], available: runs });
+      await view.page.locator('.group-by').waitFor({ state: 'hidden' });
+      await view.page.waitForFunction(() => document.querySelectorAll('.card[data-chart="success"] .legend-item').length === 1);
+      assert.equal(await view.page.locator('.card[data-chart="success"] .legend-expand').count(), 0);
       assert.deepEqual(view.errors, []);
       assert.deepEqual(await view.violations(), []);
     },

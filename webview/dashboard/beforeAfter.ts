@@ -37,7 +37,7 @@ function groupRows(body: HTMLTableSectionElement, label: string, word: (n: numbe
     const { change, before, after } = grouped;
     const tr = body.insertRow();
     const verdict = grouped.n < 2 ? 'one run so far' : grouped.verdict === 'better' ? 'better' : grouped.verdict === 'worse' ? 'worse' : 'inside the noise';
-    tr.className = `before-after-row group-row verdict-${grouped.verdict}`;
+    tr.className = `before-after-row group-row verdict-${grouped.n < 2 ? 'none' : grouped.verdict}`;
     tr.title = `${grouped.split}: the mean over ${grouped.n} ${word(grouped.n)} of their before, after and change; the change's 95 % t-interval is across the ${word(grouped.n)} (n − 1 = ${grouped.n - 1} degrees of freedom)`;
     tr.append(
       cell('th', `${label} — mean of ${grouped.n}${grouped.n < runs.length ? ` of ${runs.length}` : ''} ${word(runs.length)}`),

@@ -39,8 +39,6 @@ export interface ChartOptions {
   xRange: { min: number; max: number } | undefined;
 }
 
-export type { LegendEntry } from './legend';
-
 export interface ChartCallbacks extends LegendCallbacks {
   zoom(range: { min: number; max: number } | undefined): void;
   exportPng(view: ChartView): void;

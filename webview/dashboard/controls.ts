@@ -1,5 +1,5 @@
-// What the toolbar's controls do: overlay runs, smoothing, x axis, group by (and a group's runs shown), the toggles (saved with the webview state), reset
-// zoom; and a redraw when the theme or the window size changes.
+// What the toolbar's controls do: overlay runs, smoothing, x axis, group by (and a group's runs shown), the toggles
+// (saved with the webview state), reset zoom; and a redraw when the theme or the window size changes.
 import { markAllDirty } from './render';
 import { channel, hidden, model, saveState, state } from './state';
 import { isUnsmoothed } from '../../src/dashboard/shared/charts';

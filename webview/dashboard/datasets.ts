@@ -7,7 +7,8 @@ import { wilsonInterval, type Interval } from '../../src/dashboard/shared/evalua
 import { liveDecimate, type Point, type SmoothedSeries } from '../../src/dashboard/shared/series';
 import { displayText, isolatedText } from '../../src/common/shared/inertText';
 import type { DashboardRun } from '../../src/dashboard/shared/protocol';
-import { cssVar, type ChartView, type LegendEntry, type SeriesDataset } from './chartView';
+import { cssVar, type ChartView, type SeriesDataset } from './chartView';
+import type { LegendEntry } from './legend';
 import type { StripBox } from './quantileStrips';
 import { drawnAxis } from './grouping';
 import { hidden, model, state } from './state';
@@ -91,8 +92,8 @@ export interface SeriesStyle {
   member?: boolean;
 }
 
-/** A run's series as chart.js datasets: its line (smoothed unless drawn as written), the faded raw line, an evaluation's
- * Wilson whiskers, a strip's boxes; with "Robust y" its raw points and box ends go to `robustYs`. */
+/** A run's series as chart.js datasets: its line (smoothed unless drawn as written), the faded raw line, an
+ * evaluation's Wilson whiskers, a strip's boxes; with "Robust y" its raw points and box ends go to `robustYs`. */
 export function runSeriesDatasets(
   view: ChartView,
   entry: { run: DashboardRun; name: string; series: SmoothedSeries },

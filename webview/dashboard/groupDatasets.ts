@@ -9,7 +9,8 @@ import { aggregateSteps, groupLineText, type GroupedSeries } from '../../src/das
 import { minMaxDecimate, type Point, type SmoothedSeries } from '../../src/dashboard/shared/series';
 import type { DashboardRun } from '../../src/dashboard/shared/protocol';
 import { isolatedText } from '../../src/common/shared/inertText';
-import type { ChartView, LegendEntry, SeriesDataset } from './chartView';
+import type { ChartView, SeriesDataset } from './chartView';
+import type { LegendEntry } from './legend';
 import { DASH_PATTERNS, chartSeriesNames, faded, palette, runSeriesDatasets, seriesOrder, shortLabel } from './datasets';
 import { groupWord, type RunsGroup } from './grouping';
 import { hidden, model, state } from './state';

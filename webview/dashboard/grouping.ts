@@ -1,6 +1,6 @@
-// The dashboard's "Group by" (issue 54): the overlaid runs grouped by the runs table's rule (runs/shared/runGrouping.ts)
-// — nothing, "all but seed" or one config key — and what a grouped page draws against: steps, since the runs of a group
-// reach a step at different times.
+// The dashboard's "Group by" (issue 54): the overlaid runs grouped by the runs table's rule
+// (runs/shared/runGrouping.ts) — nothing, "all but seed" or one config key — and what a grouped page draws against:
+// steps, since the runs of a group reach a step at different times.
 import type { XAxis } from '../../src/dashboard/shared/axis';
 import type { ChartSpec } from '../../src/dashboard/shared/charts';
 import type { DashboardRun } from '../../src/dashboard/shared/protocol';

@@ -33,7 +33,7 @@ model.charts = DASHBOARD_CHARTS.map(
         markAllDirty();
       },
       exportPng: (view) => {
-        // The title names the runs (a legend label names its run only when several are overlaid); grouped, the grouping.
+        // The title names the runs (a legend label names its run only when several are overlaid), or the grouping.
         const groups = activeGroups();
         const names = groups ? `grouped by ${groupingName()}` : model.overlaid.map((run) => isolatedText(run.name)).join(', ');
         if (view.chart) channel.post('export', { format: 'png', name: `${view.spec.id}.png`, data: view.exportImage(names ? `${view.spec.title} — ${names}` : view.spec.title) });

@@ -1,8 +1,7 @@
 // The dashboard's two tables: the evaluation panel (per split and task type, success with its 95 % Wilson interval
 // and n, one column per overlaid run) and the run-comparison table (status, final metrics, evaluations and the config
-// keys on which the runs differ, as W&B's runs table); grouped, still per run, ordered and headed by group. Every cell is
-// text (textContent): run names and config values
-// come from files.
+// keys on which the runs differ, as W&B's runs table); grouped, still per run, ordered and headed by group. Every cell
+// is text (textContent): run names and config values come from files.
 import { formatCell, type EvalSummary } from '../../src/dashboard/shared/evaluation';
 import { FINAL_METRICS, configDifferences, type FinalMetrics } from '../../src/dashboard/shared/runComparison';
 import { cleanNumber } from '../../src/dashboard/shared/axis';
@@ -42,7 +41,7 @@ function table(caption: string, runs: readonly PanelRun[], rows: ReadonlyArray<{
       groupHead.append(th);
     }
   }
-  const head = (element.tHead ?? element.createTHead()).insertRow();
+  const head = element.createTHead().insertRow(); // after the groups' row, when grouped
   head.append(cellOf('th', ''), ...runs.map((r) => cellOf('th', r.run.name)));
   const body = element.createTBody();
   for (const row of rows) {

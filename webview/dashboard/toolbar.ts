@@ -1,5 +1,5 @@
-// The page's layout: the toolbar (runs, smoothing, x axis, group by, toggles, reset zoom, status line), the panels above the
-// charts and the chart grid. Run names reach the page through textContent only.
+// The page's layout: the toolbar (runs, smoothing, x axis, group by, toggles, reset zoom, status line), the panels
+// above the charts and the chart grid. Run names reach the page through textContent only.
 import { isolatedText } from '../../src/common/shared/inertText';
 import { groupingOptions } from '../../src/runs/shared/runGrouping';
 import { groupMembers, grouping } from './grouping';

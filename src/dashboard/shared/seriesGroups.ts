@@ -1,7 +1,8 @@
 // A group of runs as one line of a dashboard chart (issue 54, "runs grouped by seed"): at each step every run of the
 // group reached, the mean of their values and its 95 % t-interval across the runs (runs/shared/runGrouping.ts, the
-// runs table's function); its CSV is csv.ts's groupedChartCsv. Steps some run has not reached are left out rather than averaged
-// over fewer runs: a mean whose members change from step to step would jump where a seed stops. No DOM, no `vscode`.
+// runs table's function); its CSV is csv.ts's groupedChartCsv. Steps some run has not reached are left out rather
+// than averaged over fewer runs: a mean whose members change from step to step would jump where a seed stops. No DOM,
+// no `vscode`.
 import { clampedToFraction, tInterval } from '../../runs/shared/runGrouping';
 
 /** A run's series as the dashboard holds it (x non-decreasing; NaN values are gaps). */
