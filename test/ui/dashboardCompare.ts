@@ -10,7 +10,8 @@
 // Writes test-results/ui-runs-tree-default-width.png (the Runs tree and the TRAINER view at the default sidebar width,
 // where no label, run description or before → after row may be cut), ui-dashboard-compare.png and
 // ui-heatmap-fitted.png (and -absolute); a train run linked to its base evaluation shows its before/after
-// (ui-before-after-tree.png, ui-before-after-dashboard.png).
+// (ui-before-after-tree.png, ui-before-after-dashboard.png); two arms × three seeds selected in the Runs tree and
+// grouped "all but seed" in their dashboard draw a mean per arm (dashboardGroups.ts, ui-dashboard-groups.png).
 import { execFileSync } from 'node:child_process';
 import { cpSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -19,6 +20,7 @@ import { RunReader, RunSchemas, decodeTokenArrays, findSchemasDir, quantileSumma
 import { quantileOfSorted } from '../../src/dashboard/shared/robustRange';
 import { CENTER_BIN, binOf, colorOf, fittedScale, heatScale } from '../../src/trajectory/shared/colorScale';
 import { type CodeServerSession, repoRoot, resultsDir, runCodeServerTest, runnerPrerequisites } from '../integration/codeServerSession';
+import { dashboardGroupedBySeed } from './dashboardGroups';
 import { type DrawnLabel, fail, inSeedSidebar, runUiSteps, treeRow, webview, wholeSidebarLabels } from './workbench';
 
 const LABEL = 'dashboard compare & fitted heatmap ui (code-server)';
@@ -344,6 +346,7 @@ function main(): void {
         ['two runs selected in the Runs tree → dashboard overlay, comparison table, evaluation panel', () => dashboardOfTwoRuns(page)],
         ['household trajectory → heatmap on the fitted scale, "absolute" one click away', () => fittedHeatmap(page, householdRun)],
         ['a train run linked to its base evaluation → before/after in the Runs tree and the dashboard', () => beforeAfter(page)],
+        ['two arms × three seeds selected → one dashboard, "Group by: all but seed" → a mean per arm, n = 3', () => dashboardGroupedBySeed(page, session)],
       ]);
     },
   );
