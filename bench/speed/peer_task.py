@@ -84,7 +84,7 @@ class SumTasks:
         return _OneStep(spec)
 
     def step_prompt(self, *, task, observation, admissible_actions, history, history_length) -> str:
-        return observation.text
+        return observation  # the question's text: the whole user message, as TRL's dataset holds it
 
     def parse_response(self, response: str) -> tuple[str, str | None]:
         return response, None
