@@ -15,7 +15,10 @@ Where the two GRPO definitions differ by definition, the check measures it inste
 - TRL's default `use_bias_correction_kl` (off in the mapping) is also measured: its gradient differs from ours even
   at ratio 1;
 - π_old: TRL on-policy takes its own log-probs detached, ours scores π_old again (`rl.old_logprobs: recompute`): ratio 1
-  up to rounding on both.
+  up to rounding on both;
+- the KL clamp: ours clamps r = ref − logp to ±20 and k3 to ±10 (verl's), TRL neither. The policy is moved off the
+  reference (`perturb`) so that the KL term is live, but not so far that a token reaches the clamp; the check counts
+  such tokens and the loss the clamp takes away.
 Imports TRL inside the functions: run it in bench/.venv-peer (peer_venv.sh).
 """
 
@@ -34,7 +37,9 @@ from peer_task import reward, sample_specs, sum_reward, update_seed
 # fused LM head takes log-softmax and entropy in chunks), so agreement is to rounding, relative to each tensor's size.
 LOSS_TOLERANCE = 1e-5  # absolute, on a loss of order 0.1-1
 GRADIENT_TOLERANCE = 1e-4  # per parameter: max |Δg| ≤ this × max |g| of that parameter
-PERTURBATION = 0.05  # the trained policy's distance from the reference, in each weight's std
+# The trained policy's distance from the reference, in each weight's std: on SmolLM2-135M 0.02 puts 29 of 128 tokens
+# past the clip (|log-ratio| > 0.18) and none at our KL clamp (max |r| 1.7; at 0.05 two tokens pass it, r up to 4.0).
+PERTURBATION = 0.02
 
 
 def make_batch(policy, settings: PeerSettings) -> dict:
@@ -71,7 +76,7 @@ def perturb(model, seed: int, scale: float = PERTURBATION) -> None:
             param.add_(noise.to(param.dtype) * scale * param.float().std())
 
 
-def ours_side(model_path: str, settings: PeerSettings, batch: dict, trl: dict) -> dict:
+def ours_side(model_path: str, settings: PeerSettings, batch: dict, trl: dict, perturbation: float) -> dict:
     """Our loss and gradients on `batch` against TRL's (`trl_side`): on-policy with our own advantages and with TRL's,
     and off-policy (π_old = the reference weights) with TRL's."""
     from seed_trainer.compute.policy import Policy
@@ -86,7 +91,7 @@ def ours_side(model_path: str, settings: PeerSettings, batch: dict, trl: dict) -
     data["rl"]["old_logprobs"] = "recompute"
     config = experiment_from_data(data, Path.cwd(), "the equal-batch check")
     policy = Policy.load(config.resolved_model())
-    perturb(policy.model, settings.seed)
+    perturb(policy.model, settings.seed, perturbation)
     loss_settings = LossSettings.for_algorithm(config)
     episodes = []
     for k, (ids, text, value) in enumerate(
@@ -104,6 +109,7 @@ def ours_side(model_path: str, settings: PeerSettings, batch: dict, trl: dict) -
     )
     old_and_reference_logprobs(policy, episodes, loop, None, reference=True)
     steps = [e.steps[0] for e in episodes]
+    clamp = kl_clamp(steps, settings.beta)
     own_advantages, scores = [s.advantage for s in steps], [s.score for s in steps]
     own = _ours_loss(policy, steps, config, loss_settings)
     for step, value in zip(steps, trl["advantages"]):
@@ -114,6 +120,7 @@ def ours_side(model_path: str, settings: PeerSettings, batch: dict, trl: dict) -
     off = _ours_loss(policy, steps, config, loss_settings)
     return {
         "work": work_of_ours(config),
+        "kl_clamp": clamp,
         "advantages": own_advantages,
         "scores": scores,
         "own": {"loss": own["loss"], "gradients": compare_grads(own["grads"], trl["on_policy"][1])},
@@ -125,6 +132,23 @@ def ours_side(model_path: str, settings: PeerSettings, batch: dict, trl: dict) -
             "approx_kl": off["approx_kl"],
         },
         "against_kl_ratio_correction": compare_grads(same["grads"], trl["bias_corrected"][1]),
+    }
+
+
+def kl_clamp(steps, beta: float) -> dict:
+    """Where our k3 term departs from TRL's by definition: ours clamps r = ref − logp to ±20 and k3 to ±10 (as verl's
+    low_var_kl), TRL clamps neither. Counted at π_old (= θ on-policy) over the batch's tokens, with the loss that the
+    clamp takes away: β · Σ (k3 − clamped k3) / tokens."""
+    from seed_trainer.algo.losses import KL_CLAMP, LOG_RATIO_CLAMP, k3_kl
+
+    r = torch.cat([s.ref_logp - s.old_logp for s in steps])
+    raw = torch.exp(r) - r - 1.0
+    clamped = k3_kl(torch.cat([s.old_logp for s in steps]), torch.cat([s.ref_logp for s in steps]))
+    return {
+        "tokens_clamped": int(((raw > KL_CLAMP) | (r.abs() > LOG_RATIO_CLAMP)).sum()),
+        "tokens": r.numel(),
+        "max_abs_r": float(r.abs().max()),
+        "loss_taken_by_clamp": float(beta * (raw - clamped).sum() / r.numel()),
     }
 
 
@@ -152,7 +176,7 @@ def _ours_loss(policy, steps, config, loss_settings) -> dict:
     }
 
 
-def trl_side(model_path: str, settings: PeerSettings, batch: dict) -> dict:
+def trl_side(model_path: str, settings: PeerSettings, batch: dict, perturbation: float) -> dict:
     """TRL's loss and gradients on `batch`: on-policy (its own π_old, the detached log-probs), off-policy (π_old = its
     reference's log-probs), and on-policy with its default KL ratio correction."""
     from datasets import Dataset
@@ -192,7 +216,7 @@ def trl_side(model_path: str, settings: PeerSettings, batch: dict) -> dict:
             rollout_func=rollout,
         )
         model = trainer.model
-        perturb(model, settings.seed)
+        perturb(model, settings.seed, perturbation)
         model.train()
         trainer.current_gradient_accumulation_steps = 1  # what Trainer's loop sets before each step
         scored = trainer._generate_and_score_completions(rows)
@@ -247,7 +271,7 @@ def compare_grads(a: dict[str, torch.Tensor], b: dict[str, torch.Tensor]) -> dic
     }
 
 
-def equal_batch_check(model_path: str, settings: PeerSettings) -> dict:
+def equal_batch_check(model_path: str, settings: PeerSettings, perturbation: float = PERTURBATION) -> dict:
     """The whole check in fp32 (what it compares and the verdict), as the JSON `peer_trl.py --check-only` writes."""
     from seed_trainer.compute.policy import Policy
     from seed_trainer.experiment.config import ModelConfig
@@ -257,8 +281,8 @@ def equal_batch_check(model_path: str, settings: PeerSettings) -> dict:
     sampler = Policy.load(ModelConfig(path=model_path, device="cpu", dtype="float32"), with_reference=False)
     batch = make_batch(sampler, settings)
     del sampler
-    trl = trl_side(model_path, settings, batch)
-    ours = ours_side(model_path, settings, batch, trl)
+    trl = trl_side(model_path, settings, batch, perturbation)
+    ours = ours_side(model_path, settings, batch, trl, perturbation)
     std = _group_stds(batch["rewards"], settings.group)
     predicted = max((abs(a) * (1e-4 - 1e-6) / s for a, s in zip(ours["advantages"], std) if s > 0), default=0.0)
     advantage_diff = max(_diffs(ours["advantages"], trl["advantages"]))
@@ -279,6 +303,7 @@ def equal_batch_check(model_path: str, settings: PeerSettings) -> dict:
         **{f"{name}_loss_equal": held[name]["loss_abs_diff"] <= LOSS_TOLERANCE for name in held},
         **{f"{name}_gradients_equal": held[name]["gradients"]["max_relative"] <= GRADIENT_TOLERANCE for name in held},
         "off_policy_clip_exercised": held["off_policy"]["clip_frac"] > 0,
+        "kl_clamp_inactive": ours["kl_clamp"]["tokens_clamped"] == 0,
     }
     return {
         "passed": all(checks.values()),
@@ -296,8 +321,13 @@ def equal_batch_check(model_path: str, settings: PeerSettings) -> dict:
             "rewards": batch["rewards"],
             "completions": batch["texts"],
             "forced_right_answers": "the first completion of each group",
-            "policy": f"the model's weights moved by {PERTURBATION} × each weight's std × N(0, 1) noise (seed "
+            "policy": f"the model's weights moved by {perturbation} × each weight's std × N(0, 1) noise (seed "
             f"{settings.seed}, the same on both sides); the reference keeps the model's own weights",
+        },
+        "kl_clamp": {
+            **ours["kl_clamp"],
+            "why": "ours clamps r = ref − logp to ±20 and k3 to ±10 (verl's low_var_kl), TRL neither: equal only "
+            "while no token reaches them, which the perturbation is chosen for",
         },
         "advantages": {
             "trl": trl["advantages"],

@@ -69,7 +69,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--trl-set", nargs="*", default=[], metavar="FIELD=VALUE", help="change TRL's GRPOConfig")
     p.add_argument("--check-only", action="store_true", help="only the equal-batch loss/gradient check")
     p.add_argument("--no-check", action="store_true", help="the timings without the equal-batch check")
-    p.add_argument("--out", default=str(REPO / "bench" / "results" / "peer-trl.json"))
+    p.add_argument("--out", help="default bench/results/peer-trl.json (--check-only: peer-trl-check.json)")
     p.add_argument("--side", choices=("ours", "trl"), help=argparse.SUPPRESS)  # internal: one timed side
     p.add_argument("--side-args", help=argparse.SUPPRESS)
     return p
@@ -237,7 +237,7 @@ def main(argv: list[str] | None = None) -> int:
 
         report["equal_batch_check"] = equal_batch_check(model_dir, settings)
     report["machine"]["load_average_after"] = list(os.getloadavg())
-    out = Path(args.out)
+    out = Path(args.out or REPO / "bench" / "results" / ("peer-trl-check.json" if args.check_only else "peer-trl.json"))
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
     print(json.dumps({k: v for k, v in report.items() if k not in ("rounds", "equal_batch_check")}, indent=2))
