@@ -32,6 +32,8 @@ class PhaseTimer:
     def __init__(self, trainer) -> None:
         self.updates: list[dict] = []
         self.current: dict = {}
+        self.active: set[str] = set()  # the wrapped methods running now
+        self.autocast: dict[str, set[bool]] = {}  # per phase: whether the decoder ran under CPU autocast
         self._depth_prepare = 0
         for method, phase in self.WRAPPED.items():
             setattr(trainer, method, self._timed(getattr(trainer, method), phase))
@@ -41,9 +43,11 @@ class PhaseTimer:
             if phase == "prepare":
                 self._depth_prepare += 1
             started = time.perf_counter()
+            self.active.add(phase)
             try:
                 result = function(*args, **kwargs)
             finally:
+                self.active.discard(phase)
                 seconds = time.perf_counter() - started
                 if phase == "prepare":
                     self._depth_prepare -= 1
@@ -56,6 +60,17 @@ class PhaseTimer:
             return result
 
         return wrapper
+
+    def probe(self, layer) -> None:
+        """Notes, per phase, whether `layer` (a decoder layer) runs under CPU autocast: TRL's bf16 is accelerate's
+        autocast, and generation runs outside TRL's own autocast context."""
+        import torch
+
+        def hook(module, inputs):
+            phase = "generation" if "generation" in self.active else "scoring_and_update"
+            self.autocast.setdefault(phase, set()).add(torch.is_autocast_enabled("cpu"))
+
+        layer.register_forward_pre_hook(hook)
 
     def callback(self):
         from transformers import TrainerCallback
@@ -108,9 +123,12 @@ def run_trl(settings_json: str, model_dir: str, updates: int, overrides_json: st
     rows = trl_rows(settings.seed, updates, settings.prompts)
     trainer = GRPOTrainer(model=model_dir, reward_funcs=sum_reward, args=args, train_dataset=Dataset.from_list(rows))
     timer = PhaseTimer(trainer)
+    timer.probe(trainer.model.model.layers[0])
     trainer.add_callback(timer.callback())
     trainer.train()
-    Path(out).write_text(json.dumps({"threads": torch.get_num_threads(), "updates": timer.updates}), encoding="utf-8")
+    autocast = {phase: sorted(seen) for phase, seen in timer.autocast.items()}
+    record = {"threads": torch.get_num_threads(), "autocast": autocast, "updates": timer.updates}
+    Path(out).write_text(json.dumps(record), encoding="utf-8")
     return 0
 
 

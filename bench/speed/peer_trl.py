@@ -260,6 +260,9 @@ def timings(args, settings: PeerSettings, data: dict, model_dir: str, trl_change
     threads = {r.get("threads") for side in rounds.values() for r in side if "error" not in r}
     if threads - {settings.threads}:
         refuse([f"threads: --threads {settings.threads}, the sides ran {sorted(threads)}"])
+    autocast = {flag for r in rounds["trl"] if "error" not in r for flags in r["autocast"].values() for flag in flags}
+    if autocast and autocast != {settings.dtype == "bf16"}:  # ours computes under autocast exactly in bf16
+        refuse([f"dtype: --dtype {settings.dtype}, TRL's decoder ran with CPU autocast {sorted(autocast)}"])
     results = {side: summarize(runs) for side, runs in rounds.items()}
     ratio = {}
     if all("error" not in r for r in results.values()):
