@@ -108,7 +108,8 @@ def apply_dotted(data: dict, changes: dict[str, object]) -> dict:
 
 
 def both_sides(settings: PeerSettings, model: str, updates: int, ours_changes: dict, trl_changes: dict, out_dir: str):
-    """Our experiment data and TRL's GRPOConfig arguments, built, read back, and compared: (ours, trl, problems)."""
+    """Our experiment data, and what each side will run as read back from the built objects, and where they differ:
+    (data, ours, trl, problems)."""
     from trl import GRPOConfig
 
     from seed_trainer.experiment.loading import experiment_from_data
@@ -118,7 +119,7 @@ def both_sides(settings: PeerSettings, model: str, updates: int, ours_changes: d
     trl_kwargs = {**trl_config_kwargs(settings, out_dir, updates), **trl_changes}
     trl_args = GRPOConfig(**trl_kwargs)
     ours_work, trl_work = work_of_ours(config), work_of_trl(trl_args)
-    return data, trl_changes, ours_work, trl_work, mismatches(ours_work, trl_work)
+    return data, ours_work, trl_work, mismatches(ours_work, trl_work)
 
 
 def refuse(problems: list[str]) -> None:
@@ -224,7 +225,7 @@ def main(argv: list[str] | None = None) -> int:
         },
     }
     with tempfile.TemporaryDirectory(prefix="peer-trl-") as tmp:
-        data, trl_changes, ours_work, trl_work, problems = both_sides(
+        data, ours_work, trl_work, problems = both_sides(
             settings, model_dir, args.updates, ours_changes, trl_changes, tmp
         )
         if problems:
