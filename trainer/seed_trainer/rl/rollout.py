@@ -3,6 +3,10 @@
 Every live environment contributes one prompt per round; the policy answers all of them in a single batched call
 (KV cache, left padding), each response is reduced to an action, and every environment steps. An environment leaves
 the batch when it is done or reaches `max_steps`. Each step becomes one training sample (DESIGN §2).
+
+The prompt is the per-step prompt h_t through the chat template (`rollout.prompt_format: step`, the default), or, with
+`chat` (opt-in), the whole episode so far as one conversation (algo/prompts.py `chat_system_prompt` and
+`chat_user_turn`, compute/conversation.py for the token layout and truncation).
 """
 
 from __future__ import annotations
@@ -15,7 +19,8 @@ from typing import TYPE_CHECKING, Any
 import torch
 
 from seed_trainer.algo.actions import invalid_reason, parse_action
-from seed_trainer.algo.prompts import build_step_prompt
+from seed_trainer.algo.prompts import build_step_prompt, chat_system_prompt, chat_user_turn
+from seed_trainer.compute.conversation import ChatConversation
 from seed_trainer.compute.policy import Policy
 from seed_trainer.envs.base import EnvironmentFailure, Task, TaskSource
 
@@ -28,7 +33,7 @@ class Step:
     t: int
     observation: str  # what the agent saw before acting
     admissible_actions: list[str]
-    prompt: str  # h_t: the user turn before the chat template
+    prompt: str  # h_t: the user turn before the chat template (the chat format: this step's user turn)
     prompt_ids: list[int]
     response_ids: list[int]
     response: str
@@ -72,6 +77,34 @@ class Episode:
 
 
 PromptPrefix = Callable[[Task], str]
+PROMPT_FORMATS = ("step", "chat")  # rollout.prompt_format
+
+
+class _EpisodeChat:
+    """An episode's conversation in the chat format: its user turns so far and the first turn its prompts keep."""
+
+    def __init__(self, policy: Policy, task: Task) -> None:
+        self.conversation = ChatConversation(policy.tokenizer, chat_system_prompt(task.description))
+        self.users: list[str] = []
+        self.first = 0
+
+    def prompt_ids(self, user: str, episode: Episode, max_prompt_tokens: int) -> list[int]:
+        self.users.append(user)
+        responses = [step.response_ids for step in episode.steps]
+        ids, self.first = self.conversation.prompt_ids(self.users, responses, max_prompt_tokens, self.first)
+        return ids
+
+
+def _check_chat_format(prompt_format: str, source: TaskSource, prompt_prefix: PromptPrefix | None) -> None:
+    if prompt_format not in PROMPT_FORMATS:
+        raise ValueError(f"rollout.prompt_format: {prompt_format!r} is not one of {', '.join(PROMPT_FORMATS)}")
+    if prompt_format == "chat" and getattr(source, "step_prompt", None) is not None:
+        raise ValueError(
+            "rollout.prompt_format chat: the environment builds its own step prompt; the chat format is the "
+            "household's (algo/prompts.py chat_system_prompt)"
+        )
+    if prompt_format == "chat" and prompt_prefix is not None:
+        raise ValueError("rollout.prompt_format chat: a prompt prefix (SDAR) is not placed in a conversation yet")
 
 
 def _takes_memory(build_prompt) -> bool:
@@ -113,6 +146,7 @@ def play_episodes(
     with_logprobs: bool = False,
     generator: Generator | None = None,
     memory: bool = False,
+    prompt_format: str = "step",
 ) -> list[Episode]:
     """Plays `group_size` episodes of every task spec; returns them grouped (group g = specs[g]).
 
@@ -120,7 +154,9 @@ def play_episodes(
     sampled tokens' log-probs of each step (`Step.sample_logp`). `generator` answers the prompts instead of the
     policy (the vLLM engine of `rollout.engine: vllm`); the policy's tokenizer still builds them. `memory`
     (`rollout.memory`) asks the prompt for its line of places searched; off, the prompt builder is called as before.
+    `prompt_format` (`rollout.prompt_format`): `chat` plays each episode as one conversation (module docstring).
     """
+    _check_chat_format(prompt_format, source, prompt_prefix)
     build_prompt = getattr(source, "step_prompt", None) or build_step_prompt
     parse = getattr(source, "parse_response", None) or _default_parse
     extra = {"memory": True} if memory else {}  # only when on: an environment's own builder may not take it
@@ -137,12 +173,23 @@ def play_episodes(
             episodes.append(episode)
             observations.append(observation)
     live = [i for i, env in enumerate(envs) if env is not None]
+    chats = {i: _EpisodeChat(policy, episodes[i].task) for i in live} if prompt_format == "chat" else None
     for _t in range(max_steps):
         if not live:
             break
         prompts = []
         for i in live:
             episode, observation = episodes[i], observations[i]
+            if chats is not None:
+                prompts.append(
+                    chat_user_turn(
+                        observation=observation.text,
+                        admissible_actions=observation.admissible_actions,
+                        history=episode.history,
+                        memory=memory,
+                    )
+                )
+                continue
             prompt = build_prompt(
                 task=episode.task.description,
                 observation=observation.text,
@@ -154,7 +201,10 @@ def play_episodes(
             if prompt_prefix is not None:
                 prompt = f"{prompt_prefix(episode.task)}\n\n{prompt}"
             prompts.append(prompt)
-        prompt_ids = [policy.encode_chat(prompt, max_prompt_tokens) for prompt in prompts]
+        if chats is not None:
+            prompt_ids = [chats[i].prompt_ids(p, episodes[i], max_prompt_tokens) for i, p in zip(live, prompts)]
+        else:
+            prompt_ids = [policy.encode_chat(prompt, max_prompt_tokens) for prompt in prompts]
         generations = (generator or policy).generate(
             prompt_ids,
             max_response_tokens,
