@@ -10,10 +10,13 @@ own. A template that renders earlier turns differently once a later one exists (
 is refused: its prompts would not be prefixes of each other.
 
 Truncation, for a conversation longer than `max_tokens`: the system turn stays and whole turns (a user turn and its
-response) are dropped from the oldest, as few as make it fit; the current user turn always stays. Where the system and
-the current turn alone do not fit, the ids are left-truncated as a one-turn prompt is (`Policy.encode_chat`). The
-number of dropped turns never shrinks as a conversation grows, so agent SFT's packed layout can train every run of
-steps that drop the same turns as one sequence.
+response) are dropped from the oldest until the conversation takes at most half of `max_tokens` (or, where no cut
+gets it that short, as few as make it fit); the current user turn always stays. The next steps keep that first turn
+until the limit is reached again. Dropping a batch of turns at once, rather than one per step, lets agent SFT's packed
+layout train several steps as one sequence even in long episodes (each dropped turn starts a new sequence). Where the
+system and the current turn alone do not fit, the ids are left-truncated as a one-turn prompt is (`Policy.encode_chat`).
+A step's prompt depends on the steps before it only through that first kept turn, so a conversation is built step by
+step, in order, by the rollout and by agent SFT alike.
 """
 
 from __future__ import annotations
@@ -41,8 +44,10 @@ class ChatConversation:
         self.tokenizer = tokenizer
         self.system = system
         self.end = end_of_turn_id(tokenizer)
-        self._heads: dict[int, list[int]] = {}  # first kept turn -> ids of [system, its user turn] + generation prompt
-        self._joins: dict[tuple[int, int], list[int]] = {}  # (first kept turn, turn j) -> ids between j-1's response and j
+        # first kept turn -> the ids of [system, its user turn] and the generation prompt
+        self._heads: dict[int, list[int]] = {}
+        # (first kept turn, turn j) -> the ids between turn j-1's response and turn j's generation prompt
+        self._joins: dict[tuple[int, int], list[int]] = {}
 
     def _render(self, users: Sequence[str]) -> str:
         messages = [{"role": "system", "content": self.system}]
@@ -91,11 +96,16 @@ class ChatConversation:
     def prompt_ids(
         self, users: Sequence[str], responses: Sequence[Sequence[int]], max_tokens: int, first: int = 0
     ) -> tuple[list[int], int]:
-        """The prompt of the step that answers users[-1], at most `max_tokens` long (the module's truncation rule),
-        and the first turn it keeps. `first`: a turn known to be dropped already (a previous step's answer)."""
-        last = len(users) - 1
-        for start in range(first, last + 1):
+        """The prompt of the step that answers users[-1], at most `max_tokens` long, and the first turn it keeps
+        (the module's truncation rule); `first` is the previous step's first kept turn."""
+        ids = self.ids(users, responses, first)
+        if len(ids) <= max_tokens:
+            return ids, first
+        fitting = None  # the least cut that fits, should none get to half
+        for start in range(first + 1, len(users)):
             ids = self.ids(users, responses, start)
-            if len(ids) <= max_tokens:
+            if len(ids) <= max_tokens // 2:
                 return ids, start
-        return ids[-max_tokens:], last
+            if fitting is None and len(ids) <= max_tokens:
+                fitting = (ids, start)
+        return fitting if fitting is not None else (ids[-max_tokens:], len(users) - 1)
