@@ -218,10 +218,6 @@ def agent_sft(
     import torch
 
     from seed_trainer.bootstrap.agent_sft_dev import chat_dev_prompts, dev_states, next_action_accuracy
-    from seed_trainer.bootstrap.packed_episodes import packed_logprobs
-    from seed_trainer.compute.policy import Policy
-    from seed_trainer.compute.response_scoring import pack, response_logprobs
-    from seed_trainer.experiment.config import ModelConfig, ensure_model_dir
     from seed_trainer.stages.sft import save_merged_model
 
     if config.layout not in LAYOUTS:
@@ -232,15 +228,7 @@ def agent_sft(
     partial = out_dir.with_name(out_dir.name + ".partial")
     settings = run_settings(config)
     torch.manual_seed(config.seed)
-    state = None
-    if (partial / STATE).exists():
-        state = torch.load(partial / STATE, weights_only=False)
-        if state["settings"] != settings:
-            raise SystemExit(f"{partial}: made with other settings ({state['settings']}); delete it to start over")
-    base = str(partial) if state is not None else str(ensure_model_dir(config.base) or config.base)
-    if model is None:
-        model = ModelConfig(path=base, device="cpu", dtype=cpu_dtype(config.dtype))
-    policy = Policy.load(model.model_copy(update={"path": base}), with_reference=False)
+    policy, state = _load(config, model, partial, settings)
     dtype = str(policy.compute_dtype).removeprefix("torch.")
     packed = config.layout == "packed"
     started = time.perf_counter()
@@ -286,24 +274,8 @@ def agent_sft(
             _save_partial(policy, optimizer, partial, settings, step, losses, accuracy, spent())
             say(f"agent SFT: stopped after step {step}; its state is in {partial}\n")
             return None
-        items = [encoded[i] for i in batches[step]]
-        if packed:
-            with policy.autocast():
-                logp = packed_logprobs(policy.model, items, policy.pad_id, policy.device)
-            loss = -logp.mean()  # a token mean over the batch's trained tokens, as the step layout's
-        else:
-            batch = pack([p for p, _ in items], [r for _, r in items], policy.pad_id, policy.device)
-            with policy.autocast():
-                logp, _ = response_logprobs(policy.model, batch)
-            loss = -(logp * batch.response_mask).sum() / batch.response_mask.sum()
         lr = learning_rate(config, step)
-        for group in optimizer.param_groups:
-            group["lr"] = lr
-        optimizer.zero_grad(set_to_none=True)
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(params, 1.0)
-        optimizer.step()
-        losses.append(float(loss.detach()))
+        losses.append(_train_step(policy, optimizer, params, [encoded[i] for i in batches[step]], packed, lr))
         done = step + 1
         hooks.step(done, losses[-1], lr, spent())
         if done % 5 == 0 or done == config.steps:
@@ -329,6 +301,51 @@ def agent_sft(
     (out_dir / REPORT).write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
     shutil.rmtree(partial, ignore_errors=True)
     return out_dir
+
+
+def _load(config: AgentSftConfig, model: ModelConfig | None, partial: Path, settings: dict):
+    """The policy to train — the base model's weights, or the partial run's — and the partial run's state (None when
+    it starts afresh)."""
+    import torch
+
+    from seed_trainer.compute.policy import Policy
+    from seed_trainer.experiment.config import ModelConfig, ensure_model_dir
+
+    state = None
+    if (partial / STATE).exists():
+        state = torch.load(partial / STATE, weights_only=False)
+        if state["settings"] != settings:
+            raise SystemExit(f"{partial}: made with other settings ({state['settings']}); delete it to start over")
+    base = str(partial) if state is not None else str(ensure_model_dir(config.base) or config.base)
+    if model is None:
+        model = ModelConfig(path=base, device="cpu", dtype=cpu_dtype(config.dtype))
+    return Policy.load(model.model_copy(update={"path": base}), with_reference=False), state
+
+
+def _train_step(policy, optimizer, params, items: list, packed: bool, lr: float) -> float:
+    """One optimizer step on a batch of examples (packed sequences, or step layout (prompt, reply) pairs): a token
+    mean of the NLL over the trained tokens, the gradient clipped to norm 1. Returns the loss."""
+    import torch
+
+    from seed_trainer.bootstrap.packed_episodes import packed_logprobs
+    from seed_trainer.compute.response_scoring import pack, response_logprobs
+
+    if packed:
+        with policy.autocast():
+            logp = packed_logprobs(policy.model, items, policy.pad_id, policy.device)
+        loss = -logp.mean()
+    else:
+        batch = pack([p for p, _ in items], [r for _, r in items], policy.pad_id, policy.device)
+        with policy.autocast():
+            logp, _ = response_logprobs(policy.model, batch)
+        loss = -(logp * batch.response_mask).sum() / batch.response_mask.sum()
+    for group in optimizer.param_groups:
+        group["lr"] = lr
+    optimizer.zero_grad(set_to_none=True)
+    loss.backward()
+    torch.nn.utils.clip_grad_norm_(params, 1.0)
+    optimizer.step()
+    return float(loss.detach())
 
 
 def _save_partial(

@@ -8,14 +8,10 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from seed_trainer.bootstrap.agent_sft import AgentSftConfig
 
 
-def dev_states(config: AgentSftConfig) -> list:
-    """`config.dev_states` held-out states: mistake-free demonstrations of `dev` tasks, in order, fixed by the seed."""
+def dev_states(config) -> list:
+    """`config.dev_states` (an agent_sft.AgentSftConfig) held-out states: mistake-free demonstrations of `dev` tasks, in order, fixed by the seed."""
     from seed_trainer.envs.household import HouseholdTasks
     from seed_trainer.envs.household.expert_states import expert_states
 

@@ -75,6 +75,12 @@ EXCLUSIVE_RULES: list[tuple[str, str, dict[str, Any], str]] = [
         "`agent` trains on the demonstrations of the built-in household environment (`environment.name: household`)",
     ),
     (
+        "sft.mode",
+        "agent",
+        {"properties": {"model": {"properties": {"lora": {"type": "null"}}}}},
+        "`agent` fine-tunes all weights (`model.lora: null`); the experiment that starts from its model may use LoRA",
+    ),
+    (
         "rollout.prompt_format",
         "chat",
         # required: the default algorithm (seed) has a teacher pass, so the editor must see it named

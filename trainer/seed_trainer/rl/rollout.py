@@ -80,18 +80,53 @@ PromptPrefix = Callable[[Task], str]
 PROMPT_FORMATS = ("step", "chat")  # rollout.prompt_format
 
 
-class _EpisodeChat:
-    """An episode's conversation in the chat format: its user turns so far and the first turn its prompts keep."""
+class _StepPrompts:
+    """The `step` format: each step's prompt is the environment's step prompt (or the household's), one user turn."""
 
-    def __init__(self, policy: Policy, task: Task) -> None:
-        self.conversation = ChatConversation(policy.tokenizer, chat_system_prompt(task.description))
-        self.users: list[str] = []
-        self.first = 0
+    def __init__(self, policy, build_prompt, history_length, extra, prompt_prefix, max_prompt_tokens) -> None:
+        self.policy, self.build_prompt, self.history_length = policy, build_prompt, history_length
+        self.extra, self.prompt_prefix, self.max_prompt_tokens = extra, prompt_prefix, max_prompt_tokens
 
-    def prompt_ids(self, user: str, episode: Episode, max_prompt_tokens: int) -> list[int]:
-        self.users.append(user)
+    def user_turn(self, i: int, episode: Episode, observation) -> str:
+        prompt = self.build_prompt(
+            task=episode.task.description,
+            observation=observation.text,
+            admissible_actions=observation.admissible_actions,
+            history=episode.history,
+            history_length=self.history_length,
+            **self.extra,
+        )
+        if self.prompt_prefix is not None:
+            prompt = f"{self.prompt_prefix(episode.task)}\n\n{prompt}"
+        return prompt
+
+    def ids(self, i: int, prompt: str, episode: Episode) -> list[int]:
+        return self.policy.encode_chat(prompt, self.max_prompt_tokens)
+
+
+class _ChatPrompts:
+    """The `chat` format: per episode its conversation so far, the first turn its prompts keep, and its user turns."""
+
+    def __init__(self, policy: Policy, memory: bool, max_prompt_tokens: int) -> None:
+        self.policy, self.memory, self.max_prompt_tokens = policy, memory, max_prompt_tokens
+        self.episodes: dict[int, tuple[ChatConversation, list[str], list[int]]] = {}
+
+    def user_turn(self, i: int, episode: Episode, observation) -> str:
+        return chat_user_turn(
+            observation=observation.text,
+            admissible_actions=observation.admissible_actions,
+            history=episode.history,
+            memory=self.memory,
+        )
+
+    def ids(self, i: int, prompt: str, episode: Episode) -> list[int]:
+        if i not in self.episodes:
+            conversation = ChatConversation(self.policy.tokenizer, chat_system_prompt(episode.task.description))
+            self.episodes[i] = (conversation, [], [0])
+        conversation, users, first = self.episodes[i]
+        users.append(prompt)
         responses = [step.response_ids for step in episode.steps]
-        ids, self.first = self.conversation.prompt_ids(self.users, responses, max_prompt_tokens, self.first)
+        ids, first[0] = conversation.prompt_ids(users, responses, self.max_prompt_tokens, first[0])
         return ids
 
 
@@ -173,38 +208,15 @@ def play_episodes(
             episodes.append(episode)
             observations.append(observation)
     live = [i for i, env in enumerate(envs) if env is not None]
-    chats = {i: _EpisodeChat(policy, episodes[i].task) for i in live} if prompt_format == "chat" else None
+    if prompt_format == "chat":
+        prompter = _ChatPrompts(policy, memory, max_prompt_tokens)
+    else:
+        prompter = _StepPrompts(policy, build_prompt, history_length, extra, prompt_prefix, max_prompt_tokens)
     for _t in range(max_steps):
         if not live:
             break
-        prompts = []
-        for i in live:
-            episode, observation = episodes[i], observations[i]
-            if chats is not None:
-                prompts.append(
-                    chat_user_turn(
-                        observation=observation.text,
-                        admissible_actions=observation.admissible_actions,
-                        history=episode.history,
-                        memory=memory,
-                    )
-                )
-                continue
-            prompt = build_prompt(
-                task=episode.task.description,
-                observation=observation.text,
-                admissible_actions=observation.admissible_actions,
-                history=episode.history,
-                history_length=history_length,
-                **extra,
-            )
-            if prompt_prefix is not None:
-                prompt = f"{prompt_prefix(episode.task)}\n\n{prompt}"
-            prompts.append(prompt)
-        if chats is not None:
-            prompt_ids = [chats[i].prompt_ids(p, episodes[i], max_prompt_tokens) for i, p in zip(live, prompts)]
-        else:
-            prompt_ids = [policy.encode_chat(prompt, max_prompt_tokens) for prompt in prompts]
+        prompts = [prompter.user_turn(i, episodes[i], observations[i]) for i in live]
+        prompt_ids = [prompter.ids(i, prompt, episodes[i]) for i, prompt in zip(live, prompts)]
         generations = (generator or policy).generate(
             prompt_ids,
             max_response_tokens,
