@@ -78,7 +78,7 @@ def test_a_stop_request_ends_the_run_with_its_state_kept(tmp_path, monkeypatch):
     monkeypatch.setattr(RunWriter, "stop_requested", lambda self: self.paths.metrics.exists())
     run_dir = agent_sft_run(config, tmp_path / "act.seed.yaml", runs_dir=tmp_path / "runs", run_id="act-2", echo=None)
     reader = RunReader(run_dir)
-    assert reader.manifest()["status"] == "stopped"
+    assert reader.manifest()["status"] == "stopped" and check_run(run_dir).ok
     assert [r["step"] for r in reader.metrics() if r["kind"] == "sft"] == [1]
     assert any(e["type"] == "stop_requested" for e in reader.events())
     assert (run_dir / f"{MODEL_DIR}.partial" / "agent_sft_state.pt").exists() and not (run_dir / MODEL_DIR).exists()
