@@ -116,17 +116,28 @@ def build_step_prompt(
             )
         else:
             lines.append(f"Before this step you have taken {steps_taken} step(s).")
+    lines += _current_state(history, observation, admissible_actions, memory)
+    return "\n".join(lines) + "\n\n" + TURN_INSTRUCTIONS
+
+
+def _current_state(
+    history: Sequence[tuple[str, str]], observation: str, admissible_actions: Sequence[str], memory: bool
+) -> list[str]:
+    """The lines that end a step prompt and make a chat user turn: `places_memory`'s line (with `memory`, after the
+    first step), the step number (after the first) with the current observation, and the admissible actions."""
+    lines = []
+    if history:
         remembered = places_memory(history, observation) if memory else ""
         if remembered:
             lines.append(remembered)
-        lines.append(f"You are now at step {steps_taken + 1}. Your current observation is: {observation}")
+        lines.append(f"You are now at step {len(history) + 1}. Your current observation is: {observation}")
     else:
         lines.append(f"Your current observation is: {observation}")
     if admissible_actions:
         lines.append(
             f"Your admissible actions for the current situation are: [{format_admissible(admissible_actions)}]."
         )
-    return "\n".join(lines) + "\n\n" + TURN_INSTRUCTIONS
+    return lines
 
 
 def chat_system_prompt(task: str, intro: str = INTRO) -> str:
@@ -145,19 +156,7 @@ def chat_user_turn(
     history: Sequence[tuple[str, str]] = (),
     memory: bool = False,
 ) -> str:
-    """The chat format's user turn for the step after `history` (as in `build_step_prompt`): the step number after
-    the first, `places_memory`'s line when `memory` is on, the current observation and the admissible actions. The
-    earlier steps are the conversation's own turns, so there is no history window."""
-    lines = []
-    if history:
-        remembered = places_memory(history, observation) if memory else ""
-        if remembered:
-            lines.append(remembered)
-        lines.append(f"You are now at step {len(history) + 1}. Your current observation is: {observation}")
-    else:
-        lines.append(f"Your current observation is: {observation}")
-    if admissible_actions:
-        lines.append(
-            f"Your admissible actions for the current situation are: [{format_admissible(admissible_actions)}]."
-        )
-    return "\n".join(lines)
+    """The chat format's user turn for the step after `history` (as in `build_step_prompt`): `places_memory`'s line
+    when `memory` is on, the step number after the first with the current observation, and the admissible actions.
+    The earlier steps are the conversation's own turns, so there is no history window."""
+    return "\n".join(_current_state(history, observation, admissible_actions, memory))

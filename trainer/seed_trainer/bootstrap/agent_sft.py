@@ -107,7 +107,7 @@ def run_settings(config: AgentSftConfig) -> dict:
 class Hooks:
     """What a caller (the Stage-1 run) hears of the training and how it stops it; nothing by default."""
 
-    step: Callable[[int, float, float, float], None] = lambda step, loss, lr, seconds: None
+    step: Callable[[int, float, float, float], None] = lambda step, loss, lr, seconds: None  # seconds: of this step
     accuracy: Callable[[int, float, int], None] = lambda step, accuracy, states: None
     stop: Callable[[], bool] = lambda: False
 
@@ -274,10 +274,10 @@ def agent_sft(
             _save_partial(policy, optimizer, partial, settings, step, losses, accuracy, spent())
             say(f"agent SFT: stopped after step {step}; its state is in {partial}\n")
             return None
-        lr = learning_rate(config, step)
+        lr, step_began = learning_rate(config, step), time.perf_counter()
         losses.append(_train_step(policy, optimizer, params, [encoded[i] for i in batches[step]], packed, lr))
         done = step + 1
-        hooks.step(done, losses[-1], lr, spent())
+        hooks.step(done, losses[-1], lr, time.perf_counter() - step_began)
         if done % 5 == 0 or done == config.steps:
             rate = (time.perf_counter() - step_started) / (done - first)
             say(

@@ -128,11 +128,9 @@ def _agent_sft(config: ExperimentConfig, writer, stop, progress: bool) -> None:
         recipe={k: v for k, v in asdict(settings).items() if k != "save_every"},
     )
     writer.set_progress(0, total=total, unit="sft_step")
-    last = {"seconds": 0.0}
 
     def on_step(step: int, loss: float, lr: float, seconds: float) -> None:
-        writer.metrics(step, "sft", {"loss/sft": loss, "optim/lr": lr, "time/step": seconds - last["seconds"]})
-        last["seconds"] = seconds
+        writer.metrics(step, "sft", {"loss/sft": loss, "optim/lr": lr, "time/step": seconds})
         writer.set_progress(step)
         if progress:
             progress_bar(step, total, f"loss {loss:.4f}")

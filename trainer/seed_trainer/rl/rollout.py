@@ -104,12 +104,19 @@ class _StepPrompts:
         return self.policy.encode_chat(prompt, self.max_prompt_tokens)
 
 
+@dataclass
+class _EpisodeConversation:
+    conversation: ChatConversation
+    users: list[str] = field(default_factory=list)  # its user turns so far
+    first: int = 0  # the first turn its prompts keep (compute/conversation.py's truncation)
+
+
 class _ChatPrompts:
-    """The `chat` format: per episode its conversation so far, the first turn its prompts keep, and its user turns."""
+    """The `chat` format: each episode's conversation so far."""
 
     def __init__(self, policy: Policy, memory: bool, max_prompt_tokens: int) -> None:
         self.policy, self.memory, self.max_prompt_tokens = policy, memory, max_prompt_tokens
-        self.episodes: dict[int, tuple[ChatConversation, list[str], list[int]]] = {}
+        self.episodes: dict[int, _EpisodeConversation] = {}
 
     def user_turn(self, i: int, episode: Episode, observation) -> str:
         return chat_user_turn(
@@ -121,12 +128,12 @@ class _ChatPrompts:
 
     def ids(self, i: int, prompt: str, episode: Episode) -> list[int]:
         if i not in self.episodes:
-            conversation = ChatConversation(self.policy.tokenizer, chat_system_prompt(episode.task.description))
-            self.episodes[i] = (conversation, [], [0])
-        conversation, users, first = self.episodes[i]
-        users.append(prompt)
+            system = chat_system_prompt(episode.task.description)
+            self.episodes[i] = _EpisodeConversation(ChatConversation(self.policy.tokenizer, system))
+        state = self.episodes[i]
+        state.users.append(prompt)
         responses = [step.response_ids for step in episode.steps]
-        ids, first[0] = conversation.prompt_ids(users, responses, self.max_prompt_tokens, first[0])
+        ids, state.first = state.conversation.prompt_ids(state.users, responses, self.max_prompt_tokens, state.first)
         return ids
 
 
