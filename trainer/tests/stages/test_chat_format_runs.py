@@ -1,17 +1,18 @@
 """`rollout.prompt_format: chat` through the stages that read it: a GRPO update and an evaluation on the household with
-the shipped tiny policy write valid runs whose steps' prompts are their user turns."""
+the shipped tiny policy write valid runs whose steps' prompts are their user turns; what-if rescoring refuses them."""
 
 from __future__ import annotations
 
 import yaml
 
+from seed_trainer.cli import main
 from seed_trainer.experiment.loading import load_experiment
 from seed_trainer.runlog import RunReader, check_run
 from seed_trainer.stages.evaluate import evaluate_checkpoint
 from seed_trainer.stages.train import train
 
 
-def test_a_grpo_update_and_an_evaluation_in_the_chat_format(tmp_path):
+def test_a_grpo_update_and_an_evaluation_in_the_chat_format(tmp_path, capsys):
     data = {
         "name": "chat",
         "algorithm": "grpo",
@@ -38,3 +39,6 @@ def test_a_grpo_update_and_an_evaluation_in_the_chat_format(tmp_path):
         trajectories = [reader.trajectory(row) for row in reader.trajectory_index()]
         steps = [s for t in trajectories for s in t["steps"]]
         assert steps and all(s["prompt"].startswith(("Your current observation", "You are now at step")) for s in steps)
+        # what-if rescoring rebuilds a step's prompt as one user turn: it refuses these trajectories
+        assert main(["rescore", str(run_dir), "--trajectory", trajectories[0]["id"], "--skill", "look first"]) == 2
+        assert "played its episodes as conversations" in capsys.readouterr().err
