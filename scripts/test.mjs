@@ -97,6 +97,7 @@ const DESELECTED_SUITES = [
   { marker: 'vllm', what: 'the vLLM rollout engine', command: 'npm run test:vllm' },
   { marker: 'smollm2_heavy', what: 'the heavy SmolLM2-135M paths', command: 'npm run test:smollm2' },
   { marker: 'verl', what: 'export-verl against verl 0.9.1', command: 'npm run test:verl' },
+  { marker: 'peer', what: 'the equal-batch check against TRL 1.16', command: 'npm run test:peer' },
 ];
 const DESELECT_EXPRESSION = DESELECTED_SUITES.map((s) => `not ${s.marker}`).join(' and ');
 
@@ -357,6 +358,28 @@ async function testVerl() {
   process.exit(ok ? 0 : 1);
 }
 
+/** `npm run test:peer`: makes bench/.venv-peer when needed (bench/speed/peer_venv.sh: TRL 1.16 beside the trainer on
+ * the CPU torch), then runs the equal-batch check of TRL's GRPO against ours with it; none may skip. */
+async function testPeer() {
+  step('The peer venv (bash bench/speed/peer_venv.sh)');
+  const setup = await runStreaming('bash', ['bench/speed/peer_venv.sh'], process.env);
+  if (setup.code !== 0) {
+    console.error('\nnpm run test:peer: bench/speed/peer_venv.sh failed');
+    console.log('\ntotal: 0 passed, 1 failed, 0 skipped');
+    process.exit(1);
+  }
+  step('TRL against ours on one batch (pytest)');
+  const python = path.join(repoRoot, 'bench', '.venv-peer', 'bin', 'python');
+  const env = { ...process.env, FORCE_COLOR: '0', TRL_EXPERIMENTAL_SILENCE: '1' };
+  const args = ['-m', 'pytest', 'trainer/tests/bench/test_peer_equal_batch.py', '-m', 'peer', '-q', '--color=no',
+    '-p', 'no:cacheprovider', '-rsP'];
+  const { code, text } = await runStreaming(python, args, env);
+  const counts = countParsers.pytest(text);
+  const ok = code === 0 && counts !== null && counts.failed === 0 && counts.skipped === 0 && counts.passed > 0;
+  console.log(`\ntotal: ${counts?.passed ?? 0} passed, ${ok ? 0 : Math.max(counts?.failed ?? 0, 1)} failed, ${counts?.skipped ?? 0} skipped`);
+  process.exit(ok ? 0 : 1);
+}
+
 const command = process.argv.includes('--vllm') ? testVllm : process.argv.includes('--verl') ? testVerl
-  : process.argv.includes('--smollm2') ? testSmolLM2 : main;
+  : process.argv.includes('--smollm2') ? testSmolLM2 : process.argv.includes('--peer') ? testPeer : main;
 await command();

@@ -170,7 +170,8 @@ function runsOfStage(services: Services, stages: readonly string[]): RunEntry[] 
   return services.runs.runs().filter((entry) => entry.index.manifest && stages.includes(entry.index.manifest.stage) && !isLive(entry.state));
 }
 
-/** The stage's own options: eval → `--split` (+ `--checkpoint`), sft without `sft.data` → `--data`. undefined = cancelled. */
+/** The stage's own options: eval → `--split` (+ `--checkpoint`), sft without `sft.data` → `--data` (not for
+ *  `sft.mode: agent`, which trains on the environment's demonstrations). undefined = cancelled. */
 async function stageOptions(services: Services, choice: StageChoice, facts: ReturnType<typeof ExperimentService.facts>, args: TrainArgs): Promise<string[] | undefined> {
   if (choice.command === 'eval') {
     let split = args.split;
@@ -196,7 +197,7 @@ async function stageOptions(services: Services, choice: StageChoice, facts: Retu
     }
     return ['--split', split, ...(checkpoint ? ['--checkpoint', checkpoint] : [])];
   }
-  if (choice.command === 'sft' && !facts.sftData) {
+  if (choice.command === 'sft' && !facts.sftData && facts.sftMode !== 'agent') {
     let data = args.data;
     if (!data) {
       const collected = runsOfStage(services, ['collect']);

@@ -10,8 +10,10 @@
 // Writes test-results/ui-runs-tree-default-width.png (the Runs tree and the TRAINER view at the default sidebar width,
 // where no label, run description or before → after row may be cut), ui-dashboard-compare.png and
 // ui-heatmap-fitted.png (and -absolute); a train run linked to its base evaluation shows its before/after
-// (ui-before-after-tree.png, ui-before-after-dashboard.png), its dashboard's defaults (ui-dashboard-defaults.png); a run
-// that parsed no skill says so in its gate charts (ui-dashboard-no-skill-data.png).
+// (ui-before-after-tree.png, ui-before-after-dashboard.png) and its dashboard's defaults (ui-dashboard-defaults.png); two
+// arms × three seeds selected in the Runs tree and grouped "all but seed" in their dashboard draw a mean per arm
+// (dashboardGroups.ts, ui-dashboard-groups.png); a run that parsed no skill says so in its gate charts
+// (ui-dashboard-no-skill-data.png).
 import { execFileSync } from 'node:child_process';
 import { cpSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -20,6 +22,7 @@ import { RunReader, RunSchemas, decodeTokenArrays, findSchemasDir, quantileSumma
 import { quantileOfSorted } from '../../src/dashboard/shared/robustRange';
 import { CENTER_BIN, binOf, colorOf, fittedScale, heatScale } from '../../src/trajectory/shared/colorScale';
 import { type CodeServerSession, repoRoot, resultsDir, runCodeServerTest, runnerPrerequisites } from '../integration/codeServerSession';
+import { dashboardGroupedBySeed } from './dashboardGroups';
 import { type DrawnLabel, fail, inSeedSidebar, runUiSteps, treeRow, webview, wholeSidebarLabels } from './workbench';
 import { dashboardDefaults, noSkillData, prepareNoSkillRun } from './dashboardChecks';
 
@@ -351,6 +354,7 @@ function main(): void {
         ['household trajectory → heatmap on the fitted scale, "absolute" one click away', () => fittedHeatmap(page, householdRun)],
         ['a train run linked to its base evaluation → before/after in the Runs tree and the dashboard', () => beforeAfter(page)],
         ['its dashboard by default: the evaluation a line from the base, training success overall, task types on demand', () => dashboardDefaults(page)],
+        ['two arms × three seeds selected → one dashboard, "Group by: all but seed" → a mean per arm, n = 3', () => dashboardGroupedBySeed(page, session)],
         ['a run that writes skills but parsed none → its gate charts say "No data yet"', () => noSkillData(page)],
       ]);
     },

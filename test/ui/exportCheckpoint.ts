@@ -60,6 +60,7 @@ class ExportUi {
   constructor(
     private readonly page: Page,
     readonly runDir: string,
+    private readonly python: string,
   ) {
     this.exportsDir = path.join(runDir, 'exports');
   }
@@ -194,8 +195,27 @@ class ExportUi {
     await pickRow(this.page, 'Hugging Face folder').waitFor({ state: 'visible', timeout: 15_000 });
     const formats = await labels();
     if (JSON.stringify(formats) !== JSON.stringify(['ONNX', 'Hugging Face folder'])) fail(`the formats offered: ${JSON.stringify(formats)}`);
-    await this.page.keyboard.press('Escape');
-    return [`weights ${weights.join(', ')}; formats ${formats.join(', ')}`];
+    return [`weights ${weights.join(', ')}; formats ${formats.join(', ')}`, ...(await this.hfFolder())];
+  }
+
+  /** Hugging Face folder picked (the palette's open format list): the trainer writes exports/step-000003-hf, and
+   * transformers loads it as a causal LM with its tokenizer. */
+  private async hfFolder(): Promise<string[]> {
+    const started = Date.now();
+    await pickRow(this.page, 'Hugging Face folder').click();
+    const done = toast(this.page, 'exported checkpoints/step-000003 as Hugging Face folder to');
+    await done.waitFor({ state: 'visible', timeout: 300_000 });
+    const doneText = ((await done.locator('.notification-list-item-message').textContent()) ?? '').trim();
+    await this.page.screenshot({ path: path.join(resultsDir, 'ui-export-hf-done.png') });
+    const out = path.join(this.exportsDir, 'step-000003-hf');
+    if (!existsSync(path.join(out, 'config.json'))) fail(`${out} has no config.json`);
+    const loaded = execFileSync(
+      this.python,
+      ['-c', 'import sys, transformers as t; m = t.AutoModelForCausalLM.from_pretrained(sys.argv[1]); k = t.AutoTokenizer.from_pretrained(sys.argv[1]); print(type(m).__name__, sum(p.numel() for p in m.parameters()), len(k))', out],
+      { env: { ...process.env, OMP_NUM_THREADS: '1', HF_HUB_OFFLINE: '1' }, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] },
+    ).trim();
+    if (!/ForCausalLM \d+ \d+$/.test(loaded)) fail(`transformers read the folder as "${loaded}"`);
+    return [`"${doneText}" after ${((Date.now() - started) / 1000).toFixed(1)} s`, `transformers loads it: ${loaded} (class, parameters, vocabulary)`];
   }
 
   /** The demo's case (issue 54 item 1): the checkpoint that scored the trajectory pruned, the next one kept; no export.
@@ -239,13 +259,13 @@ function main(): void {
       await page.goto(session.workbenchUrl());
       await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
       await page.locator('.part.activitybar a.action-label[aria-label^="SEED"]').first().click();
-      const ui = new ExportUi(page, run);
+      const ui = new ExportUi(page, run, python);
       return runUiSteps(page, LABEL, 'ui-export', [
         ['What if… without an export offers a button that exports the checkpoint it names', () => ui.openWhatIf()],
         ['Export Checkpoint… from the run\'s menu: step-000002 → ONNX, the trainer\'s progress, then where it is', () => ui.exportFromTree()],
         ['What if… rescores with the export (onnxruntime-node)', () => ui.whatIfUsesIt()],
         ['the view\'s button exports the checkpoint it names; cancelled half-way, the trainer ends and nothing is left', () => ui.exportButtonThenCancel()],
-        ['from the palette: the run\'s checkpoints newest first, then the formats', () => ui.fromPalette()],
+        ['from the palette: the run\'s checkpoints newest first, then the formats; a Hugging Face folder that transformers loads', () => ui.fromPalette()],
         ['step-000002 pruned: the question\'s export button and hint name the kept step-000003', () => ui.prunedOffersKept()],
       ]);
     },

@@ -30,6 +30,7 @@ import { diffLabelTests } from './diffLabels';
 import { skillMismatchTests } from './skillMismatch';
 import { evalSamplesCompareTests } from './evalSamplesCompare';
 import { runsTableGroupsTests } from './runsTableGroups';
+import { dashboardGroupTests } from './dashboardGroups';
 import { premiseTests } from './premise';
 
 const LABEL = 'webview (Chromium)';
@@ -529,7 +530,7 @@ async function main(): Promise<void> {
     },
   };
   const filter = process.env.SEED_TEST_GREP;
-  const cases = [...viewerTests, ...whatIfTests, ...whatIfReloadTests, ...diffTests, ...diffLabelTests, ...skillMismatchTests, ...evalSamplesCompareTests, ...runsTableGroupsTests, ...premiseTests, ...reviewTests, ...dashboardTests, ...tableTests, ...securityTests, ...inertTests, ...neutralTokenTests].filter(([name]) => !filter || name.includes(filter));
+  const cases = [...viewerTests, ...whatIfTests, ...whatIfReloadTests, ...diffTests, ...diffLabelTests, ...skillMismatchTests, ...evalSamplesCompareTests, ...runsTableGroupsTests, ...premiseTests, ...reviewTests, ...dashboardTests, ...dashboardGroupTests, ...tableTests, ...securityTests, ...inertTests, ...neutralTokenTests].filter(([name]) => !filter || name.includes(filter));
   let passed = 0;
   let failed = 0;
   for (const [name, body] of cases) {

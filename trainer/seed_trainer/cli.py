@@ -8,7 +8,8 @@ owns (nothing written), 130 interrupted.
 `doctor` reports which optional extras and environments the interpreter can run.
 
 This module parses the arguments, dispatches, and holds the commands that write no run directory (schema, doctor,
-validate, export, rescore, export-verl); the stage commands are in stages/commands.py.
+validate, export, rescore, export-verl); the stage commands are in stages/commands.py (agent SFT's in
+bootstrap/agent_sft_stage.py).
 """
 
 from __future__ import annotations
@@ -29,6 +30,14 @@ from seed_trainer.experiment.loading import load_experiment
 from seed_trainer.models import holds_model
 from seed_trainer.premise.command import add_arguments as premise_arguments
 from seed_trainer.stages.commands import cmd_collect, cmd_eval, cmd_resume, cmd_sft, cmd_train
+
+
+def _cmd_sft(args: argparse.Namespace) -> int:
+    """`sft` as the experiment's `sft.mode` says: hindsight-skill SFT on a collect run's analyses (stages/commands.py),
+    or agent SFT on the environment's demonstrations (bootstrap/agent_sft_stage.py, a layer above the stages)."""
+    from seed_trainer.bootstrap.agent_sft_stage import cmd_agent_sft, wants_agent_sft
+
+    return cmd_agent_sft(args) if wants_agent_sft(args.experiment) else cmd_sft(args)
 
 
 def _cmd_schema(args: argparse.Namespace) -> int:
@@ -188,7 +197,12 @@ def build_parser() -> argparse.ArgumentParser:
         return sub
 
     stage("collect", "Stage 1: roll out the base policy and analyze every trajectory (skills.jsonl)", cmd_collect)
-    sft = stage("sft", "Stage 1: SFT on the analyses of a collect run; writes <run>/model", cmd_sft)
+    sft = stage(
+        "sft",
+        "Stage 1: SFT on the analyses of a collect run, or (sft.mode: agent) on the environment's demonstrations; "
+        "writes <run>/model",
+        _cmd_sft,
+    )
     sft.add_argument("--data", help="the collect run directory (or its skills.jsonl); default: sft.data")
     train = stage("train", "Stage 2: SEED (or a baseline) from an experiment file", cmd_train)
     train.add_argument(

@@ -5,7 +5,7 @@
 import type { Chart } from 'chart.js';
 import { exportPixelRatio } from '../../src/dashboard/shared/exportImage';
 import type { Point } from '../../src/dashboard/shared/series';
-import type { LegendEntry } from './chartView';
+import type { LegendEntry } from './legend';
 
 export interface ExportTheme {
   font: string;

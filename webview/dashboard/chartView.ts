@@ -4,6 +4,7 @@
 // points, and the boxes of quantile strips (quantileStrips.ts).
 import {
   Chart,
+  Filler,
   LinearScale,
   LineController,
   LineElement,
@@ -21,17 +22,11 @@ import type { Interval } from '../../src/dashboard/shared/evaluation';
 import { chartYRange } from '../../src/dashboard/shared/robustRange';
 import type { Point } from '../../src/dashboard/shared/series';
 import { chartImage } from './chartExport';
+import { drawLegend, sameLegend, type LegendCallbacks, type LegendEntry } from './legend';
 import { quantileStrips, type StripBox } from './quantileStrips';
 
-Chart.register(LineController, ScatterController, LineElement, PointElement, LinearScale, LogarithmicScale, Tooltip);
-
-export interface LegendEntry {
-  key: string;
-  label: string;
-  colour: string;
-  dash: number[];
-  hidden: boolean;
-}
+// Filler: a group's band between its low and high lines (groupDatasets.ts).
+Chart.register(LineController, ScatterController, LineElement, PointElement, LinearScale, LogarithmicScale, Tooltip, Filler);
 
 export type SeriesDataset = ChartDataset<'line', Point[]> & { intervals?: Array<Interval | undefined>; strips?: StripBox[] };
 
@@ -44,8 +39,7 @@ export interface ChartOptions {
   xRange: { min: number; max: number } | undefined;
 }
 
-export interface ChartCallbacks {
-  toggle(key: string): void;
+export interface ChartCallbacks extends LegendCallbacks {
   zoom(range: { min: number; max: number } | undefined): void;
   exportPng(view: ChartView): void;
   exportCsv(view: ChartView): void;
@@ -123,16 +117,6 @@ function stripTooltip(item: TooltipItem<'line'>): string {
   return `${label}: ${n(box.p50)}; 25–75 % ${n(box.p25)} to ${n(box.p75)}; 5–95 % ${n(box.p05)} to ${n(box.p95)}`;
 }
 
-function sameLegend(a: readonly LegendEntry[], b: readonly LegendEntry[]): boolean {
-  return (
-    a.length === b.length &&
-    a.every((entry, i) => {
-      const other = b[i]!;
-      return entry.key === other.key && entry.label === other.label && entry.colour === other.colour && entry.hidden === other.hidden && entry.dash.join() === other.dash.join();
-    })
-  );
-}
-
 export class ChartView {
   readonly card: HTMLElement;
   readonly canvas: HTMLCanvasElement;
@@ -142,6 +126,7 @@ export class ChartView {
   private selection: HTMLElement;
   private readonly holder: HTMLElement;
   private readonly noData: HTMLElement;
+  private readonly caption: HTMLElement;
   private dragFrom: number | undefined;
   private lastLegend: LegendEntry[] = [];
 
@@ -165,6 +150,7 @@ export class ChartView {
     holder.className = 'canvas-holder';
     this.holder = holder;
     this.noData = Object.assign(document.createElement('p'), { className: 'no-data', hidden: true });
+    this.caption = Object.assign(document.createElement('p'), { className: 'chart-caption', hidden: true });
     this.canvas = document.createElement('canvas');
     this.selection = document.createElement('div');
     this.selection.className = 'zoom-selection';
@@ -174,9 +160,17 @@ export class ChartView {
     this.legend.className = 'legend';
     this.legend.setAttribute('role', 'group');
     this.legend.setAttribute('aria-label', `${spec.title}: series`);
-    this.card.append(head, this.noData, holder, this.legend);
+    this.card.append(head, this.caption, this.noData, holder, this.legend);
     this.card.hidden = true;
     this.installZoom(holder);
+  }
+
+  /** What the chart shows beyond its title (a grouped chart's means and bands); undefined: nothing. */
+  setCaption(text: string | undefined): void {
+    if (this.caption.textContent === (text ?? '') && this.caption.hidden === (text === undefined)) return;
+    this.caption.hidden = text === undefined;
+    this.caption.textContent = text ?? '';
+    this.card.classList.toggle('grouped', text !== undefined);
   }
 
   /** Says `text` in place of the plot (undefined: the plot). */
@@ -265,7 +259,7 @@ export class ChartView {
     this.chart.data.datasets = datasets;
     this.chart.update('none');
     // The legend's buttons are made again only when an entry changed (a live update leaves them as they are).
-    if (!sameLegend(legend, this.lastLegend)) this.drawLegend(legend);
+    if (!sameLegend(legend, this.lastLegend)) drawLegend(this.legend, legend, this.callbacks);
     this.lastLegend = legend;
   }
 
@@ -326,26 +320,5 @@ export class ChartView {
         plugins: { legend: { display: false }, tooltip: { enabled: true, callbacks: { label: stripTooltip } } },
       },
     });
-  }
-
-  private drawLegend(entries: LegendEntry[]): void {
-    this.legend.replaceChildren(
-      ...entries.map((entry) => {
-        const item = document.createElement('button');
-        item.className = 'legend-item';
-        item.dataset.series = entry.key;
-        item.setAttribute('aria-pressed', String(!entry.hidden));
-        item.title = entry.hidden ? 'Show this series' : 'Hide this series';
-        const swatch = document.createElement('span');
-        swatch.className = 'swatch';
-        swatch.style.borderTopColor = entry.colour;
-        swatch.style.borderTopStyle = entry.dash.length > 0 ? 'dashed' : 'solid';
-        const label = document.createElement('span');
-        label.textContent = entry.label;
-        item.append(swatch, label);
-        item.addEventListener('click', () => this.callbacks.toggle(entry.key));
-        return item;
-      }),
-    );
   }
 }

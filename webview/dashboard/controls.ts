@@ -1,9 +1,9 @@
-// What the toolbar's controls do: overlay runs, smoothing, x axis, the toggles (saved with the webview state), reset
-// zoom; and a redraw when the theme or the window size changes.
+// What the toolbar's controls do: overlay runs, smoothing, x axis, group by (and a group's runs shown), the toggles
+// (saved with the webview state), reset zoom; and a redraw when the theme or the window size changes.
 import { markAllDirty } from './render';
 import { channel, hidden, model, saveState, state } from './state';
 import { isUnsmoothed } from '../../src/dashboard/shared/charts';
-import { axisSelect, logBox, perTaskBox, rawBox, resetZoom, robustBox, runsSelect, smoothingSelect } from './toolbar';
+import { axisSelect, describeAxis, groupSelect, logBox, perTaskBox, rawBox, resetZoom, robustBox, runsSelect, smoothingSelect } from './toolbar';
 
 export function installControls(): void {
   runsSelect.addEventListener('change', () => {
@@ -21,6 +21,15 @@ export function installControls(): void {
         pair.time.setSmoothing(state.smoothing);
       }
     }
+    markAllDirty();
+  });
+
+  groupSelect.addEventListener('change', () => {
+    state.group = typeof groupSelect.value === 'string' ? groupSelect.value : '';
+    model.xRange = undefined; // grouped charts are drawn against step: a zoomed range of minutes means nothing there
+    resetZoom.hidden = true;
+    saveState();
+    describeAxis();
     markAllDirty();
   });
 
@@ -62,6 +71,13 @@ export function installControls(): void {
     clearTimeout(resizeTimer);
     resizeTimer = setTimeout(markAllDirty, 150);
   });
+}
+
+/** A group's disclosure clicked: its runs drawn thin behind its mean, or no longer (saved). */
+export function toggleGroup(groupId: string): void {
+  state.expanded = state.expanded.includes(groupId) ? state.expanded.filter((id) => id !== groupId) : [...state.expanded, groupId];
+  saveState();
+  markAllDirty();
 }
 
 /** A legend entry clicked: its series hidden or shown again (saved). */

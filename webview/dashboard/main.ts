@@ -10,11 +10,13 @@ import '@vscode-elements/elements/dist/vscode-multi-select/index.js';
 import '@vscode-elements/elements/dist/vscode-option/index.js';
 import '@vscode-elements/elements/dist/vscode-single-select/index.js';
 import { DASHBOARD_CHARTS } from '../../src/dashboard/shared/charts';
-import { chartCsv } from '../../src/dashboard/shared/csv';
+import { chartCsv, groupedChartCsv } from '../../src/dashboard/shared/csv';
 import { isolatedText } from '../../src/common/shared/inertText';
 import { ChartView } from './chartView';
-import { installControls, toggleSeries } from './controls';
+import { installControls, toggleGroup, toggleSeries } from './controls';
 import { csvSeries } from './datasets';
+import { groupedCsvSeries } from './groupDatasets';
+import { activeGroups, groupingName } from './grouping';
 import { installMessages } from './messages';
 import { markAllDirty } from './render';
 import { channel, model, state } from './state';
@@ -24,17 +26,23 @@ model.charts = DASHBOARD_CHARTS.map(
   (spec) =>
     new ChartView(spec, {
       toggle: toggleSeries,
+      expand: toggleGroup,
       zoom: (range) => {
         model.xRange = range;
         resetZoom.hidden = range === undefined;
         markAllDirty();
       },
       exportPng: (view) => {
-        // The title names the runs (a legend label names its run only when several are overlaid).
-        const names = model.overlaid.map((run) => isolatedText(run.name)).join(', ');
+        // The title names the runs (a legend label names its run only when several are overlaid), or the grouping.
+        const groups = activeGroups();
+        const names = groups ? `grouped by ${groupingName()}` : model.overlaid.map((run) => isolatedText(run.name)).join(', ');
         if (view.chart) channel.post('export', { format: 'png', name: `${view.spec.id}.png`, data: view.exportImage(names ? `${view.spec.title} — ${names}` : view.spec.title) });
       },
-      exportCsv: (view) => channel.post('export', { format: 'csv', name: `${view.spec.id}.csv`, data: chartCsv(state.xAxis === 'step' ? 'step' : 'minutes', csvSeries(view)) }),
+      exportCsv: (view) => {
+        const groups = activeGroups();
+        const data = groups ? groupedChartCsv('step', groupedCsvSeries(view, groups)) : chartCsv(state.xAxis === 'step' ? 'step' : 'minutes', csvSeries(view));
+        channel.post('export', { format: 'csv', name: `${view.spec.id}${groups ? '-grouped' : ''}.csv`, data });
+      },
     }),
 );
 for (const view of model.charts) grid.append(view.card);

@@ -2,7 +2,7 @@
 import { finalMetrics } from '../../src/dashboard/shared/runComparison';
 import { ingest, markAllDirty, markPanelsDirty, scheduleRender } from './render';
 import { channel, model, saveState, state } from './state';
-import { describeStatus, fillRunsSelect } from './toolbar';
+import { describeStatus, fillGroupSelect, fillRunsSelect } from './toolbar';
 
 export function installMessages(): void {
   channel
@@ -19,6 +19,7 @@ export function installMessages(): void {
       state.runs = model.overlaid.map((run) => run.key);
       saveState();
       fillRunsSelect();
+      fillGroupSelect();
       describeStatus();
       markAllDirty();
     })

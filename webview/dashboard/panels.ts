@@ -1,7 +1,7 @@
 // The dashboard's two tables: the evaluation panel (per split and task type, success with its 95 % Wilson interval
 // and n, one column per overlaid run) and the run-comparison table (status, final metrics, evaluations and the config
-// keys on which the runs differ, as W&B's runs table). Every cell is text (textContent): run names and config values
-// come from files.
+// keys on which the runs differ, as W&B's runs table); grouped, still per run, ordered and headed by group. Every cell
+// is text (textContent): run names and config values come from files.
 import { formatCell, type EvalSummary } from '../../src/dashboard/shared/evaluation';
 import { FINAL_METRICS, configDifferences, type FinalMetrics } from '../../src/dashboard/shared/runComparison';
 import { cleanNumber } from '../../src/dashboard/shared/axis';
@@ -21,11 +21,27 @@ function cellOf(tag: 'td' | 'th', text: string, className?: string): HTMLElement
   return cell;
 }
 
-function table(caption: string, runs: readonly PanelRun[], rows: ReadonlyArray<{ label: string; cells: string[]; className?: string }>): HTMLTableElement {
+/** Grouped (issue 54): the runs' columns stay per run, in their groups' order, under a header cell per group. */
+export interface PanelGroups {
+  by: string;
+  groups: ReadonlyArray<{ label: string; runs: number }>;
+}
+
+function table(caption: string, runs: readonly PanelRun[], rows: ReadonlyArray<{ label: string; cells: string[]; className?: string }>, grouped?: PanelGroups): HTMLTableElement {
   const element = document.createElement('table');
   element.className = 'panel-table';
-  element.createCaption().textContent = displayText(caption);
-  const head = element.createTHead().insertRow();
+  element.createCaption().textContent = displayText(grouped ? `${caption} — per run, under their groups (grouped by ${grouped.by}; the charts draw each group's mean)` : caption);
+  if (grouped) {
+    const groupHead = element.createTHead().insertRow();
+    groupHead.className = 'group-head';
+    groupHead.append(cellOf('th', ''));
+    for (const group of grouped.groups) {
+      const th = cellOf('th', group.label);
+      th.setAttribute('colspan', String(group.runs));
+      groupHead.append(th);
+    }
+  }
+  const head = element.createTHead().insertRow(); // after the groups' row, when grouped
   head.append(cellOf('th', ''), ...runs.map((r) => cellOf('th', r.run.name)));
   const body = element.createTBody();
   for (const row of rows) {
@@ -37,7 +53,7 @@ function table(caption: string, runs: readonly PanelRun[], rows: ReadonlyArray<{
 }
 
 /** The evaluation panel, or undefined when no overlaid run has an evaluation report. */
-export function evaluationPanel(runs: readonly PanelRun[], perTaskType: boolean): HTMLElement | undefined {
+export function evaluationPanel(runs: readonly PanelRun[], perTaskType: boolean, grouped?: PanelGroups): HTMLElement | undefined {
   const splits = [...new Set(runs.flatMap((r) => r.evaluations.map((e) => e.split)))].sort();
   if (splits.length === 0) return undefined;
   const rows: Array<{ label: string; cells: string[]; className?: string }> = [];
@@ -51,7 +67,7 @@ export function evaluationPanel(runs: readonly PanelRun[], perTaskType: boolean)
   }
   const section = document.createElement('section');
   section.className = 'panel evaluation-panel';
-  section.append(table('Evaluation: success [95% Wilson interval] and episodes n, latest report per split', runs, rows));
+  section.append(table('Evaluation: success [95% Wilson interval] and episodes n, latest report per split', runs, rows, grouped));
   return section;
 }
 
@@ -60,7 +76,7 @@ function metricText(value: number | undefined): string {
 }
 
 /** The run-comparison table (always, for one run too: its final metrics). */
-export function comparisonTable(runs: readonly PanelRun[]): HTMLElement {
+export function comparisonTable(runs: readonly PanelRun[], grouped?: PanelGroups): HTMLElement {
   const rows: Array<{ label: string; cells: string[]; className?: string }> = [
     { label: 'status', cells: runs.map((r) => (r.run.error ? `${r.run.status}: ${r.run.error}` : r.run.status)) },
     { label: 'stage · algorithm', cells: runs.map((r) => `${r.run.stage} · ${r.run.algorithm}`) },
@@ -79,6 +95,6 @@ export function comparisonTable(runs: readonly PanelRun[]): HTMLElement {
   }
   const section = document.createElement('section');
   section.className = 'panel comparison-panel';
-  section.append(table(runs.length > 1 ? 'Runs compared: final metrics and the config keys that differ' : 'Run: final metrics', runs, rows));
+  section.append(table(runs.length > 1 ? 'Runs compared: final metrics and the config keys that differ' : 'Run: final metrics', runs, rows, grouped));
   return section;
 }

@@ -8,6 +8,8 @@ import { QUANTILE_FAMILIES, quantileSummary } from '../../src/runs/shared/metric
 import type { MetricRow } from '../../src/runs/shared/types';
 import { beforeAfterPanel } from './beforeAfter';
 import { datasetsFor } from './datasets';
+import { groupedDatasetsFor } from './groupDatasets';
+import { activeGroups, drawnAxis, groupCaption, groupWord, groupingName } from './grouping';
 import { comparisonTable, evaluationPanel } from './panels';
 import { channel, model, state, stats, type RunData } from './state';
 import { emptyNote, panels } from './toolbar';
@@ -103,13 +105,19 @@ function emptyText(): string {
 
 function renderPanels(): void {
   panelsDirty = false;
-  const rows = model.overlaid.map((run) => model.runs.get(run.key)).filter((d): d is RunData => d !== undefined);
+  const groups = activeGroups();
+  // Grouped, the runs in their groups' order (the tables stay per run under a header per group).
+  const runs = groups ? groups.flatMap((g) => g.rows.map((m) => m.run)) : model.overlaid;
+  const rows = runs.map((run) => model.runs.get(run.key)).filter((d): d is RunData => d !== undefined);
   const panelRuns = rows.map((d) => ({ run: d.run, evaluations: d.evaluations, final: d.final }));
+  const by = groupingName();
+  const tables = groups ? { by, groups: groups.map((g) => ({ label: g.label, runs: g.rows.filter((m) => model.runs.has(m.run.key)).length })) } : undefined;
+  const linked = groups ? { by, word: groupWord, groups: groups.map((g) => ({ label: g.label, keys: g.rows.map((m) => m.run.key) })) } : undefined;
   const children: HTMLElement[] = [];
-  const beforeAfter = beforeAfterPanel(rows.map((d) => ({ run: d.run, beforeAfter: d.beforeAfter })));
+  const beforeAfter = beforeAfterPanel(rows.map((d) => ({ run: d.run, beforeAfter: d.beforeAfter })), linked);
   if (beforeAfter) children.push(beforeAfter);
-  if (panelRuns.length > 0) children.push(comparisonTable(panelRuns));
-  const evaluation = evaluationPanel(panelRuns, state.perTaskType);
+  if (panelRuns.length > 0) children.push(comparisonTable(panelRuns, tables));
+  const evaluation = evaluationPanel(panelRuns, state.perTaskType, tables);
   if (evaluation) children.push(evaluation);
   panels.replaceChildren(...children);
 }
@@ -117,6 +125,7 @@ function renderPanels(): void {
 function render(): void {
   const started = performance.now();
   let any = false;
+  const groups = activeGroups();
   const writesSkills = model.overlaid.some((run) => model.runs.get(run.key)?.series.has('skill/parse_rate'));
   for (const view of model.charts) {
     const hasData = model.overlaid.some((run) => [...(model.runs.get(run.key)?.series.keys() ?? [])].some((name) => chartOfSeries(name)?.id === view.spec.id));
@@ -127,8 +136,9 @@ function render(): void {
     if (!hasData || !view.dirty) continue;
     view.dirty = false;
     const width = Math.max(50, Math.round(view.canvas.clientWidth || view.card.clientWidth || 400));
-    const { datasets, legend, robustYs } = datasetsFor(view, width);
-    view.draw(datasets, legend, { xAxis: state.xAxis, logScale: state.logScale, robustYs, xRange: model.xRange });
+    const { datasets, legend, robustYs } = groups ? groupedDatasetsFor(view, width, groups) : datasetsFor(view, width);
+    view.setCaption(groupCaption(view.spec));
+    view.draw(datasets, legend, { xAxis: drawnAxis(), logScale: state.logScale, robustYs, xRange: model.xRange });
   }
   if (panelsDirty) renderPanels();
   emptyNote.hidden = any;

@@ -21,6 +21,10 @@ export interface SavedState {
   logScale: boolean;
   /** y ranges from the bulk of the points drawn, leaving outliers out (robustRange.ts). */
   robustY: boolean;
+  /** Group by (runs/shared/runGrouping.ts): '' none, `all-but-seed` or `config:<key>`. */
+  group: string;
+  /** Groups whose runs are drawn behind their mean (group ids). */
+  expanded: string[];
 }
 
 /** A metric's values against both x axes. */
@@ -60,6 +64,8 @@ export const state: SavedState = {
   showRaw: saved.showRaw ?? true,
   logScale: saved.logScale ?? false,
   robustY: saved.robustY ?? false,
+  group: typeof saved.group === 'string' ? saved.group : '',
+  expanded: Array.isArray(saved.expanded) ? saved.expanded.filter((id): id is string => typeof id === 'string') : [],
 };
 export const hidden = new Set(state.hidden);
 

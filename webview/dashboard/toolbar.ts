@@ -1,6 +1,8 @@
-// The page's layout: the toolbar (runs, smoothing, x axis, toggles, reset zoom, status line), the panels above the
-// charts and the chart grid. Run names reach the page through textContent only.
+// The page's layout: the toolbar (runs, smoothing, x axis, group by, toggles, reset zoom, status line), the panels
+// above the charts and the chart grid. Run names reach the page through textContent only.
 import { isolatedText } from '../../src/common/shared/inertText';
+import { groupingOptions } from '../../src/runs/shared/runGrouping';
+import { groupMembers, grouping } from './grouping';
 import { model, state } from './state';
 
 const SMOOTHING_CHOICES = ['0', '0.6', '0.8', '0.9', '0.95', '0.99'];
@@ -12,9 +14,11 @@ function element<K extends keyof HTMLElementTagNameMap>(tag: K, className?: stri
   return node;
 }
 
-function select(id: string, choices: ReadonlyArray<[value: string, label: string]>, current: string): HTMLElement & { value: string } {
-  const control = document.createElement('vscode-single-select') as HTMLElement & { value: string };
-  control.id = id;
+type Select = HTMLElement & { value: string };
+
+/** A select's options (labels as text), `current` selected. */
+function fillOptions(control: Select, choices: ReadonlyArray<[value: string, label: string]>, current: string): void {
+  control.replaceChildren();
   for (const [value, label] of choices) {
     const option = document.createElement('vscode-option') as HTMLElement;
     option.setAttribute('value', value);
@@ -22,6 +26,13 @@ function select(id: string, choices: ReadonlyArray<[value: string, label: string
     if (value === current) option.setAttribute('selected', '');
     control.appendChild(option);
   }
+  control.value = current;
+}
+
+function select(id: string, choices: ReadonlyArray<[value: string, label: string]>, current: string): Select {
+  const control = document.createElement('vscode-single-select') as Select;
+  control.id = id;
+  fillOptions(control, choices, current);
   return control;
 }
 
@@ -44,6 +55,11 @@ export const rawBox = checkbox('show-raw', 'Raw', state.showRaw);
 export const logBox = checkbox('log-scale', 'Log y', state.logScale);
 export const robustBox = checkbox('robust-y', 'Robust y', state.robustY);
 robustBox.title = 'y range from the bulk of the points drawn: up to 1 % of them at each end left out when far from the rest (3 interquartile ranges); fractions keep 0–1';
+// "Group by" (issue 54), shown while several runs are overlaid: the runs table's choices (runs/shared/runGrouping.ts).
+export const groupSelect = select('group-by', [['', 'nothing']], '');
+groupSelect.setAttribute('aria-label', 'Group by');
+const groupBy = element('span', 'group-by');
+groupBy.append(element('vscode-label' as 'label', undefined, 'Group by'), groupSelect);
 export const resetZoom = element('button', 'reset-zoom', 'Reset zoom');
 resetZoom.hidden = true;
 const statusLine = element('span', 'status');
@@ -54,6 +70,7 @@ toolbar.append(
   smoothingSelect,
   element('vscode-label' as 'label', undefined, 'x'),
   axisSelect,
+  groupBy,
   perTaskBox,
   rawBox,
   logBox,
@@ -77,6 +94,20 @@ export function fillRunsSelect(): void {
     if (selected.has(run.key)) option.setAttribute('selected', '');
     runsSelect.appendChild(option);
   }
+}
+
+/** The "Group by" choices for the overlaid runs, the grouping in force selected; hidden for a single run. While
+ * grouped the x axis is step (grouping.ts): the axis select says so. */
+export function fillGroupSelect(): void {
+  groupBy.hidden = model.overlaid.length < 2;
+  fillOptions(groupSelect, groupingOptions(groupMembers()).map((o) => [o.value, o.label]), grouping());
+  describeAxis();
+}
+
+export function describeAxis(): void {
+  const grouped = grouping() !== '';
+  axisSelect.toggleAttribute('disabled', grouped);
+  axisSelect.title = grouped ? 'Grouped runs are drawn against step: the runs of a group reach a step at different times' : '';
 }
 
 export function describeStatus(): void {

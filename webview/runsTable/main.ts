@@ -24,7 +24,8 @@ import {
   type Column,
   type RunsTableRow,
 } from '../../src/runsTable/shared/runsTable';
-import { filterGroups, groupIntervalTitle, groupRows, groupingOf, groupingOptions, groupsCsv, sortGroups, type RunGroup } from '../../src/runsTable/shared/runGroups';
+import { filterGroups, groupIntervalTitle, groupsCsv, sortGroups, type RunGroup } from '../../src/runsTable/shared/runGroups';
+import { groupRuns, groupingOf, groupingOptions } from '../../src/runs/shared/runGrouping';
 import { groupRow } from './groupRows';
 import { clear, el } from '../shared/dom';
 import { HostChannel } from '../shared/hostApi';
@@ -118,7 +119,7 @@ function shownColumns(rows: readonly RunsTableRow[]): Column[] {
 function visibleGroups(): RunGroup[] {
   if (!data || !state.group) return [];
   const ids = shownColumns(data.rows).map((c) => c.id);
-  return sortGroups(filterGroups(groupRows(data.rows, state.group), state.filter, ids), state.sort.id, state.sort.direction);
+  return sortGroups(filterGroups(groupRuns(data.rows, state.group), state.filter, ids), state.sort.id, state.sort.direction);
 }
 
 /** The runs shown, in the table's order (grouped: every run of the shown groups, expanded or not). */

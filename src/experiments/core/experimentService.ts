@@ -39,6 +39,8 @@ export interface ExperimentFacts {
   evalSplits?: string[];
   /** `sft.data`, resolved against the file */
   sftData?: string;
+  /** `sft.mode`: `agent` trains on the environment's demonstrations (no collected data) */
+  sftMode?: string;
   /** `model.path` as written */
   modelPath?: string;
 }
@@ -178,6 +180,7 @@ export class ExperimentService {
     };
     const splits = section('eval').splits;
     const sftData = section('sft').data;
+    const sftMode = section('sft').mode;
     const modelPath = section('model').path;
     return {
       ...(typeof value.name === 'string' ? { name: value.name } : {}),
@@ -186,6 +189,7 @@ export class ExperimentService {
       runsDir: path.resolve(path.dirname(file), runsDir),
       ...(Array.isArray(splits) ? { evalSplits: splits.filter((s): s is string => typeof s === 'string') } : {}),
       ...(typeof sftData === 'string' && sftData ? { sftData: path.resolve(path.dirname(file), sftData) } : {}),
+      ...(typeof sftMode === 'string' ? { sftMode } : {}),
       ...(typeof modelPath === 'string' && modelPath ? { modelPath } : {}),
     };
   }

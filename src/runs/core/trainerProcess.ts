@@ -31,7 +31,7 @@ export interface StageAlgorithm {
 export function stageChoices(algorithms: readonly StageAlgorithm[]): StageChoice[] {
   return [
     { id: 'collect', command: 'collect', label: 'Stage 1 · Collect', detail: 'Roll out the base policy and write a hindsight skill for each trajectory' },
-    { id: 'sft', command: 'sft', label: 'Stage 1 · SFT', detail: 'Hindsight-skill SFT on the collected (and reviewed) analyses' },
+    { id: 'sft', command: 'sft', label: 'Stage 1 · SFT', detail: 'Hindsight-skill SFT on the collected (and reviewed) analyses; with sft.mode: agent, agent SFT on the environment’s demonstrations' },
     ...algorithms.map((a): StageChoice => ({ id: `train:${a.name}`, command: 'train', algorithm: a.name, label: `Stage 2 · ${a.label}`, detail: capitalized(a.summary) })),
     { id: 'eval', command: 'eval', label: 'Evaluate', detail: 'Evaluate the policy with the plain prompt (no skill)' },
   ];

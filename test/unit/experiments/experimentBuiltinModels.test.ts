@@ -68,9 +68,10 @@ test('not installed in the trainer\'s Python: a warning at model.path whose quic
 
 test('the SmolLM2 templates start from it and say a GPU is recommended', () => {
   const templates = listTemplates(path.join(repoRoot, 'resources', 'templates')).filter((t) => t.id.startsWith('smollm2-'));
-  assert.deepEqual(templates.map((t) => t.id), ['smollm2-household', 'smollm2-textworld']);
+  assert.deepEqual(templates.map((t) => t.id), ['smollm2-agent-sft', 'smollm2-household', 'smollm2-textworld']);
   for (const template of templates) {
-    assert.match(template.label, /SmolLM2-135M \(real pretrained LLM; a GPU is recommended\)/);
+    const shown = `${template.label} — ${template.description}`;
+    assert.match(shown, template.id === 'smollm2-agent-sft' ? /make SmolLM2 act .*a GPU is recommended/ : /SmolLM2-135M \(real pretrained LLM; a GPU is recommended\)/);
     assert.match(readFileSync(template.file, 'utf8'), new RegExp(`^ {2}path: builtin:${SMOL}$`, 'm'));
   }
 });

@@ -133,7 +133,8 @@ test('helpers: positions, suggestions, facts of a file', () => {
   assert.deepEqual(facts, { name: 'demo', algorithm: 'grpo', runsDir: path.resolve('/x/out/runs') });
   assert.equal(ExperimentService.facts(': bad', '/x/e.seed.yaml').runsDir, path.resolve('/x/runs'));
   const stage1 = ExperimentService.facts('name: s\neval:\n  splits: [valid_seen]\nsft:\n  data: runs/collect-1\n', path.join('/x', 'e.seed.yaml'));
-  assert.deepEqual([stage1.evalSplits, stage1.sftData], [['valid_seen'], path.resolve('/x/runs/collect-1')]);
+  assert.deepEqual([stage1.evalSplits, stage1.sftData, stage1.sftMode], [['valid_seen'], path.resolve('/x/runs/collect-1'), undefined]);
+  assert.equal(ExperimentService.facts('name: a\nsft:\n  mode: agent\n', path.join('/x', 'e.seed.yaml')).sftMode, 'agent');
 });
 
 test('issue 54 item 8: a misspelt key or enum value carries its quick fix; the integer bound is named, not printed', () => {

@@ -6,22 +6,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { wilsonInterval } from '../../../src/dashboard/shared/evaluation';
 import type { SuccessChange } from '../../../src/runs/shared/pairedChange';
-import {
-  ALL_BUT_SEED,
-  GROUP_DELTA_TITLE,
-  filterGroups,
-  groupCell,
-  groupCount,
-  groupEstimate,
-  groupIntervalTitle,
-  groupRows,
-  groupingOf,
-  groupingOptions,
-  groupsCsv,
-  sortGroups,
-  tInterval,
-  type RunGroup,
-} from '../../../src/runsTable/shared/runGroups';
+import { GROUP_DELTA_TITLE, filterGroups, groupCell, groupCount, groupEstimate, groupIntervalTitle, groupsCsv, sortGroups, type RunGroup } from '../../../src/runsTable/shared/runGroups';
+import { ALL_BUT_SEED, groupRuns, groupingOf, groupingOptions, tInterval } from '../../../src/runs/shared/runGrouping';
 import type { RunsTableRow } from '../../../src/runsTable/shared/runsTable';
 
 const close = (actual: number | undefined, expected: number, message?: string): void => {
@@ -90,7 +76,7 @@ test('the t-interval: mean ± t(n−1) · sd / √n (hand-computed)', () => {
 });
 
 test('grouping: all but seed — two arms × 3 seeds and an odd run of its own; labels name the keys that differ', () => {
-  const groups = groupRows(rows(), ALL_BUT_SEED);
+  const groups = groupRuns(rows(), ALL_BUT_SEED);
   assert.deepEqual(
     groups.map((g) => [g.label, g.rows.map((r) => r.id), g.total]),
     [
@@ -103,18 +89,18 @@ test('grouping: all but seed — two arms × 3 seeds and an odd run of its own; 
   assert.equal(new Set(groups.map((g) => g.id)).size, 3);
   // Without the odd run the group size no longer differs: it leaves the labels, the ids stay (the page keeps which
   // groups are expanded by them).
-  const arms = groupRows(rows().slice(0, 6), ALL_BUT_SEED);
+  const arms = groupRuns(rows().slice(0, 6), ALL_BUT_SEED);
   assert.deepEqual(arms.map((g) => g.label), ['algorithm=grpo, opd.estimator=sampled', 'algorithm=seed, opd.estimator=expected']);
   assert.deepEqual(arms.map((g) => g.id), [groups[0]!.id, groups[2]!.id]);
-  assert.deepEqual(groupRows(rows().slice(0, 3), ALL_BUT_SEED).map((g) => g.label), ['same config but the seed']);
-  assert.deepEqual(groupRows(rows(), ''), [], 'no grouping: no groups');
+  assert.deepEqual(groupRuns(rows().slice(0, 3), ALL_BUT_SEED).map((g) => g.label), ['same config but the seed']);
+  assert.deepEqual(groupRuns(rows(), ''), [], 'no grouping: no groups');
 });
 
 test('grouping: by one config key (a run without the key is a group of its own)', () => {
   const all = [...rows(), { ...run('bare', {}, 0.1), config: {} }];
-  const groups = groupRows(all, 'config:algorithm');
+  const groups = groupRuns(all, 'config:algorithm');
   assert.deepEqual(groups.map((g) => [g.label, g.rows.length]), [['algorithm=—', 1], ['algorithm=grpo', 3], ['algorithm=seed', 4]]);
-  assert.deepEqual(groupRows(rows(), 'config:rollout.group_size').map((g) => [g.label, g.rows.length]), [['rollout.group_size=4', 1], ['rollout.group_size=8', 6]]);
+  assert.deepEqual(groupRuns(rows(), 'config:rollout.group_size').map((g) => [g.label, g.rows.length]), [['rollout.group_size=4', 1], ['rollout.group_size=8', 6]]);
   const options = groupingOptions(rows());
   assert.deepEqual(options.slice(0, 2), [{ value: '', label: 'nothing' }, { value: ALL_BUT_SEED, label: 'all but seed' }]);
   assert.deepEqual(options.slice(2).map((o) => o.value), ['config:algorithm', 'config:description', 'config:model.path', 'config:name', 'config:opd.estimator', 'config:rollout.group_size', 'config:runs_dir', 'config:seed']);
@@ -125,7 +111,7 @@ test('grouping: by one config key (a run without the key is a group of its own)'
 });
 
 test('group cells: mean [lo, hi] n=k across runs for measured columns, the shared value elsewhere', () => {
-  const groups = groupRows(rows(), ALL_BUT_SEED);
+  const groups = groupRuns(rows(), ALL_BUT_SEED);
   const [grpoGroup, odd, seedGroup] = [byLabel(groups, LABEL_GRPO), byLabel(groups, LABEL_ODD), byLabel(groups, LABEL_SEED)];
   // Evaluation: the mean of the runs' success rates with the t-interval across runs (not the Wilson one).
   assert.deepEqual(groupCell(grpoGroup, 'eval:valid_seen'), { text: '60% [35, 85] n=3', title: groupIntervalTitle('eval:valid_seen') });
@@ -153,7 +139,7 @@ test('group cells: mean [lo, hi] n=k across runs for measured columns, the share
 });
 
 test('sorting: groups by their mean, the runs inside by the same column, empty last', () => {
-  const groups = groupRows(rows(), ALL_BUT_SEED);
+  const groups = groupRuns(rows(), ALL_BUT_SEED);
   const down = sortGroups(groups, 'eval:valid_seen', 'descending');
   assert.deepEqual(down.map((g) => g.label), [LABEL_GRPO, LABEL_SEED, LABEL_ODD]); // 0.6, 0.45, 0.3
   assert.deepEqual(down[0]!.rows.map((r) => r.id), ['grpo-s2', 'grpo-s1', 'grpo-s0']);
@@ -168,7 +154,7 @@ test('sorting: groups by their mean, the runs inside by the same column, empty l
 });
 
 test('the filter keeps a group with a matching run, and only its matching runs', () => {
-  const groups = groupRows(rows(), ALL_BUT_SEED);
+  const groups = groupRuns(rows(), ALL_BUT_SEED);
   const shown = ['run', 'eval:valid_seen', 'config:algorithm'];
   const seedOne = filterGroups(groups, 'seed=1', shown);
   assert.deepEqual(seedOne.map((g) => [g.label, g.rows.map((r) => r.id)]), [[LABEL_GRPO, ['grpo-s1']], [LABEL_SEED, ['seed-s1']]]);
@@ -201,7 +187,7 @@ test('CSV: a group column on every line, a (mean) line per group with mean, lo, 
   const change: SuccessChange = { before: 0.3, after: 0.5, change: 0.2, low: 0.1, high: 0.3, paired: true, nAfter: 120, nBefore: 120, verdict: 'better' };
   all[0]!.changes = { valid_seen: change };
   const baselines = { valid_seen: '/runs/odd' };
-  const groups = sortGroups(groupRows(all, ALL_BUT_SEED), 'eval:valid_seen', 'descending');
+  const groups = sortGroups(groupRuns(all, ALL_BUT_SEED), 'eval:valid_seen', 'descending');
   const csv = groupsCsv(groups.slice(0, 1), ['run', 'eval:valid_seen', 'metric:success/overall', 'config:algorithm', 'config:seed'], baselines);
   const lines = csv.trimEnd().split('\n').map(fields);
   assert.deepEqual(lines[0], [

@@ -8,6 +8,11 @@ and asks for reasoning in <think></think> and one action in <action></action>. T
 Two choices differ from verl-agent, which switches to a history-free template at step 0 and whenever H = 0 and then
 relies on ALFWorld's first observation to carry the task: here the task line is always present (so the skill
 insertion of `skills.insert_skill` always lands right after it), and with H = 0 the step count is still stated.
+
+The chat format (`rollout.prompt_format: chat`, opt-in) plays an episode as one conversation instead: a system turn
+with the opening sentence, the task line and the instructions (`chat_system_prompt`), then per step a user turn with
+the current observation and the admissible actions (`chat_user_turn`) and the policy's response as the assistant turn.
+Its token layout and truncation are compute/conversation.py's.
 """
 
 from __future__ import annotations
@@ -20,6 +25,13 @@ TURN_INSTRUCTIONS = (
     "Now it's your turn to take an action. First reason step by step about the current situation, and put that "
     "reasoning inside <think> </think> tags. Then choose exactly one admissible action for this step and put it "
     "inside <action> </action> tags."
+)
+
+
+CHAT_INSTRUCTIONS = (
+    "At every step you see your current observation and the actions admissible in it. First reason step by step about "
+    "the current situation, and put that reasoning inside <think> </think> tags. Then choose exactly one admissible "
+    "action for this step and put it inside <action> </action> tags."
 )
 
 
@@ -104,14 +116,47 @@ def build_step_prompt(
             )
         else:
             lines.append(f"Before this step you have taken {steps_taken} step(s).")
+    lines += _current_state(history, observation, admissible_actions, memory)
+    return "\n".join(lines) + "\n\n" + TURN_INSTRUCTIONS
+
+
+def _current_state(
+    history: Sequence[tuple[str, str]], observation: str, admissible_actions: Sequence[str], memory: bool
+) -> list[str]:
+    """The lines that end a step prompt and make a chat user turn: `places_memory`'s line (with `memory`, after the
+    first step), the step number (after the first) with the current observation, and the admissible actions."""
+    lines = []
+    if history:
         remembered = places_memory(history, observation) if memory else ""
         if remembered:
             lines.append(remembered)
-        lines.append(f"You are now at step {steps_taken + 1}. Your current observation is: {observation}")
+        lines.append(f"You are now at step {len(history) + 1}. Your current observation is: {observation}")
     else:
         lines.append(f"Your current observation is: {observation}")
     if admissible_actions:
         lines.append(
             f"Your admissible actions for the current situation are: [{format_admissible(admissible_actions)}]."
         )
-    return "\n".join(lines) + "\n\n" + TURN_INSTRUCTIONS
+    return lines
+
+
+def chat_system_prompt(task: str, intro: str = INTRO) -> str:
+    """The chat format's system turn: the opening sentence, the task line (where `skills.insert_skill` puts a skill),
+    and the instructions, which hold for every step of the conversation."""
+    lines = [intro]
+    if task.strip():
+        lines.append(f"Your task is to: {task.strip()}")
+    return "\n".join(lines) + "\n\n" + CHAT_INSTRUCTIONS
+
+
+def chat_user_turn(
+    *,
+    observation: str,
+    admissible_actions: Sequence[str],
+    history: Sequence[tuple[str, str]] = (),
+    memory: bool = False,
+) -> str:
+    """The chat format's user turn for the step after `history` (as in `build_step_prompt`): `places_memory`'s line
+    when `memory` is on, the step number after the first with the current observation, and the admissible actions.
+    The earlier steps are the conversation's own turns, so there is no history window."""
+    return "\n".join(_current_state(history, observation, admissible_actions, memory))

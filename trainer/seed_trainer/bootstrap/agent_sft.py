@@ -28,7 +28,15 @@ Recipe 2 (issue: an SFT that makes SmolLM2 act):
   layers: a step costs less backward work (measured 1.9x for 15 of SmolLM2's 30 layers);
 - `dev_states` held-out states of the `dev` split (mistake-free demonstrations, envs/household/expert_states.py) give
   the teacher-forced next-action accuracy at every save: the share of states where every action token of the
-  demonstrator's correct response is the model's most likely token, given the prompt and the response before it.
+  demonstrator's correct response is the model's most likely token, given the prompt and the response before it
+  (bootstrap/agent_sft_dev.py).
+
+Layouts (`--layout`): `step` (the default) trains one sequence per step, its step prompt and reply, for a policy that
+acts with `rollout.prompt_format: step`; `packed` trains each demonstration as one multi-turn conversation with the loss
+only at the assistant tokens (bootstrap/packed_episodes.py), for a policy that acts with `rollout.prompt_format: chat`;
+each step's prompt is then truncated to `max_prompt_tokens` as that rollout truncates it (the oldest turns go).
+
+The experiment's `sft.mode: agent` runs the same recipe as a Stage-1 run (bootstrap/agent_sft_stage.py).
 """
 
 from __future__ import annotations
@@ -40,8 +48,13 @@ import random
 import shutil
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from seed_trainer.experiment.config import ModelConfig
 
 RECIPE_VERSION = 2
 STATE = "agent_sft_state.pt"  # inside OUT.partial/: optimizer, step, losses
@@ -70,7 +83,33 @@ class AgentSftConfig:
     train_invalid: bool = False  # see the module docstring (recipe 2)
     freeze_layers: int = 0
     dev_states: int = 200
+    layout: str = "step"  # step | packed (module docstring)
+    max_prompt_tokens: int = 1024  # packed: each step's prompt, as the chat rollout's rollout.max_prompt_tokens
     recipe: int = field(default=RECIPE_VERSION)
+
+
+LAYOUTS = ("step", "packed")
+# Settings added after recipe 2's first runs: left out of a run's settings at their defaults, so that a partial run
+# made before them still resumes.
+_LATER_SETTINGS = {"layout": "step", "max_prompt_tokens": 1024}
+
+
+def run_settings(config: AgentSftConfig) -> dict:
+    """What a partial run must have been made with to be continued (everything but how often it saves)."""
+    return {
+        k: v
+        for k, v in asdict(config).items()
+        if k != "save_every" and not (k in _LATER_SETTINGS and v == _LATER_SETTINGS[k])
+    }
+
+
+@dataclass
+class Hooks:
+    """What a caller (the Stage-1 run) hears of the training and how it stops it; nothing by default."""
+
+    step: Callable[[int, float, float, float], None] = lambda step, loss, lr, seconds: None  # seconds: of this step
+    accuracy: Callable[[int, float, int], None] = lambda step, accuracy, states: None
+    stop: Callable[[], bool] = lambda: False
 
 
 def cpu_dtype(requested: str) -> str:
@@ -95,13 +134,10 @@ def learning_rate(config: AgentSftConfig, step: int) -> float:
     return config.lr * (config.min_lr_ratio + (1 - config.min_lr_ratio) * 0.5 * (1 + math.cos(math.pi * done)))
 
 
-def training_examples(config: AgentSftConfig, tokenizer_policy) -> list[tuple[list[int], list[int]]]:
-    """The bootstrap's examples through the base model's chat template: (prompt ids, reply ids + end of turn)."""
-    from seed_trainer.bootstrap.examples import make_examples
+def _bootstrap_data(config: AgentSftConfig):
     from seed_trainer.bootstrap.recipe import BootstrapConfig
-    from seed_trainer.stages.sft import SftExample, tokenize
 
-    data = BootstrapConfig(
+    return BootstrapConfig(
         seed=config.seed,
         episodes=config.episodes,
         history=config.history,
@@ -110,11 +146,38 @@ def training_examples(config: AgentSftConfig, tokenizer_policy) -> list[tuple[li
         bank_share=0.0,
         analysis_share=config.analysis_share,
     )
+
+
+def training_examples(config: AgentSftConfig, tokenizer_policy) -> list[tuple[list[int], list[int]]]:
+    """The step layout: the bootstrap's examples through the base model's chat template, (prompt ids, reply ids + end
+    of turn)."""
+    from seed_trainer.bootstrap.examples import make_examples
+    from seed_trainer.stages.sft import SftExample, tokenize
+
+    data = _bootstrap_data(config)
     examples = [e for e in make_examples(data, memory=config.memory) if config.train_invalid or e.mistake != "invalid"]
     items, _dropped = tokenize(
         tokenizer_policy, (SftExample(str(i), e.prompt, e.response) for i, e in enumerate(examples)), config.max_length
     )
     return [(item.prompt_ids, item.response_ids) for item in items]
+
+
+def packed_training_examples(config: AgentSftConfig, policy) -> list:
+    """The packed layout: the same demonstrations and analyses as `training_examples`, each episode as its
+    conversation's sequences (bootstrap/packed_episodes.py)."""
+    from seed_trainer.bootstrap.examples import demonstrations
+    from seed_trainer.bootstrap.packed_episodes import packed_examples
+
+    demos = list(demonstrations(_bootstrap_data(config)))
+    return packed_examples(
+        policy,
+        demos,
+        [d.analysis for d in demos if d.analysis is not None],
+        memory=config.memory,
+        train_invalid=config.train_invalid,
+        max_prompt_tokens=config.max_prompt_tokens,
+        max_length=config.max_length,
+    )
 
 
 def freeze_lower_layers(model, layers: int) -> None:
@@ -130,58 +193,6 @@ def freeze_lower_layers(model, layers: int) -> None:
         module.requires_grad_(False)
 
 
-def dev_states(config: AgentSftConfig) -> list:
-    """`config.dev_states` held-out states: mistake-free demonstrations of `dev` tasks, in order, fixed by the seed."""
-    from seed_trainer.envs.household import HouseholdTasks
-    from seed_trainer.envs.household.expert_states import expert_states
-
-    source = HouseholdTasks(max_steps=config.max_steps)
-    states: list = []
-    for index, spec in enumerate(source.sample("dev", config.dev_states, seed=config.seed)):  # ≥ 1 state per task
-        rng = random.Random(f"agent-sft-dev|{config.seed}|{index}")
-        states += expert_states(source, spec, rng, config.history, memory=config.memory)
-        if len(states) >= config.dev_states:
-            break
-    return states[: config.dev_states]
-
-
-def next_action_accuracy(policy, states, max_length: int, micro_batch_size: int = 8) -> float:
-    """Teacher-forced next-action accuracy: the share of states where every action token of the demonstrator's
-    correct response is the model's most likely token given the prompt and the response tokens before it."""
-    import torch
-
-    from seed_trainer.algo.premise_stats import response_kinds
-    from seed_trainer.compute.response_scoring import pack, response_logits
-    from seed_trainer.stages.sft import end_of_turn_id
-
-    tokenizer = policy.tokenizer
-    rows = []
-    for state in states:
-        ids = tokenizer.encode(state.expert.response, add_special_tokens=False) + [end_of_turn_id(policy)]
-        kinds = response_kinds(lambda part: tokenizer.decode(part, skip_special_tokens=True), ids)
-        action = [kind == "action" for kind in kinds]
-        if any(action):
-            rows.append((policy.encode_chat(state.prompt, max(1, max_length - len(ids))), ids, action))
-    if not rows:
-        return float("nan")
-    correct = 0
-    was_training = policy.model.training
-    policy.model.eval()
-    try:
-        with torch.no_grad():
-            for start in range(0, len(rows), micro_batch_size):
-                chunk = rows[start : start + micro_batch_size]
-                batch = pack([p for p, _, _ in chunk], [r for _, r, _ in chunk], policy.pad_id, policy.device)
-                with policy.autocast():
-                    predicted = response_logits(policy.model, batch).argmax(-1)
-                for j, (_prompt, ids, action) in enumerate(chunk):
-                    hits = (predicted[j, : len(ids)] == batch.responses[j, : len(ids)]).tolist()
-                    correct += all(hit for hit, wanted in zip(hits, action) if wanted)
-    finally:
-        policy.model.train(was_training)
-    return correct / len(rows)
-
-
 def batch_order(n_examples: int, config: AgentSftConfig) -> list[list[int]]:
     """Every step's example indices, fixed by the seed (so a resumed run takes the batches it would have)."""
     rng = random.Random(f"agent-sft|{config.seed}")
@@ -193,35 +204,47 @@ def batch_order(n_examples: int, config: AgentSftConfig) -> list[list[int]]:
     return [order[i * config.batch_size : (i + 1) * config.batch_size] for i in range(config.steps)]
 
 
-def agent_sft(out_dir: str | Path, config: AgentSftConfig, *, echo=sys.stderr) -> Path:
+def agent_sft(
+    out_dir: str | Path,
+    config: AgentSftConfig,
+    *,
+    echo=sys.stderr,
+    model: ModelConfig | None = None,
+    hooks: Hooks | None = None,
+) -> Path | None:
+    """Trains and writes OUT (module docstring). `model`: where and in what dtype to train (an experiment's `model`;
+    default the CPU in `config.dtype`), its path replaced by the base or the partial run. Returns OUT, or None when
+    `hooks.stop` asked to stop: the state is then in OUT.partial/, and a later call continues it."""
     import torch
 
-    from seed_trainer.compute.policy import Policy
-    from seed_trainer.compute.response_scoring import pack, response_logprobs
-    from seed_trainer.experiment.config import ModelConfig, ensure_model_dir
+    from seed_trainer.bootstrap.agent_sft_dev import chat_dev_prompts, dev_states, next_action_accuracy
     from seed_trainer.stages.sft import save_merged_model
 
+    if config.layout not in LAYOUTS:
+        raise ValueError(f"layout {config.layout!r}: one of {', '.join(LAYOUTS)}")
+    hooks = hooks or Hooks()
+    say = echo.write if echo is not None else (lambda text: None)
     out_dir = Path(out_dir)
     partial = out_dir.with_name(out_dir.name + ".partial")
-    settings = {k: v for k, v in asdict(config).items() if k not in ("save_every",)}
+    settings = run_settings(config)
     torch.manual_seed(config.seed)
-    state = None
-    if (partial / STATE).exists():
-        state = torch.load(partial / STATE, weights_only=False)
-        if state["settings"] != settings:
-            raise SystemExit(f"{partial}: made with other settings ({state['settings']}); delete it to start over")
-    base = str(partial) if state is not None else str(ensure_model_dir(config.base) or config.base)
-    dtype = cpu_dtype(config.dtype)
-    policy = Policy.load(ModelConfig(path=base, device="cpu", dtype=dtype), with_reference=False)
+    policy, state = _load(config, model, partial, settings)
+    dtype = str(policy.compute_dtype).removeprefix("torch.")
+    packed = config.layout == "packed"
     started = time.perf_counter()
-    encoded = training_examples(config, policy)
-    echo.write(
-        f"agent SFT: {len(encoded)} examples ({time.perf_counter() - started:.0f} s to make), "
-        f"{config.steps} steps of {config.batch_size}, {dtype}\n"
+    encoded = packed_training_examples(config, policy) if packed else training_examples(config, policy)
+    say(
+        f"agent SFT: {len(encoded)} {'sequences' if packed else 'examples'} ({time.perf_counter() - started:.0f} s "
+        f"to make), {config.steps} steps of {config.batch_size}, {dtype}\n"
     )
     batches = batch_order(len(encoded), config)
     freeze_lower_layers(policy.model, config.freeze_layers)
     held_out = dev_states(config) if config.dev_states > 0 else []
+    dev_prompts = (
+        chat_dev_prompts(policy, held_out, memory=config.memory, max_prompt_tokens=config.max_prompt_tokens)
+        if packed and held_out
+        else None
+    )
     params = [p for p in policy.model.parameters() if p.requires_grad]
     optimizer = torch.optim.AdamW(params, lr=config.lr, weight_decay=config.weight_decay)
     losses: list[float] = []
@@ -230,38 +253,34 @@ def agent_sft(out_dir: str | Path, config: AgentSftConfig, *, echo=sys.stderr) -
     if state is not None:
         optimizer.load_state_dict(state["optimizer"])
         losses, first, accuracy = state["losses"], state["step"], state.get("accuracy", [])
-        echo.write(f"agent SFT: resumed at step {first} from {partial}\n")
+        say(f"agent SFT: resumed at step {first} from {partial}\n")
 
     def spent() -> float:
         return time.perf_counter() - started + (state or {}).get("seconds", 0.0)
 
     def measure(step: int) -> None:
         if held_out:
-            value = next_action_accuracy(policy, held_out, config.max_length)
+            value = next_action_accuracy(policy, held_out, config.max_length, prompts=dev_prompts)
             accuracy.append({"step": step, "accuracy": value, "seconds": round(spent(), 1)})
-            echo.write(f"agent SFT step {step}: dev next-action accuracy {value:.3f} ({len(held_out)} states)\n")
+            hooks.accuracy(step, value, len(held_out))
+            say(f"agent SFT step {step}: dev next-action accuracy {value:.3f} ({len(held_out)} states)\n")
 
     if state is None:
         measure(0)
     policy.model.train()
     step_started = time.perf_counter()
     for step in range(first, config.steps):
-        items = [encoded[i] for i in batches[step]]
-        batch = pack([p for p, _ in items], [r for _, r in items], policy.pad_id, policy.device)
-        with policy.autocast():
-            logp, _ = response_logprobs(policy.model, batch)
-        loss = -(logp * batch.response_mask).sum() / batch.response_mask.sum()
-        for group in optimizer.param_groups:
-            group["lr"] = learning_rate(config, step)
-        optimizer.zero_grad(set_to_none=True)
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(params, 1.0)
-        optimizer.step()
-        losses.append(float(loss.detach()))
+        if hooks.stop():
+            _save_partial(policy, optimizer, partial, settings, step, losses, accuracy, spent())
+            say(f"agent SFT: stopped after step {step}; its state is in {partial}\n")
+            return None
+        lr, step_began = learning_rate(config, step), time.perf_counter()
+        losses.append(_train_step(policy, optimizer, params, [encoded[i] for i in batches[step]], packed, lr))
         done = step + 1
+        hooks.step(done, losses[-1], lr, time.perf_counter() - step_began)
         if done % 5 == 0 or done == config.steps:
             rate = (time.perf_counter() - step_started) / (done - first)
-            echo.write(
+            say(
                 f"agent SFT step {done}/{config.steps}: loss {sum(losses[-10:]) / len(losses[-10:]):.4f}, "
                 f"{rate:.1f} s/step\n"
             )
@@ -282,6 +301,51 @@ def agent_sft(out_dir: str | Path, config: AgentSftConfig, *, echo=sys.stderr) -
     (out_dir / REPORT).write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
     shutil.rmtree(partial, ignore_errors=True)
     return out_dir
+
+
+def _load(config: AgentSftConfig, model: ModelConfig | None, partial: Path, settings: dict):
+    """The policy to train — the base model's weights, or the partial run's — and the partial run's state (None when
+    it starts afresh)."""
+    import torch
+
+    from seed_trainer.compute.policy import Policy
+    from seed_trainer.experiment.config import ModelConfig, ensure_model_dir
+
+    state = None
+    if (partial / STATE).exists():
+        state = torch.load(partial / STATE, weights_only=False)
+        if state["settings"] != settings:
+            raise SystemExit(f"{partial}: made with other settings ({state['settings']}); delete it to start over")
+    base = str(partial) if state is not None else str(ensure_model_dir(config.base) or config.base)
+    if model is None:
+        model = ModelConfig(path=base, device="cpu", dtype=cpu_dtype(config.dtype))
+    return Policy.load(model.model_copy(update={"path": base}), with_reference=False), state
+
+
+def _train_step(policy, optimizer, params, items: list, packed: bool, lr: float) -> float:
+    """One optimizer step on a batch of examples (packed sequences, or step layout (prompt, reply) pairs): a token
+    mean of the NLL over the trained tokens, the gradient clipped to norm 1. Returns the loss."""
+    import torch
+
+    from seed_trainer.bootstrap.packed_episodes import packed_logprobs
+    from seed_trainer.compute.response_scoring import pack, response_logprobs
+
+    if packed:
+        with policy.autocast():
+            logp = packed_logprobs(policy.model, items, policy.pad_id, policy.device)
+        loss = -logp.mean()
+    else:
+        batch = pack([p for p, _ in items], [r for _, r in items], policy.pad_id, policy.device)
+        with policy.autocast():
+            logp, _ = response_logprobs(policy.model, batch)
+        loss = -(logp * batch.response_mask).sum() / batch.response_mask.sum()
+    for group in optimizer.param_groups:
+        group["lr"] = lr
+    optimizer.zero_grad(set_to_none=True)
+    loss.backward()
+    torch.nn.utils.clip_grad_norm_(params, 1.0)
+    optimizer.step()
+    return float(loss.detach())
 
 
 def _save_partial(
@@ -319,6 +383,8 @@ def main(argv: list[str] | None = None) -> int:
             continue
         if isinstance(value, bool):  # --train-invalid / --no-train-invalid: bool("False") would be True
             parser.add_argument(f"--{name.replace('_', '-')}", action=argparse.BooleanOptionalAction, default=value)
+        elif name == "layout":
+            parser.add_argument("--layout", choices=LAYOUTS, default=value)
         else:
             parser.add_argument(f"--{name.replace('_', '-')}", type=type(value), default=value)
     args = vars(parser.parse_args(argv))

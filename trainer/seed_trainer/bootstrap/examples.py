@@ -7,6 +7,7 @@ from __future__ import annotations
 import functools
 import json
 import random
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -62,13 +63,20 @@ def _analysis_example(spec, task: str, steps, won: bool) -> Example:
     return Example(prompt, reply, "analysis")
 
 
-def make_examples(config: BootstrapConfig, progress=None, *, memory: bool = False) -> list[Example]:
-    """Demonstration steps (plain, skill-conditioned, bank-conditioned) and analyses, deterministic in the seed.
-    `memory`: the step prompts carry `rollout.memory`'s line (agent SFT of a policy that will act with it)."""
-    step_prompt = functools.partial(build_step_prompt, memory=True) if memory else build_step_prompt
+@dataclass
+class Demonstration:
+    """One demonstrated episode of the training text, before it becomes prompts."""
+
+    task: str
+    steps: list  # [(observation, demonstrator.Decision)], in order
+    wrap: Callable[[str], str] | None  # puts the episode's skill (oracle or bank) into a prompt; None: no skill
+    analysis: Example | None  # an analysis of another attempt at the same task, when one was drawn
+
+
+def demonstrations(config: BootstrapConfig, progress=None) -> Iterator[Demonstration]:
+    """The demonstrated episodes of `make_examples`, deterministic in the seed (the draws are make_examples')."""
     source = HouseholdTasks(max_steps=config.max_steps)
     rng = random.Random(f"bootstrap|{config.seed}")
-    examples: list[Example] = []
     specs = source.sample("train", config.episodes, seed=config.seed)
     for n, spec in enumerate(specs):
         task = source.make(spec).task.description
@@ -93,13 +101,25 @@ def make_examples(config: BootstrapConfig, progress=None, *, memory: bool = Fals
             repeat = 0.0
             wrap = lambda prompt, text=bank_text: SkillBank.insert(prompt, text)  # noqa: E731
         steps, _won = demonstrate(source.make(spec), rng, rates, repeat)
-        examples.extend(step_examples(task, steps, config.history, wrap, step_prompt))
+        analysis = None
         if rng.random() < config.analysis_share:
             # analyses of episodes as a weak policy plays them: noisier, and often cut off unfinished
             a_rates, a_repeat = _noise_profile(rng, config, boost=0.15)
             cut = rng.choice((config.max_steps, 10, 14, 18))
             a_steps, a_won = demonstrate(source.make(spec), rng, a_rates, a_repeat, max_steps=cut)
-            examples.append(_analysis_example(spec, task, a_steps, a_won))
+            analysis = _analysis_example(spec, task, a_steps, a_won)
+        yield Demonstration(task, steps, wrap, analysis)
         if progress is not None and (n + 1) % 100 == 0:
             progress(n + 1, len(specs))
+
+
+def make_examples(config: BootstrapConfig, progress=None, *, memory: bool = False) -> list[Example]:
+    """Demonstration steps (plain, skill-conditioned, bank-conditioned) and analyses, deterministic in the seed.
+    `memory`: the step prompts carry `rollout.memory`'s line (agent SFT of a policy that will act with it)."""
+    step_prompt = functools.partial(build_step_prompt, memory=True) if memory else build_step_prompt
+    examples: list[Example] = []
+    for demo in demonstrations(config, progress):
+        examples.extend(step_examples(demo.task, demo.steps, config.history, demo.wrap, step_prompt))
+        if demo.analysis is not None:
+            examples.append(demo.analysis)
     return examples

@@ -149,8 +149,26 @@ class RolloutConfig(_Section):
             "prompt is then unchanged. A policy trained with it should act with it."
         ),
     )
+    prompt_format: Literal["step", "chat"] = Field(
+        "step",
+        description=(
+            "How a step's prompt is laid out. `step` (the default; the paper's and verl-agent's): one user turn with "
+            "the task, the last `history` observation/action pairs, the current observation and the admissible "
+            "actions. `chat`: the whole episode so far as one conversation through the model's chat template: a "
+            "system turn with the task and the instructions, a user turn per observation, the policy's own earlier "
+            "responses as assistant turns; `history` is not used, and a conversation longer than "
+            "`max_prompt_tokens` loses its oldest turns (the system turn stays). For a policy trained in that format "
+            "(`sft.mode: agent` trains in the experiment's format). Household only; algorithms with a teacher pass "
+            "do not read it yet."
+        ),
+    )
     max_prompt_tokens: int = Field(
-        2048, ge=16, description="Per-step prompt length limit in tokens; longer prompts are left-truncated."
+        2048,
+        ge=16,
+        description=(
+            "Per-step prompt length limit in tokens; longer prompts are left-truncated (the `chat` format drops its "
+            "oldest turns instead)."
+        ),
     )
     max_response_tokens: int = Field(512, ge=1, description="Tokens the policy may generate per step.")
     temperature: float = Field(1.0, gt=0.0, description="Sampling temperature of the actor during rollouts.")
@@ -333,7 +351,97 @@ class CollectConfig(_Section):
     split: str = Field("train", description="The environment split the collected tasks come from.")
 
 
+class AgentSftSettings(_Section):
+    episodes: int = Field(
+        300, ge=1, description="Demonstration episodes of the environment's train split (each ~8 steps)."
+    )
+    steps: int = Field(300, ge=1, description="Optimizer steps of agent SFT.")
+    batch_size: int = Field(
+        8,
+        ge=1,
+        description=(
+            "Sequences per optimizer step: step examples (`rollout.prompt_format: step`) or whole episodes, as one "
+            "conversation each (`chat`), and analyses."
+        ),
+    )
+    lr: float = Field(
+        3.0e-5,
+        gt=0.0,
+        le=1.0,
+        description="Peak learning rate (AdamW, full fine-tune): linear warmup, then cosine decay to a tenth of it.",
+    )
+    warmup: int = Field(20, ge=0, description="Warmup steps of the learning rate.")
+    weight_decay: float = Field(0.0, ge=0.0, description="AdamW weight decay.")
+    max_length: int = Field(
+        1024,
+        ge=16,
+        description=(
+            "The step format's sequence limit in tokens (prompt + reply; prompts are left-truncated). The chat format "
+            "truncates each step's prompt as the rollout does, to `rollout.max_prompt_tokens`."
+        ),
+    )
+    freeze_layers: int = Field(
+        0,
+        ge=0,
+        description=(
+            "Freeze the input embeddings and the first N decoder layers: less backward work per step (15 of "
+            "SmolLM2-135M's 30 layers: measured 1.9× the decisions per CPU-second)."
+        ),
+    )
+    train_invalid: bool = Field(
+        False,
+        description=(
+            "Also train on the demonstrations' injected inadmissible commands. Off: they stay in the context (the "
+            "history shows the command and the recovery) but the model is not taught to write them."
+        ),
+    )
+    analysis_share: float = Field(
+        0.5,
+        ge=0.0,
+        le=1.0,
+        description=(
+            "Share of episodes that also give an analysis prompt answered with the oracle analyzer's JSON, so that "
+            "the model can write its own skills in Stage 2."
+        ),
+    )
+    skill_share: float = Field(
+        0.0,
+        ge=0.0,
+        le=1.0,
+        description=(
+            "Share of demonstrations that show an oracle skill in the prompt (and heed it). 0: whether a skill helps "
+            "stays the pretrained model's own reading."
+        ),
+    )
+    dev_states: int = Field(
+        200,
+        ge=0,
+        description=(
+            "Held-out states of the `dev` split on which the teacher-forced next-action accuracy is measured (the "
+            "share where every action token of the demonstrator's correct response is the model's most likely "
+            "token); 0: not measured."
+        ),
+    )
+    eval_every: int = Field(
+        25, ge=1, description="Measure the next-action accuracy every this many steps (and at the start and end)."
+    )
+
+
 class SftConfig(_Section):
+    mode: Literal["skills", "agent"] = Field(
+        "skills",
+        description=(
+            "What Stage-1 SFT teaches. `skills` (the default; the paper's): to write hindsight skills, from a "
+            "`collect` run's analyses (`sft.data`). `agent`: to act, for a base model that does not answer the step "
+            "prompt with an <action> yet: the environment's demonstrations (with injected mistakes and their "
+            "recoveries) and analyses answered with the oracle analyzer's JSON, in this experiment's prompt "
+            "(`rollout.prompt_format`, `history`, `memory`, `max_steps`); settings in `sft.agent`. Household only. "
+            "Either way the result is `<run>/model/`, the next experiment's `model.path`."
+        ),
+    )
+    agent: AgentSftSettings = Field(
+        default_factory=AgentSftSettings, description="Agent SFT (`sft.mode: agent`): its data and its schedule."
+    )
     data: str | None = Field(
         None,
         description=(

@@ -8,6 +8,7 @@ from typing import Any
 
 from seed_trainer.algo.estimator_table import OPD_ESTIMATORS
 from seed_trainer.algo.skill_controls import SELF_SKILL_ALGORITHMS, SKILL_CONTROL_TABLE
+from seed_trainer.algo.variants import ALGORITHM_VARIANTS
 from seed_trainer.models.builtin import BUILTIN_MODELS, BUILTIN_PREFIX
 
 # Under `grpo_opsd` g = ½ on every token, and so is b(s): the estimators that weigh the sampled token by g less ½ or
@@ -16,6 +17,8 @@ CANCELLED_BY_GRPO_OPSD = [
     name for name, row in OPD_ESTIMATORS.items() if row.subtracts != "nothing" and row.keeps != "soft_targets"
 ]
 GRPO_OPSD_ESTIMATORS = [name for name in OPD_ESTIMATORS if name not in CANCELLED_BY_GRPO_OPSD]
+# The teacher prompt re-encodes a step's prompt as one user turn with the skill inserted: not a conversation yet.
+NO_TEACHER_ALGORITHMS = [name for name, variant in ALGORITHM_VARIANTS.items() if not variant.teacher]
 
 # Rules between fields: when the field (dotted path) holds the value, the listed fields must be non-empty strings.
 # They are exported into the JSON Schema (`allOf` of `if`/`then`), which both the trainer and the editor check; the
@@ -64,6 +67,26 @@ EXCLUSIVE_RULES: list[tuple[str, str, dict[str, Any], str]] = [
         f"`grpo_opsd` has g = ½ on every token: {' and '.join(f'`{name}`' for name in CANCELLED_BY_GRPO_OPSD)} "
         "subtract all of it (zero gradient, plain GRPO); `expected` keeps ½·Σ_v π_old(v)·∇log π_θ(v), zero at θ = "
         "π_old and a pull back toward π_old from an update's second optimizer step on (the proximal control)",
+    ),
+    (
+        "sft.mode",
+        "agent",
+        {"properties": {"environment": {"properties": {"name": {"const": "household"}}}}},
+        "`agent` trains on the demonstrations of the built-in household environment (`environment.name: household`)",
+    ),
+    (
+        "sft.mode",
+        "agent",
+        {"properties": {"model": {"properties": {"lora": {"type": "null"}}}}},
+        "`agent` fine-tunes all weights (`model.lora: null`); the experiment that starts from its model may use LoRA",
+    ),
+    (
+        "rollout.prompt_format",
+        "chat",
+        # required: the default algorithm (seed) has a teacher pass, so the editor must see it named
+        {"required": ["algorithm"], "properties": {"algorithm": {"enum": NO_TEACHER_ALGORITHMS}}},
+        "`chat` is read by the rollout, evaluation and collection; the teacher pass still builds its prompt as one "
+        f"user turn, so Stage 2 in this format runs {', '.join(f'`{a}`' for a in NO_TEACHER_ALGORITHMS)} only",
     ),
     *(
         (

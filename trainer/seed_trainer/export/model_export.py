@@ -67,6 +67,11 @@ def prompt_settings(checkpoint: str | Path) -> tuple[dict, dict | None]:
         config = manifest.get("config") or {}
         source = {"id": str(manifest.get("id", run.name)), "checkpoint": Path(checkpoint).resolve().name}
     rollout = RolloutConfig.model_validate(config.get("rollout") or {})
+    if rollout.prompt_format != "step":  # the contract below: a step prompt is one user turn
+        raise ValueError(
+            f"{run} played its episodes as conversations (rollout.prompt_format: chat): What if… rebuilds a step's "
+            "prompt as one user turn, so an ONNX export for it would score other prompts; export a Hugging Face folder"
+        )
     opd = OpdConfig.model_validate(config.get("opd") or {})
     algorithm = str(config.get("algorithm", "seed"))
     settings = {
@@ -137,6 +142,7 @@ def export(
 
 
 def _export_onnx(checkpoint: Path, out: Path, opset: int) -> None:
+    settings, run = prompt_settings(checkpoint)  # first: it refuses a run whose prompts What if… cannot rebuild
     policy = load_checkpoint_policy(checkpoint, device="cpu", dtype="float32")
     model = policy.model.eval()
     # Plain matmul attention traces into ONNX without shape-specialised branches.
@@ -169,7 +175,6 @@ def _export_onnx(checkpoint: Path, out: Path, opset: int) -> None:
     policy.tokenizer.save_pretrained(out)
     _chat_template_in_config(out, policy.tokenizer.chat_template)
     model.config.save_pretrained(out)
-    settings, run = prompt_settings(checkpoint)
     meta = {
         "format": "onnx",
         "exported_by": f"seed-trainer {__version__}",

@@ -82,6 +82,8 @@ class RunSettings:
             raise RescoreError(
                 f"{reader.run_dir} is an SDAR run, whose skills are a static prefix, not a hindsight skill: there is no gate to recompute"
             )
+        if config.rollout.prompt_format != "step":  # below, a step's prompt is rebuilt as one user turn
+            raise RescoreError(f"{reader.run_dir} played its episodes as conversations (rollout.prompt_format: chat)")
         return cls(config=config, run_id=str(manifest["id"]), beta=gate_beta(config.algorithm, config.opd.beta))
 
 

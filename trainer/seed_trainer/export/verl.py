@@ -236,6 +236,11 @@ def _the_rollout(m: _Mapping, config: ExperimentConfig) -> None:
         ro.memory,
         "verl-agent's prompts have no line of places searched: a policy trained with it sees other prompts there",
     )
+    m.none(
+        "rollout.prompt_format",
+        ro.prompt_format,
+        "verl-agent's prompt is the `step` format (one prompt per step, a history window); it has no `chat` format",
+    )
 
 
 def _the_update(m: _Mapping, config: ExperimentConfig) -> None:

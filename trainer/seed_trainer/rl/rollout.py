@@ -3,6 +3,10 @@
 Every live environment contributes one prompt per round; the policy answers all of them in a single batched call
 (KV cache, left padding), each response is reduced to an action, and every environment steps. An environment leaves
 the batch when it is done or reaches `max_steps`. Each step becomes one training sample (DESIGN §2).
+
+The prompt is the per-step prompt h_t through the chat template (`rollout.prompt_format: step`, the default), or, with
+`chat` (opt-in), the whole episode so far as one conversation (algo/prompts.py `chat_system_prompt` and
+`chat_user_turn`, compute/conversation.py for the token layout and truncation).
 """
 
 from __future__ import annotations
@@ -15,7 +19,8 @@ from typing import TYPE_CHECKING, Any
 import torch
 
 from seed_trainer.algo.actions import invalid_reason, parse_action
-from seed_trainer.algo.prompts import build_step_prompt
+from seed_trainer.algo.prompts import build_step_prompt, chat_system_prompt, chat_user_turn
+from seed_trainer.compute.conversation import ChatConversation
 from seed_trainer.compute.policy import Policy
 from seed_trainer.envs.base import EnvironmentFailure, Task, TaskSource
 
@@ -28,7 +33,7 @@ class Step:
     t: int
     observation: str  # what the agent saw before acting
     admissible_actions: list[str]
-    prompt: str  # h_t: the user turn before the chat template
+    prompt: str  # h_t: the user turn before the chat template (the chat format: this step's user turn)
     prompt_ids: list[int]
     response_ids: list[int]
     response: str
@@ -72,6 +77,76 @@ class Episode:
 
 
 PromptPrefix = Callable[[Task], str]
+PROMPT_FORMATS = ("step", "chat")  # rollout.prompt_format
+
+
+class _StepPrompts:
+    """The `step` format: each step's prompt is the environment's step prompt (or the household's), one user turn."""
+
+    def __init__(self, policy, build_prompt, history_length, extra, prompt_prefix, max_prompt_tokens) -> None:
+        self.policy, self.build_prompt, self.history_length = policy, build_prompt, history_length
+        self.extra, self.prompt_prefix, self.max_prompt_tokens = extra, prompt_prefix, max_prompt_tokens
+
+    def user_turn(self, i: int, episode: Episode, observation) -> str:
+        prompt = self.build_prompt(
+            task=episode.task.description,
+            observation=observation.text,
+            admissible_actions=observation.admissible_actions,
+            history=episode.history,
+            history_length=self.history_length,
+            **self.extra,
+        )
+        if self.prompt_prefix is not None:
+            prompt = f"{self.prompt_prefix(episode.task)}\n\n{prompt}"
+        return prompt
+
+    def ids(self, i: int, prompt: str, episode: Episode) -> list[int]:
+        return self.policy.encode_chat(prompt, self.max_prompt_tokens)
+
+
+@dataclass
+class _EpisodeConversation:
+    conversation: ChatConversation
+    users: list[str] = field(default_factory=list)  # its user turns so far
+    first: int = 0  # the first turn its prompts keep (compute/conversation.py's truncation)
+
+
+class _ChatPrompts:
+    """The `chat` format: each episode's conversation so far."""
+
+    def __init__(self, policy: Policy, memory: bool, max_prompt_tokens: int) -> None:
+        self.policy, self.memory, self.max_prompt_tokens = policy, memory, max_prompt_tokens
+        self.episodes: dict[int, _EpisodeConversation] = {}
+
+    def user_turn(self, i: int, episode: Episode, observation) -> str:
+        return chat_user_turn(
+            observation=observation.text,
+            admissible_actions=observation.admissible_actions,
+            history=episode.history,
+            memory=self.memory,
+        )
+
+    def ids(self, i: int, prompt: str, episode: Episode) -> list[int]:
+        if i not in self.episodes:
+            system = chat_system_prompt(episode.task.description)
+            self.episodes[i] = _EpisodeConversation(ChatConversation(self.policy.tokenizer, system))
+        state = self.episodes[i]
+        state.users.append(prompt)
+        responses = [step.response_ids for step in episode.steps]
+        ids, state.first = state.conversation.prompt_ids(state.users, responses, self.max_prompt_tokens, state.first)
+        return ids
+
+
+def _check_chat_format(prompt_format: str, source: TaskSource, prompt_prefix: PromptPrefix | None) -> None:
+    if prompt_format not in PROMPT_FORMATS:
+        raise ValueError(f"rollout.prompt_format: {prompt_format!r} is not one of {', '.join(PROMPT_FORMATS)}")
+    if prompt_format == "chat" and getattr(source, "step_prompt", None) is not None:
+        raise ValueError(
+            "rollout.prompt_format chat: the environment builds its own step prompt; the chat format is the "
+            "household's (algo/prompts.py chat_system_prompt)"
+        )
+    if prompt_format == "chat" and prompt_prefix is not None:
+        raise ValueError("rollout.prompt_format chat: a prompt prefix (SDAR) is not placed in a conversation yet")
 
 
 def _takes_memory(build_prompt) -> bool:
@@ -113,6 +188,7 @@ def play_episodes(
     with_logprobs: bool = False,
     generator: Generator | None = None,
     memory: bool = False,
+    prompt_format: str = "step",
 ) -> list[Episode]:
     """Plays `group_size` episodes of every task spec; returns them grouped (group g = specs[g]).
 
@@ -120,7 +196,9 @@ def play_episodes(
     sampled tokens' log-probs of each step (`Step.sample_logp`). `generator` answers the prompts instead of the
     policy (the vLLM engine of `rollout.engine: vllm`); the policy's tokenizer still builds them. `memory`
     (`rollout.memory`) asks the prompt for its line of places searched; off, the prompt builder is called as before.
+    `prompt_format` (`rollout.prompt_format`): `chat` plays each episode as one conversation (module docstring).
     """
+    _check_chat_format(prompt_format, source, prompt_prefix)
     build_prompt = getattr(source, "step_prompt", None) or build_step_prompt
     parse = getattr(source, "parse_response", None) or _default_parse
     extra = {"memory": True} if memory else {}  # only when on: an environment's own builder may not take it
@@ -137,24 +215,15 @@ def play_episodes(
             episodes.append(episode)
             observations.append(observation)
     live = [i for i, env in enumerate(envs) if env is not None]
+    if prompt_format == "chat":
+        prompter = _ChatPrompts(policy, memory, max_prompt_tokens)
+    else:
+        prompter = _StepPrompts(policy, build_prompt, history_length, extra, prompt_prefix, max_prompt_tokens)
     for _t in range(max_steps):
         if not live:
             break
-        prompts = []
-        for i in live:
-            episode, observation = episodes[i], observations[i]
-            prompt = build_prompt(
-                task=episode.task.description,
-                observation=observation.text,
-                admissible_actions=observation.admissible_actions,
-                history=episode.history,
-                history_length=history_length,
-                **extra,
-            )
-            if prompt_prefix is not None:
-                prompt = f"{prompt_prefix(episode.task)}\n\n{prompt}"
-            prompts.append(prompt)
-        prompt_ids = [policy.encode_chat(prompt, max_prompt_tokens) for prompt in prompts]
+        prompts = [prompter.user_turn(i, episodes[i], observations[i]) for i in live]
+        prompt_ids = [prompter.ids(i, prompt, episodes[i]) for i, prompt in zip(live, prompts)]
         generations = (generator or policy).generate(
             prompt_ids,
             max_response_tokens,

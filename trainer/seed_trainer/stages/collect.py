@@ -160,6 +160,7 @@ def _collect(
             max_response_tokens=ro.max_response_tokens,
             temperature=settings.temperature,
             memory=ro.memory,
+            prompt_format=ro.prompt_format,
         )
         episodes, failures = drop_failed_episodes(writer, episodes, f"collect batch {batch}", step=batch)
         rollout_time = time.perf_counter() - started

@@ -17,7 +17,7 @@ from seed_trainer.experiment.config import ExperimentError
 from seed_trainer.experiment.loading import load_experiment
 
 
-def _run_stage(run: Callable[[], object]) -> int:
+def run_stage_command(run: Callable[[], object]) -> int:
     """Runs a stage; the run directory already records a failure, so the terminal gets one line."""
     try:
         run()
@@ -34,7 +34,7 @@ def _run_stage(run: Callable[[], object]) -> int:
     return 0
 
 
-def _experiment(args: argparse.Namespace, *, model: bool = True, environment: bool = True):
+def checked_experiment(args: argparse.Namespace, *, model: bool = True, environment: bool = True):
     """The experiment of a stage command, its inputs checked before any run directory exists; None (after one line on
     stderr) when it cannot run."""
     from seed_trainer.experiment.preflight import InputError, check_can_create, check_inputs, check_new_run_dir
@@ -52,7 +52,7 @@ def _experiment(args: argparse.Namespace, *, model: bool = True, environment: bo
     return config
 
 
-def _run_dir_args(args: argparse.Namespace) -> dict:
+def run_dir_args(args: argparse.Namespace) -> dict:
     run_dir = Path(args.run_dir) if args.run_dir else None
     return {"runs_dir": run_dir.parent if run_dir else None, "run_id": run_dir.name if run_dir else None}
 
@@ -69,36 +69,36 @@ def cmd_train(args: argparse.Namespace) -> int:
         except RunFormatError as exc:
             sys.stderr.write(f"error: --baseline-eval {directory}: {exc}\n")
             return 2
-    config = _experiment(args)
+    config = checked_experiment(args)
     if config is None:
         return 2
     from seed_trainer.stages.train import train  # torch and transformers load only for commands that need them
 
-    return _run_stage(
+    return run_stage_command(
         lambda: train(
             config,
             args.experiment,
             echo=sys.stdout,
             progress=sys.stderr.isatty(),
             baseline_evals=baselines or None,
-            **_run_dir_args(args),
+            **run_dir_args(args),
         )
     )
 
 
 def cmd_collect(args: argparse.Namespace) -> int:
-    config = _experiment(args)
+    config = checked_experiment(args)
     if config is None:
         return 2
     from seed_trainer.stages.collect import collect
 
-    return _run_stage(
-        lambda: collect(config, args.experiment, echo=sys.stdout, progress=sys.stderr.isatty(), **_run_dir_args(args))
+    return run_stage_command(
+        lambda: collect(config, args.experiment, echo=sys.stdout, progress=sys.stderr.isatty(), **run_dir_args(args))
     )
 
 
 def cmd_sft(args: argparse.Namespace) -> int:
-    config = _experiment(args, environment=False)  # SFT trains on recorded analyses: no environment runs
+    config = checked_experiment(args, environment=False)  # SFT trains on recorded analyses: no environment runs
     if config is None:
         return 2
     data = Path(args.data) if args.data else (config.resolve_path(config.sft.data) if config.sft.data else None)
@@ -112,9 +112,9 @@ def cmd_sft(args: argparse.Namespace) -> int:
     except FileNotFoundError as exc:
         sys.stderr.write(f"error: {exc}\n")
         return 2
-    return _run_stage(
+    return run_stage_command(
         lambda: sft(
-            config, args.experiment, data=data, echo=sys.stdout, progress=sys.stderr.isatty(), **_run_dir_args(args)
+            config, args.experiment, data=data, echo=sys.stdout, progress=sys.stderr.isatty(), **run_dir_args(args)
         )
     )
 
@@ -123,19 +123,19 @@ def cmd_eval(args: argparse.Namespace) -> int:
     if args.checkpoint and not Path(args.checkpoint).is_dir():
         sys.stderr.write(f"error: --checkpoint {args.checkpoint}: not a directory\n")
         return 2
-    config = _experiment(args, model=not args.checkpoint)
+    config = checked_experiment(args, model=not args.checkpoint)
     if config is None:
         return 2
     from seed_trainer.stages.evaluate import evaluate_checkpoint
 
-    return _run_stage(
+    return run_stage_command(
         lambda: evaluate_checkpoint(
             config,
             args.experiment,
             split=args.split,
             checkpoint=args.checkpoint,
             echo=sys.stdout,
-            **_run_dir_args(args),
+            **run_dir_args(args),
         )
     )
 

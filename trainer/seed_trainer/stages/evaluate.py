@@ -81,6 +81,7 @@ def evaluate_policy(
             greedy=settings.greedy,
             generator=generator,
             memory=ro.memory,
+            prompt_format=ro.prompt_format,
         )
     episodes, failures = drop_failed_episodes(writer, episodes, f"evaluation on {split}", step=step)
     by_type: dict[str, list[Episode]] = {}

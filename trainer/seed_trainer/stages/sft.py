@@ -25,6 +25,7 @@ from typing import Any, TextIO
 import torch
 
 from seed_trainer.analyzers.self_analysis import analysis_prompt_from_record
+from seed_trainer.compute.conversation import end_of_turn_id as conversation_end_of_turn_id
 from seed_trainer.compute.policy import Policy
 from seed_trainer.compute.precision import NonFiniteGuard, check_finite_weights, grad_scaler, guarded_step
 from seed_trainer.compute.response_scoring import pack, response_logprobs
@@ -116,11 +117,7 @@ class Tokenized:
 
 def end_of_turn_id(policy: Policy) -> int:
     """The token that ends an assistant turn (ChatML `<|im_end|>`, else end of sequence): SFT replies end with it."""
-    tokenizer = policy.tokenizer
-    im_end = tokenizer.convert_tokens_to_ids("<|im_end|>")
-    if isinstance(im_end, int) and im_end != tokenizer.unk_token_id and im_end is not None:
-        return im_end
-    return tokenizer.eos_token_id
+    return conversation_end_of_turn_id(policy.tokenizer)
 
 
 def tokenize(policy: Policy, examples: Iterable[SftExample], max_length: int) -> tuple[list[Tokenized], int]:

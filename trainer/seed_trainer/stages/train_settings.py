@@ -38,6 +38,7 @@ class RolloutSettings:
     generation_batch_size: int
     with_logprobs: bool  # keep the sampled tokens' log-probs: π_old's own, or the engine's to check against π_old
     memory: bool  # rollout.memory: the prompt's line of places searched
+    prompt_format: str  # rollout.prompt_format: one step prompt, or the episode as one conversation
 
 
 @dataclass(frozen=True)
@@ -99,6 +100,7 @@ def loop_settings(
         generation_batch_size=ro.generation_batch_size,
         with_logprobs=reuse_sampling_logprobs or engine,
         memory=ro.memory,
+        prompt_format=ro.prompt_format,
     )
     scoring = ScoringSettings(
         temperature=ro.temperature, micro_batch_size=rl.micro_batch_size, max_tokens=rl.micro_batch_tokens
@@ -135,6 +137,7 @@ def play_episodes_with(
         with_logprobs=rollout.with_logprobs,
         generator=engine,
         memory=rollout.memory,
+        prompt_format=rollout.prompt_format,
     )
 
 

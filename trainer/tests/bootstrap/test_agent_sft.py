@@ -11,6 +11,7 @@ import torch
 from safetensors.torch import load_file
 
 import seed_trainer.bootstrap.agent_sft as agent_sft_module
+import seed_trainer.bootstrap.agent_sft_dev as agent_sft_dev
 from seed_trainer.bootstrap.agent_sft import AgentSftConfig, agent_sft, batch_order, learning_rate
 
 
@@ -125,8 +126,8 @@ def test_next_action_accuracy_is_teacher_forced_on_the_action_tokens():
     policy = Policy.load(
         ModelConfig(path=str(ensure_model_dir("builtin:household-tiny")), device="cpu"), with_reference=False
     )
-    states = agent_sft_module.dev_states(_config(dev_states=12))
-    assert len(states) == 12 and states == agent_sft_module.dev_states(_config(dev_states=12))
+    states = agent_sft_dev.dev_states(_config(dev_states=12))
+    assert len(states) == 12 and states == agent_sft_dev.dev_states(_config(dev_states=12))
     # the model's own greedy responses are, teacher-forced, its most likely tokens at every position: accuracy 1
     prompts = [policy.encode_chat(s.prompt, 1024) for s in states[:4]]
     greedy = [g.text for g in policy.generate(prompts, 48, greedy=True)]
@@ -137,11 +138,11 @@ def test_next_action_accuracy_is_teacher_forced_on_the_action_tokens():
         return ExpertState(state.step, state.prompt, Decision("own", think, action), ())
 
     own = [state_answered(s, text) for s, text in zip(states[:4], greedy)]
-    assert agent_sft_module.next_action_accuracy(policy, own, 1024) == 1.0
+    assert agent_sft_dev.next_action_accuracy(policy, own, 1024) == 1.0
     # an action no household command looks like is never the most likely continuation
     nonsense = [ExpertState(s.step, s.prompt, Decision("x", "go", "zq zq zq qz"), ()) for s in states[:4]]
-    assert agent_sft_module.next_action_accuracy(policy, nonsense, 1024) == 0.0
-    assert 0.0 < agent_sft_module.next_action_accuracy(policy, states, 1024) <= 1.0
+    assert agent_sft_dev.next_action_accuracy(policy, nonsense, 1024) == 0.0
+    assert 0.0 < agent_sft_dev.next_action_accuracy(policy, states, 1024) <= 1.0
 
 
 def test_auto_dtype_is_bf16_only_with_bf16_instructions(monkeypatch):

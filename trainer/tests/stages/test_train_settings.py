@@ -81,6 +81,7 @@ def test_each_field_of_the_seed_loop(tmp_path):
         generation_batch_size=12,
         with_logprobs=True,  # auto on the CPU in float32 without an engine: π_old's are the sampling ones
         memory=True,
+        prompt_format="step",
     )
     assert loop.scoring == ScoringSettings(temperature=0.7, micro_batch_size=3, max_tokens=900)
     assert loop.teacher == TeacherSettings(

@@ -42,6 +42,61 @@ export interface ExperimentConfig {
   report_to?: ('tensorboard' | 'wandb')[];
 }
 
+export interface AgentSftSettings {
+  /**
+   * Demonstration episodes of the environment's train split (each ~8 steps).
+   */
+  episodes?: number;
+  /**
+   * Optimizer steps of agent SFT.
+   */
+  steps?: number;
+  /**
+   * Sequences per optimizer step: step examples (`rollout.prompt_format: step`) or whole episodes, as one conversation each (`chat`), and analyses.
+   */
+  batch_size?: number;
+  /**
+   * Peak learning rate (AdamW, full fine-tune): linear warmup, then cosine decay to a tenth of it.
+   */
+  lr?: number;
+  /**
+   * Warmup steps of the learning rate.
+   */
+  warmup?: number;
+  /**
+   * AdamW weight decay.
+   */
+  weight_decay?: number;
+  /**
+   * The step format's sequence limit in tokens (prompt + reply; prompts are left-truncated). The chat format truncates each step's prompt as the rollout does, to `rollout.max_prompt_tokens`.
+   */
+  max_length?: number;
+  /**
+   * Freeze the input embeddings and the first N decoder layers: less backward work per step (15 of SmolLM2-135M's 30 layers: measured 1.9× the decisions per CPU-second).
+   */
+  freeze_layers?: number;
+  /**
+   * Also train on the demonstrations' injected inadmissible commands. Off: they stay in the context (the history shows the command and the recovery) but the model is not taught to write them.
+   */
+  train_invalid?: boolean;
+  /**
+   * Share of episodes that also give an analysis prompt answered with the oracle analyzer's JSON, so that the model can write its own skills in Stage 2.
+   */
+  analysis_share?: number;
+  /**
+   * Share of demonstrations that show an oracle skill in the prompt (and heed it). 0: whether a skill helps stays the pretrained model's own reading.
+   */
+  skill_share?: number;
+  /**
+   * Held-out states of the `dev` split on which the teacher-forced next-action accuracy is measured (the share where every action token of the demonstrator's correct response is the model's most likely token); 0: not measured.
+   */
+  dev_states?: number;
+  /**
+   * Measure the next-action accuracy every this many steps (and at the start and end).
+   */
+  eval_every?: number;
+}
+
 export interface AnalyzerConfig {
   /**
    * Who writes the hindsight skill of each trajectory in Stage-1 collection: `self` (the policy being collected with), `external` (an OpenAI-compatible chat-completions endpoint, as the paper's Stage 1), or `oracle` (an environment that knows the ground truth). Stage 2 always analyzes with the policy itself.
@@ -340,7 +395,11 @@ export interface RolloutConfig {
    */
   memory?: boolean;
   /**
-   * Per-step prompt length limit in tokens; longer prompts are left-truncated.
+   * How a step's prompt is laid out. `step` (the default; the paper's and verl-agent's): one user turn with the task, the last `history` observation/action pairs, the current observation and the admissible actions. `chat`: the whole episode so far as one conversation through the model's chat template: a system turn with the task and the instructions, a user turn per observation, the policy's own earlier responses as assistant turns; `history` is not used, and a conversation longer than `max_prompt_tokens` loses its oldest turns (the system turn stays). For a policy trained in that format (`sft.mode: agent` trains in the experiment's format). Household only; algorithms with a teacher pass do not read it yet.
+   */
+  prompt_format?: 'step' | 'chat';
+  /**
+   * Per-step prompt length limit in tokens; longer prompts are left-truncated (the `chat` format drops its oldest turns instead).
    */
   max_prompt_tokens?: number;
   /**
@@ -365,6 +424,14 @@ export interface SdarConfig {
 }
 
 export interface SftConfig {
+  /**
+   * What Stage-1 SFT teaches. `skills` (the default; the paper's): to write hindsight skills, from a `collect` run's analyses (`sft.data`). `agent`: to act, for a base model that does not answer the step prompt with an <action> yet: the environment's demonstrations (with injected mistakes and their recoveries) and analyses answered with the oracle analyzer's JSON, in this experiment's prompt (`rollout.prompt_format`, `history`, `memory`, `max_steps`); settings in `sft.agent`. Household only. Either way the result is `<run>/model/`, the next experiment's `model.path`.
+   */
+  mode?: 'skills' | 'agent';
+  /**
+   * Agent SFT (`sft.mode: agent`): its data and its schedule.
+   */
+  agent?: AgentSftSettings;
   /**
    * The analyses to train on: a `collect` run directory (or its skills.jsonl), relative to the experiment file. The `sft` command's --data option overrides it.
    */

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
+from typing import Any
 
 from seed_trainer.algo.prompts import build_step_prompt
 from seed_trainer.envs.household.demonstrator import Decision, Demonstrator
@@ -21,6 +22,8 @@ class ExpertState:
     prompt: str  # h_t, the plain step prompt
     expert: Decision  # the demonstrator's correct step
     mistakes: tuple[Decision, ...]  # one per mistake kind that applies here, each with an action other than a*'s
+    task: str = ""  # the task's description
+    observation: Any = None  # the environment's Observation at this state (text and admissible actions)
 
 
 def expert_states(source, spec, rng: random.Random, history: int, memory: bool = False) -> list[ExpertState]:
@@ -42,7 +45,7 @@ def expert_states(source, spec, rng: random.Random, history: int, memory: bool =
             memory=memory,
         )
         mistakes = tuple(d for d in agent.mistake_options(right, rng) if d.action != right.action)
-        states.append(ExpertState(t, prompt, right, mistakes))
+        states.append(ExpertState(t, prompt, right, mistakes, task.description, observation))
         result = env.step(right.action)
         agent.after(right, result.observation.text)
         past.append((observation.text, right.action))
