@@ -80,7 +80,7 @@ const BUDGETS = {
   'ui train + dashboard (Chromium)': 50,
   'webview (Chromium)': 55,
   'trajectory & review ui (code-server)': 42,
-  'dashboard compare & fitted heatmap ui (code-server)': 40,
+  'dashboard compare & fitted heatmap ui (code-server)': 45,
   'runs table & evaluation samples ui (code-server)': 30,
   'premise report ui (code-server)': 35,
   'what-if ui (code-server)': 50,
