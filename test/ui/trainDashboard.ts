@@ -6,12 +6,14 @@
 //   npm run build && node out/test/ui/trainDashboard.js
 //
 // Environment: SEED_PYTHON, CHROMIUM_PATH, SEED_CODE_SERVER_DIR, SEED_TEST_TIMEOUT_S (default 180), SEED_KEEP_TEMP.
-// Writes test-results/ui-train-dashboard.png.
+// Writes test-results/ui-train-progress.png (the progress notification and the status bar naming the run by its
+// title) and ui-train-dashboard.png.
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { type CodeServerSession, repoRoot, resultsDir, runCodeServerTest, runnerPrerequisites } from '../integration/codeServerSession';
-import { firstLine, palette, webview } from './workbench';
+import type { Page } from 'playwright-core';
+import { fail, firstLine, palette, webview } from './workbench';
 
 const LABEL = 'ui train + dashboard';
 
@@ -75,6 +77,21 @@ async function during<T>(stage: string, body: () => Promise<T>): Promise<T> {
   }
 }
 
+/** The progress notification and the status bar name the run alike, by the Runs tree's title, never by its id
+ * (issue 54 item 9); photographed together. */
+async function progressNamesTheRun(session: CodeServerSession, page: Page): Promise<string> {
+  const message = page.locator('.notifications-toasts .notification-list-item-message', { hasText: /tiny-grpo · grpo — update \d+\/100000/ }).first();
+  await message.waitFor({ state: 'visible', timeout: 30_000 });
+  const text = ((await message.textContent()) ?? '').trim();
+  const bar = ((await page.locator('.statusbar-item', { hasText: /SEED tiny-grpo · grpo/ }).first().textContent()) ?? '').trim();
+  const id = path.basename(runDirs(session)[0] ?? fail('no run folder'));
+  if (!/^SEED: tiny-grpo · grpo — update \d+\/100000/.test(text) || text.includes(id)) fail(`the progress notification says "${text}" (the run's id: ${id})`);
+  if (!bar.startsWith('SEED tiny-grpo · grpo ') || bar.includes(id)) fail(`the status bar says "${bar}"`);
+  mkdirSync(resultsDir, { recursive: true });
+  await page.screenshot({ path: path.join(resultsDir, 'ui-train-progress.png') });
+  return `progress notification "${text}", status bar "${bar}" (run id ${id} in neither)`;
+}
+
 async function trainAndWatch(session: CodeServerSession, python: string): Promise<void> {
   const started = Date.now();
   prepareWorkspace(session, python);
@@ -99,6 +116,7 @@ async function trainAndWatch(session: CodeServerSession, python: string): Promis
   const status = page.locator('.statusbar-item', { hasText: /SEED tiny-grpo · grpo \d+\/100000/ }).first();
   await during('waiting for the run in the status bar and the Runs view', async () => {
     await status.waitFor({ state: 'visible', timeout: 90_000 });
+    console.log(`${LABEL}: ${await progressNamesTheRun(session, page)}`);
     await activity.click({ force: true }); // the run-count badge covers the icon
     await page.locator('.pane-body .monaco-list-row', { hasText: 'tiny-grpo' }).first().waitFor({ timeout: 30_000 });
   });
