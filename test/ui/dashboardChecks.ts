@@ -1,10 +1,12 @@
 // Steps of the dashboard compare UI suite (dashboardCompare.ts) for issue 54: the dashboard's defaults (item 5: the
 // evaluation drawn as a line from the base evaluation to the run's own, training success overall with the task types
-// one click away) and a run that writes skills but parsed none (item 3: its gate charts say so instead of vanishing).
-import { cpSync, readFileSync, writeFileSync } from 'node:fs';
+// one click away), a run that writes skills but parsed none (item 3: its gate charts say so instead of vanishing), and
+// a chart saved as PNG (item 9: at least 1200 px wide, then a notification naming the file with Open and Reveal).
+import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { DASHBOARD_CHARTS, NO_SKILL_DATA, chartOf } from '../../src/dashboard/shared/charts';
+import { EXPORT_MIN_WIDTH } from '../../src/dashboard/shared/exportImage';
 import { type CodeServerSession, repoRoot, resultsDir } from '../integration/codeServerSession';
 import { fail, palette, webview } from './workbench';
 
@@ -102,4 +104,43 @@ export async function noSkillData(page: Page): Promise<string[]> {
   await page.mouse.move(1000, 880);
   await page.screenshot({ path: path.join(resultsDir, 'ui-dashboard-no-skill-data.png') });
   return [`"${NO_SKILL_DATA}" in ${notes.join(', ')}; the parse rate drawn at 0 over 2 updates`];
+}
+
+/** A PNG file's pixel size, from its IHDR chunk (the first, right after the 8-byte signature). */
+function pngSize(file: string): { width: number; height: number } {
+  const bytes = readFileSync(file);
+  if (bytes.length < 24 || bytes.toString('latin1', 1, 4) !== 'PNG' || bytes.toString('latin1', 12, 16) !== 'IHDR') fail(`${file} is not a PNG`);
+  return { width: bytes.readUInt32BE(16), height: bytes.readUInt32BE(20) };
+}
+
+/** The open dashboard's parse-rate chart → its PNG button → code-server's save dialog (a quick input holding the
+ * path: the user types where) → the file on disk at least EXPORT_MIN_WIDTH px wide, and "SEED: saved parse.png" with
+ * Open and Reveal; Open shows it in an editor. */
+export async function pngExportSaved(page: Page, session: CodeServerSession): Promise<string[]> {
+  const frame = webview(page);
+  const card = frame.locator('.card[data-chart="parse"]');
+  await card.locator('canvas').waitFor({ state: 'visible', timeout: 30_000 });
+  await card.locator('button[data-action="png"]').click();
+  const input = page.locator('.quick-input-widget .quick-input-box input');
+  await input.waitFor({ state: 'visible', timeout: 15_000 });
+  // The dialog writes its folder's path into the input once it has listed it: a path typed before is overwritten.
+  await page.locator('.quick-input-widget .monaco-list-row').first().waitFor({ state: 'visible', timeout: 15_000 });
+  const proposed = await input.inputValue();
+  const target = path.join(session.workspace, 'exported', 'parse-rate.png');
+  mkdirSync(path.dirname(target), { recursive: true });
+  await input.fill(target);
+  await page.keyboard.press('Enter');
+  const notice = page.locator('.notifications-toasts .notification-list-item', { hasText: 'SEED: saved parse-rate.png' }).first();
+  await notice.waitFor({ state: 'visible', timeout: 30_000 });
+  const text = ((await notice.locator('.notification-list-item-message').textContent()) ?? '').trim();
+  const buttons = (await notice.locator('.notification-list-item-buttons-container .monaco-button').allTextContents()).map((b) => b.trim());
+  if (text !== 'SEED: saved parse-rate.png' || buttons.join(',') !== 'Open,Reveal') fail(`the saved notice: "${text}" [${buttons.join(', ')}]`);
+  if (!existsSync(target)) fail(`${target} was not written`);
+  const size = pngSize(target);
+  if (size.width < EXPORT_MIN_WIDTH) fail(`the exported PNG is ${size.width} px wide, under ${EXPORT_MIN_WIDTH}`);
+  await page.mouse.move(1000, 400);
+  await page.screenshot({ path: path.join(resultsDir, 'ui-dashboard-export-saved.png') });
+  await notice.locator('.monaco-button', { hasText: /^Open$/ }).click();
+  await page.locator('.tabs-container .tab', { hasText: 'parse-rate.png' }).first().waitFor({ state: 'visible', timeout: 15_000 });
+  return [`the dialog proposed ${path.basename(proposed)}; saved ${path.relative(session.workspace, target)} ${size.width}×${size.height} px`, `notice: "${text}" [${buttons.join(', ')}]; Open showed it in an editor`];
 }

@@ -13,7 +13,7 @@
 // (ui-before-after-tree.png, ui-before-after-dashboard.png) and its dashboard's defaults (ui-dashboard-defaults.png); two
 // arms × three seeds selected in the Runs tree and grouped "all but seed" in their dashboard draw a mean per arm
 // (dashboardGroups.ts, ui-dashboard-groups.png); a run that parsed no skill says so in its gate charts
-// (ui-dashboard-no-skill-data.png).
+// (ui-dashboard-no-skill-data.png); its parse-rate chart saved as PNG says where (ui-dashboard-export-saved.png).
 import { execFileSync } from 'node:child_process';
 import { cpSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -24,7 +24,7 @@ import { CENTER_BIN, binOf, colorOf, fittedScale, heatScale } from '../../src/tr
 import { type CodeServerSession, repoRoot, resultsDir, runCodeServerTest, runnerPrerequisites } from '../integration/codeServerSession';
 import { dashboardGroupedBySeed } from './dashboardGroups';
 import { type DrawnLabel, fail, inSeedSidebar, runUiSteps, treeRow, webview, wholeSidebarLabels } from './workbench';
-import { dashboardDefaults, noSkillData, prepareNoSkillRun } from './dashboardChecks';
+import { dashboardDefaults, noSkillData, pngExportSaved, prepareNoSkillRun } from './dashboardChecks';
 
 const LABEL = 'dashboard compare & fitted heatmap ui (code-server)';
 const fixtureRun = path.join(repoRoot, 'test', 'fixtures', 'runs', 'valid');
@@ -356,6 +356,7 @@ function main(): void {
         ['its dashboard by default: the evaluation a line from the base, training success overall, task types on demand', () => dashboardDefaults(page)],
         ['two arms × three seeds selected → one dashboard, "Group by: all but seed" → a mean per arm, n = 3', () => dashboardGroupedBySeed(page, session)],
         ['a run that writes skills but parsed none → its gate charts say "No data yet"', () => noSkillData(page)],
+        ['its parse-rate chart → PNG → save dialog → ≥ 1200 px on disk, "SEED: saved …" with Open and Reveal', () => pngExportSaved(page, session)],
       ]);
     },
   );
