@@ -2,7 +2,7 @@
 // evaluation drawn as a line from the base evaluation to the run's own, training success overall with the task types
 // one click away), a run that writes skills but parsed none (item 3: its gate charts say so instead of vanishing), and
 // a chart saved as PNG (item 9: at least 1200 px wide, then a notification naming the file with Open and Reveal).
-import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { DASHBOARD_CHARTS, NO_SKILL_DATA, chartOf } from '../../src/dashboard/shared/charts';
@@ -126,10 +126,18 @@ export async function pngExportSaved(page: Page, session: CodeServerSession): Pr
   // The dialog writes its folder's path into the input once it has listed it: a path typed before is overwritten.
   await page.locator('.quick-input-widget .monaco-list-row').first().waitFor({ state: 'visible', timeout: 15_000 });
   const proposed = await input.inputValue();
-  const target = path.join(session.workspace, 'exported', 'parse-rate.png');
-  mkdirSync(path.dirname(target), { recursive: true });
+  const target = path.join(session.workspace, 'parse-rate.png');
   await input.fill(target);
   await page.keyboard.press('Enter');
+  // Under load the dialog can take the Enter while it lists the folder again and stay open: confirm again.
+  for (let tries = 0; tries < 5 && !existsSync(target); tries += 1) {
+    await page.waitForTimeout(2_000);
+    if (!existsSync(target) && (await input.isVisible())) {
+      if ((await input.inputValue()) !== target) await input.fill(target);
+      await input.focus();
+      await page.keyboard.press('Enter');
+    }
+  }
   const notice = page.locator('.notifications-toasts .notification-list-item', { hasText: 'SEED: saved parse-rate.png' }).first();
   await notice.waitFor({ state: 'visible', timeout: 30_000 });
   const text = ((await notice.locator('.notification-list-item-message').textContent()) ?? '').trim();
