@@ -272,7 +272,9 @@ async function main() {
   process.exit(failed ? 1 : 0);
 }
 
-/** `npm run test:smollm2`: the heavy real-model suite (trainer/tests/models/test_smollm2_heavy.py). */
+/** `npm run test:smollm2`: the heavy real-model suite (trainer/tests/models/test_smollm2_heavy.py), then the SmolLM2
+ * template trained in code-server with an empty conversion cache (test/ui/smollm2Converting.ts: the conversion shown as
+ * its own progress step). */
 async function testSmolLM2() {
   let python;
   try {
@@ -286,8 +288,14 @@ async function testSmolLM2() {
   const args = ['-m', 'pytest', 'trainer/tests/models/test_smollm2_heavy.py', '-m', 'smollm2_heavy', '-q', '--color=no', '-p', 'no:cacheprovider', '-rs'];
   const { code, text } = await runStreaming(python, args, env);
   const counts = countParsers.pytest(text);
-  const ok = code === 0 && counts !== null && counts.failed === 0 && counts.skipped === 0;
-  console.log(`\ntotal: ${counts?.passed ?? 0} passed, ${counts?.failed ?? 1} failed, ${counts?.skipped ?? 0} skipped`);
+  step('build, then the SmolLM2 template converting in code-server (UI)');
+  const build = await runStreaming(process.execPath, ['esbuild.mjs'], process.env);
+  const ui = build.code === 0 ? await runStreaming(process.execPath, ['out/test/ui/smollm2Converting.js'], { ...process.env, SEED_PYTHON: python }) : { code: 1, text: '' };
+  const uiCounts = countParsers.passedFailed(ui.text);
+  const ok = code === 0 && counts !== null && counts.failed === 0 && counts.skipped === 0 && ui.code === 0 && uiCounts !== null && uiCounts.failed === 0;
+  const passed = (counts?.passed ?? 0) + (uiCounts?.passed ?? 0);
+  const failed = (counts?.failed ?? 1) + (uiCounts?.failed ?? 1);
+  console.log(`\ntotal: ${passed} passed, ${failed} failed, ${counts?.skipped ?? 0} skipped`);
   process.exit(ok ? 0 : 1);
 }
 

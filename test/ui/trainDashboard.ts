@@ -9,10 +9,11 @@
 // Writes test-results/ui-train-progress.png (the progress notification and the status bar naming the run by its
 // title) and ui-train-dashboard.png.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { type CodeServerSession, repoRoot, resultsDir, runCodeServerTest, runnerPrerequisites } from '../integration/codeServerSession';
 import type { Page } from 'playwright-core';
+import { killTrainers, runDirs } from './trainerRuns';
 import { fail, firstLine, palette, webview } from './workbench';
 
 const LABEL = 'ui train + dashboard';
@@ -51,21 +52,7 @@ function prepareWorkspace(session: CodeServerSession, python: string): void {
   writeFileSync(settingsFile, `${JSON.stringify(settings, null, 2)}\n`);
 }
 
-function runDirs(session: CodeServerSession): string[] {
-  const root = path.join(session.workspace, 'runs');
-  return existsSync(root) ? readdirSync(root).map((name) => path.join(root, name)) : [];
-}
 
-function killTrainers(session: CodeServerSession): void {
-  for (const dir of runDirs(session)) {
-    try {
-      const { pid } = JSON.parse(readFileSync(path.join(dir, 'run.json'), 'utf8')) as { pid?: number };
-      if (pid) process.kill(-pid, 'SIGKILL');
-    } catch {
-      // gone, or never written
-    }
-  }
-}
 
 /** Runs one stage of the test; a failure says which stage (Playwright's own message names only the timeout). */
 async function during<T>(stage: string, body: () => Promise<T>): Promise<T> {
