@@ -52,8 +52,6 @@ function prepareWorkspace(session: CodeServerSession, python: string): void {
   writeFileSync(settingsFile, `${JSON.stringify(settings, null, 2)}\n`);
 }
 
-
-
 /** Runs one stage of the test; a failure says which stage (Playwright's own message names only the timeout). */
 async function during<T>(stage: string, body: () => Promise<T>): Promise<T> {
   const started = Date.now();
