@@ -12,7 +12,7 @@ import { RunSession, type LaunchRequest, type RunLifetime } from './core/runSess
 import { isStaleReading, launchedSession, reattachedSession, type SessionOutcome } from './core/sessionMachine';
 import { LaunchedRuns } from './launchedRuns';
 import { latestSuccess, progressFraction, progressMessage, showRunProgress } from './runProgress';
-import { notificationMessage, statusBarText } from './core/progressText';
+import { isConverting, notificationMessage, statusBarText } from './core/progressText';
 import { trainerEnv } from '../python/trainerSettings';
 import type { Stage } from '../runs/shared/types';
 import { isLive, type RunChangeEvent, type RunEntry, type RunsModel } from '../runs/runsModel';
@@ -351,6 +351,7 @@ export class TrainerHost implements vscode.Disposable {
     const progress = manifest?.progress;
     this.statusBar.text = statusBarText(this.runs.title(focus.dir), {
       stopping,
+      converting: isConverting(entry?.index.lastEvent),
       ...(progress ? { progress: { step: progress.step, total: progress.total } } : {}),
       success: latestSuccess(entry),
       others: live.length - 1,

@@ -45,7 +45,10 @@ async function convertingShown(page: Page, cache: string): Promise<string[]> {
   await converting.waitFor({ state: 'visible', timeout: 120_000 });
   const text = ((await converting.textContent()) ?? '').trim();
   if (/update \d+\//.test(text)) fail(`while converting, the notification says "${text}"`);
-  const bar = ((await page.locator('.statusbar-item', { hasText: `SEED ${NAME} · seed` }).first().textContent()) ?? '').trim();
+  const barItem = page.locator('.statusbar-item', { hasText: `SEED ${NAME} · seed` }).first();
+  await barItem.filter({ hasText: 'converting the model' }).waitFor({ state: 'visible', timeout: 30_000 });
+  const bar = ((await barItem.textContent()) ?? '').trim();
+  if (/\d+\/\d+/.test(bar)) fail(`while converting, the status bar says "${bar}"`);
   await page.mouse.move(700, 300);
   mkdirSync(resultsDir, { recursive: true });
   await page.screenshot({ path: path.join(resultsDir, 'ui-smollm2-converting.png') });

@@ -4,13 +4,19 @@
 // the whole text, not "update 0/3". No `vscode`.
 import type { RunEvent, RunManifest } from '../../runs/shared/types';
 
+/** The trainer is converting the model before its first update (a `convert` progress event not yet at its total). */
+export function isConverting(last: RunEvent | undefined): boolean {
+  return last?.type === 'progress' && last.phase === 'convert' && last.done !== last.total;
+}
+
 export function progressText(manifest: RunManifest | undefined, last: RunEvent | undefined, success: number | undefined): string {
   if (!manifest) return '';
-  if (last?.type === 'progress' && last.phase === 'convert' && last.done !== last.total) return last.message;
+  if (isConverting(last)) return last!.message;
   const parts: string[] = [];
   if (manifest.status === 'stopping') parts.push('stopping (checkpointing)');
   if (manifest.progress) parts.push(`${manifest.progress.unit ?? 'step'} ${manifest.progress.step}/${manifest.progress.total ?? '?'}`);
-  if (last?.type === 'progress' && last.phase) parts.push(`${last.phase} ${last.done ?? ''}${last.total ? `/${last.total}` : ''}`);
+  // A finished conversion is no phase of the run any more ("convert 1/1" until the first update's event).
+  if (last?.type === 'progress' && last.phase && last.phase !== 'convert') parts.push(`${last.phase} ${last.done ?? ''}${last.total ? `/${last.total}` : ''}`);
   if (success !== undefined) parts.push(`success ${(success * 100).toFixed(0)}%`);
   return parts.join(' · ');
 }
@@ -24,10 +30,14 @@ export function notificationMessage(title: string, progress: string): string {
   return progress ? `${title} — ${progress}` : title;
 }
 
-/** The status bar's text of the run it follows: `$(loading~spin) SEED household-demo · seed 3/30 · 40% +1`. */
-export function statusBarText(title: string, facts: { stopping: boolean; progress?: { step: number; total: number | null }; success: string; others: number }): string {
+/** The status bar's text of the run it follows: `$(loading~spin) SEED household-demo · seed 3/30 · 40% +1`; while
+ * the model converts, `… · converting the model` rather than `0/3`. */
+export function statusBarText(
+  title: string,
+  facts: { stopping: boolean; converting?: boolean; progress?: { step: number; total: number | null }; success: string; others: number },
+): string {
   const icon = facts.stopping ? '$(debug-pause)' : '$(loading~spin)';
-  const step = facts.progress ? ` ${facts.progress.step}/${facts.progress.total ?? '?'}` : '';
+  const step = facts.converting ? ' · converting the model' : facts.progress ? ` ${facts.progress.step}/${facts.progress.total ?? '?'}` : '';
   const more = facts.others > 0 ? ` +${facts.others}` : '';
   return `${icon} SEED ${title}${step}${facts.success}${more}`;
 }

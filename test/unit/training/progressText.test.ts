@@ -1,7 +1,7 @@
 // Issue 54 item 3: a live run's progress text; a model conversion before the first update is its own step.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { notificationMessage, progressText, statusBarText } from '../../../src/training/core/progressText';
+import { isConverting, notificationMessage, progressText, statusBarText } from '../../../src/training/core/progressText';
 import { runTitle } from '../../../src/runs/core/runLabel';
 import type { RunEvent, RunManifest } from '../../../src/runs/shared/types';
 
@@ -11,7 +11,12 @@ const event = (fields: Partial<RunEvent>): RunEvent => ({ time: '2026-01-01T00:0
 test('while SmolLM2 converts, the text says so instead of "update 0/3"', () => {
   const converting = event({ message: 'converting SmolLM2-135M-Instruct once (~540 MB, about half a minute on one CPU core)', phase: 'convert', done: 0, total: 1 });
   assert.equal(progressText(manifest, converting, undefined), converting.message);
-  assert.equal(progressText(manifest, event({ message: 'converted', phase: 'convert', done: 1, total: 1 }), undefined), 'update 0/3 · convert 1/1');
+  // Converted: the run's step alone until the first update's event, no "convert 1/1" phase.
+  assert.equal(progressText(manifest, event({ message: 'converted', phase: 'convert', done: 1, total: 1 }), undefined), 'update 0/3');
+  // The status bar says it too, instead of "0/3".
+  assert.equal(isConverting(converting), true);
+  assert.equal(statusBarText('smollm2-household · seed', { stopping: false, converting: true, progress: { step: 0, total: 3 }, success: '', others: 0 }), '$(loading~spin) SEED smollm2-household · seed · converting the model');
+  assert.equal(statusBarText('smollm2-household · seed', { stopping: false, converting: isConverting(event({ phase: 'convert', done: 1, total: 1 })), progress: { step: 0, total: 3 }, success: '', others: 0 }), '$(loading~spin) SEED smollm2-household · seed 0/3');
 });
 
 test('otherwise the step, the phase and the latest success', () => {
