@@ -51,6 +51,9 @@ const ONLY = onlyArg > 0 ? process.argv[onlyArg + 1] : undefined;
 // `--before DIR`: another checkout, built, whose activation is measured alternately with this one's.
 const beforeArg = process.argv.indexOf('--before');
 const BEFORE = beforeArg > 0 ? path.resolve(process.argv[beforeArg + 1]) : undefined;
+// `--repeats N` (overlaid): rounds of the 5 × 200 k update, this checkout and --before's alternating in each.
+const repeatsArg = process.argv.indexOf('--repeats');
+const REPEATS = repeatsArg > 0 ? Number(process.argv[repeatsArg + 1]) : 3;
 /** Samples of one live update (dashboard): enough for a p95 that is not the maximum of a handful. */
 const UPDATES = 60;
 const part = async (name, measure) => (ONLY === undefined || ONLY === name ? measure() : undefined);
@@ -301,8 +304,8 @@ async function benchIndex(scratch) {
 /** One live update in the dashboard page: `runCount` runs overlaid with `pointsPerRun` points each of one series
  * (`metric`); one metrics row appended to the first run, then one redraw. Returns the samples (ingest + redraw, ms);
  * with `robust` also those with "Robust y" turned on afterwards. */
-async function dashboardUpdates(browser, server, runCount, pointsPerRun, metric = 'success/overall', robust = false) {
-  const { openWebview } = require('../../out/test/webview/harness.js');
+async function dashboardUpdates(browser, server, runCount, pointsPerRun, metric = 'success/overall', robust = false, checkout = repoRoot) {
+  const { openWebview } = require(path.join(checkout, 'out', 'test', 'webview', 'harness.js'));
   const view = await openWebview(browser, server, 'dashboard', { width: 1400, height: 900 });
   const runs = Array.from({ length: runCount }, (_, r) => ({ key: `/runs/bench-${r}`, id: `bench-${r}`, name: `bench ${r}`, stage: 'train', algorithm: 'seed', status: 'running' }));
   await view.send('runs', { overlaid: runs, available: runs });
@@ -479,6 +482,57 @@ async function benchDashboard() {
   }
 }
 
+/** `--only overlaid`: the 5 × 200 k update alone, over --repeats rounds in one browser; with --before DIR that
+ * checkout's built dashboard (its own harness serving its own dist/) in every round too, the order alternating, so
+ * both see the same machine. Pooled median and p95 per checkout, and each round's. */
+async function benchOverlaid() {
+  const OVERLAID = 5;
+  const POINTS = 200_000;
+  const checkouts = { current: repoRoot, ...(BEFORE ? { before: BEFORE } : {}) };
+  const servers = {};
+  for (const [name, root] of Object.entries(checkouts)) servers[name] = await require(path.join(root, 'out', 'test', 'webview', 'harness.js')).PageServer.start();
+  const { launchChromium } = require('../../out/test/webview/harness.js');
+  const browser = await launchChromium();
+  const rounds = Object.fromEntries(Object.keys(checkouts).map((name) => [name, []]));
+  const parts = Object.fromEntries(Object.keys(checkouts).map((name) => [name, []]));
+  let violations = 0;
+  let errors = 0;
+  const chromium = browser.version();
+  try {
+    for (let r = 0; r < REPEATS; r += 1) {
+      const order = Object.keys(checkouts);
+      if (r % 2 === 1) order.reverse();
+      for (const name of order) {
+        const result = await dashboardUpdates(browser, servers[name], OVERLAID, POINTS, 'success/overall', false, checkouts[name]);
+        rounds[name].push(result.totals);
+        parts[name].push(...result.updates);
+        violations += result.violations;
+        errors += result.errors;
+      }
+    }
+  } finally {
+    await browser.close();
+    for (const server of Object.values(servers)) await server.close();
+  }
+  const summary = (samples) => ({ update_ms: round(median(samples)), update_p95_ms: round(percentile(samples, 95)) });
+  const partsOf = (updates) =>
+    Object.fromEntries(['ingest', 'render', 'layout'].flatMap((k) => [[`${k}_ms`, round(median(updates.map((u) => u[k])))], [`${k}_p95_ms`, round(percentile(updates.map((u) => u[k]), 95))]]));
+  const result = {
+    update: `5 runs × 200 000 points overlaid, one metrics row appended to the first, then its redraw (as dashboard.overlaid); ${UPDATES} rows per round, ${REPEATS} rounds, order alternating`,
+    load_average: os.loadavg().map((v) => round(v)),
+    goal_p95_ms: 16,
+    csp_violations: violations,
+    page_errors: errors,
+    chromium,
+  };
+  for (const [name, perRound] of Object.entries(rounds)) {
+    result[name] = { checkout: checkouts[name] === repoRoot ? 'this checkout' : '--before', ...summary(perRound.flat()), ...partsOf(parts[name]), rounds: perRound.map(summary), samples_ms: perRound.map((s) => s.map((v) => round(v))) };
+  }
+  result.meets_goal = result.current.update_p95_ms <= 16;
+  if (BEFORE) result.ratio_p95_current_to_before = round(result.current.update_p95_ms / result.before.update_p95_ms, 3);
+  return result;
+}
+
 // ---- heatmap ----------------------------------------------------------------------------------------------------------
 
 /** A long first prompt (the task's instructions and first observation), as an agent trajectory starts. */
@@ -613,6 +667,7 @@ try {
     index: await part('index', () => benchIndex(scratch)),
     dashboard: await part('dashboard', () => benchDashboard()),
     heatmap: await part('heatmap', () => benchHeatmap()),
+    ...(ONLY === 'overlaid' ? { overlaid: await benchOverlaid() } : {}),
   };
   process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
 } finally {

@@ -53,36 +53,39 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from seed_trainer.experiment.config import AgentSftSettings
+
 if TYPE_CHECKING:
     from seed_trainer.experiment.config import ModelConfig
 
 RECIPE_VERSION = 2
 STATE = "agent_sft_state.pt"  # inside OUT.partial/: optimizer, step, losses
 REPORT = "agent_sft.json"
+_AGENT = AgentSftSettings()  # the recipe's defaults are the experiment's `sft.agent` defaults (one source)
 
 
 @dataclass
 class AgentSftConfig:
     base: str = "builtin:smollm2-135m-instruct-q4_1"
     seed: int = 0
-    episodes: int = 300  # demonstration episodes of the train split (each gives ~8 step examples)
+    episodes: int = _AGENT.episodes  # demonstration episodes of the train split (each gives ~8 step examples)
     history: int = 2  # H of the step prompts; experiments that start from the result should match it
     memory: bool = False  # rollout.memory of the step prompts (and of the dev states); experiments should match it
     max_steps: int = 20
-    skill_share: float = 0.0  # see the module docstring
-    analysis_share: float = 0.5
-    steps: int = 300
-    batch_size: int = 8
-    lr: float = 3e-5
-    warmup: int = 20
+    skill_share: float = _AGENT.skill_share  # see the module docstring
+    analysis_share: float = _AGENT.analysis_share
+    steps: int = _AGENT.steps
+    batch_size: int = _AGENT.batch_size
+    lr: float = _AGENT.lr
+    warmup: int = _AGENT.warmup
     min_lr_ratio: float = 0.1
-    weight_decay: float = 0.0
-    max_length: int = 1024
+    weight_decay: float = _AGENT.weight_decay
+    max_length: int = _AGENT.max_length
     dtype: str = "auto"  # autocast dtype on CPU ("float32": none; "auto": see cpu_dtype)
-    save_every: int = 25
-    train_invalid: bool = False  # see the module docstring (recipe 2)
-    freeze_layers: int = 0
-    dev_states: int = 200
+    save_every: int = _AGENT.eval_every
+    train_invalid: bool = _AGENT.train_invalid  # see the module docstring (recipe 2)
+    freeze_layers: int = _AGENT.freeze_layers
+    dev_states: int = _AGENT.dev_states
     layout: str = "step"  # step | packed (module docstring)
     max_prompt_tokens: int = 1024  # packed: each step's prompt, as the chat rollout's rollout.max_prompt_tokens
     recipe: int = field(default=RECIPE_VERSION)
@@ -91,7 +94,7 @@ class AgentSftConfig:
 LAYOUTS = ("step", "packed")
 # Settings added after recipe 2's first runs: left out of a run's settings at their defaults, so that a partial run
 # made before them still resumes.
-_LATER_SETTINGS = {"layout": "step", "max_prompt_tokens": 1024}
+_LATER_SETTINGS = {name: getattr(AgentSftConfig, name) for name in ("layout", "max_prompt_tokens")}
 
 
 def run_settings(config: AgentSftConfig) -> dict:

@@ -9,6 +9,7 @@ import pytest
 import yaml
 from transformers import AutoModelForCausalLM
 
+from seed_trainer.bootstrap.agent_sft import AgentSftConfig
 from seed_trainer.bootstrap.agent_sft_stage import MODEL_DIR, agent_sft_run, recipe
 from seed_trainer.cli import main
 from seed_trainer.experiment.loading import load_experiment
@@ -38,6 +39,21 @@ def test_the_recipe_is_the_experiments(tmp_path):
     assert step.base == "builtin:household-tiny" and step.train_invalid is False
     chat = recipe(load_experiment(_experiment(tmp_path, algorithm="grpo", rollout={"prompt_format": "chat"})))
     assert (chat.layout, chat.max_prompt_tokens) == ("packed", 2048)
+
+
+def test_the_recipes_defaults_are_the_experiments_defaults(tmp_path):
+    """An experiment that sets nothing in `sft.agent` trains what `python -m seed_trainer.bootstrap.agent_sft` trains
+    by default (its options' defaults are AgentSftConfig's): one source, experiment/config.py's AgentSftSettings."""
+    path = tmp_path / "defaults.seed.yaml"
+    path.write_text(
+        yaml.safe_dump({"name": "defaults", "model": {"path": "builtin:household-tiny"}, "sft": {"mode": "agent"}}),
+        encoding="utf-8",
+    )
+    from_experiment = recipe(load_experiment(str(path)))
+    defaults = AgentSftConfig()
+    agent_fields = ("episodes", "steps", "batch_size", "lr", "warmup", "weight_decay", "max_length", "freeze_layers")
+    agent_fields += ("train_invalid", "analysis_share", "skill_share", "dev_states", "save_every")
+    assert {f: getattr(from_experiment, f) for f in agent_fields} == {f: getattr(defaults, f) for f in agent_fields}
 
 
 @pytest.mark.parametrize("prompt_format", ["step", "chat"])
