@@ -213,6 +213,16 @@ def diagnose(entry: dict, bandwidth_gbs: float) -> list[str]:
         reasons.append(f"memory-bound by intensity, yet moving {memory_share:.0%} of the bandwidth: overhead")
     if entry["padding_share"] > 0.1:
         reasons.append(f"{entry['padding_share']:.0%} of the computed tokens are padding")
+    if entry["decoding_share_of_flops"] > 0:
+        reasons.append(
+            f"decoding steps ({entry['decoding_share_of_flops']:.0%} of the FLOPs) read every weight for one token per "
+            "row: memory-bound, whatever the phase's intensity says"
+        )
+    if entry["share_of_roofline"] is not None and entry["share_of_roofline"] < 0.5:
+        reasons.append(
+            f"at {entry['share_of_roofline']:.0%} of the roofline's least time: the rest is overhead (per-step Python "
+            "and kernel launches, prompt building, the environment)"
+        )
     return reasons
 
 
@@ -247,7 +257,7 @@ def main(argv: list[str] | None = None) -> int:
     balance = limit[args.dtype]["balance_flop_per_byte"]
     phases = {}
     for name, timer in PHASE_TIMERS.items():
-        entry = verdict(work[name], last.get(f"time/{timer}", 0.0), peak, balance)
+        entry = verdict(work[name], last.get(f"time/{timer}", 0.0), peak, balance, limit["bandwidth_gbs"] * 1e9)
         entry["far_from_limit"] = diagnose(entry, limit["bandwidth_gbs"])
         phases[name] = entry
     report = {

@@ -73,6 +73,11 @@ class Work:
     tokens: int = 0  # useful tokens run through the decoder
     padded_tokens: int = 0  # tokens computed on padding (rows padded to the longest in their batch)
     passes: int = 0  # weight reads: forward passes (scoring, update) or decoding steps (generation)
+    # Of flops and bytes, the part in generation's decoding steps (one token per row per weight read): a step's own
+    # intensity is ~2·rows FLOPs per weight byte read, far below any balance, so those steps are memory-bound even
+    # where the phase as a whole (its prefill) is not.
+    decoding_flops: float = 0.0
+    decoding_bytes: float = 0.0
 
     def add(self, other: Work) -> Work:
         return Work(*(getattr(self, f.name) + getattr(other, f.name) for f in fields(Work)))
@@ -80,6 +85,11 @@ class Work:
     @property
     def intensity(self) -> float:
         return self.flops / self.bytes if self.bytes else 0.0
+
+    def bound_seconds(self, peak_flops: float, bandwidth: float) -> float:
+        """The roofline's least time: the decoding part and the rest each at the slower of compute and memory."""
+        rest = max((self.flops - self.decoding_flops) / peak_flops, (self.bytes - self.decoding_bytes) / bandwidth)
+        return rest + max(self.decoding_flops / peak_flops, self.decoding_bytes / bandwidth)
 
 
 def causal_pairs(length: int) -> int:
@@ -119,19 +129,23 @@ def generation_work(shape: Shape, batches: Sequence[Sequence[tuple[int, int]]], 
     for rows in batches:
         longest = max(r for _, r in rows)
         width = max(p for p, _ in rows)
-        flops = 0.0
+        flops = prefill = 0.0
         for p, r in rows:
             decoded = max(r - 1, 0)  # the prefill samples the first token
             pairs = causal_pairs(p) + decoded * p + causal_pairs(decoded)
             flops += forward_flops(shape, p + decoded, r, pairs)
+            prefill += forward_flops(shape, p, 1, causal_pairs(p))
         decoding = max(longest - 1, 0)  # steps after the prefill
         tokens = sum(p + max(r - 1, 0) for p, r in rows)
         computed = len(rows) * (width + decoding)  # left-padded prompts, finished rows still stepped
         # step j reads the cache of width + j positions of every row
         kv = len(rows) * shape.kv_bytes_per_token * (width * decoding + causal_pairs(decoding))
         steps = 1 + decoding
-        traffic = steps * (shape.linear_weights + shape.output_weights) * weight_bytes + kv
-        work = work.add(Work(flops, traffic, tokens, computed - tokens, steps))
+        weights = (shape.linear_weights + shape.output_weights) * weight_bytes
+        traffic = steps * weights + kv
+        work = work.add(
+            Work(flops, traffic, tokens, computed - tokens, steps, flops - prefill, decoding * weights + kv)
+        )
     return work
 
 
@@ -148,10 +162,12 @@ def update_work(
     return work
 
 
-def verdict(work: Work, seconds: float, peak_flops: float, balance: float) -> dict:
-    """Achieved FLOP/s against the peak, the arithmetic intensity against the machine balance."""
+def verdict(work: Work, seconds: float, peak_flops: float, balance: float, bandwidth: float) -> dict:
+    """Achieved FLOP/s against the peak, the arithmetic intensity against the machine balance, and the measured time
+    against the roofline's least time (decoding steps memory-bound apart)."""
     achieved = work.flops / seconds if seconds > 0 else 0.0
     computed = work.tokens + work.padded_tokens
+    bound = work.bound_seconds(peak_flops, bandwidth)
     return {
         "seconds": round(seconds, 3),
         "gflop": round(work.flops / 1e9, 3),
@@ -164,4 +180,7 @@ def verdict(work: Work, seconds: float, peak_flops: float, balance: float) -> di
         "tokens": work.tokens,
         "padding_share": round(work.padded_tokens / computed, 3) if computed else 0.0,
         "weight_passes": work.passes,
+        "decoding_share_of_flops": round(work.decoding_flops / work.flops, 3) if work.flops else 0.0,
+        "roofline_seconds": round(bound, 3),
+        "share_of_roofline": round(bound / seconds, 3) if seconds > 0 else None,
     }

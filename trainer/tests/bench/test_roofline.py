@@ -62,14 +62,30 @@ def test_generation_counts_the_prefill_and_each_decoding_step():
     assert (work.tokens, work.padded_tokens, work.passes) == (7, 3, 3)
     # 3 passes over 184 weights, and the KV cache: step j reads 3 + j positions of 2 rows, 16 bytes each
     assert work.bytes == 3 * 184 * 4 + 2 * 16 * (4 + 5)
+    # the decoding part: all but the prefills (row A: 2 tokens, 1 logit, 3 pairs = 576 + 80 + 48; row B: 944 + 96),
+    # and the 2 decoding steps' weight reads with the whole KV traffic
+    assert work.decoding_flops == work.flops - (704 + 1040)
+    assert work.decoding_bytes == 2 * 184 * 4 + 2 * 16 * (4 + 5)
+
+
+def test_the_roofline_bound_takes_decoding_at_its_own_limit():
+    # rest: 6e9 FLOPs, 1e8 bytes; decoding: 2e9 FLOPs, 4e9 bytes; peak 1e9 FLOP/s, bandwidth 1e9 B/s
+    work = Work(flops=8e9, bytes=4.1e9, tokens=10, passes=3, decoding_flops=2e9, decoding_bytes=4e9)
+    assert work.bound_seconds(peak_flops=1e9, bandwidth=1e9) == 6.0 + 4.0  # compute, then memory
+    entry = verdict(work, seconds=20.0, peak_flops=1e9, balance=1.0, bandwidth=1e9)
+    assert (entry["roofline_seconds"], entry["share_of_roofline"], entry["decoding_share_of_flops"]) == (
+        10.0,
+        0.5,
+        0.25,
+    )
 
 
 def test_compute_bound_means_intensity_above_the_balance():
     work = Work(flops=8e9, bytes=1e8, tokens=90, padded_tokens=10, passes=1)  # intensity 80
-    entry = verdict(work, seconds=2.0, peak_flops=8e9, balance=20.0)
+    entry = verdict(work, seconds=2.0, peak_flops=8e9, balance=20.0, bandwidth=1e9)
     assert entry["achieved_gflops"] == 4.0 and entry["share_of_peak"] == 0.5
     assert entry["compute_bound"] and entry["arithmetic_intensity"] == 80.0 and entry["padding_share"] == 0.1
-    assert not verdict(work, seconds=2.0, peak_flops=8e9, balance=100.0)["compute_bound"]
+    assert not verdict(work, seconds=2.0, peak_flops=8e9, balance=100.0, bandwidth=1e9)["compute_bound"]
 
 
 def test_the_weight_count_is_a_real_model_s_linear_layers():
