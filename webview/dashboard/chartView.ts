@@ -19,6 +19,7 @@ import {
 import { cleanNumber, paddedRange, xTickLabel, type XAxis } from '../../src/dashboard/shared/axis';
 import type { ChartSpec } from '../../src/dashboard/shared/charts';
 import type { Interval } from '../../src/dashboard/shared/evaluation';
+import { reuseDatasets } from '../../src/dashboard/shared/reuseDatasets';
 import { chartYRange } from '../../src/dashboard/shared/robustRange';
 import type { Point } from '../../src/dashboard/shared/series';
 import { chartImage } from './chartExport';
@@ -175,6 +176,8 @@ export class ChartView {
 
   /** Says `text` in place of the plot (undefined: the plot). */
   setNoData(text: string | undefined): void {
+    // Every redraw says it: unchanged, it touches no DOM (a write would restyle each card on every live update).
+    if (this.noData.hidden === (text === undefined) && this.noData.textContent === (text ?? '')) return;
     this.noData.hidden = text === undefined;
     this.noData.textContent = text ?? '';
     this.holder.hidden = text !== undefined;
@@ -256,7 +259,8 @@ export class ChartView {
       y.suggestedMin = boxes.length > 0 ? Math.min(...boxes.map((b) => b.p05)) : undefined;
       y.suggestedMax = boxes.length > 0 ? Math.max(...boxes.map((b) => b.p95)) : undefined;
     }
-    this.chart.data.datasets = datasets;
+    // The objects chart.js already holds, refilled: it keys a dataset's controller and point elements on the object.
+    this.chart.data.datasets = reuseDatasets(this.chart.data.datasets as SeriesDataset[], datasets);
     this.chart.update('none');
     // The legend's buttons are made again only when an entry changed (a live update leaves them as they are).
     if (!sameLegend(legend, this.lastLegend)) drawLegend(this.legend, legend, this.callbacks);
