@@ -51,12 +51,8 @@ import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-from seed_trainer.experiment.config import AgentSftSettings
-
-if TYPE_CHECKING:
-    from seed_trainer.experiment.config import ModelConfig
+from seed_trainer.experiment.config import AgentSftSettings, ModelConfig
 
 RECIPE_VERSION = 2
 STATE = "agent_sft_state.pt"  # inside OUT.partial/: optimizer, step, losses
