@@ -217,6 +217,7 @@ def agent_sft(
     import torch
 
     from seed_trainer.bootstrap.agent_sft_dev import chat_dev_prompts, dev_states, next_action_accuracy
+    from seed_trainer.compute.optimizer import adamw
     from seed_trainer.stages.sft import save_merged_model
 
     if config.layout not in LAYOUTS:
@@ -245,7 +246,7 @@ def agent_sft(
         else None
     )
     params = [p for p in policy.model.parameters() if p.requires_grad]
-    optimizer = torch.optim.AdamW(params, lr=config.lr, weight_decay=config.weight_decay)
+    optimizer = adamw(params, lr=config.lr, weight_decay=config.weight_decay)
     losses: list[float] = []
     accuracy: list[dict] = []  # {step, accuracy (teacher-forced, dev states), seconds (of the run so far, all of it)}
     first = 0

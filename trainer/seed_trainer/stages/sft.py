@@ -26,6 +26,7 @@ import torch
 
 from seed_trainer.analyzers.self_analysis import analysis_prompt_from_record
 from seed_trainer.compute.conversation import end_of_turn_id as conversation_end_of_turn_id
+from seed_trainer.compute.optimizer import adamw
 from seed_trainer.compute.policy import Policy
 from seed_trainer.compute.precision import NonFiniteGuard, check_finite_weights, grad_scaler, guarded_step
 from seed_trainer.compute.response_scoring import pack, response_logprobs
@@ -238,7 +239,7 @@ def _sft(config: ExperimentConfig, writer: RunWriter, data: Path, stop: StopFlag
 
     # 2. the loop: batches of `batch_size` sequences, micro-batches with gradient accumulation
     params = [p for p in policy.model.parameters() if p.requires_grad]
-    optimizer = torch.optim.AdamW(params, lr=settings.lr, weight_decay=settings.weight_decay)
+    optimizer = adamw(params, lr=settings.lr, weight_decay=settings.weight_decay)
     scaler = grad_scaler(policy.device, policy.compute_dtype)
     guard = NonFiniteGuard(config.rl.max_skipped_steps)
     steps_per_epoch = math.ceil(len(train_items) / settings.batch_size)

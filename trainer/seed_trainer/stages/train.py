@@ -25,6 +25,7 @@ from seed_trainer.checkpoints.checkpoint import Checkpointer
 from seed_trainer.compute import distributed as dist
 from seed_trainer.compute.engines import Generator, logprob_agreement, open_engine
 from seed_trainer.compute.memory import memory_warnings
+from seed_trainer.compute.optimizer import adamw
 from seed_trainer.compute.policy import Policy
 from seed_trainer.compute.precision import NonFiniteError, NonFiniteGuard, grad_scaler
 from seed_trainer.compute.sharding import refresh_inference_copy, shard_policy
@@ -212,7 +213,7 @@ def _train_loop(
         shard_policy(policy)
     if not ranks.main:  # its own sampling stream; the loop's `rng` (mini-batch shuffle) stays the same on every rank
         torch.manual_seed(dist.rank_seed(config.seed, ranks))
-    optimizer = torch.optim.AdamW(
+    optimizer = adamw(
         [p for p in policy.model.parameters() if p.requires_grad], lr=config.rl.lr, weight_decay=config.rl.weight_decay
     )
     scaler = grad_scaler(policy.device, policy.compute_dtype)
