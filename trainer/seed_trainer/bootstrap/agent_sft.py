@@ -88,9 +88,9 @@ class AgentSftConfig:
 
 
 LAYOUTS = ("step", "packed")
-# Settings added after recipe 2's first runs: left out of a run's settings at their defaults, so that a partial run
-# made before them still resumes.
-_LATER_SETTINGS = {name: getattr(AgentSftConfig, name) for name in ("layout", "max_prompt_tokens")}
+# Settings added after recipe 2's first runs: left out of a run's settings at the values the runs made before them
+# had, so that such a partial run still resumes. Literals on purpose: those values stay if a default ever changes.
+_LATER_SETTINGS = {"layout": "step", "max_prompt_tokens": 1024}
 
 
 def run_settings(config: AgentSftConfig) -> dict:
