@@ -27,9 +27,8 @@ Recipe 2 (issue: an SFT that makes SmolLM2 act):
 - `freeze_layers` N > 0 freezes the input embeddings (tied to the output layer in SmolLM2) and the first N decoder
   layers: a step costs less backward work (measured 1.9x for 15 of SmolLM2's 30 layers);
 - `dev_states` held-out states of the `dev` split (mistake-free demonstrations, envs/household/expert_states.py) give
-  the teacher-forced next-action accuracy at every save: the share of states where every action token of the
-  demonstrator's correct response is the model's most likely token, given the prompt and the response before it
-  (bootstrap/agent_sft_dev.py).
+  the dev accuracy at every save: the share of states where the model's own greedy reply names the demonstrator's
+  correct action, beside the teacher-forced accuracy (bootstrap/agent_sft_dev.py says why that one is no gate).
 
 Layouts (`--layout`): `step` (the default) trains one sequence per step, its step prompt and reply, for a policy that
 acts with `rollout.prompt_format: step`; `packed` trains each demonstration as one multi-turn conversation with the loss
@@ -216,7 +215,7 @@ def agent_sft(
     `hooks.stop` asked to stop: the state is then in OUT.partial/, and a later call continues it."""
     import torch
 
-    from seed_trainer.bootstrap.agent_sft_dev import chat_dev_prompts, dev_states, next_action_accuracy
+    from seed_trainer.bootstrap.agent_sft_dev import chat_dev_prompts, dev_accuracy, dev_states
     from seed_trainer.compute.optimizer import adamw
     from seed_trainer.stages.sft import save_merged_model
 
@@ -248,7 +247,9 @@ def agent_sft(
     params = [p for p in policy.model.parameters() if p.requires_grad]
     optimizer = adamw(params, lr=config.lr, weight_decay=config.weight_decay)
     losses: list[float] = []
-    accuracy: list[dict] = []  # {step, accuracy (teacher-forced, dev states), seconds (of the run so far, all of it)}
+    accuracy: list[
+        dict
+    ] = []  # {step, accuracy (greedy action), admissible, valid, teacher_forced, seconds (all so far)}
     first = 0
     if state is not None:
         optimizer.load_state_dict(state["optimizer"])
@@ -260,10 +261,12 @@ def agent_sft(
 
     def measure(step: int) -> None:
         if held_out:
-            value = next_action_accuracy(policy, held_out, config.max_length, prompts=dev_prompts)
-            accuracy.append({"step": step, "accuracy": value, "seconds": round(spent(), 1)})
-            hooks.accuracy(step, value, len(held_out))
-            say(f"agent SFT step {step}: dev next-action accuracy {value:.3f} ({len(held_out)} states)\n")
+            scores = dev_accuracy(policy, held_out, config.max_length, prompts=dev_prompts)
+            accuracy.append(
+                {"step": step, "accuracy": scores.pop("greedy_action"), **scores, "seconds": round(spent())}
+            )
+            hooks.accuracy(step, accuracy[-1]["accuracy"], len(held_out))
+            say(f"agent SFT step {step}: dev accuracy {json.dumps(accuracy[-1])} ({len(held_out)} states)\n")
 
     if state is None:
         measure(0)

@@ -138,7 +138,7 @@ def _agent_sft(config: ExperimentConfig, writer, stop, progress: bool) -> None:
     def on_accuracy(step: int, accuracy: float, states: int) -> None:
         writer.event(
             "iteration",
-            f"agent SFT step {step}/{total}: dev next-action accuracy {accuracy:.3f} ({states} states)",
+            f"agent SFT step {step}/{total}: dev greedy next-action accuracy {accuracy:.3f} ({states} states)",
             step=step,
             total=total,
         )

@@ -417,9 +417,9 @@ class AgentSftSettings(_Section):
         200,
         ge=0,
         description=(
-            "Held-out states of the `dev` split on which the teacher-forced next-action accuracy is measured (the "
-            "share where every action token of the demonstrator's correct response is the model's most likely "
-            "token); 0: not measured."
+            "Held-out states of the `dev` split on which the next-action accuracy is measured: the share where the "
+            "model's own greedy reply names the demonstrator's correct action (the teacher-forced accuracy beside "
+            "it); 0: not measured."
         ),
     )
     eval_every: int = Field(

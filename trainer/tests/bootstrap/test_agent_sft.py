@@ -145,6 +145,56 @@ def test_next_action_accuracy_is_teacher_forced_on_the_action_tokens():
     assert 0.0 < agent_sft_dev.next_action_accuracy(policy, states, 1024) <= 1.0
 
 
+def test_greedy_scores_count_the_right_the_admissible_and_the_valid_replies():
+    from types import SimpleNamespace
+
+    from seed_trainer.envs.household.demonstrator import Decision
+
+    def state(action: str, admissible: list[str]):
+        return SimpleNamespace(
+            expert=Decision("x", "t", action), observation=SimpleNamespace(admissible_actions=admissible)
+        )
+
+    states = [state("go to cabinet 1", ["go to cabinet 1", "go to fridge 1"])] * 4
+    replies = [
+        "<think>a</think><action>Go to cabinet 1</action>",  # right (case is not part of a command), valid
+        "<think>a</think><action>go to fridge 1</action>",  # admissible, not the demonstrator's
+        "<action>go to cabinet 1</action>",  # right action, but no <think>: not a valid step
+        "<think>a</think><action>fly away</action>",  # neither
+    ]
+    scores = agent_sft_dev.greedy_scores(replies, states)
+    assert scores == {"greedy_action": 2 / 4, "admissible": 3 / 4, "valid": 3 / 4}
+    assert all(math.isnan(v) for v in agent_sft_dev.greedy_scores([], []).values())
+
+
+def test_dev_accuracy_scores_the_models_own_greedy_replies():
+    from seed_trainer.compute.policy import Policy
+    from seed_trainer.envs.household.demonstrator import Decision
+    from seed_trainer.envs.household.expert_states import ExpertState
+    from seed_trainer.experiment.config import ModelConfig, ensure_model_dir
+
+    policy = Policy.load(
+        ModelConfig(path=str(ensure_model_dir("builtin:household-tiny")), device="cpu"), with_reference=False
+    )
+    states = agent_sft_dev.dev_states(_config(dev_states=8))
+    scores = agent_sft_dev.dev_accuracy(policy, states, 1024)
+    assert set(scores) == {"greedy_action", "admissible", "valid", "teacher_forced"}
+    assert scores["teacher_forced"] == agent_sft_dev.next_action_accuracy(policy, states, 1024)
+    # states whose correct action is the one the model names greedily: all right; a command it never names: none
+    # (its whole reply as the correct response, so that the replies may be as long as the model's)
+    replies = policy.generate([policy.encode_chat(s.prompt, 1024) for s in states], 64, greedy=True)
+    own = []
+    for s, reply in zip(states, replies):
+        think, action = (
+            reply.text.split("<think>")[1].split("</think>")[0],
+            reply.text.split("<action>")[1].split("</action>")[0],
+        )
+        own.append(ExpertState(s.step, s.prompt, Decision("own", think, action), (), s.task, s.observation))
+    assert agent_sft_dev.dev_accuracy(policy, own, 1024)["greedy_action"] == 1.0
+    never = [ExpertState(s.step, s.prompt, Decision("x", "t", "zq zq"), (), s.task, s.observation) for s in states]
+    assert agent_sft_dev.dev_accuracy(policy, never, 1024)["greedy_action"] == 0.0
+
+
 def test_auto_dtype_is_bf16_only_with_bf16_instructions(monkeypatch):
     # an AVX-512 Xeon without AVX512-BF16: oneDNN calls bf16 supported, and bf16 autocast ran 3.6x slower than fp32
     import torch
