@@ -7,9 +7,14 @@ For every task of the split, in chunks that resume:
    everywhere), and the environment's oracle analyzer writes one about the same episode;
 3. **oracle** and **own**: one more episode of the same task with that skill inserted into every step prompt (the
    teacher format, algo.skills.insert_skill). A task whose own analysis fails format verification has no own-skill
-   episode (as a trajectory without a valid skill gets no distillation); its pairs are left out and counted.
+   episode (as a trajectory without a valid skill gets no distillation); its pairs are left out and counted;
+4. **placebo**: one more episode with the oracle's skill about *another* task of the chunk whose plain episode had the
+   same outcome (`placebo_skills`): household advice of the same genre and outcome, not about this attempt. A task
+   with no such partner in its chunk has no placebo episode.
 
-The differences are paired task by task (95 % t-intervals over tasks): oracle − plain and own − plain. The goal the
+The differences are paired task by task (95 % t-intervals over tasks): oracle − plain, own − plain, placebo − plain,
+and the contrasts that separate "a skill about this attempt" from "a skill in the prompt": oracle − placebo and
+own − placebo. The goal the
 issue names is a teacher ≥ 20 points better than its student; the tiny policy's was 13–14 points (plain vs the oracle's
 workflow skill, docs/research/tiny-policy.md). Tasks are played at the evaluation's temperature 0.4.
 
@@ -74,7 +79,21 @@ def play(policy, source, specs, args):
         max_response_tokens=args.max_response_tokens,
         temperature=args.temperature,
         generation_batch_size=args.chunk,
+        memory=args.memory,
     )
+
+
+def placebo_skills(skills: dict[str, str], outcomes: dict[str, bool]) -> dict[str, str]:
+    """Each task's placebo: the skill of the next task (in order, cyclically) with the same outcome and another
+    description; none when no such task is there."""
+    names = list(skills)
+    placebo = {}
+    for at, name in enumerate(names):
+        for other in names[at + 1 :] + names[:at]:
+            if other != name and outcomes[other] == outcomes[name]:
+                placebo[name] = skills[other]
+                break
+    return placebo
 
 
 def chunks_of_distinct_tasks(indices_and_names: list[tuple[int, str]], size: int) -> list[list[int]]:
@@ -119,6 +138,13 @@ def chunk_outcomes(policy, tasks, specs, indices, args) -> list[dict]:
         if parsed.valid:
             own_skills[episode.task.description] = parsed.skill
     oracle = play(policy, SkilledTasks(tasks, oracle_skills), specs, args)
+    placebo = placebo_skills(oracle_skills, {e.task.description: e.won for e in plain})
+    placebo_specs = [s for s, e in zip(specs, plain) if e.task.description in placebo]
+    placebo_played = (
+        {e.task.description: e for e in play(policy, SkilledTasks(tasks, placebo), placebo_specs, args)}
+        if placebo_specs
+        else {}
+    )
     own_specs = [s for s, e in zip(specs, plain) if e.task.description in own_skills]
     own = (
         {e.task.description: e for e in play(policy, SkilledTasks(tasks, own_skills), own_specs, args)}
@@ -128,7 +154,7 @@ def chunk_outcomes(policy, tasks, specs, indices, args) -> list[dict]:
     records = []
     for index, p, o in zip(indices, plain, oracle):
         task = p.task.description
-        mine = own.get(task)
+        mine, sham = own.get(task), placebo_played.get(task)
         records.append(
             {
                 "index": index,
@@ -137,12 +163,14 @@ def chunk_outcomes(policy, tasks, specs, indices, args) -> list[dict]:
                 "plain": p.won,
                 "oracle": o.won,
                 "own": None if mine is None else mine.won,
+                "placebo": None if sham is None else sham.won,
                 "plain_steps": len(p.steps),
                 "oracle_steps": len(o.steps),
                 "own_steps": None if mine is None else len(mine.steps),
                 "plain_valid": sum(s.valid for s in p.steps) / max(1, len(p.steps)),
                 "oracle_skill": oracle_skills[task],
                 "own_skill": own_skills.get(task),
+                "placebo_skill": placebo.get(task),
                 "own_reply": own_replies[task][:600],
                 "own_skill_valid": task in own_skills,
                 "actions": {
@@ -157,7 +185,7 @@ def chunk_outcomes(policy, tasks, specs, indices, args) -> list[dict]:
 
 def summary(records: list[dict], settings: dict, seconds: float) -> dict:
     def rate(key, rows):
-        rows = [r for r in rows if r[key] is not None]
+        rows = [r for r in rows if r.get(key) is not None]
         return {"success": sum(r[key] for r in rows) / len(rows) if rows else None, "tasks": len(rows)}
 
     records = sorted(records, key=lambda r: r["index"])
@@ -166,7 +194,7 @@ def summary(records: list[dict], settings: dict, seconds: float) -> dict:
     by_type = {}
     for kind in sorted({r["type"] for r in records}):
         rows = [r for r in records if r["type"] == kind]
-        by_type[kind] = {"plain": rate("plain", rows), "oracle": rate("oracle", rows), "own": rate("own", rows)}
+        by_type[kind] = {key: rate(key, rows) for key in ("plain", "oracle", "own", "placebo")}
     examples = [
         {k: r[k] for k in ("task", "plain", "oracle", "own", "oracle_skill", "own_skill", "actions")}
         for r in records
@@ -181,6 +209,16 @@ def summary(records: list[dict], settings: dict, seconds: float) -> dict:
         "own_parse_rate": len(with_own) / max(1, len(records)),
         "oracle_minus_plain": paired([int(r["oracle"]) - int(r["plain"]) for r in records]),
         "own_minus_plain": paired([int(r["own"]) - int(r["plain"]) for r in with_own]),
+        "placebo": rate("placebo", records),
+        "placebo_minus_plain": paired(
+            [int(r["placebo"]) - int(r["plain"]) for r in records if r.get("placebo") is not None]
+        ),
+        "oracle_minus_placebo": paired(
+            [int(r["oracle"]) - int(r["placebo"]) for r in records if r.get("placebo") is not None]
+        ),
+        "own_minus_placebo": paired(
+            [int(r["own"]) - int(r["placebo"]) for r in with_own if r.get("placebo") is not None]
+        ),
         "plain_valid_action_ratio": statistics.fmean(r["plain_valid"] for r in records) if records else None,
         "by_task_type": by_type,
         "examples": examples,
@@ -196,6 +234,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--chunk", type=int, default=20, help="tasks played together (and saved together)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--history", type=int, default=2)
+    p.add_argument("--memory", action="store_true", help="rollout.memory: the prompt's line of places searched")
     p.add_argument("--max-steps", type=int, default=20)
     p.add_argument("--max-prompt-tokens", type=int, default=1024)
     p.add_argument("--max-response-tokens", type=int, default=48)
@@ -257,7 +296,8 @@ def main(argv=None) -> int:
         own = report["own"]["success"]
         print(
             f"{len(records)}/{len(specs)} tasks: plain {report['plain']['success']:.3f}, oracle "
-            f"{report['oracle']['success']:.3f}, own {'-' if own is None else f'{own:.3f}'} "
+            f"{report['oracle']['success']:.3f}, own {'-' if own is None else f'{own:.3f}'}, placebo "
+            f"{report['placebo']['success']}"
             f"(parse {report['own_parse_rate']:.2f}), {time.perf_counter() - started:.0f} s",
             flush=True,
         )
