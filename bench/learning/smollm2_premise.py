@@ -53,8 +53,8 @@ class SkilledTasks:
     def __getattr__(self, name):
         return getattr(self._source, name)
 
-    def step_prompt(self, **kwargs) -> str:
-        return insert_skill(build_step_prompt(**kwargs), self._skills.get(kwargs["task"], ""))
+    def step_prompt(self, memory: bool = False, **kwargs) -> str:  # `memory` named: the rollout asks for it by name
+        return insert_skill(build_step_prompt(memory=memory, **kwargs), self._skills.get(kwargs["task"], ""))
 
 
 def paired(diffs: list[int]) -> dict:

@@ -57,3 +57,25 @@ def test_the_summary_pairs_each_condition_task_by_task(premise):
     # placebo - plain: 0, +1, 0; its 95 % t-interval with 2 degrees of freedom: 1/3 ± 4.30 · (1/sqrt(3)) / sqrt(3)
     contrast = report["placebo_minus_plain"]
     assert contrast["d"] == pytest.approx(1 / 3) and contrast["hi"] - contrast["d"] == pytest.approx(4.30 / 3)
+
+
+def test_the_skilled_prompt_keeps_the_memory_line(premise):
+    import inspect
+
+    from seed_trainer.algo.prompts import build_step_prompt
+    from seed_trainer.algo.skills import insert_skill
+
+    step = dict(
+        task="put a mug in fridge.",
+        observation="You arrive at cabinet 1.",
+        admissible_actions=["go to fridge 1"],
+        history=[("You are in the middle of a room.", "go to cabinet 1")],
+        history_length=2,
+    )
+    skilled = premise.SkilledTasks(None, {"put a mug in fridge.": "Check the cabinets first."})
+    # the rollout passes `memory` only to a builder that names it (rl/rollout._takes_memory)
+    assert "memory" in inspect.signature(skilled.step_prompt).parameters
+    for memory in (False, True):
+        expected = insert_skill(build_step_prompt(memory=memory, **step), "Check the cabinets first.")
+        assert skilled.step_prompt(memory=memory, **step) == expected
+    assert skilled.step_prompt(memory=True, **step) != skilled.step_prompt(**step)
