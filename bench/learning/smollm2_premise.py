@@ -264,6 +264,7 @@ def main(argv=None) -> int:
     settings["model"] = shown_path(args.model)  # results are committed: no home directory in them
     recipe = Path(args.model) / "agent_sft.json"
     settings["agent_sft"] = json.loads(recipe.read_text())["recipe"] if recipe.exists() else None
+    out.parent.mkdir(parents=True, exist_ok=True)
     log = out.with_suffix(".tasks.jsonl")
     done: dict[int, dict] = {}
     if log.exists():
