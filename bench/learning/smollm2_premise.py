@@ -298,7 +298,7 @@ def main(argv=None) -> int:
         print(
             f"{len(records)}/{len(specs)} tasks: plain {report['plain']['success']:.3f}, oracle "
             f"{report['oracle']['success']:.3f}, own {'-' if own is None else f'{own:.3f}'}, placebo "
-            f"{report['placebo']['success']}"
+            f"{report['placebo']['success']} "
             f"(parse {report['own_parse_rate']:.2f}), {time.perf_counter() - started:.0f} s",
             flush=True,
         )
