@@ -185,6 +185,7 @@ export function settingsLine(settings: PremiseReport['settings']): string {
   const s = settings;
   return [
     `history ${s.history}`,
+    ...(s.memory ? ['memory line on'] : []),
     `max_steps ${s.max_steps}`,
     `max_prompt_tokens ${s.max_prompt_tokens}`,
     `analysis_tokens ${s.analysis_tokens}`,

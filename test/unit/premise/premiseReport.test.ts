@@ -122,6 +122,7 @@ test('what has no verdict: n/a sources with their reason, a scored source withou
 
 test('header lines: the settings in one line, the timing with the forward passes\' rate', () => {
   assert.equal(settingsLine(fixture.settings), 'history 3 · max_steps 20 · max_prompt_tokens 1024 · analysis_tokens 192 · temperature 1 · β 5 · 200 resamples · 95 % intervals · seed 0 · float32');
+  assert.match(settingsLine({ ...fixture.settings, memory: true }), /^history 3 · memory line on · max_steps 20/);
   // 153980 tokens / 27.892 s = 5520.6 tokens/s
   assert.equal(timingLine(fixture.timing), '35.1 s in all; forward passes 27.9 s over 153,980 tokens (5,521 tokens/s)');
 });

@@ -46,6 +46,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--max-trajectories", type=int, default=200, help="per --run, the first N trajectories")
     p.add_argument("--no-own", action="store_true", help="do not let the model write skills (oracle / recorded only)")
     p.add_argument("--history", type=int, default=3, help="rollout.history of the step prompt")
+    p.add_argument("--memory", action="store_true", help="rollout.memory: the prompt's line of places searched")
     p.add_argument("--max-steps", type=int, default=20)
     p.add_argument("--max-prompt-tokens", type=int, default=1024)
     p.add_argument("--analysis-tokens", type=int, default=192, help="analyzer.max_tokens of the model's own skills")
@@ -113,7 +114,12 @@ def _missing(skills: dict[str, list[str | None]], args: argparse.Namespace) -> d
 
 def household_check(policy, scorer: Scorer, args: argparse.Namespace) -> tuple[dict, list]:
     tasks: list[TaskStates] = household_states(
-        args.split, args.household_tasks, args.seed, max_steps=args.max_steps, history=args.history
+        args.split,
+        args.household_tasks,
+        args.seed,
+        max_steps=args.max_steps,
+        history=args.history,
+        memory=args.memory,
     )
     _say(f"{len(tasks)} household tasks, {sum(len(t.states) for t in tasks)} states; the model writes its skills")
     own = _own_skills(policy, [t.analysis_prompt for t in tasks], args)
@@ -219,6 +225,7 @@ def build_report(args: argparse.Namespace) -> dict[str, Any]:
         "model": args.model,
         "settings": {
             "history": args.history,
+            "memory": args.memory,
             "max_steps": args.max_steps,
             "max_prompt_tokens": args.max_prompt_tokens,
             "analysis_tokens": args.analysis_tokens,

@@ -41,7 +41,10 @@ class TaskStates:
     states: list[ExpertState] = field(default_factory=list)
 
 
-def household_states(split: str, tasks: int, seed: int, *, max_steps: int, history: int) -> list[TaskStates]:
+def household_states(
+    split: str, tasks: int, seed: int, *, max_steps: int, history: int, memory: bool = False
+) -> list[TaskStates]:
+    """`memory`: rollout.memory of the step prompts (for a policy fine-tuned with it)."""
     source = HouseholdTasks(max_steps=max_steps)
     out = []
     for index, spec in enumerate(source.sample(split, tasks, seed=seed)):
@@ -56,6 +59,6 @@ def household_states(split: str, tasks: int, seed: int, *, max_steps: int, histo
             task, 1.0 if won else 0.0, [AnalysisStep(obs.text, d.response, True) for obs, d in first]
         )
         item = TaskStates(task_id, spec.task_type, task, won, len(first), analysis, reply["episode_skill"])
-        item.states = [e for e in expert_states(source, spec, rng, history) if e.mistakes]
+        item.states = [e for e in expert_states(source, spec, rng, history, memory=memory) if e.mistakes]
         out.append(item)
     return out

@@ -55,6 +55,18 @@ def test_the_same_arguments_give_the_same_states(states):
     ]
 
 
+def test_memory_gives_the_prompts_their_line_of_places_searched(states):
+    remembered = household_states("dev", 4, 0, max_steps=20, history=3, memory=True)
+    line = "Places you have searched so far"
+    assert not any(line in state.prompt for task in states for state in task.states)
+    later = [state for task in remembered for state in task.states if state.step > 0]
+    assert later and all(line in state.prompt for state in later)
+    # the same states otherwise: the expert steps and their mistakes
+    assert [[(s.step, s.expert, s.mistakes) for s in t.states] for t in remembered] == [
+        [(s.step, s.expert, s.mistakes) for s in t.states] for t in states
+    ]
+
+
 def test_delta_is_the_teacher_minus_the_plain_scoring(states):
     from seed_trainer.compute.policy import Policy
     from seed_trainer.experiment.config import ModelConfig, ensure_model_dir

@@ -21,6 +21,10 @@ export interface PremiseReport {
      */
     history: number;
     /**
+     * rollout.memory of the step prompts (the line of places searched); absent in reports made before the setting: off.
+     */
+    memory?: boolean;
+    /**
      * Step limit of the household episodes.
      */
     max_steps: number;
