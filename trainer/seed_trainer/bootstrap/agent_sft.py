@@ -247,9 +247,8 @@ def agent_sft(
     params = [p for p in policy.model.parameters() if p.requires_grad]
     optimizer = adamw(params, lr=config.lr, weight_decay=config.weight_decay)
     losses: list[float] = []
-    accuracy: list[
-        dict
-    ] = []  # {step, accuracy (greedy action), admissible, valid, teacher_forced, seconds (all so far)}
+    # {step, accuracy (greedy action), admissible, valid, teacher_forced, seconds (all so far)} at every measurement
+    accuracy: list[dict] = []
     first = 0
     if state is not None:
         optimizer.load_state_dict(state["optimizer"])
