@@ -71,7 +71,7 @@ def test_sft_in_agent_mode_writes_an_sft_run_with_a_model(tmp_path, prompt_forma
     recipe_event = next(e for e in events if e.get("code") == "agent_sft")
     assert recipe_event["recipe"]["layout"] == ("packed" if prompt_format == "chat" else "step")
     accuracy = [e for e in events if e["type"] == "iteration"]
-    assert [e["step"] for e in accuracy] == [0, 2, 3] and "dev next-action accuracy" in accuracy[0]["message"]
+    assert [e["step"] for e in accuracy] == [0, 2, 3] and "dev greedy next-action accuracy" in accuracy[0]["message"]
     assert any(e["type"] == "model" and e["path"] == MODEL_DIR for e in events)
     assert AutoModelForCausalLM.from_pretrained(run_dir / MODEL_DIR) is not None
     report = json.loads((run_dir / MODEL_DIR / "agent_sft.json").read_text())
