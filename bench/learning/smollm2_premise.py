@@ -83,6 +83,15 @@ def play(policy, source, specs, args):
     )
 
 
+def play_skilled(policy, tasks, skills: dict[str, str], specs, plain, args) -> dict:
+    """One episode of each task that has a skill in `skills` (by its description), that skill in its prompts; the
+    episodes by task description (none played when no task has one)."""
+    chosen = [s for s, e in zip(specs, plain) if e.task.description in skills]
+    if not chosen:
+        return {}
+    return {e.task.description: e for e in play(policy, SkilledTasks(tasks, skills), chosen, args)}
+
+
 def placebo_skills(skills: dict[str, str], outcomes: dict[str, bool]) -> dict[str, str]:
     """Each task's placebo: the skill of the next task (in order, cyclically) with the same outcome and another
     description; none when no such task is there."""
@@ -139,18 +148,8 @@ def chunk_outcomes(policy, tasks, specs, indices, args) -> list[dict]:
             own_skills[episode.task.description] = parsed.skill
     oracle = play(policy, SkilledTasks(tasks, oracle_skills), specs, args)
     placebo = placebo_skills(oracle_skills, {e.task.description: e.won for e in plain})
-    placebo_specs = [s for s, e in zip(specs, plain) if e.task.description in placebo]
-    placebo_played = (
-        {e.task.description: e for e in play(policy, SkilledTasks(tasks, placebo), placebo_specs, args)}
-        if placebo_specs
-        else {}
-    )
-    own_specs = [s for s, e in zip(specs, plain) if e.task.description in own_skills]
-    own = (
-        {e.task.description: e for e in play(policy, SkilledTasks(tasks, own_skills), own_specs, args)}
-        if own_specs
-        else {}
-    )
+    placebo_played = play_skilled(policy, tasks, placebo, specs, plain, args)
+    own = play_skilled(policy, tasks, own_skills, specs, plain, args)
     records = []
     for index, p, o in zip(indices, plain, oracle):
         task = p.task.description
@@ -191,6 +190,7 @@ def summary(records: list[dict], settings: dict, seconds: float) -> dict:
     records = sorted(records, key=lambda r: r["index"])
 
     with_own = [r for r in records if r["own"] is not None]
+    with_placebo = [r for r in records if r.get("placebo") is not None]  # older records have no placebo
     by_type = {}
     for kind in sorted({r["type"] for r in records}):
         rows = [r for r in records if r["type"] == kind]
@@ -210,15 +210,9 @@ def summary(records: list[dict], settings: dict, seconds: float) -> dict:
         "oracle_minus_plain": paired([int(r["oracle"]) - int(r["plain"]) for r in records]),
         "own_minus_plain": paired([int(r["own"]) - int(r["plain"]) for r in with_own]),
         "placebo": rate("placebo", records),
-        "placebo_minus_plain": paired(
-            [int(r["placebo"]) - int(r["plain"]) for r in records if r.get("placebo") is not None]
-        ),
-        "oracle_minus_placebo": paired(
-            [int(r["oracle"]) - int(r["placebo"]) for r in records if r.get("placebo") is not None]
-        ),
-        "own_minus_placebo": paired(
-            [int(r["own"]) - int(r["placebo"]) for r in with_own if r.get("placebo") is not None]
-        ),
+        "placebo_minus_plain": paired([int(r["placebo"]) - int(r["plain"]) for r in with_placebo]),
+        "oracle_minus_placebo": paired([int(r["oracle"]) - int(r["placebo"]) for r in with_placebo]),
+        "own_minus_placebo": paired([int(r["own"]) - int(r["placebo"]) for r in with_placebo if r["own"] is not None]),
         "plain_valid_action_ratio": statistics.fmean(r["plain_valid"] for r in records) if records else None,
         "by_task_type": by_type,
         "examples": examples,
